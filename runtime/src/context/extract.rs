@@ -1,0 +1,63 @@
+use super::{Logger, Progress, RequestContext, State};
+use crate::jsonrpc::McpError;
+use crate::server::Server;
+use tokio_util::sync::CancellationToken;
+
+/// A handler argument that is built from the request context rather than from the params.
+///
+/// Implemented for [`RequestContext`], [`State<T>`], [`CancellationToken`], [`Progress`],
+/// [`Logger`] and [`Server`]. Implement it for your own types to make them extractors, and
+/// mark such arguments `#[extract]` in the handler signature so the macro does not take them for
+/// the params type.
+///
+/// Errors: an extractor that cannot be built returns an [`McpError`] and the handler does not run.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be extracted from the request context",
+    label = "not an extractor",
+    note = "extractors are RequestContext, State<T>, CancellationToken, Progress, Logger and Server, or types implementing switchyard::FromRequestContext"
+)]
+pub trait FromRequestContext: Sized {
+    /// Builds the value for one handler invocation.
+    fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError>;
+}
+
+impl FromRequestContext for RequestContext {
+    fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
+        Ok(ctx.clone())
+    }
+}
+
+impl<T: Send + Sync + 'static> FromRequestContext for State<T> {
+    fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
+        ctx.state::<T>().map(State).ok_or_else(|| {
+            McpError::internal(format!(
+                "server state `{}` was not registered; call ServerBuilder::state before build",
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+}
+
+impl FromRequestContext for CancellationToken {
+    fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
+        Ok(ctx.cancellation().clone())
+    }
+}
+
+impl FromRequestContext for Progress {
+    fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
+        Ok(ctx.progress())
+    }
+}
+
+impl FromRequestContext for Logger {
+    fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
+        Ok(ctx.logger())
+    }
+}
+
+impl FromRequestContext for Server {
+    fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
+        Ok(ctx.server().clone())
+    }
+}

@@ -1,0 +1,11 @@
+//! The per-request context handed to handlers, and the extractors built from it.
+
+mod extract;
+mod notify;
+mod request;
+mod state;
+
+pub use extract::FromRequestContext;
+pub use notify::{Logger, Notifier, Progress};
+pub use request::{RequestContext, RequestParts};
+pub use state::{State, StateMap};

@@ -1,0 +1,126 @@
+use crate::protocol::LogLevel;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// The channel a request's own notifications (progress, log messages) travel on to the
+/// transport, which writes them on that request's response stream only (spec digest §8).
+///
+/// Each item is a complete JSON-RPC notification object. The channel is bounded (a slow client
+/// slows the handler down rather than growing memory); sends after cancellation are dropped.
+#[derive(Debug, Clone)]
+pub struct Notifier {
+    tx: Option<mpsc::Sender<Value>>,
+    cancel: CancellationToken,
+}
+
+impl Notifier {
+    /// A notifier writing into `tx`; nothing is sent once `cancel` fires.
+    pub fn new(tx: mpsc::Sender<Value>, cancel: CancellationToken) -> Self {
+        Notifier { tx: Some(tx), cancel }
+    }
+
+    /// A notifier that drops everything (no stream to write on).
+    pub fn disconnected() -> Self {
+        Notifier { tx: None, cancel: CancellationToken::new() }
+    }
+
+    /// Sends one notification `{"jsonrpc":"2.0","method":method,"params":params}`; returns false
+    /// when it was dropped (no stream, request cancelled, stream closed).
+    pub async fn send(&self, method: &str, params: Value) -> bool {
+        let Some(tx) = &self.tx else { return false };
+        if self.cancel.is_cancelled() {
+            return false;
+        }
+        let msg = json!({ "jsonrpc": "2.0", "method": method, "params": params });
+        tx.send(msg).await.is_ok()
+    }
+}
+
+/// Progress reporting for the current request (`notifications/progress`, spec digest §8.2).
+///
+/// Reports are sent only when the client opted in with `_meta.progressToken`; otherwise every
+/// call is a no-op. `progress` must increase between calls; `total` and `progress` may be
+/// fractional.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub(crate) token: Option<Value>,
+    pub(crate) notifier: Notifier,
+}
+
+impl Progress {
+    /// True when the client asked for progress on this request.
+    pub fn is_enabled(&self) -> bool {
+        self.token.is_some()
+    }
+
+    /// Sends `{progressToken, progress, total?, message?}`.
+    pub async fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.token else { return };
+        let mut params = json!({ "progressToken": token, "progress": progress });
+        if let Some(t) = total {
+            params["total"] = json!(t);
+        }
+        if let Some(m) = message {
+            params["message"] = json!(m);
+        }
+        self.notifier.send("notifications/progress", params).await;
+    }
+}
+
+/// Log messages for the current request (`notifications/message`, spec digest §8.1).
+///
+/// Messages are sent only at or above the level the client chose: per request with
+/// `_meta["io.modelcontextprotocol/logLevel"]` on 2026-07-28 (no key: nothing is sent), or with
+/// `logging/setLevel` on a legacy session.
+#[derive(Debug, Clone)]
+pub struct Logger {
+    pub(crate) threshold: Option<LogLevel>,
+    pub(crate) notifier: Notifier,
+    pub(crate) name: Option<String>,
+}
+
+impl Logger {
+    /// A logger that tags its messages with `logger: name`.
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// True when a message at `level` would be sent.
+    pub fn enabled(&self, level: LogLevel) -> bool {
+        self.threshold.is_some_and(|t| level >= t)
+    }
+
+    /// Sends `{level, logger?, data}` when `level` passes the client's threshold.
+    pub async fn log(&self, level: LogLevel, data: impl Into<Value>) {
+        if !self.enabled(level) {
+            return;
+        }
+        let mut params = json!({ "level": level, "data": data.into() });
+        if let Some(n) = &self.name {
+            params["logger"] = json!(n);
+        }
+        self.notifier.send("notifications/message", params).await;
+    }
+
+    /// `log(LogLevel::Debug, data)`.
+    pub async fn debug(&self, data: impl Into<Value>) {
+        self.log(LogLevel::Debug, data).await
+    }
+
+    /// `log(LogLevel::Info, data)`.
+    pub async fn info(&self, data: impl Into<Value>) {
+        self.log(LogLevel::Info, data).await
+    }
+
+    /// `log(LogLevel::Warning, data)`.
+    pub async fn warning(&self, data: impl Into<Value>) {
+        self.log(LogLevel::Warning, data).await
+    }
+
+    /// `log(LogLevel::Error, data)`.
+    pub async fn error(&self, data: impl Into<Value>) {
+        self.log(LogLevel::Error, data).await
+    }
+}

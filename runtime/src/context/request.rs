@@ -1,0 +1,141 @@
+use super::{Logger, Notifier, Progress, StateMap};
+use crate::jsonrpc::{McpError, RequestId};
+use crate::protocol::{Era, LogLevel};
+use crate::server::Server;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Everything the dispatcher knows about one request, from which a [`RequestContext`] is made.
+#[derive(Debug, Clone)]
+pub struct RequestParts {
+    /// The JSON-RPC id.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The era it is served under.
+    pub era: Era,
+    /// The client's capabilities: from this request's `_meta` (modern) or the session (legacy).
+    pub client_capabilities: Value,
+    /// The client's `Implementation`, when known.
+    pub client_info: Option<Value>,
+    /// The request's raw `params._meta` (empty when absent).
+    pub meta: Map<String, Value>,
+    /// Minimum level of log messages the client wants for this request; `None` sends none.
+    pub log_level: Option<LogLevel>,
+    /// Fires when the client cancels (stdio `notifications/cancelled`, HTTP disconnect) or the
+    /// server shuts down.
+    pub cancel: CancellationToken,
+    /// Where this request's progress and log notifications go.
+    pub notifier: Notifier,
+}
+
+/// The context of one request: identity, era, client capabilities, cancellation, the request's
+/// own notification channel, shared state and the server handle.
+///
+/// Cheap to clone (one `Arc`). Handlers receive it directly or through extractors
+/// ([`FromRequestContext`](crate::FromRequestContext)).
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    parts: RequestParts,
+    state: Arc<StateMap>,
+    server: Server,
+}
+
+impl RequestContext {
+    pub(crate) fn new(parts: RequestParts, state: Arc<StateMap>, server: Server) -> Self {
+        RequestContext { inner: Arc::new(Inner { parts, state, server }) }
+    }
+
+    /// The JSON-RPC request id.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.parts.id
+    }
+
+    /// The method name (`tools/call`, ...).
+    pub fn method(&self) -> &str {
+        &self.inner.parts.method
+    }
+
+    /// The protocol era of this request.
+    pub fn era(&self) -> &Era {
+        &self.inner.parts.era
+    }
+
+    /// The protocol version string (`2026-07-28`, `2025-11-25`, ...).
+    pub fn protocol_version(&self) -> &'static str {
+        self.inner.parts.era.version()
+    }
+
+    /// The client's capabilities (`ClientCapabilities` JSON) as declared for this request.
+    pub fn client_capabilities(&self) -> &Value {
+        &self.inner.parts.client_capabilities
+    }
+
+    /// The client's `Implementation` (`{name, version, ...}`), when it sent one.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.inner.parts.client_info.as_ref()
+    }
+
+    /// The raw `params._meta` of the request.
+    pub fn meta(&self) -> &Map<String, Value> {
+        &self.inner.parts.meta
+    }
+
+    /// True when the client declared the top-level capability `name` (e.g. `"sampling"`).
+    pub fn has_client_capability(&self, name: &str) -> bool {
+        self.inner.parts.client_capabilities.get(name).is_some_and(|v| !v.is_null())
+    }
+
+    /// Fails with `-32021` (HTTP 400) and `data.requiredCapabilities = {name: {}}` unless the
+    /// client declared the capability `name` on this request (spec digest §1.2).
+    pub fn require_client_capability(&self, name: &str) -> Result<(), McpError> {
+        if self.has_client_capability(name) {
+            return Ok(());
+        }
+        let mut required = Map::new();
+        required.insert(name.to_owned(), Value::Object(Map::new()));
+        Err(McpError::missing_capability(
+            format!("this request needs the client capability `{name}`; declare it in the request's capabilities"),
+            Value::Object(required),
+        ))
+    }
+
+    /// The cancellation token of this request.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.parts.cancel
+    }
+
+    /// True once the client cancelled the request (or the server is shutting down).
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.parts.cancel.is_cancelled()
+    }
+
+    /// The progress reporter of this request.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            token: self.inner.parts.meta.get("progressToken").cloned(),
+            notifier: self.inner.parts.notifier.clone(),
+        }
+    }
+
+    /// The logger of this request.
+    pub fn logger(&self) -> Logger {
+        Logger { threshold: self.inner.parts.log_level, notifier: self.inner.parts.notifier.clone(), name: None }
+    }
+
+    /// Shared state of type `T`, if the builder was given one.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.inner.state.get::<T>()
+    }
+
+    /// The running server: change its tools at run time from inside a handler.
+    pub fn server(&self) -> &Server {
+        &self.inner.server
+    }
+}

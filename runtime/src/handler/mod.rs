@@ -1,0 +1,9 @@
+//! What handlers may return, and the helpers the generated shims call.
+
+mod outcome;
+mod schema;
+
+pub use outcome::{IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolOutcome, ToolError, ToolFailure};
+pub use schema::{
+    decode_arguments, empty_object_schema, input_schema, output_schema, prompt_arguments, raw_schema, template_var,
+};

@@ -1,0 +1,256 @@
+use crate::jsonrpc::McpError;
+use crate::model::{
+    CallToolResult, Completion, Content, GetPromptResult, Json, PromptMessage, ReadResourceResult, ResourceContents,
+};
+use serde::Serialize;
+
+/// A tool failure the model can see: becomes a `tools/call` result with `isError: true` and the
+/// message as its text (not a JSON-RPC error).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    /// The text shown to the model.
+    pub message: String,
+}
+
+impl ToolError {
+    /// A tool error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError { message: message.into() }
+    }
+}
+
+/// The error side of a tool handler: a tool error (`isError: true` result) or a protocol error
+/// (JSON-RPC error).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolFailure {
+    /// Becomes `{"content":[{"type":"text","text":msg}],"isError":true}`.
+    Tool(ToolError),
+    /// Becomes a JSON-RPC error response.
+    Protocol(McpError),
+}
+
+impl From<ToolError> for ToolFailure {
+    fn from(e: ToolError) -> Self {
+        ToolFailure::Tool(e)
+    }
+}
+
+impl From<McpError> for ToolFailure {
+    fn from(e: McpError) -> Self {
+        ToolFailure::Protocol(e)
+    }
+}
+
+impl From<String> for ToolFailure {
+    fn from(e: String) -> Self {
+        ToolFailure::Tool(ToolError::new(e))
+    }
+}
+
+impl From<&str> for ToolFailure {
+    fn from(e: &str) -> Self {
+        ToolFailure::Tool(ToolError::new(e))
+    }
+}
+
+/// What a `#[mcp_tool]` function may return: `Result<T, E>` with `T` one of `String`, `&'static
+/// str`, [`Content`], `Vec<Content>`, [`CallToolResult`], [`Json<T>`] or `()`, and `E` one of
+/// [`ToolError`], [`McpError`], [`ToolFailure`], `String`; or one of those `T` directly.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a valid tool return type",
+    label = "tools return Result<T, E> or T",
+    note = "T: String, &'static str, Content, Vec<Content>, CallToolResult, Json<T: Serialize> or (); E: ToolError, McpError, ToolFailure or String"
+)]
+pub trait IntoToolOutcome {
+    /// Converts into the `tools/call` result or a protocol error.
+    fn into_tool_outcome(self) -> Result<CallToolResult, McpError>;
+}
+
+/// A successful tool value (the `T` of [`IntoToolOutcome`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's success value",
+    note = "use String, &'static str, Content, Vec<Content>, CallToolResult, Json<T: Serialize> or ()"
+)]
+pub trait IntoCallToolResult {
+    /// Converts into a `CallToolResult`; a serialization failure is a protocol error (-32603).
+    fn into_call_tool_result(self) -> Result<CallToolResult, McpError>;
+}
+
+impl IntoCallToolResult for CallToolResult {
+    fn into_call_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(self)
+    }
+}
+impl IntoCallToolResult for String {
+    fn into_call_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(CallToolResult::success(vec![Content::text(self)]))
+    }
+}
+impl IntoCallToolResult for &'static str {
+    fn into_call_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(CallToolResult::success(vec![Content::text(self)]))
+    }
+}
+impl IntoCallToolResult for Content {
+    fn into_call_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(CallToolResult::success(vec![self]))
+    }
+}
+impl IntoCallToolResult for Vec<Content> {
+    fn into_call_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(CallToolResult::success(self))
+    }
+}
+impl IntoCallToolResult for () {
+    fn into_call_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(CallToolResult::success(Vec::new()))
+    }
+}
+impl<T: Serialize> IntoCallToolResult for Json<T> {
+    fn into_call_tool_result(self) -> Result<CallToolResult, McpError> {
+        let value = serde_json::to_value(&self.0)
+            .map_err(|e| McpError::internal(format!("tool output could not be serialized: {e}")))?;
+        let text = value.to_string();
+        Ok(CallToolResult { content: vec![Content::text(text)], structured_content: Some(value), ..Default::default() })
+    }
+}
+
+impl<T: IntoCallToolResult, E: Into<ToolFailure>> IntoToolOutcome for Result<T, E> {
+    fn into_tool_outcome(self) -> Result<CallToolResult, McpError> {
+        match self {
+            Ok(v) => v.into_call_tool_result(),
+            Err(e) => match e.into() {
+                ToolFailure::Tool(t) => Ok(CallToolResult::error(t.message)),
+                ToolFailure::Protocol(p) => Err(p),
+            },
+        }
+    }
+}
+
+macro_rules! direct_tool_outcome {
+    ($($t:ty),*) => {$(
+        impl IntoToolOutcome for $t {
+            fn into_tool_outcome(self) -> Result<CallToolResult, McpError> {
+                self.into_call_tool_result()
+            }
+        }
+    )*};
+}
+direct_tool_outcome!(CallToolResult, String, &'static str, Content, Vec<Content>, ());
+
+impl<T: Serialize> IntoToolOutcome for Json<T> {
+    fn into_tool_outcome(self) -> Result<CallToolResult, McpError> {
+        self.into_call_tool_result()
+    }
+}
+
+/// What a `#[mcp_prompt]` function may return: `Result<T, McpError>` or `T`, with `T` one of
+/// [`GetPromptResult`], `Vec<PromptMessage>`, [`PromptMessage`] or `String` (one user message).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a valid prompt return type",
+    note = "return GetPromptResult, Vec<PromptMessage>, PromptMessage or String, optionally inside Result<_, McpError>"
+)]
+pub trait IntoPromptResult {
+    /// Converts into the `prompts/get` result.
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError>;
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        Ok(self)
+    }
+}
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        Ok(GetPromptResult { messages: self, ..Default::default() })
+    }
+}
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        Ok(GetPromptResult { messages: vec![self], ..Default::default() })
+    }
+}
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        PromptMessage::user_text(self).into_prompt_result()
+    }
+}
+impl<T: IntoPromptResult> IntoPromptResult for Result<T, McpError> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        self?.into_prompt_result()
+    }
+}
+
+/// What a `#[mcp_resource]` function may return: `Result<T, McpError>` or `T`, with `T` one of
+/// [`ReadResourceResult`], [`ResourceContents`], `Vec<ResourceContents>`, `String` (text with the
+/// registered MIME type) or `Vec<u8>` (a base64 blob).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a valid resource return type",
+    note = "return ReadResourceResult, ResourceContents, Vec<ResourceContents>, String or Vec<u8>, optionally inside Result<_, McpError>"
+)]
+pub trait IntoReadResult {
+    /// Converts into the `resources/read` result for `uri` with the registered MIME type.
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, McpError>;
+}
+
+impl IntoReadResult for ReadResourceResult {
+    fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, McpError> {
+        Ok(self)
+    }
+}
+impl IntoReadResult for ResourceContents {
+    fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, McpError> {
+        Ok(ReadResourceResult { contents: vec![self], meta: None })
+    }
+}
+impl IntoReadResult for Vec<ResourceContents> {
+    fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, McpError> {
+        Ok(ReadResourceResult { contents: self, meta: None })
+    }
+}
+impl IntoReadResult for String {
+    fn into_read_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, McpError> {
+        ResourceContents::text(uri, mime, self).into_read_result(uri, mime)
+    }
+}
+impl IntoReadResult for Vec<u8> {
+    fn into_read_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, McpError> {
+        ResourceContents::blob(uri, mime, &self).into_read_result(uri, mime)
+    }
+}
+impl<T: IntoReadResult> IntoReadResult for Result<T, McpError> {
+    fn into_read_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, McpError> {
+        self?.into_read_result(uri, mime)
+    }
+}
+
+/// What a `#[mcp_completion]` function may return: `Result<T, McpError>` or `T`, with `T` one of
+/// [`Completion`] or `Vec<String>` (truncated to 100 values with `hasMore`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a valid completion return type",
+    note = "return Completion or Vec<String>, optionally inside Result<_, McpError>"
+)]
+pub trait IntoCompletion {
+    /// Converts into the `completion` object.
+    fn into_completion(self) -> Result<Completion, McpError>;
+}
+
+impl IntoCompletion for Completion {
+    fn into_completion(self) -> Result<Completion, McpError> {
+        Ok(self)
+    }
+}
+impl IntoCompletion for Vec<String> {
+    fn into_completion(mut self) -> Result<Completion, McpError> {
+        let total = self.len() as u64;
+        let has_more = self.len() > 100;
+        self.truncate(100);
+        Ok(Completion { values: self, total: Some(total), has_more: Some(has_more) })
+    }
+}
+impl<T: IntoCompletion> IntoCompletion for Result<T, McpError> {
+    fn into_completion(self) -> Result<Completion, McpError> {
+        self?.into_completion()
+    }
+}

@@ -1,0 +1,71 @@
+use crate::jsonrpc::McpError;
+use crate::model::PromptArgument;
+use crate::registry::ResourceRequest;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use std::str::FromStr;
+
+/// The input schema of a params type `T`: JSON Schema 2020-12 from schemars, doc comments as
+/// descriptions, `Option<T>` fields not required. Whether the root is `type: "object"` is
+/// checked when the server is built.
+pub fn input_schema<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    generator.into_root_schema_for::<T>().to_value()
+}
+
+/// The output schema of a structured result type `T` (same settings as [`input_schema`]).
+pub fn output_schema<T: JsonSchema>() -> Value {
+    input_schema::<T>()
+}
+
+/// `{"type":"object","properties":{}}`: the input schema of a tool without params.
+pub fn empty_object_schema() -> Value {
+    json!({ "type": "object", "properties": {} })
+}
+
+/// A hand-written schema given as JSON text, passed through unchanged (key order kept).
+///
+/// The macro validated the text at compile time; should it still fail to parse, the result is
+/// `null`, which the server build rejects with the tool's name.
+pub fn raw_schema(text: &'static str) -> Value {
+    serde_json::from_str(text).unwrap_or(Value::Null)
+}
+
+/// Decodes a tool's `arguments` (or a prompt's, or an RPC's params) into `T`.
+///
+/// Errors: `-32602` naming `what` and serde's reason (missing field, wrong type, ...).
+pub fn decode_arguments<T: DeserializeOwned>(what: &str, value: Value) -> Result<T, McpError> {
+    serde_json::from_value(value).map_err(|e| McpError::invalid_params(format!("invalid arguments for {what}: {e}")))
+}
+
+/// The `arguments` list of a prompt whose params type is `T`: one entry per top-level property,
+/// required when listed in the schema's `required`.
+pub fn prompt_arguments<T: JsonSchema>() -> Vec<PromptArgument> {
+    let schema = input_schema::<T>();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let empty = Map::new();
+    let props = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    props
+        .iter()
+        .map(|(name, prop)| PromptArgument {
+            name: name.clone(),
+            description: prop.get("description").and_then(Value::as_str).map(str::to_owned),
+            required: required.contains(&name.as_str()),
+        })
+        .collect()
+}
+
+/// Reads the template variable `name` of a resource request as `T`.
+///
+/// Errors: `-32602` with `data.uri` when the variable is absent or does not parse as `T`.
+pub fn template_var<T: FromStr>(req: &ResourceRequest, name: &str) -> Result<T, McpError> {
+    req.variables.get(name).and_then(Value::as_str).and_then(|s| s.parse().ok()).ok_or_else(|| {
+        McpError::invalid_params(format!("resource URI {}: template variable `{name}` is not valid", req.uri))
+            .with_data(json!({ "uri": req.uri }))
+    })
+}

@@ -1,0 +1,104 @@
+use super::{McpError, RequestId};
+use serde_json::{Map, Value, json};
+
+/// A JSON-RPC request: `{"jsonrpc":"2.0","id":..,"method":..,"params"?:{..}}`.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The request id, echoed in the response.
+    pub id: RequestId,
+    /// The method name, e.g. `tools/call`.
+    pub method: String,
+    /// The params object; `None` when the message had none.
+    pub params: Option<Map<String, Value>>,
+}
+
+/// A JSON-RPC notification: a request without an id.
+#[derive(Debug, Clone)]
+pub struct Notification {
+    /// The method name, e.g. `notifications/cancelled`.
+    pub method: String,
+    /// The params object, if any.
+    pub params: Option<Map<String, Value>>,
+}
+
+/// One decoded client message.
+#[derive(Debug, Clone)]
+pub enum Message {
+    /// A request that expects a response.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A response to a server→client request (legacy sessions only): `id` plus `result` or `error`.
+    Response {
+        /// The id of the server's request.
+        id: RequestId,
+        /// `Ok(result)` or `Err(error object)`.
+        outcome: Result<Value, Value>,
+    },
+}
+
+/// Parses one JSON-RPC message from bytes.
+///
+/// Errors: `-32700` when the bytes are not JSON; `-32600` when the JSON is not a single JSON-RPC
+/// 2.0 message (batches, a missing `"jsonrpc":"2.0"`, a non-string method, a `null` or fractional
+/// id, non-object params). The error's second element is the request id when one could be read,
+/// so the error response can echo it.
+pub fn parse_message(bytes: &[u8]) -> Result<Message, (McpError, Option<RequestId>)> {
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| (McpError::parse_error(format!("invalid JSON: {e}")), None))?;
+    let Value::Object(mut obj) = value else {
+        let what = if value.is_array() { "batches are not supported" } else { "expected a JSON object" };
+        return Err((McpError::invalid_request(what), None));
+    };
+    let id_value = obj.remove("id");
+    let id = match &id_value {
+        None => None,
+        Some(v) => match RequestId::from_value(v) {
+            Some(id) => Some(id),
+            None => {
+                return Err((McpError::invalid_request("id must be a string or an integer"), None));
+            }
+        },
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err((McpError::invalid_request("\"jsonrpc\" must be \"2.0\""), id));
+    }
+    let params = match obj.remove("params") {
+        None => None,
+        Some(Value::Object(m)) => Some(m),
+        Some(_) => return Err((McpError::invalid_request("params must be an object"), id)),
+    };
+    match obj.remove("method") {
+        Some(Value::String(method)) => Ok(match id {
+            Some(id) => Message::Request(Request { id, method, params }),
+            None => Message::Notification(Notification { method, params }),
+        }),
+        Some(_) => Err((McpError::invalid_request("method must be a string"), id)),
+        None => {
+            let Some(id) = id else {
+                return Err((McpError::invalid_request("message has neither method nor id"), None));
+            };
+            if let Some(result) = obj.remove("result") {
+                Ok(Message::Response { id, outcome: Ok(result) })
+            } else if let Some(error) = obj.remove("error") {
+                Ok(Message::Response { id, outcome: Err(error) })
+            } else {
+                Err((McpError::invalid_request("message has no method"), Some(id)))
+            }
+        }
+    }
+}
+
+/// `{"jsonrpc":"2.0","id":id,"result":result}`.
+pub fn success_response(id: &RequestId, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id.to_value(), "result": result })
+}
+
+/// `{"jsonrpc":"2.0","id":id|null,"error":{..}}`; the id is `null` only when none could be read.
+pub fn error_response(id: Option<&RequestId>, error: &McpError) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id.map(RequestId::to_value).unwrap_or(Value::Null),
+        "error": error.to_error_object(),
+    })
+}

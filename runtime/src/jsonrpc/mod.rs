@@ -1,0 +1,12 @@
+//! JSON-RPC 2.0 envelope: request ids, error objects and message classification.
+//!
+//! MCP is JSON-RPC 2.0 (spec digest §7). This module knows nothing of MCP methods; it turns bytes
+//! into [`Message`]s and results or errors back into response objects.
+
+mod error;
+mod id;
+mod message;
+
+pub use error::{ErrorCode, McpError};
+pub use id::RequestId;
+pub use message::{Message, Notification, Request, error_response, parse_message, success_response};

@@ -1,0 +1,97 @@
+//! # Switchyard
+//!
+//! Build Model Context Protocol (MCP) servers by annotating ordinary `async fn`s.
+//!
+//! ```ignore
+//! use switchyard::prelude::*;
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct EchoArgs { /// The text to echo back.
+//!     text: String }
+//!
+//! /// Echo the text back.
+//! #[mcp_tool]
+//! async fn echo(args: EchoArgs) -> Result<String, ToolError> { Ok(args.text) }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let server = Server::builder("echo-server", "0.1.0").build()?;
+//!     switchyard::transport::stdio::serve(server).await?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The macros register each function with [`inventory`]; [`ServerBuilder::build`] collects the
+//! registrations into one dispatch table and fails with a clear [`BuildError`] on collisions. The
+//! same server answers MCP 2026-07-28 (stateless, per-request `_meta`) and the legacy
+//! session-based revisions 2025-11-25, 2025-06-18 and 2025-03-26, over stdio and Streamable HTTP.
+
+pub mod context;
+pub mod handler;
+pub mod jsonrpc;
+pub mod model;
+pub mod protocol;
+pub mod registry;
+pub mod server;
+
+pub mod transport;
+
+pub use context::{FromRequestContext, Logger, Progress, RequestContext, State};
+pub use handler::{ToolError, ToolFailure};
+pub use jsonrpc::{ErrorCode, McpError, RequestId};
+pub use model::{
+    CallToolResult, Completion, CompletionArgument, CompletionRef, CompletionRequest, Content, GetPromptResult, Json,
+    PromptMessage, ReadResourceResult, ResourceContents, Role,
+};
+pub use protocol::LogLevel;
+pub use registry::BuildError;
+pub use server::{Server, ServerBuilder};
+pub use switchyard_macros::{mcp_completion, mcp_prompt, mcp_resource, mcp_tool};
+pub use tokio_util::sync::CancellationToken;
+
+/// The names most servers need: `use switchyard::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        CallToolResult, CancellationToken, Completion, Content, GetPromptResult, Json, Logger, McpError, Progress,
+        PromptMessage, ReadResourceResult, RequestContext, ResourceContents, Server, State, ToolError, mcp_completion,
+        mcp_prompt, mcp_resource, mcp_tool,
+    };
+}
+
+/// Paths used by macro-generated code. Not public API: names here may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::context::{FromRequestContext, RequestContext};
+    pub use crate::handler::{
+        IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolOutcome, decode_arguments, empty_object_schema,
+        input_schema, output_schema, prompt_arguments, raw_schema, template_var,
+    };
+    pub use crate::jsonrpc::McpError;
+    pub use crate::model::{CallToolResult, Completion, CompletionRequest, GetPromptResult, ReadResourceResult};
+    pub use crate::registry::{
+        BoxFuture, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, ResourceRequest,
+        Site, ToolRegistration,
+    };
+    pub use inventory;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+    pub use std::boxed::Box;
+    pub use std::option::Option::{self, None, Some};
+    pub use std::result::Result::{self, Err, Ok};
+
+    /// Implemented by every type usable as tool, prompt or RPC params. Generated code asserts it on
+    /// the params argument so the error lands on the user's type.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be used as params",
+        label = "params types must implement serde::Deserialize and schemars::JsonSchema",
+        note = "add #[derive(serde::Deserialize, schemars::JsonSchema)] to the type"
+    )]
+    pub trait Params: serde::de::DeserializeOwned + schemars::JsonSchema {}
+    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> Params for T {}
+
+    /// Compile-time assertion helper used by generated code.
+    pub const fn assert_params<T: Params>() {}
+    /// Compile-time assertion helper used by generated code.
+    pub const fn assert_extractor<T: FromRequestContext>() {}
+}

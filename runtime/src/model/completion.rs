@@ -1,0 +1,57 @@
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What `completion/complete` completes for: `{"type":"ref/prompt","name":..}` or
+/// `{"type":"ref/resource","uri":..}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum CompletionRef {
+    /// A prompt, by name.
+    #[serde(rename = "ref/prompt")]
+    Prompt {
+        /// The prompt name.
+        name: String,
+    },
+    /// A resource template, by URI template.
+    #[serde(rename = "ref/resource")]
+    Resource {
+        /// The URI template, e.g. `test://template/{id}/data`.
+        uri: String,
+    },
+}
+
+/// The argument being completed: `{"name":..,"value":..}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompletionArgument {
+    /// The argument name.
+    pub name: String,
+    /// What the user has typed so far.
+    pub value: String,
+}
+
+/// The params of `completion/complete` (without `_meta`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompletionRequest {
+    /// What is being completed.
+    #[serde(rename = "ref")]
+    pub reference: CompletionRef,
+    /// The argument and its partial value.
+    pub argument: CompletionArgument,
+    /// Values of other arguments already chosen, `{"arguments":{name: value}}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Value>,
+}
+
+/// The `completion` object of a `completion/complete` result: `{"values":[..],"total"?,"hasMore"?}`.
+/// At most 100 values are sent; the rest set `hasMore`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Completion {
+    /// Suggested values.
+    pub values: Vec<String>,
+    /// Total number of matches, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Whether more values exist than were sent.
+    #[serde(rename = "hasMore", skip_serializing_if = "Option::is_none")]
+    pub has_more: Option<bool>,
+}

@@ -1,0 +1,59 @@
+use super::Content;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Who speaks a prompt message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// `user`
+    User,
+    /// `assistant`
+    Assistant,
+}
+
+/// One prompt message: `{"role":"user"|"assistant","content":{..}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessage {
+    /// The speaker.
+    pub role: Role,
+    /// One content block.
+    pub content: Content,
+}
+
+impl PromptMessage {
+    /// A user message with one text block.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        PromptMessage { role: Role::User, content: Content::text(text) }
+    }
+
+    /// A user message with any content block.
+    pub fn user(content: Content) -> Self {
+        PromptMessage { role: Role::User, content }
+    }
+}
+
+/// The result of `prompts/get`: `{"description"?:..,"messages":[..]}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GetPromptResult {
+    /// Optional description of this rendering.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The messages.
+    pub messages: Vec<PromptMessage>,
+    /// Result `_meta`.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// A prompt argument as listed by `prompts/list`: `{"name":..,"description"?:..,"required"?:bool}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptArgument {
+    /// The argument name.
+    pub name: String,
+    /// Its description (from the field's doc comment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether the client must supply it.
+    pub required: bool,
+}

@@ -1,0 +1,14 @@
+use super::ResourceContents;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The result of `resources/read`: `{"contents":[..]}` (never empty; a missing resource is a
+/// `-32602` error with `data.uri`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadResourceResult {
+    /// The contents (one or more).
+    pub contents: Vec<ResourceContents>,
+    /// Result `_meta`.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}

@@ -1,0 +1,22 @@
+//! MCP protocol eras, versions, per-request `_meta` and logging levels.
+
+mod level;
+mod meta;
+mod version;
+
+pub use level::LogLevel;
+pub use meta::{ModernMeta, parse_modern_meta};
+pub use version::{Era, LEGACY_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS, is_legacy_version, negotiate_legacy};
+
+/// `_meta` key: the protocol version of a 2026-07-28 request (spec digest §1.2).
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key: the client's capabilities for this request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key: the client's `Implementation` (optional).
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key: the log level the client opts in to for this request (§8.1).
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// Result `_meta` key: the server's `Implementation`.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// Notification `_meta` key: the listen subscription a notification belongs to.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";

@@ -1,0 +1,24 @@
+//! Registrations made by the attribute macros, and the dispatch table built from them.
+//!
+//! Every `#[mcp_tool]`, `#[mcp_prompt]`, `#[mcp_resource]` and `#[mcp_completion]` submits one
+//! const-constructible item to [`inventory`]; [`ServerBuilder::build`](crate::ServerBuilder::build)
+//! gathers the items of the selected groups, checks names binary-wide and freezes them into a
+//! sorted, immutable [`DispatchTable`].
+
+mod items;
+mod table;
+mod uri_template;
+
+pub use items::{
+    BoxFuture, CompletionHandler, CompletionRegistration, CompletionTarget, PromptHandler, PromptRegistration,
+    ResourceHandler, ResourceRegistration, ResourceRequest, Site, ToolHandler, ToolRegistration,
+};
+pub use table::{
+    BuildError, CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ToolCallFn, ToolEntry,
+};
+pub use uri_template::UriTemplate;
+
+/// Validates the `x-mcp-header` annotations of a schema (shared with run-time tools).
+pub(crate) fn table_param_headers(schema: &serde_json::Value) -> Result<Vec<ParamHeader>, String> {
+    table::param_headers(schema)
+}

@@ -1,0 +1,402 @@
+use super::UriTemplate;
+use super::items::{
+    BoxFuture, CompletionHandler, CompletionRegistration, CompletionTarget, PromptHandler, PromptRegistration,
+    ResourceHandler, ResourceRegistration, Site, ToolRegistration,
+};
+use crate::context::RequestContext;
+use crate::jsonrpc::McpError;
+use crate::model::{CallToolResult, PromptArgument};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A start-up error: the registrations cannot form a server. Returned by
+/// [`ServerBuilder::build`](crate::ServerBuilder::build) before any request is served.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BuildError {
+    /// Two registrations claim one name (tool name, prompt name, resource URI or template).
+    #[error("{kind} `{name}` is registered twice: at {first} and at {second}")]
+    Duplicate {
+        /// `tool`, `prompt`, `resource` or `completion`.
+        kind: &'static str,
+        /// The contested name.
+        name: String,
+        /// One definition.
+        first: String,
+        /// The other.
+        second: String,
+    },
+    /// A registration is invalid in a way only visible once the program runs (e.g. a tool input
+    /// schema whose root is not `type: "object"`).
+    #[error("{kind} `{name}` at {site}: {reason}")]
+    Invalid {
+        /// `tool`, `prompt`, `resource` or `completion`.
+        kind: &'static str,
+        /// The registration's name.
+        name: String,
+        /// Where it was declared.
+        site: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+}
+
+/// A tool call function: the generated shim of a `#[mcp_tool]`, or a closure added at run time.
+pub type ToolCallFn = Arc<dyn Fn(RequestContext, Value) -> BoxFuture<Result<CallToolResult, McpError>> + Send + Sync>;
+
+/// A `Mcp-Param-{name}` header declared by an `x-mcp-header` annotation on a top-level property.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamHeader {
+    /// The header suffix (`Mcp-Param-{header}`), as written in the schema.
+    pub header: String,
+    /// The property it mirrors.
+    pub property: String,
+}
+
+/// One tool in the dispatch table.
+#[derive(Clone)]
+pub struct ToolEntry {
+    /// The tool name.
+    pub name: String,
+    /// The `Tool` object listed by `tools/list`.
+    pub definition: Value,
+    /// The call function.
+    pub call: ToolCallFn,
+    /// Disabled tools are neither listed nor callable.
+    pub enabled: bool,
+    /// `x-mcp-header` annotations of the input schema.
+    pub param_headers: Vec<ParamHeader>,
+    /// Where it was declared (`None` for tools added at run time).
+    pub site: Option<Site>,
+}
+
+impl std::fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolEntry").field("name", &self.name).field("enabled", &self.enabled).finish()
+    }
+}
+
+/// One prompt in the dispatch table.
+#[derive(Debug, Clone)]
+pub struct PromptEntry {
+    /// The `Prompt` object listed by `prompts/list`.
+    pub definition: Value,
+    /// Its arguments (for the required-argument check).
+    pub arguments: Vec<PromptArgument>,
+    /// The handler shim.
+    pub handler: PromptHandler,
+}
+
+/// One resource or resource template in the dispatch table.
+#[derive(Debug, Clone)]
+pub struct ResourceEntry {
+    /// The `Resource` or `ResourceTemplate` object listed.
+    pub definition: Value,
+    /// The parsed template (`None` for a static resource).
+    pub template: Option<UriTemplate>,
+    /// The handler shim.
+    pub handler: ResourceHandler,
+}
+
+/// The immutable dispatch table of one server: every tool, prompt, resource and completion,
+/// sorted by name so that lists are deterministic. Run-time tool changes build a new table and
+/// swap it in atomically; readers never lock.
+#[derive(Debug, Clone, Default)]
+pub struct DispatchTable {
+    tools: Vec<ToolEntry>,
+    tool_index: HashMap<String, usize>,
+    prompts: Vec<(String, PromptEntry)>,
+    prompt_index: HashMap<String, usize>,
+    resources: Vec<(String, ResourceEntry)>,
+    resource_index: HashMap<String, usize>,
+    templates: Vec<(String, ResourceEntry)>,
+    completions: HashMap<(CompletionKey, Option<String>), CompletionHandler>,
+}
+
+/// What a completion handler is keyed on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CompletionKey {
+    /// A prompt name.
+    Prompt(String),
+    /// A resource template.
+    Resource(String),
+}
+
+fn in_groups(groups: Option<&[String]>, group: &str) -> bool {
+    groups.is_none_or(|g| g.iter().any(|x| x == group))
+}
+
+fn set_opt(obj: &mut Map<String, Value>, key: &str, v: Option<&str>) {
+    if let Some(v) = v {
+        obj.insert(key.to_owned(), Value::String(v.to_owned()));
+    }
+}
+
+impl DispatchTable {
+    /// Builds the table from every registration in `groups` (`None`: every group).
+    ///
+    /// Errors: [`BuildError::Duplicate`] naming both sites when two registrations share a tool
+    /// name, prompt name, resource URI or completion target; [`BuildError::Invalid`] for a tool
+    /// schema that is not an object schema or a bad URI template.
+    pub fn from_inventory(groups: Option<&[String]>) -> Result<DispatchTable, BuildError> {
+        let mut table = DispatchTable::default();
+        let mut tool_sites: HashMap<&str, Site> = HashMap::new();
+        for reg in inventory::iter::<ToolRegistration> {
+            if !in_groups(groups, reg.group) {
+                continue;
+            }
+            if let Some(prev) = tool_sites.insert(reg.name, reg.site) {
+                return Err(duplicate("tool", reg.name, prev, reg.site));
+            }
+            let handler = reg.handler;
+            let entry = tool_entry(reg, Arc::new(move |ctx, args| handler(ctx, args)))?;
+            table.tools.push(entry);
+        }
+        let mut prompt_sites: HashMap<&str, Site> = HashMap::new();
+        for reg in inventory::iter::<PromptRegistration> {
+            if !in_groups(groups, reg.group) {
+                continue;
+            }
+            if let Some(prev) = prompt_sites.insert(reg.name, reg.site) {
+                return Err(duplicate("prompt", reg.name, prev, reg.site));
+            }
+            table.prompts.push((reg.name.to_owned(), prompt_entry(reg)));
+        }
+        let mut resource_sites: HashMap<&str, Site> = HashMap::new();
+        for reg in inventory::iter::<ResourceRegistration> {
+            if !in_groups(groups, reg.group) {
+                continue;
+            }
+            if let Some(prev) = resource_sites.insert(reg.uri, reg.site) {
+                return Err(duplicate("resource", reg.uri, prev, reg.site));
+            }
+            let (key, entry) = resource_entry(reg)?;
+            if entry.template.is_some() {
+                table.templates.push((key, entry))
+            } else {
+                table.resources.push((key, entry))
+            }
+        }
+        let mut completion_sites: HashMap<(CompletionKey, Option<String>), Site> = HashMap::new();
+        for reg in inventory::iter::<CompletionRegistration> {
+            if !in_groups(groups, reg.group) {
+                continue;
+            }
+            let key = match reg.target {
+                CompletionTarget::Prompt(p) => CompletionKey::Prompt(p.to_owned()),
+                CompletionTarget::ResourceTemplate(u) => CompletionKey::Resource(u.to_owned()),
+            };
+            let full = (key, reg.argument.map(str::to_owned));
+            if let Some(prev) = completion_sites.insert(full.clone(), reg.site) {
+                let name = format!("{:?}/{}", full.0, reg.argument.unwrap_or("*"));
+                return Err(duplicate("completion", &name, prev, reg.site));
+            }
+            table.completions.insert(full, reg.handler);
+        }
+        table.reindex();
+        Ok(table)
+    }
+
+    fn reindex(&mut self) {
+        self.tools.sort_by(|a, b| a.name.cmp(&b.name));
+        self.prompts.sort_by(|a, b| a.0.cmp(&b.0));
+        self.resources.sort_by(|a, b| a.0.cmp(&b.0));
+        self.templates.sort_by(|a, b| a.0.cmp(&b.0));
+        self.tool_index = self.tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+        self.prompt_index = self.prompts.iter().enumerate().map(|(i, p)| (p.0.clone(), i)).collect();
+        self.resource_index = self.resources.iter().enumerate().map(|(i, r)| (r.0.clone(), i)).collect();
+    }
+
+    /// Every enabled tool, sorted by name.
+    pub fn tools(&self) -> impl Iterator<Item = &ToolEntry> {
+        self.tools.iter().filter(|t| t.enabled)
+    }
+
+    /// The enabled tool `name`.
+    pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
+        self.tool_index.get(name).map(|&i| &self.tools[i]).filter(|t| t.enabled)
+    }
+
+    /// True when the table has any tool (enabled or not): the `tools` capability.
+    pub fn has_tools(&self) -> bool {
+        !self.tools.is_empty()
+    }
+
+    /// Every prompt, sorted by name.
+    pub fn prompts(&self) -> impl Iterator<Item = &PromptEntry> {
+        self.prompts.iter().map(|p| &p.1)
+    }
+
+    /// The prompt `name`.
+    pub fn prompt(&self, name: &str) -> Option<&PromptEntry> {
+        self.prompt_index.get(name).map(|&i| &self.prompts[i].1)
+    }
+
+    /// Every static resource, sorted by URI.
+    pub fn resources(&self) -> impl Iterator<Item = &ResourceEntry> {
+        self.resources.iter().map(|r| &r.1)
+    }
+
+    /// Every resource template, sorted by template.
+    pub fn templates(&self) -> impl Iterator<Item = &ResourceEntry> {
+        self.templates.iter().map(|r| &r.1)
+    }
+
+    /// The resource serving `uri`: an exact static match first, then the first matching
+    /// template (in sorted order), with its variables.
+    pub fn resolve_resource(&self, uri: &str) -> Option<(&ResourceEntry, Map<String, Value>)> {
+        if let Some(&i) = self.resource_index.get(uri) {
+            return Some((&self.resources[i].1, Map::new()));
+        }
+        self.templates.iter().find_map(|(_, e)| e.template.as_ref()?.matches(uri).map(|vars| (e, vars)))
+    }
+
+    /// True when any resource or template is registered: the `resources` capability.
+    pub fn has_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
+    }
+
+    /// True when any completion handler is registered: the `completions` capability.
+    pub fn has_completions(&self) -> bool {
+        !self.completions.is_empty()
+    }
+
+    /// The completion handler for `key` and `argument` (an argument-specific one first).
+    pub fn completion(&self, key: CompletionKey, argument: &str) -> Option<CompletionHandler> {
+        let mut full = (key, Some(argument.to_owned()));
+        if let Some(h) = self.completions.get(&full) {
+            return Some(*h);
+        }
+        full.1 = None;
+        self.completions.get(&full).copied()
+    }
+
+    /// A copy with `tool` added or replaced.
+    pub fn with_tool(&self, tool: ToolEntry) -> DispatchTable {
+        let mut t = self.clone();
+        t.tools.retain(|e| e.name != tool.name);
+        t.tools.push(tool);
+        t.reindex();
+        t
+    }
+
+    /// A copy without the tool `name`; `None` when there was no such tool.
+    pub fn without_tool(&self, name: &str) -> Option<DispatchTable> {
+        self.tool_index.get(name)?;
+        let mut t = self.clone();
+        t.tools.retain(|e| e.name != name);
+        t.reindex();
+        Some(t)
+    }
+
+    /// A copy with the tool `name` enabled or disabled; `None` when there was no such tool.
+    pub fn with_tool_enabled(&self, name: &str, enabled: bool) -> Option<DispatchTable> {
+        let &i = self.tool_index.get(name)?;
+        let mut t = self.clone();
+        t.tools[i].enabled = enabled;
+        Some(t)
+    }
+}
+
+fn duplicate(kind: &'static str, name: &str, first: Site, second: Site) -> BuildError {
+    // Inventory order is unspecified: sort the two sites so the message is stable.
+    let (a, b) = if (first.file, first.line) <= (second.file, second.line) { (first, second) } else { (second, first) };
+    BuildError::Duplicate { kind, name: name.to_owned(), first: a.to_string(), second: b.to_string() }
+}
+
+/// Builds a tool entry from its parts, validating the schema. Used for registrations and for
+/// tools added at run time.
+pub(crate) fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, BuildError> {
+    let input_schema = (reg.input_schema)();
+    let invalid = |reason: String| BuildError::Invalid {
+        kind: "tool",
+        name: reg.name.to_owned(),
+        site: reg.site.to_string(),
+        reason,
+    };
+    if input_schema.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(invalid(
+            "the input schema must have `\"type\": \"object\"` at its root; use a struct with named fields as params"
+                .to_owned(),
+        ));
+    }
+    let param_headers = param_headers(&input_schema).map_err(invalid)?;
+    let mut def = Map::new();
+    def.insert("name".into(), json!(reg.name));
+    set_opt(&mut def, "title", reg.title);
+    set_opt(&mut def, "description", reg.description);
+    def.insert("inputSchema".into(), input_schema);
+    if let Some(out) = reg.output_schema {
+        def.insert("outputSchema".into(), out());
+    }
+    if let Some(ann) = reg.annotations {
+        def.insert("annotations".into(), ann());
+    }
+    Ok(ToolEntry {
+        name: reg.name.to_owned(),
+        definition: Value::Object(def),
+        call,
+        enabled: true,
+        param_headers,
+        site: Some(reg.site),
+    })
+}
+
+/// Reads `x-mcp-header` annotations from top-level properties and checks the constraints of
+/// spec digest §5.4 (token name, unique ignoring case, on string/integer/boolean only).
+pub(crate) fn param_headers(schema: &Value) -> Result<Vec<ParamHeader>, String> {
+    let mut out: Vec<ParamHeader> = Vec::new();
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return Ok(out) };
+    for (prop, def) in props {
+        let Some(h) = def.get("x-mcp-header") else { continue };
+        let header = h.as_str().ok_or_else(|| format!("x-mcp-header on `{prop}` must be a string"))?;
+        let is_token =
+            !header.is_empty() && header.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !is_token {
+            return Err(format!("x-mcp-header {header:?} on `{prop}` is not an HTTP token"));
+        }
+        if out.iter().any(|p| p.header.eq_ignore_ascii_case(header)) {
+            return Err(format!("x-mcp-header {header:?} is used twice (names are case-insensitive)"));
+        }
+        let ty = def.get("type").and_then(Value::as_str);
+        if !matches!(ty, Some("string" | "integer" | "boolean")) {
+            return Err(format!("x-mcp-header on `{prop}` needs a string, integer or boolean property"));
+        }
+        out.push(ParamHeader { header: header.to_owned(), property: prop.clone() });
+    }
+    Ok(out)
+}
+
+fn prompt_entry(reg: &PromptRegistration) -> PromptEntry {
+    let arguments = (reg.arguments)();
+    let mut def = Map::new();
+    def.insert("name".into(), json!(reg.name));
+    set_opt(&mut def, "title", reg.title);
+    set_opt(&mut def, "description", reg.description);
+    if !arguments.is_empty() {
+        def.insert("arguments".into(), json!(arguments));
+    }
+    PromptEntry { definition: Value::Object(def), arguments, handler: reg.handler }
+}
+
+fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry), BuildError> {
+    let mut def = Map::new();
+    let template = if reg.is_template {
+        let t = UriTemplate::parse(reg.uri).map_err(|reason| BuildError::Invalid {
+            kind: "resource",
+            name: reg.uri.to_owned(),
+            site: reg.site.to_string(),
+            reason,
+        })?;
+        def.insert("uriTemplate".into(), json!(reg.uri));
+        Some(t)
+    } else {
+        def.insert("uri".into(), json!(reg.uri));
+        None
+    };
+    def.insert("name".into(), json!(reg.name));
+    set_opt(&mut def, "title", reg.title);
+    set_opt(&mut def, "description", reg.description);
+    set_opt(&mut def, "mimeType", reg.mime_type);
+    Ok((reg.uri.to_owned(), ResourceEntry { definition: Value::Object(def), template, handler: reg.handler }))
+}

@@ -1,0 +1,119 @@
+use super::{Server, ServerInner};
+use crate::context::StateMap;
+use crate::registry::{BuildError, DispatchTable};
+use arc_swap::ArcSwap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Cache hints put on cacheable 2026-07-28 results (`ttlMs`, `cacheScope`; spec digest §9.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheConfig {
+    /// `ttlMs` of `server/discover`. Default 10 minutes.
+    pub discover_ttl: Duration,
+    /// `ttlMs` of `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`.
+    /// Default 1 minute (lists can change at run time).
+    pub list_ttl: Duration,
+    /// `ttlMs` of `resources/read`, sent with `cacheScope: "private"`. Default 0 (do not reuse).
+    pub read_ttl: Duration,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            discover_ttl: Duration::from_secs(600),
+            list_ttl: Duration::from_secs(60),
+            read_ttl: Duration::ZERO,
+        }
+    }
+}
+
+/// Configures and builds a [`Server`].
+///
+/// ```ignore
+/// let server = Server::builder("weather", "1.0.0")
+///     .instructions("Weather tools for the agent")
+///     .state(HttpClient::new())
+///     .build()?;
+/// ```
+#[derive(Debug)]
+pub struct ServerBuilder {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    groups: Option<Vec<String>>,
+    state: StateMap,
+    cache: CacheConfig,
+    page_size: usize,
+}
+
+impl ServerBuilder {
+    pub(crate) fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ServerBuilder {
+            name: name.into(),
+            version: version.into(),
+            instructions: None,
+            groups: None,
+            state: StateMap::default(),
+            cache: CacheConfig::default(),
+            page_size: 100,
+        }
+    }
+
+    /// `instructions` sent in `server/discover` and the legacy `initialize` result.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Serves only registrations whose `group` is listed (every registration is in group
+    /// `"default"` unless its attribute says `group = "..."`). Without this call every group is
+    /// served. Lets one binary host several servers with different registration sets.
+    pub fn groups<I, S>(mut self, groups: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.groups = Some(groups.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Shares `value` with handlers through the [`State<T>`](crate::State) extractor.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+
+    /// Sets the cache hints of cacheable results.
+    pub fn cache(mut self, cache: CacheConfig) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// Items per page of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list` (default 100, minimum 1); further pages via `nextCursor`.
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = n.max(1);
+        self
+    }
+
+    /// Collects the registrations of the selected groups into the dispatch table.
+    ///
+    /// Errors: [`BuildError`] for a name registered twice (naming both definitions) or a
+    /// registration that is invalid at run time; nothing is served until this succeeds.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let table = DispatchTable::from_inventory(self.groups.as_deref())?;
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                name: self.name,
+                version: self.version,
+                instructions: self.instructions,
+                table: ArcSwap::from_pointee(table),
+                state: Arc::new(self.state),
+                cache: self.cache,
+                page_size: self.page_size,
+                shutdown: CancellationToken::new(),
+            }),
+        })
+    }
+}

@@ -1,0 +1,243 @@
+use super::session::LegacySession;
+use super::{Server, encode, methods};
+use crate::context::{Notifier, RequestContext, RequestParts};
+use crate::jsonrpc::{McpError, Request};
+use crate::protocol::{
+    Era, META_PROTOCOL_VERSION, MODERN_VERSION, ModernMeta, SUPPORTED_VERSIONS, negotiate_legacy, parse_modern_meta,
+};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// The built-in MCP methods, per era (spec digest §0.1 and the 2025-11-25 schema).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    Discover,
+    ToolsList,
+    ToolsCall,
+    PromptsList,
+    PromptsGet,
+    ResourcesList,
+    TemplatesList,
+    ResourcesRead,
+    Complete,
+    Ping,
+    SetLevel,
+    Subscribe,
+    Unsubscribe,
+}
+
+impl Method {
+    fn lookup(method: &str, modern: bool) -> Option<Method> {
+        let m = match method {
+            "tools/list" => Method::ToolsList,
+            "tools/call" => Method::ToolsCall,
+            "prompts/list" => Method::PromptsList,
+            "prompts/get" => Method::PromptsGet,
+            "resources/list" => Method::ResourcesList,
+            "resources/templates/list" => Method::TemplatesList,
+            "resources/read" => Method::ResourcesRead,
+            "completion/complete" => Method::Complete,
+            "server/discover" if modern => Method::Discover,
+            "ping" if !modern => Method::Ping,
+            "logging/setLevel" if !modern => Method::SetLevel,
+            "resources/subscribe" if !modern => Method::Subscribe,
+            "resources/unsubscribe" if !modern => Method::Unsubscribe,
+            _ => return None,
+        };
+        Some(m)
+    }
+}
+
+impl Server {
+    /// The built-in method `method` if this server serves it in the given era, taking the
+    /// capabilities into account (`prompts/*` only with prompts, ...).
+    pub(crate) fn method(&self, method: &str, modern: bool) -> Option<Method> {
+        let m = Method::lookup(method, modern)?;
+        let t = self.inner.table.load();
+        let served = match m {
+            Method::ToolsList | Method::ToolsCall => t.has_tools(),
+            Method::PromptsList | Method::PromptsGet => t.prompts().next().is_some(),
+            Method::ResourcesList
+            | Method::TemplatesList
+            | Method::ResourcesRead
+            | Method::Subscribe
+            | Method::Unsubscribe => t.has_resources(),
+            Method::Complete => t.has_completions(),
+            Method::Discover | Method::Ping | Method::SetLevel => true,
+        };
+        served.then_some(m)
+    }
+
+    /// True when a 2026-07-28 request for `method` would be dispatched (not `-32601`).
+    pub fn serves_modern_method(&self, method: &str) -> bool {
+        self.method(method, true).is_some()
+    }
+
+    /// Checks the `_meta` protocol version of a modern request.
+    ///
+    /// Errors: `-32022` (HTTP 400) with `data = {supported, requested}` unless it is 2026-07-28.
+    pub fn check_modern_version(&self, meta: &ModernMeta) -> Result<(), McpError> {
+        if meta.protocol_version == MODERN_VERSION {
+            Ok(())
+        } else {
+            Err(McpError::unsupported_version(&meta.protocol_version, SUPPORTED_VERSIONS))
+        }
+    }
+
+    /// Serves a request whose era the transport has not decided: a request carrying
+    /// `_meta["io.modelcontextprotocol/protocolVersion"]`, or any request without a legacy
+    /// session, is served statelessly (2026-07-28); otherwise under the session's version.
+    ///
+    /// `initialize` is not handled here: transports call [`Server::initialize`] to create the
+    /// session. Returns the result object (already stamped for its era) or the error to send.
+    pub async fn handle_request(
+        &self,
+        req: Request,
+        session: Option<&Arc<LegacySession>>,
+        cancel: CancellationToken,
+        notifier: Notifier,
+    ) -> Result<Value, McpError> {
+        let has_modern_meta =
+            req.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some();
+        match session {
+            Some(s) if !has_modern_meta => self.serve_legacy(req, s, cancel, notifier).await,
+            _ => {
+                let meta = parse_modern_meta(req.params.as_ref())?;
+                self.check_modern_version(&meta)?;
+                self.serve_modern(req, meta, cancel, notifier).await
+            }
+        }
+    }
+
+    /// Serves a 2026-07-28 request whose `_meta` was validated (and, on HTTP, whose headers
+    /// were checked). Unknown and removed methods are `-32601` (HTTP 404).
+    pub async fn serve_modern(
+        &self,
+        req: Request,
+        meta: ModernMeta,
+        cancel: CancellationToken,
+        notifier: Notifier,
+    ) -> Result<Value, McpError> {
+        let method = self.method(&req.method, true).ok_or_else(|| McpError::method_not_found(&req.method))?;
+        let params = req.params.unwrap_or_default();
+        let parts = RequestParts {
+            id: req.id,
+            method: req.method,
+            era: Era::Modern,
+            client_capabilities: meta.client_capabilities,
+            client_info: meta.client_info,
+            meta: raw_meta(&params),
+            log_level: meta.log_level,
+            cancel,
+            notifier,
+        };
+        let method_name = parts.method.clone();
+        let result = self.run(method, parts, params, None).await?;
+        Ok(encode::stamp_modern(self, &method_name, result))
+    }
+
+    /// Serves a request on a legacy session.
+    ///
+    /// Errors: `-32601` for methods the legacy revisions do not have or this server does not
+    /// serve, `-32600` for a second `initialize`.
+    pub async fn serve_legacy(
+        &self,
+        req: Request,
+        session: &Arc<LegacySession>,
+        cancel: CancellationToken,
+        notifier: Notifier,
+    ) -> Result<Value, McpError> {
+        if req.method == "initialize" {
+            return Err(McpError::invalid_request("the session is already initialized"));
+        }
+        let method = self.method(&req.method, false).ok_or_else(|| McpError::method_not_found(&req.method))?;
+        let params = req.params.unwrap_or_default();
+        let parts = RequestParts {
+            id: req.id,
+            method: req.method,
+            era: Era::Legacy(session.version),
+            client_capabilities: session.client_capabilities.clone(),
+            client_info: session.client_info.clone(),
+            meta: raw_meta(&params),
+            log_level: session.log_level(),
+            cancel,
+            notifier,
+        };
+        self.run(method, parts, params, Some(session)).await
+    }
+
+    async fn run(
+        &self,
+        method: Method,
+        parts: RequestParts,
+        params: Map<String, Value>,
+        session: Option<&Arc<LegacySession>>,
+    ) -> Result<Value, McpError> {
+        let cancel = parts.cancel.clone();
+        let ctx = RequestContext::new(parts, self.inner.state.clone(), self.clone());
+        let work = methods::call(self, method, ctx, params, session);
+        tokio::select! {
+            r = work => r,
+            _ = cancel.cancelled() => Err(McpError::internal("request cancelled")),
+        }
+    }
+
+    /// Handles a legacy `initialize`: negotiates the version (the client's when served, else
+    /// 2025-11-25) and creates the session.
+    ///
+    /// Errors: `-32602` when `params.protocolVersion` is missing or not a string, or
+    /// `params.capabilities` is not an object.
+    pub fn initialize(
+        &self,
+        params: Option<&Map<String, Value>>,
+        session_id: String,
+    ) -> Result<(Arc<LegacySession>, Value), McpError> {
+        let params = params.ok_or_else(|| McpError::invalid_params("initialize needs params"))?;
+        let requested = params
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .ok_or_else(|| McpError::invalid_params("initialize: params.protocolVersion (string) is required"))?;
+        let caps = params.get("capabilities").cloned().unwrap_or_else(|| json!({}));
+        if !caps.is_object() {
+            return Err(McpError::invalid_params("initialize: params.capabilities must be an object"));
+        }
+        let version = negotiate_legacy(Some(requested));
+        let session = Arc::new(LegacySession::new(session_id, version, caps, params.get("clientInfo").cloned()));
+        let mut result = json!({
+            "protocolVersion": version,
+            "capabilities": self.capabilities(false),
+            "serverInfo": self.server_info(),
+        });
+        if let Some(i) = &self.inner.instructions {
+            result["instructions"] = json!(i);
+        }
+        Ok((session, result))
+    }
+
+    /// The `ServerCapabilities` advertised in `server/discover` (modern) or `initialize`.
+    pub fn capabilities(&self, modern: bool) -> Value {
+        let t = self.inner.table.load();
+        let mut caps = Map::new();
+        caps.insert("logging".into(), json!({}));
+        if t.has_tools() {
+            caps.insert("tools".into(), json!({}));
+        }
+        if t.prompts().next().is_some() {
+            caps.insert("prompts".into(), json!({}));
+        }
+        if t.has_resources() {
+            // Legacy sessions accept resources/subscribe; the modern equivalent is a listen
+            // subscription, which this server does not offer yet.
+            caps.insert("resources".into(), if modern { json!({}) } else { json!({ "subscribe": true }) });
+        }
+        if t.has_completions() {
+            caps.insert("completions".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+}
+
+fn raw_meta(params: &Map<String, Value>) -> Map<String, Value> {
+    params.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default()
+}

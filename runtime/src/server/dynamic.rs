@@ -1,0 +1,130 @@
+use super::Server;
+use crate::context::RequestContext;
+use crate::handler::IntoToolOutcome;
+use crate::jsonrpc::McpError;
+use crate::registry::{ToolCallFn, ToolEntry};
+use serde_json::{Map, Value, json};
+use std::future::Future;
+use std::sync::Arc;
+
+/// A tool defined at run time (not by `#[mcp_tool]`): name, description, input schema and a
+/// closure. Add it with [`Server::add_tool`].
+///
+/// ```ignore
+/// server.add_tool(DynamicTool::new("shout", |_ctx, args| async move {
+///     Ok::<_, ToolError>(args["text"].as_str().unwrap_or_default().to_uppercase())
+/// }).description("Upper-cases text"))?;
+/// ```
+pub struct DynamicTool {
+    name: String,
+    description: Option<String>,
+    input_schema: Value,
+    call: ToolCallFn,
+}
+
+impl DynamicTool {
+    /// A tool `name` whose handler receives the context and the raw `arguments` object and
+    /// returns anything a `#[mcp_tool]` function may return. The input schema defaults to an
+    /// object with no declared properties.
+    pub fn new<F, Fut, R>(name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(RequestContext, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolOutcome,
+    {
+        let handler = Arc::new(handler);
+        DynamicTool {
+            name: name.into(),
+            description: None,
+            input_schema: json!({ "type": "object", "properties": {} }),
+            call: Arc::new(move |ctx, args| {
+                let fut = handler(ctx, args);
+                Box::pin(async move { fut.await.into_tool_outcome() })
+            }),
+        }
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+
+    /// Sets the input schema (must have `"type": "object"` at the root).
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = schema;
+        self
+    }
+}
+
+impl Server {
+    /// Adds (or replaces) a tool while the server runs. The new table is swapped in atomically:
+    /// requests already dispatched keep the table they started with.
+    ///
+    /// Errors: `-32602` when the name is not 1–128 characters of `[A-Za-z0-9_.-]` or the schema's
+    /// root is not `type: "object"`.
+    pub fn add_tool(&self, tool: DynamicTool) -> Result<(), McpError> {
+        let valid_name = (1..=128).contains(&tool.name.len())
+            && tool.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
+        if !valid_name {
+            return Err(McpError::invalid_params(format!(
+                "tool name {:?} must be 1-128 characters of A-Z a-z 0-9 _ . -",
+                tool.name
+            )));
+        }
+        if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(McpError::invalid_params("a tool input schema needs \"type\": \"object\" at its root"));
+        }
+        let param_headers =
+            crate::registry::table_param_headers(&tool.input_schema).map_err(McpError::invalid_params)?;
+        let mut def = Map::new();
+        def.insert("name".into(), json!(tool.name));
+        if let Some(d) = &tool.description {
+            def.insert("description".into(), json!(d));
+        }
+        def.insert("inputSchema".into(), tool.input_schema);
+        let entry = ToolEntry {
+            name: tool.name,
+            definition: Value::Object(def),
+            call: tool.call,
+            enabled: true,
+            param_headers,
+            site: None,
+        };
+        self.inner.table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
+        Ok(())
+    }
+
+    /// Removes the tool `name`; returns false when there was none.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let mut found = false;
+        self.inner.table.rcu(|t| match t.without_tool(name) {
+            Some(n) => {
+                found = true;
+                Arc::new(n)
+            }
+            None => {
+                found = false;
+                t.clone()
+            }
+        });
+        found
+    }
+
+    /// Enables or disables the tool `name` (a disabled tool is neither listed nor callable);
+    /// returns false when there is no such tool.
+    pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
+        let mut found = false;
+        self.inner.table.rcu(|t| match t.with_tool_enabled(name, enabled) {
+            Some(n) => {
+                found = true;
+                Arc::new(n)
+            }
+            None => {
+                found = false;
+                t.clone()
+            }
+        });
+        found
+    }
+}

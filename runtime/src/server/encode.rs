@@ -1,0 +1,44 @@
+use super::Server;
+use crate::protocol::META_SERVER_INFO;
+use serde_json::{Map, Value, json};
+
+/// Methods whose 2026-07-28 results are `CacheableResult`s (spec digest §9.1).
+fn cache_hints(server: &Server, method: &str) -> Option<(u128, &'static str)> {
+    let c = &server.inner.cache;
+    match method {
+        "server/discover" => Some((c.discover_ttl.as_millis(), "public")),
+        "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+            Some((c.list_ttl.as_millis(), "public"))
+        }
+        "resources/read" => Some((c.read_ttl.as_millis(), "private")),
+        _ => None,
+    }
+}
+
+/// Stamps a 2026-07-28 result: `resultType` (default `"complete"`), the server's identity in
+/// `_meta["io.modelcontextprotocol/serverInfo"]`, and `ttlMs`/`cacheScope` on cacheable
+/// complete results.
+pub(crate) fn stamp_modern(server: &Server, method: &str, result: Value) -> Value {
+    let mut obj = match result {
+        Value::Object(o) => o,
+        // Every MCP result is an object; a handler that produced something else is wrapped so
+        // the wire stays schema-valid.
+        other => {
+            let mut o = Map::new();
+            o.insert("value".into(), other);
+            o
+        }
+    };
+    let result_type = obj.entry("resultType").or_insert_with(|| json!("complete")).clone();
+    let meta = obj.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(m) = meta {
+        m.entry(META_SERVER_INFO).or_insert_with(|| server.server_info());
+    }
+    if result_type == "complete"
+        && let Some((ttl, scope)) = cache_hints(server, method)
+    {
+        obj.entry("ttlMs").or_insert_with(|| json!(ttl as u64));
+        obj.entry("cacheScope").or_insert_with(|| json!(scope));
+    }
+    Value::Object(obj)
+}

@@ -1,0 +1,41 @@
+use crate::context::RequestContext;
+use crate::jsonrpc::McpError;
+use crate::model::{Completion, CompletionRef, CompletionRequest};
+use crate::registry::CompletionKey;
+use crate::server::Server;
+use serde_json::{Map, Value, json};
+
+/// `completion/complete`: runs the handler registered for the prompt or resource template and
+/// argument; with none registered the answer is an empty list.
+///
+/// Errors: `-32602` for malformed params or a reference to a prompt or template that does not
+/// exist.
+pub(crate) async fn complete(
+    server: &Server,
+    ctx: RequestContext,
+    mut params: Map<String, Value>,
+) -> Result<Value, McpError> {
+    params.remove("_meta");
+    let req: CompletionRequest = serde_json::from_value(Value::Object(params))
+        .map_err(|e| McpError::invalid_params(format!("completion/complete: {e}")))?;
+    let table = server.table();
+    let key = match &req.reference {
+        CompletionRef::Prompt { name } => {
+            if table.prompt(name).is_none() {
+                return Err(McpError::invalid_params(format!("completion/complete: unknown prompt: {name}")));
+            }
+            CompletionKey::Prompt(name.clone())
+        }
+        CompletionRef::Resource { uri } => {
+            if !table.templates().any(|t| t.definition.get("uriTemplate").and_then(Value::as_str) == Some(uri)) {
+                return Err(McpError::invalid_params(format!("completion/complete: unknown resource template: {uri}")));
+            }
+            CompletionKey::Resource(uri.clone())
+        }
+    };
+    let completion = match table.completion(key, &req.argument.name) {
+        Some(handler) => handler(ctx, req).await?,
+        None => Completion { values: Vec::new(), total: Some(0), has_more: Some(false) },
+    };
+    Ok(json!({ "completion": completion }))
+}

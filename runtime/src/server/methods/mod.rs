@@ -1,0 +1,60 @@
+//! One function per built-in MCP method.
+
+mod completion;
+mod page;
+mod prompts;
+mod resources;
+mod session;
+mod tools;
+
+use super::Server;
+use super::dispatch::Method;
+use super::session::LegacySession;
+use crate::context::RequestContext;
+use crate::jsonrpc::McpError;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+pub(crate) async fn call(
+    server: &Server,
+    method: Method,
+    ctx: RequestContext,
+    params: Map<String, Value>,
+    session: Option<&Arc<LegacySession>>,
+) -> Result<Value, McpError> {
+    match method {
+        Method::Discover => Ok(discover(server)),
+        Method::ToolsList => tools::list(server, &params),
+        Method::ToolsCall => tools::call(server, ctx, params).await,
+        Method::PromptsList => prompts::list(server, &params),
+        Method::PromptsGet => prompts::get(server, ctx, params).await,
+        Method::ResourcesList => resources::list(server, &params),
+        Method::TemplatesList => resources::templates(server, &params),
+        Method::ResourcesRead => resources::read(server, ctx, params).await,
+        Method::Complete => completion::complete(server, ctx, params).await,
+        Method::Ping => Ok(json!({})),
+        Method::SetLevel => session::set_level(session, &params),
+        Method::Subscribe => session::subscribe(session, &params, true),
+        Method::Unsubscribe => session::subscribe(session, &params, false),
+    }
+}
+
+/// `server/discover` (spec digest §1.4): supported versions, capabilities, instructions.
+fn discover(server: &Server) -> Value {
+    let mut result = json!({
+        "supportedVersions": crate::protocol::SUPPORTED_VERSIONS,
+        "capabilities": server.capabilities(true),
+    });
+    if let Some(i) = &server.inner.instructions {
+        result["instructions"] = json!(i);
+    }
+    result
+}
+
+/// Reads a required string field of params.
+fn required_str<'a>(params: &'a Map<String, Value>, field: &str, method: &str) -> Result<&'a str, McpError> {
+    params
+        .get(field)
+        .and_then(Value::as_str)
+        .ok_or_else(|| McpError::invalid_params(format!("{method}: params.{field} (a string) is required")))
+}

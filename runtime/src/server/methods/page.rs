@@ -1,0 +1,34 @@
+use crate::jsonrpc::McpError;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Map, Value, json};
+
+/// Cuts one page out of a sorted list: `{key: [..], nextCursor?}`. Cursors are opaque to the
+/// client (base64 of the offset).
+///
+/// Errors: `-32602` for a cursor this server did not issue (spec digest §9.2).
+pub(crate) fn page(
+    key: &str,
+    items: impl Iterator<Item = Value>,
+    params: &Map<String, Value>,
+    page_size: usize,
+) -> Result<Value, McpError> {
+    let offset = match params.get("cursor") {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(c)) => decode(c).ok_or_else(|| McpError::invalid_params(format!("invalid cursor {c:?}")))?,
+        Some(_) => return Err(McpError::invalid_params("cursor must be a string")),
+    };
+    let mut items: Vec<Value> = items.skip(offset).take(page_size + 1).collect();
+    let more = items.len() > page_size;
+    items.truncate(page_size);
+    let mut result = json!({ key: items });
+    if more {
+        result["nextCursor"] = json!(URL_SAFE_NO_PAD.encode(format!("o{}", offset + page_size)));
+    }
+    Ok(result)
+}
+
+fn decode(cursor: &str) -> Option<usize> {
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
+    std::str::from_utf8(&bytes).ok()?.strip_prefix('o')?.parse().ok()
+}

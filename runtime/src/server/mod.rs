@@ -1,0 +1,82 @@
+//! The server: builder, dispatch of every MCP method for both eras, run-time tool changes.
+
+mod builder;
+mod dispatch;
+mod dynamic;
+mod encode;
+mod methods;
+mod session;
+
+pub use builder::{CacheConfig, ServerBuilder};
+pub use dynamic::DynamicTool;
+pub use session::LegacySession;
+
+use crate::context::StateMap;
+use crate::registry::{DispatchTable, ParamHeader};
+use arc_swap::ArcSwap;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// A built MCP server: the dispatch table, server identity, configuration and shared state.
+///
+/// Cheap to clone (one `Arc`); every clone is the same server. Serve it with
+/// [`transport::stdio::serve`](crate::transport::stdio::serve) or
+/// [`transport::http::router`](crate::transport::http::router), or drive it in-process with
+/// [`testing::TestClient`](crate::testing::TestClient).
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+pub(crate) struct ServerInner {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) instructions: Option<String>,
+    pub(crate) table: ArcSwap<DispatchTable>,
+    pub(crate) state: Arc<StateMap>,
+    pub(crate) cache: CacheConfig,
+    pub(crate) page_size: usize,
+    pub(crate) shutdown: CancellationToken,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("name", &self.inner.name).field("version", &self.inner.version).finish()
+    }
+}
+
+impl Server {
+    /// Starts a builder for a server that identifies itself as `name` / `version`
+    /// (`serverInfo` / `io.modelcontextprotocol/serverInfo`).
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(name, version)
+    }
+
+    /// The server's `Implementation` object `{name, version}`.
+    pub fn server_info(&self) -> Value {
+        json!({ "name": self.inner.name, "version": self.inner.version })
+    }
+
+    /// A snapshot of the current dispatch table (lock-free).
+    pub fn table(&self) -> Arc<DispatchTable> {
+        self.inner.table.load_full()
+    }
+
+    /// The `x-mcp-header` annotations of the enabled tool `name` (empty when it has none or does
+    /// not exist). Used by the HTTP transport to check `Mcp-Param-*` headers.
+    pub fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
+        self.inner.table.load().tool(name).map(|t| t.param_headers.clone()).unwrap_or_default()
+    }
+
+    /// A token cancelled when [`shutdown`](Self::shutdown) is called; every request's own
+    /// cancellation token is a child of it.
+    pub fn shutdown_token(&self) -> &CancellationToken {
+        &self.inner.shutdown
+    }
+
+    /// Begins a graceful shutdown: in-flight requests are cancelled and transports stop accepting.
+    pub fn shutdown(&self) {
+        self.inner.shutdown.cancel();
+    }
+}

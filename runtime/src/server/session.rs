@@ -1,0 +1,76 @@
+use crate::protocol::LogLevel;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The state of one legacy (2025-11-25 / 2025-06-18 / 2025-03-26) session, created by
+/// `initialize`: the agreed version, the client's capabilities and identity, the log level set
+/// with `logging/setLevel`, and the resources subscribed with `resources/subscribe`.
+///
+/// A stdio process has at most one; each Streamable HTTP session (`Mcp-Session-Id`) has one.
+#[derive(Debug)]
+pub struct LegacySession {
+    /// The session id (an HTTP `Mcp-Session-Id`, visible ASCII; unused on stdio).
+    pub id: String,
+    /// The negotiated protocol version.
+    pub version: &'static str,
+    /// The client's capabilities from `initialize`.
+    pub client_capabilities: Value,
+    /// The client's `clientInfo` from `initialize`.
+    pub client_info: Option<Value>,
+    log_level: Mutex<Option<LogLevel>>,
+    subscriptions: Mutex<BTreeSet<String>>,
+    initialized: AtomicBool,
+}
+
+impl LegacySession {
+    pub(crate) fn new(
+        id: String,
+        version: &'static str,
+        client_capabilities: Value,
+        client_info: Option<Value>,
+    ) -> Self {
+        LegacySession {
+            id,
+            version,
+            client_capabilities,
+            client_info,
+            // Until the client picks a level, informational messages and above are sent.
+            log_level: Mutex::new(Some(LogLevel::Info)),
+            subscriptions: Mutex::new(BTreeSet::new()),
+            initialized: AtomicBool::new(false),
+        }
+    }
+
+    /// The current log threshold.
+    pub fn log_level(&self) -> Option<LogLevel> {
+        *self.log_level.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn set_log_level(&self, level: LogLevel) {
+        *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+    }
+
+    /// True once `notifications/initialized` arrived.
+    pub fn is_initialized(&self) -> bool {
+        self.initialized.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_initialized(&self) {
+        self.initialized.store(true, Ordering::Release);
+    }
+
+    /// The URIs this session subscribed to with `resources/subscribe`.
+    pub fn subscriptions(&self) -> Vec<String> {
+        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
+    }
+
+    pub(crate) fn subscribe(&self, uri: String) {
+        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert(uri);
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).remove(uri);
+    }
+}

@@ -1,0 +1,3 @@
+//! Transports: stdio and Streamable HTTP, both adapters over one [`Server`](crate::Server).
+
+pub mod stdio;
