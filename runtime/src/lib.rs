@@ -33,6 +33,7 @@ pub mod model;
 pub mod protocol;
 pub mod registry;
 pub mod server;
+pub mod testing;
 
 pub mod transport;
 

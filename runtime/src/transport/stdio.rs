@@ -1,1 +1,225 @@
-//! stdio transport (placeholder, replaced below).
+//! The stdio transport (spec digest §6): newline-delimited JSON-RPC on stdin/stdout.
+//!
+//! - Each message is one line; the single writer task writes every line whole, so concurrent
+//!   responses never interleave.
+//! - Requests run concurrently (at most [`StdioConfig::max_in_flight`] at once; reading pauses
+//!   beyond that). `notifications/cancelled {requestId}` cancels one and suppresses its response.
+//! - A first `initialize` turns the process into a legacy session (2025-11-25 rules); requests
+//!   carrying modern `_meta` are served statelessly either way.
+//! - EOF on stdin cancels everything in flight and returns `Ok(())`.
+//! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
+
+use crate::context::Notifier;
+use crate::jsonrpc::{McpError, Message, Request, RequestId, error_response, parse_message, success_response};
+use crate::protocol::META_PROTOCOL_VERSION;
+use crate::server::{LegacySession, Server};
+use futures::StreamExt;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Limits of the stdio transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StdioConfig {
+    /// Longest accepted line in bytes (default 16 MiB). A longer line is answered with `-32700`
+    /// and skipped; the connection stays usable.
+    pub max_line_bytes: usize,
+    /// Requests served at once (default 256); reading pauses while this many are in flight.
+    pub max_in_flight: usize,
+}
+
+impl Default for StdioConfig {
+    fn default() -> Self {
+        StdioConfig { max_line_bytes: 16 * 1024 * 1024, max_in_flight: 256 }
+    }
+}
+
+/// Serves `server` on this process's stdin and stdout until EOF or [`Server::shutdown`].
+///
+/// Errors: only I/O errors writing to stdout; malformed input is answered, never fatal.
+pub async fn serve(server: Server) -> std::io::Result<()> {
+    serve_io(server, tokio::io::stdin(), tokio::io::stdout(), StdioConfig::default()).await
+}
+
+/// Serves `server` on any byte stream pair with stdio framing (also used for Unix sockets,
+/// TCP, and by [`testing::TestClient`](crate::testing::TestClient) over an in-memory pipe).
+pub async fn serve_io<R, W>(server: Server, reader: R, writer: W, config: StdioConfig) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out_tx, out_rx) = mpsc::channel::<Value>(1024);
+    let writer_task = tokio::spawn(write_lines(writer, out_rx));
+    let mut conn = Connection {
+        server: server.clone(),
+        out: out_tx,
+        in_flight: Arc::new(Mutex::new(HashMap::new())),
+        session: None,
+        permits: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
+        tasks: TaskTracker::new(),
+    };
+    let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(config.max_line_bytes));
+    let shutdown = server.shutdown_token().clone();
+    loop {
+        let next = tokio::select! {
+            line = lines.next() => line,
+            _ = shutdown.cancelled() => None,
+        };
+        match next {
+            None => break,
+            Some(Ok(line)) => conn.on_line(line).await,
+            Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+                let err = McpError::parse_error(format!("message longer than {} bytes", config.max_line_bytes));
+                conn.send(error_response(None, &err)).await;
+            }
+            Some(Err(LinesCodecError::Io(e))) => {
+                tracing::warn!(error = %e, "stdio: read failed; closing");
+                break;
+            }
+        }
+    }
+    // EOF (or shutdown): cancel whatever is still running; cancelled requests send nothing.
+    for (_, token) in conn.in_flight.lock().unwrap_or_else(|e| e.into_inner()).drain() {
+        token.cancel();
+    }
+    conn.tasks.close();
+    conn.tasks.wait().await;
+    drop(conn);
+    writer_task.await.unwrap_or_else(|e| Err(std::io::Error::other(e)))
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<Value>) -> std::io::Result<()> {
+    while let Some(msg) = rx.recv().await {
+        // serde_json escapes control characters, so a serialized message never holds a newline.
+        let mut line = serde_json::to_vec(&msg).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        writer.write_all(&line).await?;
+        // Flush only when nothing else is queued: fewer syscalls under load, no added latency.
+        if rx.is_empty() {
+            writer.flush().await?;
+        }
+    }
+    writer.flush().await
+}
+
+struct Connection {
+    server: Server,
+    out: mpsc::Sender<Value>,
+    in_flight: Arc<Mutex<HashMap<RequestId, CancellationToken>>>,
+    session: Option<Arc<LegacySession>>,
+    permits: Arc<Semaphore>,
+    tasks: TaskTracker,
+}
+
+impl Connection {
+    async fn send(&self, msg: Value) {
+        // The writer only stops when stdout is gone; then there is no one left to tell.
+        let _ = self.out.send(msg).await;
+    }
+
+    async fn on_line(&mut self, line: String) {
+        if line.trim().is_empty() {
+            return;
+        }
+        match parse_message(line.as_bytes()) {
+            Err((err, id)) => self.send(error_response(id.as_ref(), &err)).await,
+            Ok(Message::Notification(n)) => self.on_notification(&n.method, n.params.as_ref()),
+            Ok(Message::Response { id, .. }) => {
+                tracing::debug!(%id, "stdio: ignoring a response to a request this server never sent");
+            }
+            Ok(Message::Request(req)) => self.on_request(req).await,
+        }
+    }
+
+    fn on_notification(&mut self, method: &str, params: Option<&serde_json::Map<String, Value>>) {
+        match method {
+            "notifications/cancelled" => {
+                // Malformed or unknown cancellations are ignored (spec digest §8.3).
+                let id = params.and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
+                if let Some(id) = id
+                    && let Some(token) = self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
+                {
+                    token.cancel();
+                }
+            }
+            "notifications/initialized" => {
+                if let Some(s) = &self.session {
+                    s.mark_initialized();
+                }
+            }
+            other => tracing::debug!(method = other, "stdio: ignoring notification"),
+        }
+    }
+
+    async fn on_request(&mut self, req: Request) {
+        let modern =
+            req.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some();
+        if req.method == "initialize" && !modern {
+            let reply = if self.session.is_some() {
+                Err(McpError::invalid_request("this process is already initialized"))
+            } else {
+                self.server.initialize(req.params.as_ref(), String::new())
+            };
+            match reply {
+                Ok((session, result)) => {
+                    self.session = Some(session);
+                    self.send(success_response(&req.id, result)).await;
+                }
+                Err(e) => self.send(error_response(Some(&req.id), &e)).await,
+            }
+            return;
+        }
+        let token = self.server.shutdown_token().child_token();
+        let duplicate = {
+            let mut map = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+            let duplicate = map.contains_key(&req.id);
+            if !duplicate {
+                map.insert(req.id.clone(), token.clone());
+            }
+            duplicate
+        };
+        if duplicate {
+            let err = McpError::invalid_request(format!("request id {} is already in flight", req.id));
+            self.send(error_response(Some(&req.id), &err)).await;
+            return;
+        }
+        // Closed only when the connection is dropped, and this loop owns the connection.
+        let Ok(permit) = self.permits.clone().acquire_owned().await else { return };
+        let server = self.server.clone();
+        let session = self.session.clone();
+        let out = self.out.clone();
+        let in_flight = self.in_flight.clone();
+        self.tasks.spawn(async move {
+            let _permit = permit;
+            let id = req.id.clone();
+            let (ntx, mut nrx) = mpsc::channel::<Value>(64);
+            let notifier = Notifier::new(ntx, token.clone());
+            let work = server.handle_request(req, session.as_ref(), token.clone(), notifier);
+            tokio::pin!(work);
+            let outcome = loop {
+                tokio::select! {
+                    biased;
+                    Some(n) = nrx.recv() => { let _ = out.send(n).await; }
+                    r = &mut work => break r,
+                }
+            };
+            while let Ok(n) = nrx.try_recv() {
+                let _ = out.send(n).await;
+            }
+            in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+            if token.is_cancelled() {
+                return;
+            }
+            let msg = match outcome {
+                Ok(result) => success_response(&id, result),
+                Err(e) => error_response(Some(&id), &e),
+            };
+            let _ = out.send(msg).await;
+        });
+    }
+}

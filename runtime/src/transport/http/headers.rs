@@ -1,0 +1,67 @@
+use crate::jsonrpc::McpError;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use http::HeaderMap;
+
+/// `Mcp-Session-Id`, when present and readable.
+pub(crate) fn session_id(headers: &HeaderMap) -> Option<String> {
+    headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(|s| s.trim().to_owned())
+}
+
+/// `MCP-Protocol-Version`, trimmed.
+pub(crate) fn protocol_version(headers: &HeaderMap) -> Option<String> {
+    headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()).map(|s| s.trim().to_owned())
+}
+
+/// Reads a header that mirrors a body value: trims optional whitespace and decodes the
+/// `=?base64?...?=` sentinel strictly (spec digest §5.3).
+///
+/// Returns `Ok(None)` when the header is absent. Errors (`-32020`): a value that is not
+/// visible ASCII, a sentinel whose base64 is malformed or padded wrongly, or whose bytes are
+/// not UTF-8.
+pub(crate) fn mirrored(headers: &HeaderMap, name: &str) -> Result<Option<String>, McpError> {
+    let Some(raw) = headers.get(name) else { return Ok(None) };
+    let text = raw
+        .to_str()
+        .map_err(|_| {
+            McpError::header_mismatch(format!("{name} holds characters that are not allowed; base64-encode the value"))
+        })?
+        .trim_matches([' ', '\t']);
+    let Some(inner) = text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) else {
+        return Ok(Some(text.to_owned()));
+    };
+    let bytes = STANDARD
+        .decode(inner)
+        .map_err(|_| McpError::header_mismatch(format!("{name}: the =?base64?...?= value is not valid base64")))?;
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| McpError::header_mismatch(format!("{name}: the decoded value is not UTF-8")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    fn with(name: &'static str, v: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(name, HeaderValue::from_str(v).expect("valid test header"));
+        h
+    }
+
+    #[test]
+    fn decodes_the_base64_sentinel_strictly() {
+        assert_eq!(
+            mirrored(&with("mcp-name", "=?base64?SGVsbG8=?="), "mcp-name").ok().flatten().as_deref(),
+            Some("Hello")
+        );
+        assert!(mirrored(&with("mcp-name", "=?base64?SGVsbG8?="), "mcp-name").is_err());
+        assert!(mirrored(&with("mcp-name", "=?base64?SGVs!!!bG8=?="), "mcp-name").is_err());
+        assert_eq!(mirrored(&with("mcp-name", "SGVsbG8="), "mcp-name").ok().flatten().as_deref(), Some("SGVsbG8="));
+        assert_eq!(
+            mirrored(&with("mcp-name", "=?base64?SGVsbG8="), "mcp-name").ok().flatten().as_deref(),
+            Some("=?base64?SGVsbG8=")
+        );
+        assert_eq!(mirrored(&with("mcp-name", "  greet  "), "mcp-name").ok().flatten().as_deref(), Some("greet"));
+    }
+}

@@ -1,0 +1,115 @@
+use super::HttpState;
+use super::headers::protocol_version;
+use super::respond::{self, ReplyPlan};
+use super::sessions::new_session_id;
+use crate::context::Notifier;
+use crate::jsonrpc::{McpError, Message, RequestId, success_response};
+use axum::response::Response;
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue};
+use tokio::sync::mpsc;
+
+/// Legacy JSON-RPC errors travel with HTTP 200 (only transport problems get 4xx there).
+fn legacy_status(_: &McpError) -> u16 {
+    200
+}
+
+/// `initialize` without modern `_meta`: negotiate, create the session, answer with its id.
+pub(crate) async fn initialize(state: &HttpState, msg: Message) -> Response {
+    let Message::Request(req) = msg else { return respond::accepted() };
+    match state.server.initialize(req.params.as_ref(), new_session_id()) {
+        Ok((legacy, result)) => {
+            let session = state.sessions.insert(legacy, state.server.shutdown_token());
+            let mut resp = respond::json(200, &success_response(&req.id, result));
+            if let Ok(v) = HeaderValue::from_str(&session.legacy.id) {
+                resp.headers_mut().insert("mcp-session-id", v);
+            }
+            resp
+        }
+        Err(e) => respond::error(Some(&req.id), &e),
+    }
+}
+
+fn session_not_found(id: Option<&RequestId>) -> Response {
+    respond::error(
+        id,
+        &McpError::invalid_request("unknown or expired Mcp-Session-Id; initialize again").with_http_status(404),
+    )
+}
+
+/// A POST inside a legacy session.
+pub(crate) async fn post(state: &HttpState, session_id: &str, headers: &HeaderMap, msg: Message) -> Response {
+    let req_id = match &msg {
+        Message::Request(r) => Some(r.id.clone()),
+        _ => None,
+    };
+    let Some(session) = state.sessions.get(session_id) else { return session_not_found(req_id.as_ref()) };
+    if let Some(v) = protocol_version(headers)
+        && !crate::protocol::is_legacy_version(&v)
+    {
+        let err = McpError::invalid_request(format!("MCP-Protocol-Version {v:?} is not valid for this session"))
+            .with_http_status(400);
+        return respond::error(req_id.as_ref(), &err);
+    }
+    let req = match msg {
+        Message::Notification(n) => {
+            match n.method.as_str() {
+                "notifications/initialized" => session.legacy.mark_initialized(),
+                "notifications/cancelled" => {
+                    let id = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
+                    if let Some(id) = id
+                        && let Some(t) = session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
+                    {
+                        t.cancel();
+                    }
+                }
+                _ => {}
+            }
+            return respond::accepted();
+        }
+        Message::Response { .. } => return respond::accepted(),
+        Message::Request(r) => r,
+    };
+    let (ntx, nrx) = mpsc::channel(64);
+    let cancel = session.closed.child_token();
+    session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(req.id.clone(), cancel.clone());
+    let notifier = Notifier::new(ntx, cancel.clone());
+    let server = state.server.clone();
+    let plan = ReplyPlan { id: req.id.clone(), error_status: legacy_status, keep_alive: state.config.keep_alive };
+    let token = cancel.clone();
+    let s = session.clone();
+    let work = Box::pin(async move {
+        let id = req.id.clone();
+        let r = server.serve_legacy(req, &s.legacy, token, notifier).await;
+        s.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+        r
+    });
+    respond::reply(plan, work, nrx, cancel).await
+}
+
+/// GET with a session id: the session's server-to-client stream. It carries keep-alive
+/// comments until the session ends or the client disconnects.
+pub(crate) async fn open_stream(state: &HttpState, session_id: &str, _headers: &HeaderMap) -> Response {
+    let Some(session) = state.sessions.get(session_id) else { return session_not_found(None) };
+    let (tx, rx) = mpsc::channel::<Bytes>(16);
+    let keep_alive = state.config.keep_alive;
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(keep_alive);
+        loop {
+            tokio::select! {
+                _ = session.closed.cancelled() => return,
+                _ = tx.closed() => return,
+                _ = tick.tick() => if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { return },
+            }
+        }
+    });
+    respond::sse_response(rx)
+}
+
+/// DELETE with a session id: ends the session (its requests are cancelled).
+pub(crate) fn delete(state: &HttpState, session_id: &str) -> Response {
+    match state.sessions.remove(session_id) {
+        Some(_) => respond::json(200, &serde_json::json!({})),
+        None => session_not_found(None),
+    }
+}

@@ -1,0 +1,149 @@
+//! Streamable HTTP transport on axum (spec digest §5), serving both eras on one endpoint.
+//!
+//! - **2026-07-28** (stateless): POST only; every request carries `MCP-Protocol-Version`,
+//!   `Mcp-Method`, `Mcp-Name` (where the method has one) and `Mcp-Param-*` headers, checked in
+//!   the order of spec digest §1.7. The reply is JSON, or SSE when the handler emits progress or
+//!   log notifications before its result. GET and DELETE without a legacy session are 405.
+//! - **2025-11-25 and older** (sessions): `initialize` without modern `_meta` creates a session
+//!   (`Mcp-Session-Id`); later POSTs carry the id; GET opens the session's stream; DELETE ends it.
+//!
+//! Every request is checked against DNS rebinding first (`Host` and `Origin` allow-lists, 403)
+//! and bodies are limited in size (413 with a JSON-RPC error).
+//!
+//! Nest [`router`] into an existing axum app, or run it with [`serve`].
+
+mod headers;
+mod legacy;
+mod modern;
+mod respond;
+mod security;
+mod sessions;
+
+use crate::jsonrpc::{McpError, Message, parse_message};
+use crate::protocol::META_PROTOCOL_VERSION;
+use crate::server::Server;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::response::Response;
+use http::{Method, Request};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use security::HostPolicy;
+
+/// Configuration of the Streamable HTTP transport.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Path of the MCP endpoint inside the router (default `/mcp`).
+    pub path: String,
+    /// Which `Host` and `Origin` values are accepted (default: localhost, 127.0.0.1 and [::1]
+    /// on any port). Others get 403.
+    pub hosts: HostPolicy,
+    /// Largest accepted request body in bytes (default 4 MiB); larger bodies get 413 with a
+    /// `-32600` error.
+    pub max_body_bytes: usize,
+    /// Serve legacy (2025-11-25 / 2025-06-18 / 2025-03-26) sessions beside the stateless wire
+    /// (default true). When false, `initialize` is `-32601` and GET/DELETE are 405.
+    pub legacy_sessions: bool,
+    /// Interval of SSE keep-alive comments on long-lived streams (default 15 s).
+    pub keep_alive: Duration,
+    /// Most legacy sessions kept at once (default 10 000); the least recently used is dropped.
+    pub max_sessions: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            path: "/mcp".to_owned(),
+            hosts: HostPolicy::localhost(),
+            max_body_bytes: 4 * 1024 * 1024,
+            legacy_sessions: true,
+            keep_alive: Duration::from_secs(15),
+            max_sessions: 10_000,
+        }
+    }
+}
+
+pub(crate) struct HttpState {
+    pub(crate) server: Server,
+    pub(crate) config: HttpConfig,
+    pub(crate) sessions: sessions::SessionStore,
+}
+
+/// An axum [`Router`] serving `server` at `config.path`. Nest or merge it into your own app;
+/// layers (auth, tracing, CORS) go around it as with any axum router.
+pub fn router(server: Server, config: HttpConfig) -> Router {
+    let path = config.path.clone();
+    let state = Arc::new(HttpState { sessions: sessions::SessionStore::new(config.max_sessions), server, config });
+    Router::new().route(&path, axum::routing::any(handle)).with_state(state)
+}
+
+/// Serves `server` on `listener` until [`Server::shutdown`] is called; in-flight requests are
+/// cancelled and open streams closed on shutdown.
+///
+/// Errors: I/O errors of the listener.
+pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: HttpConfig) -> std::io::Result<()> {
+    let shutdown = server.shutdown_token().clone();
+    let app = router(server, config);
+    axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await
+}
+
+async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Response {
+    let (parts, body) = req.into_parts();
+    if let Err(resp) = security::check(&state.config.hosts, &parts.headers) {
+        return resp;
+    }
+    let session_id = headers::session_id(&parts.headers);
+    match parts.method {
+        Method::POST => {}
+        Method::GET if state.config.legacy_sessions && session_id.is_some() => {
+            return legacy::open_stream(&state, session_id.as_deref().unwrap_or_default(), &parts.headers).await;
+        }
+        Method::DELETE if state.config.legacy_sessions && session_id.is_some() => {
+            return legacy::delete(&state, session_id.as_deref().unwrap_or_default());
+        }
+        _ => return respond::method_not_allowed(),
+    }
+    let bytes = match axum::body::to_bytes(body, state.config.max_body_bytes).await {
+        Ok(b) => b,
+        Err(_) => {
+            let err =
+                McpError::invalid_request(format!("request body is larger than {} bytes", state.config.max_body_bytes))
+                    .with_http_status(413);
+            return respond::error(None, &err);
+        }
+    };
+    let msg = match parse_message(&bytes) {
+        Ok(m) => m,
+        Err((err, id)) => return respond::error(id.as_ref(), &err),
+    };
+    let modern_meta = match &msg {
+        Message::Request(r) => r.params.as_ref(),
+        Message::Notification(n) => n.params.as_ref(),
+        Message::Response { .. } => None,
+    }
+    .and_then(|p| p.get("_meta"))
+    .and_then(|m| m.get(META_PROTOCOL_VERSION))
+    .is_some();
+    let header_version = headers::protocol_version(&parts.headers);
+    let header_is_legacy = header_version.as_deref().is_some_and(crate::protocol::is_legacy_version);
+    let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
+    if state.config.legacy_sessions && !modern_meta {
+        if let Some(id) = &session_id {
+            return legacy::post(&state, id, &parts.headers, msg).await;
+        }
+        if is_initialize && (header_version.is_none() || header_is_legacy) {
+            return legacy::initialize(&state, msg).await;
+        }
+        if header_is_legacy {
+            let id = match &msg {
+                Message::Request(r) => Some(r.id.clone()),
+                _ => None,
+            };
+            let err = McpError::invalid_request("missing Mcp-Session-Id: send initialize first").with_http_status(400);
+            return respond::error(id.as_ref(), &err);
+        }
+    }
+    modern::post(&state, &parts.headers, msg).await
+}

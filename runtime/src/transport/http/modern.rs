@@ -1,0 +1,125 @@
+use super::HttpState;
+use super::headers::{mirrored, protocol_version};
+use super::respond::{self, ReplyPlan};
+use crate::context::Notifier;
+use crate::jsonrpc::{McpError, Message, Request};
+use crate::protocol::{ModernMeta, parse_modern_meta};
+use crate::registry::ParamHeader;
+use axum::response::Response;
+use http::HeaderMap;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// A POST on the stateless 2026-07-28 path. Checks run in the order of spec digest §1.7; the
+/// first failure answers.
+pub(crate) async fn post(state: &HttpState, headers: &HeaderMap, msg: Message) -> Response {
+    let req = match msg {
+        // 2026-07-28 defines no client notification over HTTP; accept and ignore (202).
+        Message::Notification(_) => return respond::accepted(),
+        Message::Response { .. } => {
+            let err = McpError::invalid_request("the stateless wire takes no client responses").with_http_status(400);
+            return respond::error(None, &err);
+        }
+        Message::Request(r) => r,
+    };
+    let meta = match validate(state, headers, &req) {
+        Ok(m) => m,
+        Err(e) => return respond::error(Some(&req.id), &e),
+    };
+    let (ntx, nrx) = mpsc::channel(64);
+    let cancel = state.server.shutdown_token().child_token();
+    let notifier = Notifier::new(ntx, cancel.clone());
+    let server = state.server.clone();
+    let plan = ReplyPlan { id: req.id.clone(), error_status: McpError::status, keep_alive: state.config.keep_alive };
+    let token = cancel.clone();
+    let work = Box::pin(async move { server.serve_modern(req, meta, token, notifier).await });
+    respond::reply(plan, work, nrx, cancel).await
+}
+
+fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<ModernMeta, McpError> {
+    let header_version = protocol_version(headers)
+        .ok_or_else(|| McpError::header_mismatch("the MCP-Protocol-Version header is required"))?;
+    let meta = parse_modern_meta(req.params.as_ref())?;
+    if header_version != meta.protocol_version {
+        return Err(McpError::header_mismatch(format!(
+            "MCP-Protocol-Version header {header_version:?} differs from _meta protocolVersion {:?}",
+            meta.protocol_version
+        )));
+    }
+    state.server.check_modern_version(&meta)?;
+    let method_header = mirrored(headers, "mcp-method")?
+        .ok_or_else(|| McpError::header_mismatch("the Mcp-Method header is required"))?;
+    if method_header != req.method {
+        return Err(McpError::header_mismatch(format!(
+            "Mcp-Method header {method_header:?} differs from the body's method {:?}",
+            req.method
+        )));
+    }
+    check_name(headers, req)?;
+    if !state.server.serves_modern_method(&req.method) {
+        return Err(McpError::method_not_found(&req.method));
+    }
+    if req.method == "tools/call"
+        && let Some(name) = req.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)
+    {
+        let args = req.params.as_ref().and_then(|p| p.get("arguments"));
+        check_params(headers, &state.server.tool_param_headers(name), args)?;
+    }
+    Ok(meta)
+}
+
+/// The body field `Mcp-Name` mirrors for `method`, if it has one.
+fn name_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    }
+}
+
+fn check_name(headers: &HeaderMap, req: &Request) -> Result<(), McpError> {
+    let Some(field) = name_field(&req.method) else { return Ok(()) };
+    let body = req.params.as_ref().and_then(|p| p.get(field)).and_then(Value::as_str);
+    let header = mirrored(headers, "mcp-name")?;
+    match (body, header) {
+        (Some(b), Some(h)) if b == h => Ok(()),
+        (Some(b), Some(h)) => {
+            Err(McpError::header_mismatch(format!("Mcp-Name header {h:?} differs from params.{field} {b:?}")))
+        }
+        (Some(_), None) => {
+            Err(McpError::header_mismatch(format!("the Mcp-Name header is required for {}", req.method)))
+        }
+        // No body value: the params check of the method reports it.
+        (None, _) => Ok(()),
+    }
+}
+
+/// `Mcp-Param-*` headers against the tool's `x-mcp-header` properties (spec digest §5.4).
+fn check_params(headers: &HeaderMap, declared: &[ParamHeader], args: Option<&Value>) -> Result<(), McpError> {
+    for p in declared {
+        let value = args.and_then(|a| a.get(&p.property)).filter(|v| !v.is_null());
+        let name = format!("mcp-param-{}", p.header.to_ascii_lowercase());
+        let header = mirrored(headers, &name)?;
+        let Some(value) = value else { continue };
+        let Some(h) = header else {
+            return Err(McpError::header_mismatch(format!("the Mcp-Param-{} header is required", p.header)));
+        };
+        let equal = match value {
+            Value::String(s) => *s == h,
+            Value::Bool(b) => h == if *b { "true" } else { "false" },
+            Value::Number(n) => match (n.as_i64(), h.parse::<i64>()) {
+                (Some(a), Ok(b)) => a == b,
+                _ => false,
+            },
+            _ => false,
+        };
+        if !equal {
+            return Err(McpError::header_mismatch(format!(
+                "Mcp-Param-{} header {h:?} differs from arguments.{}",
+                p.header, p.property
+            )));
+        }
+    }
+    Ok(())
+}
