@@ -26,6 +26,7 @@
 //! same server answers MCP 2026-07-28 (stateless, per-request `_meta`) and the legacy
 //! session-based revisions 2025-11-25, 2025-06-18 and 2025-03-26, over stdio and Streamable HTTP.
 
+pub mod cli;
 pub mod context;
 pub mod handler;
 pub mod jsonrpc;
@@ -45,7 +46,7 @@ pub use model::{
     PromptMessage, ReadResourceResult, ResourceContents, Role,
 };
 pub use protocol::LogLevel;
-pub use registry::BuildError;
+pub use registry::{BuildError, ResourceRequest};
 pub use server::{Server, ServerBuilder};
 pub use switchyard_macros::{mcp_completion, mcp_prompt, mcp_resource, mcp_tool};
 pub use tokio_util::sync::CancellationToken;
@@ -54,8 +55,8 @@ pub use tokio_util::sync::CancellationToken;
 pub mod prelude {
     pub use crate::{
         CallToolResult, CancellationToken, Completion, Content, GetPromptResult, Json, Logger, McpError, Progress,
-        PromptMessage, ReadResourceResult, RequestContext, ResourceContents, Server, State, ToolError, mcp_completion,
-        mcp_prompt, mcp_resource, mcp_tool,
+        PromptMessage, ReadResourceResult, RequestContext, ResourceContents, ResourceRequest, Server, State, ToolError,
+        mcp_completion, mcp_prompt, mcp_resource, mcp_tool,
     };
 }
 
@@ -68,7 +69,9 @@ pub mod __private {
         input_schema, output_schema, prompt_arguments, raw_schema, template_var,
     };
     pub use crate::jsonrpc::McpError;
-    pub use crate::model::{CallToolResult, Completion, CompletionRequest, GetPromptResult, ReadResourceResult};
+    pub use crate::model::{
+        CallToolResult, Completion, CompletionRequest, GetPromptResult, PromptArgument, ReadResourceResult,
+    };
     pub use crate::registry::{
         BoxFuture, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, ResourceRequest,
         Site, ToolRegistration,
@@ -80,6 +83,8 @@ pub mod __private {
     pub use std::boxed::Box;
     pub use std::option::Option::{self, None, Some};
     pub use std::result::Result::{self, Err, Ok};
+    pub use std::string::String;
+    pub use std::vec::Vec;
 
     /// Implemented by every type usable as tool, prompt or RPC params. Generated code asserts it on
     /// the params argument so the error lands on the user's type.
@@ -95,4 +100,41 @@ pub mod __private {
     pub const fn assert_params<T: Params>() {}
     /// Compile-time assertion helper used by generated code.
     pub const fn assert_extractor<T: FromRequestContext>() {}
+    /// Compile-time assertion helper used by generated code: params of a tool whose input schema
+    /// is hand-written need no `JsonSchema`.
+    pub const fn assert_deserialize<T: serde::de::DeserializeOwned>() {}
+    /// Compile-time assertion helper used by generated code.
+    pub const fn assert_tool_return<T: IntoToolOutcome>() {}
+    /// Compile-time assertion helper used by generated code.
+    pub const fn assert_prompt_return<T: IntoPromptResult>() {}
+    /// Compile-time assertion helper used by generated code.
+    pub const fn assert_resource_return<T: IntoReadResult>() {}
+    /// Compile-time assertion helper used by generated code.
+    pub const fn assert_completion_return<T: IntoCompletion>() {}
+
+    /// Implemented by every type usable as `T` in a tool's `Json<T>` output. Generated code
+    /// asserts it so the error lands on the user's type.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` has no JSON Schema for the tool's output schema",
+        label = "a tool returning Json<T> declares T's schema as its outputSchema",
+        note = "add #[derive(schemars::JsonSchema)] to the type"
+    )]
+    pub trait OutputSchema: schemars::JsonSchema {}
+    impl<T: schemars::JsonSchema> OutputSchema for T {}
+
+    /// Compile-time assertion helper used by generated code.
+    pub const fn assert_output_schema<T: OutputSchema>() {}
+
+    /// Implemented by every type a resource template variable can be bound to. Generated code
+    /// asserts it on the argument so the error lands on the user's type.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot hold a URI template variable",
+        label = "template variables are parsed with `FromStr`",
+        note = "use String or a number type, or implement std::str::FromStr for the type"
+    )]
+    pub trait TemplateVar: std::str::FromStr {}
+    impl<T: std::str::FromStr> TemplateVar for T {}
+
+    /// Compile-time assertion helper used by generated code.
+    pub const fn assert_template_var<T: TemplateVar>() {}
 }

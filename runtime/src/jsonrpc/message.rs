@@ -37,18 +37,31 @@ pub enum Message {
     },
 }
 
+/// Why a message could not be parsed: the error to answer with, and the request id when one
+/// could be read so that the error response can echo it.
+#[derive(Debug, Clone)]
+pub struct ParseFailure {
+    /// `-32700` or `-32600`.
+    pub error: McpError,
+    /// The id of the offending message, if it had a readable one.
+    pub id: Option<RequestId>,
+}
+
 /// Parses one JSON-RPC message from bytes.
 ///
 /// Errors: `-32700` when the bytes are not JSON; `-32600` when the JSON is not a single JSON-RPC
 /// 2.0 message (batches, a missing `"jsonrpc":"2.0"`, a non-string method, a `null` or fractional
-/// id, non-object params). The error's second element is the request id when one could be read,
-/// so the error response can echo it.
-pub fn parse_message(bytes: &[u8]) -> Result<Message, (McpError, Option<RequestId>)> {
-    let value: Value =
-        serde_json::from_slice(bytes).map_err(|e| (McpError::parse_error(format!("invalid JSON: {e}")), None))?;
+/// id, non-object params). Boxed: failures are rare and the success path stays small.
+pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<ParseFailure>> {
+    parse(bytes).map_err(|(error, id)| Box::new(ParseFailure { error: *error, id }))
+}
+
+fn parse(bytes: &[u8]) -> Result<Message, (Box<McpError>, Option<RequestId>)> {
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| (Box::new(McpError::parse_error(format!("invalid JSON: {e}"))), None))?;
     let Value::Object(mut obj) = value else {
         let what = if value.is_array() { "batches are not supported" } else { "expected a JSON object" };
-        return Err((McpError::invalid_request(what), None));
+        return Err((Box::new(McpError::invalid_request(what)), None));
     };
     let id_value = obj.remove("id");
     let id = match &id_value {
@@ -56,34 +69,34 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, (McpError, Option<RequestI
         Some(v) => match RequestId::from_value(v) {
             Some(id) => Some(id),
             None => {
-                return Err((McpError::invalid_request("id must be a string or an integer"), None));
+                return Err((Box::new(McpError::invalid_request("id must be a string or an integer")), None));
             }
         },
     };
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err((McpError::invalid_request("\"jsonrpc\" must be \"2.0\""), id));
+        return Err((Box::new(McpError::invalid_request("\"jsonrpc\" must be \"2.0\"")), id));
     }
     let params = match obj.remove("params") {
         None => None,
         Some(Value::Object(m)) => Some(m),
-        Some(_) => return Err((McpError::invalid_request("params must be an object"), id)),
+        Some(_) => return Err((Box::new(McpError::invalid_request("params must be an object")), id)),
     };
     match obj.remove("method") {
         Some(Value::String(method)) => Ok(match id {
             Some(id) => Message::Request(Request { id, method, params }),
             None => Message::Notification(Notification { method, params }),
         }),
-        Some(_) => Err((McpError::invalid_request("method must be a string"), id)),
+        Some(_) => Err((Box::new(McpError::invalid_request("method must be a string")), id)),
         None => {
             let Some(id) = id else {
-                return Err((McpError::invalid_request("message has neither method nor id"), None));
+                return Err((Box::new(McpError::invalid_request("message has neither method nor id")), None));
             };
             if let Some(result) = obj.remove("result") {
                 Ok(Message::Response { id, outcome: Ok(result) })
             } else if let Some(error) = obj.remove("error") {
                 Ok(Message::Response { id, outcome: Err(error) })
             } else {
-                Err((McpError::invalid_request("message has no method"), Some(id)))
+                Err((Box::new(McpError::invalid_request("message has no method")), Some(id)))
             }
         }
     }

@@ -9,4 +9,4 @@ mod message;
 
 pub use error::{ErrorCode, McpError};
 pub use id::RequestId;
-pub use message::{Message, Notification, Request, error_response, parse_message, success_response};
+pub use message::{Message, Notification, ParseFailure, Request, error_response, parse_message, success_response};

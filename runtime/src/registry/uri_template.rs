@@ -26,6 +26,9 @@ impl UriTemplate {
             } else if matches!(parts.last(), Some(Part::Var(_))) {
                 return Err(format!("URI template {template:?}: two variables must be separated by literal text"));
             }
+            if rest[..start].contains('}') {
+                return Err(format!("URI template {template:?}: `}}` without a matching `{{`"));
+            }
             let after = &rest[start + 1..];
             let end = after.find('}').ok_or_else(|| format!("URI template {template:?}: unclosed `{{`"))?;
             let name = &after[..end];
@@ -39,6 +42,9 @@ impl UriTemplate {
             }
             parts.push(Part::Var(name.to_owned()));
             rest = &after[end + 1..];
+        }
+        if rest.contains('}') {
+            return Err(format!("URI template {template:?}: `}}` without a matching `{{`"));
         }
         if !rest.is_empty() {
             parts.push(Part::Literal(rest.to_owned()));
@@ -109,5 +115,7 @@ mod tests {
         assert!(UriTemplate::parse("x://{a").is_err());
         assert!(UriTemplate::parse("x://{}").is_err());
         assert!(UriTemplate::parse("x://{a}/{a}").is_err());
+        assert!(UriTemplate::parse("x://a}/{b}").is_err());
+        assert!(UriTemplate::parse("x://{a}/b}").is_err());
     }
 }

@@ -127,7 +127,7 @@ impl Connection {
             return;
         }
         match parse_message(line.as_bytes()) {
-            Err((err, id)) => self.send(error_response(id.as_ref(), &err)).await,
+            Err(f) => self.send(error_response(f.id.as_ref(), &f.error)).await,
             Ok(Message::Notification(n)) => self.on_notification(&n.method, n.params.as_ref()),
             Ok(Message::Response { id, .. }) => {
                 tracing::debug!(%id, "stdio: ignoring a response to a request this server never sent");

@@ -91,7 +91,7 @@ pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: Ht
 
 async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Response {
     let (parts, body) = req.into_parts();
-    if let Err(resp) = security::check(&state.config.hosts, &parts.headers) {
+    if let Some(resp) = security::reject(&state.config.hosts, &parts.headers) {
         return resp;
     }
     let session_id = headers::session_id(&parts.headers);
@@ -116,7 +116,7 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     };
     let msg = match parse_message(&bytes) {
         Ok(m) => m,
-        Err((err, id)) => return respond::error(id.as_ref(), &err),
+        Err(f) => return respond::error(f.id.as_ref(), &f.error),
     };
     let modern_meta = match &msg {
         Message::Request(r) => r.params.as_ref(),

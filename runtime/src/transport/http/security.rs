@@ -40,16 +40,16 @@ fn strip_port(host: &str) -> &str {
     host.rsplit_once(':').filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit())).map_or(host, |(h, _)| h)
 }
 
-/// Rejects a request whose `Host` or (when present) `Origin` is not allowed, with 403 and an
-/// id-less JSON-RPC error naming the header.
-pub(crate) fn check(policy: &HostPolicy, headers: &HeaderMap) -> Result<(), Response> {
+/// The 403 response for a request whose `Host` or (when present) `Origin` is not allowed, with
+/// an id-less JSON-RPC error naming the header; `None` when both are fine.
+pub(crate) fn reject(policy: &HostPolicy, headers: &HeaderMap) -> Option<Response> {
     let forbidden = |what: &str| {
         respond::error(None, &McpError::invalid_request(format!("{what} is not allowed")).with_http_status(403))
     };
     if let Some(host) = headers.get(http::header::HOST) {
         let ok = host.to_str().is_ok_and(|h| policy.allows_host(h));
         if !ok {
-            return Err(forbidden("Host"));
+            return Some(forbidden("Host"));
         }
     }
     if let Some(origin) = headers.get(http::header::ORIGIN) {
@@ -57,10 +57,10 @@ pub(crate) fn check(policy: &HostPolicy, headers: &HeaderMap) -> Result<(), Resp
             matches!(scheme, "http" | "https") && !rest.contains('/') && policy.allows_host(rest)
         });
         if !ok {
-            return Err(forbidden("Origin"));
+            return Some(forbidden("Origin"));
         }
     }
-    Ok(())
+    None
 }
 
 #[cfg(test)]

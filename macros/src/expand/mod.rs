@@ -1,0 +1,387 @@
+//! Code generation, one file per macro; this module holds the driver and the pieces they share
+//! (argument extraction, source site, crate-wide duplicate guard).
+//!
+//! Every expansion is the user's function, unchanged except for our `#[extract]` markers,
+//! followed by `const _: () = { ... };` holding the shim, the check calls and the `inventory`
+//! submission, so no helper name leaks into the user's module. With errors, the function is still
+//! emitted (IDEs and type checking keep working) and the errors follow it.
+
+mod completion;
+mod prompt;
+mod resource;
+mod tool;
+
+use crate::ast::{self, Arg, Handler, Role};
+use crate::attr::Named;
+use crate::ctxt::Ctxt;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Type};
+
+/// The macro being expanded.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+    Completion,
+}
+
+impl Kind {
+    fn macro_name(self) -> &'static str {
+        match self {
+            Kind::Tool => "mcp_tool",
+            Kind::Prompt => "mcp_prompt",
+            Kind::Resource => "mcp_resource",
+            Kind::Completion => "mcp_completion",
+        }
+    }
+}
+
+/// Expands one attribute invocation.
+pub fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(_) => {
+            let msg = format!("`#[{}]` applies to a free `async fn`", kind.macro_name());
+            let err = syn::Error::new(Span::call_site(), msg).to_compile_error();
+            return quote!(#item #err);
+        }
+    };
+    let cx = Ctxt::new();
+    let generated = match kind {
+        Kind::Tool => tool::expand(&cx, attr, &func),
+        Kind::Prompt => prompt::expand(&cx, attr, &func),
+        Kind::Resource => resource::expand(&cx, attr, &func),
+        Kind::Completion => completion::expand(&cx, attr, &func),
+    };
+    ast::strip_extract_attrs(&mut func);
+    // A `#[cfg]` written below our attribute reaches us unevaluated; the registration must
+    // disappear together with the function it names.
+    let cfgs: Vec<&Attribute> = func.attrs.iter().filter(|a| a.path().is_ident("cfg")).collect();
+    match cx.check() {
+        Ok(()) => quote! {
+            #func
+            #(#cfgs)*
+            const _: () = { #generated };
+        },
+        Err(err) => {
+            let errors = err.to_compile_error();
+            let keep_alive = keep_alive(&func);
+            quote!(#func #(#cfgs)* #keep_alive #errors)
+        }
+    }
+}
+
+/// Refers to the function so that a registration rejected for an attribute error does not add a
+/// "never used" warning to the real errors. Skipped where such a reference could itself fail
+/// (generic functions, methods).
+fn keep_alive(func: &ItemFn) -> TokenStream {
+    let has_receiver = func.sig.inputs.iter().any(|i| matches!(i, FnArg::Receiver(_)));
+    if has_receiver || !func.sig.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = &func.sig.ident;
+    quote!(const _: () = { let _ = #ident; };)
+}
+
+/// The runtime's hidden re-export module: the only path generated code names, so that user
+/// crates need no dependency besides `switchyard`.
+fn private() -> TokenStream {
+    quote!(::switchyard::__private)
+}
+
+/// `Some("..")` or `None` as an `Option<&'static str>` expression.
+fn opt_str(value: Option<String>) -> TokenStream {
+    let p = private();
+    match value {
+        Some(v) => quote!(#p::Some(#v)),
+        None => quote!(#p::None),
+    }
+}
+
+fn lit_value(lit: Option<&LitStr>) -> Option<String> {
+    lit.map(LitStr::value)
+}
+
+/// The `group` key, `"default"` when absent.
+fn group(lit: Option<&LitStr>) -> String {
+    lit_value(lit).unwrap_or_else(|| "default".to_owned())
+}
+
+/// `Site { .. }` of the handler; `line!()` carries the function name's span so the line is the
+/// name's, not the attribute's.
+fn site(handler: &Handler<'_>) -> TokenStream {
+    let p = private();
+    let function = handler.ident.unraw().to_string();
+    let line = quote_spanned!(handler.ident.span()=> ::core::line!());
+    quote! {
+        #p::Site {
+            module_path: ::core::module_path!(),
+            file: ::core::file!(),
+            line: #line,
+            function: #function,
+        }
+    }
+}
+
+/// What the shim has in scope for building arguments.
+struct ShimInputs<'a> {
+    /// `tool `echo``, for decode errors.
+    what: &'a str,
+    /// The raw arguments value (tools: `Value`, prompts: a `Value::Object` expression).
+    params_value: TokenStream,
+}
+
+/// `let __argN = ...;` for each argument, in signature order (an extractor that fails stops the
+/// call before later arguments are built), and the call expression `user_fn(__arg0, ..)`.
+///
+/// Each user type is first passed to its assertion helper with the same tokens as its use, so
+/// rustc reports one product-level error at the user's type and suppresses the follow-on errors
+/// it implies.
+fn bind_args(handler: &Handler<'_>, inputs: &ShimInputs<'_>, raw_schema: bool) -> (TokenStream, TokenStream) {
+    let p = private();
+    let mut lets = TokenStream::new();
+    let mut names = Vec::new();
+    for (i, Arg { ty, role }) in handler.args.iter().enumerate() {
+        let var = format_ident!("__arg{}", i);
+        let span = ty.span();
+        let value = match role {
+            Role::Extractor => quote_spanned! {span=>
+                #p::assert_extractor::<#ty>();
+                <#ty as #p::FromRequestContext>::from_request_context(&__ctx)?
+            },
+            Role::Params => {
+                let (what, value) = (inputs.what, &inputs.params_value);
+                let assertion = params_assertion(ty, raw_schema);
+                quote_spanned! {span=>
+                    #assertion
+                    #p::decode_arguments::<#ty>(#what, #value)?
+                }
+            }
+            Role::TemplateVar(name) => quote_spanned! {span=>
+                #p::assert_template_var::<#ty>();
+                #p::template_var::<#ty>(&__req, #name)?
+            },
+            Role::ResourceRequest => quote_spanned! {span=>
+                ::core::clone::Clone::clone(&__req)
+            },
+            Role::CompletionRequest => quote_spanned! {span=>
+                { let __request: #ty = __req; __request }
+            },
+        };
+        lets.extend(quote!(let #var = { #value };));
+        names.push(var);
+    }
+    let ident = handler.ident;
+    (lets, quote!(#ident(#(#names),*)))
+}
+
+/// `assert_params::<T>();`, or `assert_deserialize::<T>();` when a hand-written schema replaces
+/// the generated one (the type then needs no `JsonSchema`).
+fn params_assertion(ty: &Type, raw_schema: bool) -> TokenStream {
+    let p = private();
+    let helper = if raw_schema { quote!(assert_deserialize) } else { quote!(assert_params) };
+    quote_spanned!(ty.span()=> #p::#helper::<#ty>();)
+}
+
+/// True when any argument reads the shim input of this role.
+fn uses(handler: &Handler<'_>, pred: impl Fn(&Role) -> bool) -> bool {
+    handler.args.iter().any(|a| pred(&a.role))
+}
+
+/// The shim's parameter pattern: the name when used, `_` otherwise (no unused-variable lint in
+/// the user's crate).
+fn shim_param(used: bool, name: &str) -> TokenStream {
+    if used {
+        let ident = Ident::new(name, Span::call_site());
+        quote!(#ident)
+    } else {
+        quote!(_)
+    }
+}
+
+/// The conversion of the awaited return value `value` with `Trait::method(value, extra..)`,
+/// preceded by the check that the return type implements `Trait` (`assert_helper`), both at the
+/// return type (at the function name when there is no `->`).
+///
+/// The conversion names the return type as `<R as Trait>`, with the same tokens as the check, so
+/// a bad return type is one error at the user's `R`, not a second one at the attribute. Types
+/// that cannot be named (`impl Trait`) are left to the conversion alone.
+fn convert_return(
+    handler: &Handler<'_>,
+    conversion: (&str, &str, &str),
+    value: TokenStream,
+    extra: TokenStream,
+) -> TokenStream {
+    let p = private();
+    let (assert_helper, trait_name, method) = conversion;
+    let assert_helper = Ident::new(assert_helper, Span::call_site());
+    let trait_name = Ident::new(trait_name, Span::call_site());
+    let method = Ident::new(method, Span::call_site());
+    let (ty, span) = match handler.output {
+        Some(ty) if ast::is_unnameable(ty) => return quote!(#p::#trait_name::#method(#value #extra)),
+        Some(ty) => (quote!(#ty), ty.span()),
+        None => (quote_spanned!(handler.ident.span()=> ()), handler.ident.span()),
+    };
+    quote_spanned! {span=>
+        #p::#assert_helper::<#ty>();
+        <#ty as #p::#trait_name>::#method(#value #extra)
+    }
+}
+
+/// A `#[macro_export]` macro named after the registration's key. `#[macro_export]` puts every
+/// such macro at the crate root whatever module it is written in, so two registrations of one
+/// key in one crate are rustc's "defined multiple times" error (E0428), which shows both
+/// definitions; the name is spanned on the user's name literal (or function name) so those two
+/// places are the user's. The key includes the group, since equal names in different groups are
+/// legitimate (a binary may host several servers).
+fn duplicate_guard(kind: &str, group: &str, name: &Named) -> TokenStream {
+    let hash = fnv1a(&[kind, group, &name.value]);
+    let ident = Ident::new(&format!("__switchyard_{kind}_{}_{hash:016x}", sanitize(&name.value)), name.span);
+    quote_spanned! {name.span=>
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! #ident { () => {} }
+    }
+}
+
+/// `name` reduced to identifier characters, shortened; only for readability of the guard's
+/// name, whose uniqueness comes from the hash.
+fn sanitize(name: &str) -> String {
+    name.chars().take(40).map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+/// 64-bit FNV-1a over the parts, each followed by a 0 byte so that part boundaries count.
+fn fnv1a(parts: &[&str]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for byte in part.bytes().chain([0]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_keys_differ_by_kind_group_and_name() {
+        let a = fnv1a(&["tool", "default", "echo"]);
+        assert_ne!(a, fnv1a(&["prompt", "default", "echo"]));
+        assert_ne!(a, fnv1a(&["tool", "other", "echo"]));
+        assert_ne!(a, fnv1a(&["tool", "default", "echo2"]));
+        assert_ne!(fnv1a(&["tool", "ab", "c"]), fnv1a(&["tool", "a", "bc"]));
+        assert_eq!(a, fnv1a(&["tool", "default", "echo"]));
+    }
+
+    /// Every absolute path in `tokens` (`::krate::..`), recursing into groups.
+    fn absolute_roots(tokens: TokenStream, roots: &mut Vec<String>) {
+        use proc_macro2::TokenTree;
+        let flat: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tt) in flat.iter().enumerate() {
+            match tt {
+                TokenTree::Group(g) => absolute_roots(g.stream(), roots),
+                TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Joint => {
+                    // A leading `::` follows a keyword, an operator or the `->` arrow, but not a
+                    // path segment or the `>` closing generics (`Vec::<T>::new`).
+                    let prev = |k: usize| i.checked_sub(k).map(|j| &flat[j]);
+                    let leading = match prev(1) {
+                        Some(TokenTree::Ident(id)) => {
+                            ["as", "dyn", "impl", "in", "let", "mut", "return"].contains(&id.to_string().as_str())
+                        }
+                        Some(TokenTree::Punct(q)) if q.as_char() == '>' => {
+                            matches!(prev(2), Some(TokenTree::Punct(d)) if d.as_char() == '-')
+                        }
+                        _ => true,
+                    };
+                    if let (true, Some(TokenTree::Ident(root))) = (leading, flat.get(i + 2)) {
+                        roots.push(root.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn absolute_roots_finds_every_leading_path() {
+        let mut roots = Vec::new();
+        absolute_roots(
+            quote!(let x: <T as ::serde_json::X>::Y = ::inventory::a(Vec::<u8>::new()); fn f() -> ::schemars::S { a::b }),
+            &mut roots,
+        );
+        assert_eq!(roots, ["serde_json", "inventory", "schemars"]);
+    }
+
+    /// Generated code reaches dependencies only through `::switchyard::__private` (and `::core`):
+    /// a user crate without serde_json, schemars or inventory must compile.
+    #[test]
+    fn expansions_name_only_switchyard_and_core() {
+        let cases = [
+            (
+                Kind::Tool,
+                quote!(read_only),
+                quote! {
+                    /// Doc.
+                    async fn t(a: Args, c: RequestContext) -> Result<Json<Out>, ToolError> { todo!() }
+                },
+            ),
+            (
+                Kind::Tool,
+                quote!(input_schema = r#"{"type":"object"}"#),
+                quote!(
+                    /// Doc.
+                    async fn t(a: Args) {}
+                ),
+            ),
+            (
+                Kind::Prompt,
+                quote!(),
+                quote!(
+                    /// Doc.
+                    async fn p(a: Args) -> String {
+                        todo!()
+                    }
+                ),
+            ),
+            (
+                Kind::Resource,
+                quote!(uri = "x://{id}"),
+                quote!(
+                    async fn r(id: u32, req: ResourceRequest) -> String {
+                        todo!()
+                    }
+                ),
+            ),
+            (
+                Kind::Completion,
+                quote!(prompt = "p"),
+                quote!(
+                    async fn c(r: CompletionRequest) -> Vec<String> {
+                        todo!()
+                    }
+                ),
+            ),
+        ];
+        for (kind, attr, item) in cases {
+            let out = expand(kind, attr, item);
+            assert!(!out.to_string().contains("compile_error"), "{out}");
+            let mut roots = Vec::new();
+            absolute_roots(out, &mut roots);
+            assert!(roots.iter().any(|r| r == "switchyard"));
+            assert!(roots.iter().all(|r| r == "switchyard" || r == "core"), "{roots:?}");
+        }
+    }
+
+    #[test]
+    fn sanitized_names_are_identifier_text() {
+        assert_eq!(sanitize("files.read-v2"), "files_read_v2");
+        assert_eq!(sanitize("file:///{id}"), "file_____id_");
+    }
+}

@@ -1,0 +1,124 @@
+//! `#[mcp_tool]`: a `ToolRegistration` whose shim decodes `arguments`, builds the extractors,
+//! awaits the function and converts its return value with `IntoToolOutcome`.
+
+use super::{
+    ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, params_assertion, private,
+    shim_param, site, uses,
+};
+use crate::ast::{self, ArgRules, Handler, Role};
+use crate::attr::{Named, ToolAttrs};
+use crate::check;
+use crate::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
+
+pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
+    let attrs = ToolAttrs::parse(cx, attr);
+    let handler = Handler::from_fn(cx, func, &ArgRules::Params { macro_name: "mcp_tool" });
+    let name = Named::literal_or_ident(attrs.common.name.as_ref(), handler.ident);
+    check::check_tool(cx, &attrs, &name, &handler);
+    if cx.has_errors() {
+        return TokenStream::new();
+    }
+    let p = private();
+    let group = group(attrs.common.group.as_ref());
+    let what = format!("tool `{}`", name.value);
+    let raw_schema = attrs.input_schema.as_ref();
+
+    let input_schema = match (raw_schema, handler.params()) {
+        (Some(text), _) => quote! {
+            fn __input_schema() -> #p::serde_json::Value {
+                #p::raw_schema(#text)
+            }
+        },
+        (None, Some(ty)) => {
+            let assertion = params_assertion(ty, false);
+            let call = quote_spanned!(ty.span()=> #p::input_schema::<#ty>());
+            quote! {
+                fn __input_schema() -> #p::serde_json::Value {
+                    #assertion
+                    #call
+                }
+            }
+        }
+        (None, None) => quote! {
+            fn __input_schema() -> #p::serde_json::Value {
+                #p::empty_object_schema()
+            }
+        },
+    };
+
+    let (output_schema_fn, output_schema) = match handler.output.and_then(ast::structured_output) {
+        Some(ty) => {
+            let call = quote_spanned! {ty.span()=>
+                #p::assert_output_schema::<#ty>();
+                #p::output_schema::<#ty>()
+            };
+            (quote!(fn __output_schema() -> #p::serde_json::Value { #call }), quote!(#p::Some(__output_schema)))
+        }
+        None => (TokenStream::new(), quote!(#p::None)),
+    };
+
+    let (annotations_fn, annotations) = if attrs.hints.is_empty() {
+        (TokenStream::new(), quote!(#p::None))
+    } else {
+        let entries = attrs.hints.iter().map(|h| {
+            let (key, value) = (h.json_key, h.value);
+            quote!(#key: #value)
+        });
+        let body = quote!(#p::serde_json::json!({ #(#entries),* }));
+        (quote!(fn __annotations() -> #p::serde_json::Value { #body }), quote!(#p::Some(__annotations)))
+    };
+
+    let inputs = ShimInputs { what: &what, params_value: quote!(__args) };
+    let (lets, call) = bind_args(&handler, &inputs, raw_schema.is_some());
+    let returns = convert_return(
+        &handler,
+        ("assert_tool_return", "IntoToolOutcome", "into_tool_outcome"),
+        quote!(#call.await),
+        TokenStream::new(),
+    );
+    let ctx = shim_param(uses(&handler, |r| *r == Role::Extractor), "__ctx");
+    let args = shim_param(uses(&handler, |r| *r == Role::Params), "__args");
+    let pin = quote_spanned!(handler.ident.span()=> #p::Box::pin);
+
+    let name_text = &name.value;
+    let title = opt_str(lit_value(attrs.common.title.as_ref()));
+    let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
+    let site = site(&handler);
+    let guard = duplicate_guard("tool", &group, &name);
+
+    quote! {
+        #input_schema
+        #output_schema_fn
+        #annotations_fn
+
+        fn __call(
+            #ctx: #p::RequestContext,
+            #args: #p::serde_json::Value,
+        ) -> #p::BoxFuture<#p::Result<#p::CallToolResult, #p::McpError>> {
+            #pin(async move {
+                #lets
+                #returns
+            })
+        }
+
+        #p::inventory::submit! {
+            #p::ToolRegistration {
+                name: #name_text,
+                title: #title,
+                description: #description,
+                group: #group,
+                input_schema: __input_schema,
+                output_schema: #output_schema,
+                annotations: #annotations,
+                handler: __call,
+                site: #site,
+            }
+        }
+
+        #guard
+    }
+}

@@ -1,0 +1,64 @@
+//! Every attribute keyword, named once so a typo in the macro crate cannot silently create a
+//! second spelling of the same key.
+
+use std::fmt::{self, Display};
+use syn::{Ident, Path};
+
+/// An attribute keyword such as `name` or `read_only`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Symbol(&'static str);
+
+impl Symbol {
+    /// The keyword as written by the user.
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+pub const NAME: Symbol = Symbol("name");
+pub const TITLE: Symbol = Symbol("title");
+pub const DESCRIPTION: Symbol = Symbol("description");
+pub const GROUP: Symbol = Symbol("group");
+pub const INPUT_SCHEMA: Symbol = Symbol("input_schema");
+pub const READ_ONLY: Symbol = Symbol("read_only");
+pub const DESTRUCTIVE: Symbol = Symbol("destructive");
+pub const IDEMPOTENT: Symbol = Symbol("idempotent");
+pub const OPEN_WORLD: Symbol = Symbol("open_world");
+pub const URI: Symbol = Symbol("uri");
+pub const MIME_TYPE: Symbol = Symbol("mime_type");
+pub const PROMPT: Symbol = Symbol("prompt");
+pub const RESOURCE: Symbol = Symbol("resource");
+pub const ARGUMENT: Symbol = Symbol("argument");
+
+/// The argument attribute that marks a custom extractor.
+pub const EXTRACT: Symbol = Symbol("extract");
+
+impl PartialEq<Symbol> for Ident {
+    fn eq(&self, word: &Symbol) -> bool {
+        self == word.0
+    }
+}
+
+impl PartialEq<Symbol> for &Ident {
+    fn eq(&self, word: &Symbol) -> bool {
+        *self == word.0
+    }
+}
+
+impl PartialEq<Symbol> for Path {
+    fn eq(&self, word: &Symbol) -> bool {
+        self.is_ident(word.0)
+    }
+}
+
+impl PartialEq<Symbol> for &Path {
+    fn eq(&self, word: &Symbol) -> bool {
+        self.is_ident(word.0)
+    }
+}
+
+impl Display for Symbol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}

@@ -1,0 +1,129 @@
+//! The shared command line of Switchyard server binaries:
+//!
+//! - `--stdio`: serve on stdin/stdout (the default when no flag is given);
+//! - `--http HOST:PORT`: serve Streamable HTTP at `/mcp`, printing exactly one line
+//!   `listening on http://HOST:PORT/mcp` to stderr once connections are accepted (`PORT` 0
+//!   picks a free port; the line shows the real one).
+//!
+//! SIGTERM, Ctrl-C and (on stdio) EOF shut the server down gracefully. Logs go to stderr only,
+//! filtered by `RUST_LOG` (default `warn`).
+
+use crate::server::Server;
+use crate::transport::http::{HttpConfig, serve as serve_http};
+use crate::transport::stdio;
+use std::process::ExitCode;
+
+/// How to serve, parsed from the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// `--stdio`
+    Stdio,
+    /// `--http ADDR`
+    Http(String),
+}
+
+/// Parses `--stdio` / `--http ADDR` from `args` (without the program name). Unknown arguments
+/// are returned in the second element so a binary can read its own flags.
+///
+/// Errors: a message for `--http` without an address or both modes at once.
+pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<(Mode, Vec<String>), String> {
+    let mut mode = None;
+    let mut rest = Vec::new();
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        let next = match a.as_str() {
+            "--stdio" => Mode::Stdio,
+            "--http" => Mode::Http(it.next().ok_or("--http needs an address, e.g. --http 127.0.0.1:3000")?),
+            _ => {
+                rest.push(a);
+                continue;
+            }
+        };
+        if mode.replace(next).is_some() {
+            return Err("give one of --stdio or --http ADDR".to_owned());
+        }
+    }
+    Ok((mode.unwrap_or(Mode::Stdio), rest))
+}
+
+/// Sends `tracing` output to stderr (never stdout, which belongs to the stdio transport).
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+/// Serves `server` in `mode` until shutdown. Returns the process exit code: 0 after a graceful
+/// shutdown, 1 when the address cannot be bound or I/O fails (the reason is printed to stderr).
+pub async fn serve(server: Server, mode: Mode) -> ExitCode {
+    spawn_signal_handler(server.clone());
+    let result = match mode {
+        Mode::Stdio => stdio::serve(server).await,
+        Mode::Http(addr) => match tokio::net::TcpListener::bind(&addr).await {
+            Ok(listener) => {
+                match listener.local_addr() {
+                    Ok(a) => eprintln!("listening on http://{a}/mcp"),
+                    Err(e) => return fail(&format!("cannot read the bound address: {e}")),
+                }
+                serve_http(listener, server, HttpConfig::default()).await
+            }
+            Err(e) => return fail(&format!("cannot listen on {addr}: {e}")),
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e.to_string()),
+    }
+}
+
+/// Parses the process arguments, sets up tracing and serves; for a binary's `main`.
+pub async fn run(server: Server) -> ExitCode {
+    init_tracing();
+    match parse_args(std::env::args().skip(1)) {
+        Ok((mode, _)) => serve(server, mode).await,
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::FAILURE
+}
+
+fn spawn_signal_handler(server: Server) {
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let Ok(mut term) = signal(SignalKind::terminate()) else { return };
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        server.shutdown();
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn parses_modes_and_keeps_other_flags() {
+        assert_eq!(parse_args(args(&[])).map(|r| r.0), Ok(Mode::Stdio));
+        let (mode, rest) = parse_args(args(&["--http", "127.0.0.1:0", "--tasks"])).expect("valid");
+        assert_eq!(mode, Mode::Http("127.0.0.1:0".into()));
+        assert_eq!(rest, vec!["--tasks".to_string()]);
+        assert!(parse_args(args(&["--http"])).is_err());
+        assert!(parse_args(args(&["--stdio", "--http", "x"])).is_err());
+    }
+}

@@ -1,0 +1,140 @@
+//! Helpers shared by the wire-level tests: build and start the example servers as real
+//! processes, and speak raw HTTP or stdio to them.
+#![allow(dead_code, missing_docs)]
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+pub const MODERN: &str = "2026-07-28";
+
+fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Builds the example `name` (a no-op when it is up to date) and returns its path.
+pub fn example(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "--examples", "-p", "switchyard-examples"])
+            .current_dir(workspace_root())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the examples failed");
+    });
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace_root().join("target"));
+    target.join("debug").join("examples").join(name)
+}
+
+/// A server process serving Streamable HTTP on a free port; killed on drop.
+pub struct HttpServer {
+    pub child: Child,
+    pub url: String,
+    pub port: u16,
+}
+
+impl HttpServer {
+    pub fn start(example_name: &str) -> HttpServer {
+        let mut child = Command::new(example(example_name))
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("server starts");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let mut lines = BufReader::new(stderr).lines();
+        let port = loop {
+            let line = lines.next().expect("server printed its address").expect("readable stderr");
+            if let Some(rest) = line.strip_prefix("listening on http://127.0.0.1:") {
+                break rest.trim_end_matches("/mcp").parse::<u16>().expect("a port");
+            }
+        };
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        HttpServer { child, url: format!("http://127.0.0.1:{port}/mcp"), port }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What came back from one HTTP request.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub content_type: String,
+    /// The JSON body, or every SSE `data:` message in order.
+    pub messages: Vec<Value>,
+}
+
+impl Reply {
+    /// The last message (the JSON-RPC response).
+    pub fn last(&self) -> &Value {
+        self.messages.last().expect("a message")
+    }
+    pub fn error_code(&self) -> Option<i64> {
+        self.last().get("error").and_then(|e| e.get("code")).and_then(Value::as_i64)
+    }
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().timeout(Duration::from_secs(20)).build().expect("client")
+}
+
+pub async fn send(req: reqwest::RequestBuilder) -> Reply {
+    let resp = req.send().await.expect("request sent");
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let content_type = headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    let body = resp.text().await.expect("body");
+    let messages = if content_type.starts_with("text/event-stream") {
+        body.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str(d.trim()).ok())
+            .collect()
+    } else if body.trim().is_empty() {
+        Vec::new()
+    } else {
+        vec![serde_json::from_str(&body).unwrap_or_else(|e| panic!("JSON body expected ({e}): {body}"))]
+    };
+    Reply { status, headers, content_type, messages }
+}
+
+/// The required `_meta` of a 2026-07-28 request with these client capabilities.
+pub fn meta(caps: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": caps,
+        "io.modelcontextprotocol/clientInfo": { "name": "wire-test", "version": "0" },
+    })
+}
+
+/// A well-formed modern request: body with `_meta` and matching standard headers.
+pub fn modern(c: &reqwest::Client, url: &str, id: Value, method: &str, mut params: Value) -> reqwest::RequestBuilder {
+    if params.get("_meta").is_none() {
+        params["_meta"] = meta(json!({}));
+    }
+    let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+    let mut rb = c
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", method);
+    if let Some(n) = name {
+        rb = rb.header("mcp-name", n);
+    }
+    rb.body(body.to_string())
+}

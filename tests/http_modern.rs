@@ -1,0 +1,425 @@
+//! The 2026-07-28 Streamable HTTP wire, against the `everything` example as a real process:
+//! every row of the status-code table (spec digest §5.5), the header checks of §1.7 and §5.3,
+//! and that the endpoint stays usable after each bad request.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+async fn still_usable(c: &reqwest::Client, url: &str) {
+    let r = send(modern(c, url, json!("after"), "tools/list", json!({}))).await;
+    assert_eq!(r.status, 200, "the endpoint stays usable: {:?}", r.messages);
+    assert!(r.last()["result"]["tools"].is_array());
+}
+
+#[tokio::test]
+async fn a_normal_result_is_200_json_with_result_type_server_info_and_cache_hints() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let r = send(modern(&c, &s.url, json!(1), "tools/list", json!({}))).await;
+    assert_eq!(r.status, 200);
+    assert!(r.content_type.starts_with("application/json"));
+    let result = &r.last()["result"];
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "switchyard-everything");
+    assert!(result["ttlMs"].is_u64());
+    assert_eq!(result["cacheScope"], "public");
+    let names: Vec<&str> =
+        result["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "tools/list is sorted by name");
+}
+
+#[tokio::test]
+async fn discover_lists_versions_capabilities_and_cache_hints() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let r = send(modern(&c, &s.url, json!("d"), "server/discover", json!({}))).await;
+    assert_eq!(r.status, 200);
+    let result = &r.last()["result"];
+    assert_eq!(result["supportedVersions"][0], MODERN);
+    assert!(result["capabilities"]["tools"].is_object());
+    assert!(result["capabilities"]["prompts"].is_object());
+    assert!(result["ttlMs"].is_u64());
+    assert_eq!(r.last()["id"], "d");
+}
+
+#[tokio::test]
+async fn a_notification_is_202_without_body() {
+    let s = HttpServer::start("everything");
+    let body = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 1, "_meta": meta(json!({})) } });
+    let r = send(
+        client()
+            .post(&s.url)
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", MODERN)
+            .header("mcp-method", "notifications/cancelled")
+            .body(body.to_string()),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    assert!(r.messages.is_empty());
+}
+
+#[tokio::test]
+async fn missing_meta_keys_are_400_invalid_params_with_the_id() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    for (id, params) in [
+        (101, json!({ "_meta": {} })),
+        (102, json!({ "_meta": { "io.modelcontextprotocol/clientCapabilities": {} } })),
+        (104, json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": MODERN } })),
+    ] {
+        let r = send(modern(&c, &s.url, json!(id), "server/discover", params)).await;
+        assert_eq!(r.status, 400, "id {id}");
+        assert_eq!(r.error_code(), Some(-32602), "id {id}");
+        assert_eq!(r.last()["id"], id);
+    }
+    // clientInfo is optional.
+    let params = json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } });
+    let r = send(modern(&c, &s.url, json!(105), "server/discover", params)).await;
+    assert_eq!(r.status, 200);
+    still_usable(&c, &s.url).await;
+}
+
+#[tokio::test]
+async fn header_problems_are_400_header_mismatch() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let body = |method: &str, params: Value| {
+        let mut params = params;
+        params["_meta"] = meta(json!({}));
+        json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params }).to_string()
+    };
+    let base = || c.post(&s.url).header("content-type", "application/json");
+    let cases: Vec<(&str, reqwest::RequestBuilder)> = vec![
+        ("no protocol header", base().header("mcp-method", "tools/list").body(body("tools/list", json!({})))),
+        (
+            "method mismatch",
+            base()
+                .header("mcp-protocol-version", MODERN)
+                .header("mcp-method", "prompts/list")
+                .body(body("tools/list", json!({}))),
+        ),
+        ("method missing", base().header("mcp-protocol-version", MODERN).body(body("tools/list", json!({})))),
+        (
+            "method value case",
+            base()
+                .header("mcp-protocol-version", MODERN)
+                .header("mcp-method", "TOOLS/LIST")
+                .body(body("tools/list", json!({}))),
+        ),
+        (
+            "name mismatch",
+            base()
+                .header("mcp-protocol-version", MODERN)
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "wrong_tool_name")
+                .body(body("tools/call", json!({ "name": "test_simple_text", "arguments": {} }))),
+        ),
+        (
+            "name missing",
+            base()
+                .header("mcp-protocol-version", MODERN)
+                .header("mcp-method", "tools/call")
+                .body(body("tools/call", json!({ "name": "test_simple_text", "arguments": {} }))),
+        ),
+        (
+            "bad base64 padding",
+            base()
+                .header("mcp-protocol-version", MODERN)
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "=?base64?dGVzdF9zaW1wbGVfdGV4dA?=")
+                .body(body("tools/call", json!({ "name": "test_simple_text", "arguments": {} }))),
+        ),
+        (
+            "param header missing",
+            base()
+                .header("mcp-protocol-version", MODERN)
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "test_header_param")
+                .body(body("tools/call", json!({ "name": "test_header_param", "arguments": { "value": "x" } }))),
+        ),
+        (
+            "param header mismatch",
+            base()
+                .header("mcp-protocol-version", MODERN)
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "test_header_param")
+                .header("mcp-param-value", "y")
+                .body(body("tools/call", json!({ "name": "test_header_param", "arguments": { "value": "x" } }))),
+        ),
+        (
+            "header and body versions differ",
+            base().header("mcp-protocol-version", MODERN).header("mcp-method", "server/discover").body(
+                json!({ "jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": { "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "v999.0.0",
+                    "io.modelcontextprotocol/clientCapabilities": {} } } })
+                .to_string(),
+            ),
+        ),
+    ];
+    for (what, rb) in cases {
+        let r = send(rb).await;
+        assert_eq!(r.status, 400, "{what}: {:?}", r.messages);
+        assert_eq!(r.error_code(), Some(-32020), "{what}: {:?}", r.messages);
+        assert_eq!(r.last()["id"], 7, "{what}");
+    }
+    still_usable(&c, &s.url).await;
+}
+
+#[tokio::test]
+async fn accepted_header_forms() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let call = |name_header: &str| {
+        let body = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "test_simple_text", "arguments": {}, "_meta": meta(json!({})) } });
+        c.post(&s.url)
+            .header("content-type", "application/json")
+            .header("MCP-PROTOCOL-VERSION", MODERN)
+            .header("MCP-METHOD", "tools/call")
+            .header("mcp-name", name_header.to_owned())
+            .body(body.to_string())
+    };
+    for h in ["  test_simple_text  ", "=?base64?dGVzdF9zaW1wbGVfdGV4dA==?="] {
+        let r = send(call(h)).await;
+        assert_eq!(r.status, 200, "{h:?}: {:?}", r.messages);
+        assert_eq!(r.last()["result"]["content"][0]["type"], "text");
+    }
+    let body = json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "test_header_param", "arguments": { "value": "Hello" }, "_meta": meta(json!({})) } });
+    let r = send(
+        c.post(&s.url)
+            .header("mcp-protocol-version", MODERN)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "test_header_param")
+            .header("Mcp-Param-Value", "=?base64?SGVsbG8=?=")
+            .body(body.to_string()),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{:?}", r.messages);
+    assert_eq!(r.last()["result"]["content"][0]["text"], "value: Hello");
+}
+
+#[tokio::test]
+async fn undeclared_capability_is_400_with_required_capabilities() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let r = send(modern(
+        &c,
+        &s.url,
+        json!(401),
+        "tools/call",
+        json!({ "name": "test_missing_capability", "arguments": {} }),
+    ))
+    .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.error_code(), Some(-32021));
+    assert_eq!(r.last()["error"]["data"]["requiredCapabilities"], json!({ "sampling": {} }));
+    let params =
+        json!({ "name": "test_missing_capability", "arguments": {}, "_meta": meta(json!({ "sampling": {} })) });
+    let r = send(modern(&c, &s.url, json!(402), "tools/call", params)).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.last()["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn unsupported_version_is_400_with_supported_and_requested() {
+    let s = HttpServer::start("everything");
+    let body = json!({ "jsonrpc": "2.0", "id": 301, "method": "server/discover", "params": { "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "v999.0.0", "io.modelcontextprotocol/clientCapabilities": {} } } });
+    let r = send(
+        client()
+            .post(&s.url)
+            .header("mcp-protocol-version", "v999.0.0")
+            .header("mcp-method", "server/discover")
+            .body(body.to_string()),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.error_code(), Some(-32022));
+    assert_eq!(r.last()["error"]["data"]["requested"], "v999.0.0");
+    assert!(r.last()["error"]["data"]["supported"].as_array().is_some_and(|a| a.contains(&json!(MODERN))));
+}
+
+#[tokio::test]
+async fn foreign_host_or_origin_is_403_and_local_ones_pass() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let r = send(modern(&c, &s.url, json!(1), "server/discover", json!({})).header("host", "evil.example.com")).await;
+    assert_eq!(r.status, 403);
+    let r =
+        send(modern(&c, &s.url, json!(1), "server/discover", json!({})).header("origin", "http://evil.example.com"))
+            .await;
+    assert_eq!(r.status, 403);
+    let local = format!("localhost:{}", s.port);
+    let r = send(
+        modern(&c, &s.url, json!(1), "server/discover", json!({}))
+            .header("host", local.clone())
+            .header("origin", format!("http://{local}")),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+}
+
+#[tokio::test]
+async fn unknown_and_removed_methods_are_404_method_not_found() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    for method in
+        ["unknown/method", "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]
+    {
+        let r = send(modern(&c, &s.url, json!(500), method, json!({ "uri": "test://static-text" }))).await;
+        assert_eq!(r.status, 404, "{method}");
+        assert_eq!(r.error_code(), Some(-32601), "{method}");
+        assert_eq!(r.last()["id"], 500);
+    }
+    still_usable(&c, &s.url).await;
+}
+
+#[tokio::test]
+async fn get_and_delete_are_405() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    assert_eq!(send(c.get(&s.url)).await.status, 405);
+    assert_eq!(send(c.delete(&s.url)).await.status, 405);
+}
+
+#[tokio::test]
+async fn malformed_bodies_get_json_rpc_errors() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let post = |body: &str| c.post(&s.url).header("mcp-protocol-version", MODERN).body(body.to_owned());
+    let r = send(post("{not json")).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.error_code(), Some(-32700));
+    assert_eq!(r.last()["id"], Value::Null);
+    for bad in [
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+        r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#,
+        r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#,
+    ] {
+        let r = send(post(bad)).await;
+        assert_eq!(r.status, 400, "{bad}");
+        assert_eq!(r.error_code(), Some(-32600), "{bad}");
+    }
+    still_usable(&c, &s.url).await;
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_413_with_a_json_rpc_error() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let big = "x".repeat(5 * 1024 * 1024);
+    let params = json!({ "name": "test_simple_text", "arguments": { "pad": big } });
+    let r = send(modern(&c, &s.url, json!(9), "tools/call", params)).await;
+    assert_eq!(r.status, 413);
+    assert_eq!(r.error_code(), Some(-32600));
+    still_usable(&c, &s.url).await;
+}
+
+#[tokio::test]
+async fn other_errors_are_200_with_the_error_body() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let r = send(modern(&c, &s.url, json!(1), "tools/call", json!({ "name": "nope", "arguments": {} }))).await;
+    assert_eq!((r.status, r.error_code()), (200, Some(-32602)));
+    let r = send(modern(
+        &c,
+        &s.url,
+        json!(2),
+        "resources/read",
+        json!({ "uri": "test://nonexistent-resource-for-conformance-testing" }),
+    ))
+    .await;
+    assert_eq!((r.status, r.error_code()), (200, Some(-32602)));
+    assert_eq!(r.last()["error"]["data"]["uri"], "test://nonexistent-resource-for-conformance-testing");
+    let r = send(modern(
+        &c,
+        &s.url,
+        json!(3),
+        "prompts/get",
+        json!({ "name": "test_prompt_with_arguments", "arguments": { "arg1": "a" } }),
+    ))
+    .await;
+    assert_eq!((r.status, r.error_code()), (200, Some(-32602)));
+    let r = send(modern(&c, &s.url, json!(4), "tools/call", json!({ "name": "test_error_handling", "arguments": {} })))
+        .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.last()["result"]["isError"], true);
+}
+
+#[tokio::test]
+async fn progress_switches_the_reply_to_sse_with_notifications_first() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let mut m = meta(json!({}));
+    m["progressToken"] = json!("progress-test-1");
+    let params = json!({ "name": "test_tool_with_progress", "arguments": {}, "_meta": m });
+    let r = send(modern(&c, &s.url, json!(11), "tools/call", params)).await;
+    assert_eq!(r.status, 200);
+    assert!(r.content_type.starts_with("text/event-stream"), "{}", r.content_type);
+    assert_eq!(r.headers.get("x-accel-buffering").and_then(|v| v.to_str().ok()), Some("no"));
+    let progress: Vec<f64> = r
+        .messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| {
+            assert_eq!(m["params"]["progressToken"], "progress-test-1");
+            m["params"]["progress"].as_f64().expect("number")
+        })
+        .collect();
+    assert!(progress.len() >= 3 && progress.windows(2).all(|w| w[0] <= w[1]), "{progress:?}");
+    assert_eq!(r.last()["id"], 11);
+    assert_eq!(r.last()["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn logs_are_sent_only_when_the_request_opts_in() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let r =
+        send(modern(&c, &s.url, json!(1), "tools/call", json!({ "name": "test_logging_tool", "arguments": {} }))).await;
+    assert!(r.messages.iter().all(|m| m["method"] != "notifications/message"), "{:?}", r.messages);
+    let mut m = meta(json!({}));
+    m["io.modelcontextprotocol/logLevel"] = json!("info");
+    let r = send(modern(
+        &c,
+        &s.url,
+        json!(2),
+        "tools/call",
+        json!({ "name": "test_logging_tool", "arguments": {}, "_meta": m }),
+    ))
+    .await;
+    let levels: Vec<&str> = r
+        .messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .filter_map(|m| m["params"]["level"].as_str())
+        .collect();
+    assert_eq!(levels, ["info", "warning"]);
+    let mut m = meta(json!({}));
+    m["io.modelcontextprotocol/logLevel"] = json!("loud");
+    let r = send(modern(
+        &c,
+        &s.url,
+        json!(3),
+        "tools/call",
+        json!({ "name": "test_logging_tool", "arguments": {}, "_meta": m }),
+    ))
+    .await;
+    assert_eq!((r.status, r.error_code()), (400, Some(-32602)));
+}
+
+#[tokio::test]
+async fn missing_arguments_mean_an_empty_object() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let r = send(modern(&c, &s.url, json!(1), "tools/call", json!({ "name": "test_simple_text" }))).await;
+    assert_eq!(r.status, 200);
+    assert!(r.last()["result"].get("isError").is_none(), "{:?}", r.messages);
+}

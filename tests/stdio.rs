@@ -1,0 +1,171 @@
+//! The stdio transport of the `everything` example as a real child process: framing, both
+//! eras, cancellation, malformed input and EOF.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+struct Proc {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    out: Lines<BufReader<ChildStdout>>,
+}
+
+impl Proc {
+    fn start() -> Proc {
+        let mut child = Command::new(example("everything"))
+            .arg("--stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("server starts");
+        let stdin = child.stdin.take();
+        let out = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        Proc { child, stdin, out }
+    }
+
+    async fn send(&mut self, msg: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(msg.as_bytes()).await.expect("write");
+        stdin.write_all(b"\n").await.expect("write");
+        stdin.flush().await.expect("flush");
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.out.next_line())
+            .await
+            .expect("a message within 10 s")
+            .expect("readable")
+            .expect("a line");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout carries only JSON lines ({e}): {line}"))
+    }
+
+    async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        let mut params = params;
+        params["_meta"] = meta(json!({}));
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string()).await;
+        loop {
+            let m = self.next().await;
+            if m["id"] == id {
+                return m;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn modern_requests_are_answered_one_line_each() {
+    let mut p = Proc::start();
+    let r = p.request(1, "tools/call", json!({ "name": "test_simple_text" })).await;
+    assert_eq!(r["result"]["resultType"], "complete");
+    assert_eq!(r["result"]["content"][0]["type"], "text");
+    let r = p.request(2, "server/discover", json!({})).await;
+    assert!(r["result"]["supportedVersions"].is_array());
+}
+
+#[tokio::test]
+async fn malformed_lines_get_errors_and_the_process_goes_on() {
+    let mut p = Proc::start();
+    p.send("{oops").await;
+    assert_eq!(p.next().await["error"]["code"], -32700);
+    p.send(r#"{"jsonrpc":"2.0","id":"x","method":7}"#).await;
+    let m = p.next().await;
+    assert_eq!((m["error"]["code"].clone(), m["id"].clone()), (json!(-32600), json!("x")));
+    p.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#).await;
+    assert_eq!(p.next().await["error"]["code"], -32602, "a modern request without _meta");
+    let r = p.request(6, "tools/list", json!({})).await;
+    assert!(r["result"]["tools"].is_array());
+}
+
+#[tokio::test]
+async fn progress_notifications_come_before_the_response() {
+    let mut p = Proc::start();
+    let mut params = json!({ "name": "test_tool_with_progress", "arguments": {} });
+    let mut m = meta(json!({}));
+    m["progressToken"] = json!(77);
+    params["_meta"] = m;
+    p.send(&json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params }).to_string()).await;
+    let mut seen = 0;
+    loop {
+        let m = p.next().await;
+        if m["method"] == "notifications/progress" {
+            assert_eq!(m["params"]["progressToken"], 77);
+            seen += 1;
+        } else {
+            assert_eq!(m["id"], 1);
+            break;
+        }
+    }
+    assert!(seen >= 3);
+}
+
+#[tokio::test]
+async fn cancellation_suppresses_the_response() {
+    let mut p = Proc::start();
+    let call = |id: i64| {
+        let mut m = meta(json!({}));
+        m["progressToken"] = json!(id);
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "test_tool_with_progress", "arguments": {}, "_meta": m } })
+        .to_string()
+    };
+    p.send(&call(1)).await;
+    // The first progress report proves the request is running.
+    let first = p.next().await;
+    assert_eq!(first["method"], "notifications/progress");
+    p.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"test"}}"#).await;
+    let r = p.request(2, "tools/list", json!({})).await;
+    assert!(r["result"]["tools"].is_array());
+    // Give the cancelled call time to have finished had it not been cancelled.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let r = p.request(3, "server/discover", json!({})).await;
+    assert!(r["result"].is_object());
+    // Nothing with id 1 arrived in between: request() skips only non-matching messages, so check
+    // explicitly by draining what is left with a short timeout.
+    while let Ok(Ok(Some(line))) = tokio::time::timeout(Duration::from_millis(200), p.out.next_line()).await {
+        let m: Value = serde_json::from_str(&line).expect("JSON");
+        assert_ne!(m["id"], 1, "a cancelled request must not be answered: {m}");
+    }
+}
+
+#[tokio::test]
+async fn eof_cancels_in_flight_work_and_exits_zero() {
+    let mut p = Proc::start();
+    let mut m = meta(json!({}));
+    m["progressToken"] = json!("t");
+    p.send(
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "test_tool_with_progress", "arguments": {}, "_meta": m } })
+        .to_string(),
+    )
+    .await;
+    assert_eq!(p.next().await["method"], "notifications/progress");
+    drop(p.stdin.take());
+    let status =
+        tokio::time::timeout(Duration::from_secs(5), p.child.wait()).await.expect("exits promptly").expect("status");
+    assert!(status.success(), "{status:?}");
+}
+
+#[tokio::test]
+async fn a_legacy_handshake_switches_the_process_to_sessions() {
+    let mut p = Proc::start();
+    p.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#).await;
+    let r = p.next().await;
+    assert_eq!(r["result"]["protocolVersion"], "2025-06-18");
+    p.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    p.send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).await;
+    assert_eq!(p.next().await, json!({ "jsonrpc": "2.0", "id": 1, "result": {} }));
+    p.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).await;
+    let r = p.next().await;
+    assert!(r["result"]["tools"].is_array() && r["result"].get("resultType").is_none());
+    // A request with modern _meta is still served statelessly.
+    let r = p.request(3, "tools/list", json!({})).await;
+    assert_eq!(r["result"]["resultType"], "complete");
+}

@@ -1,0 +1,22 @@
+//! A resource template: arguments named after template variables are parsed with `FromStr`;
+//! `ResourceRequest` and extractors may sit beside them.
+#![deny(warnings)]
+
+use switchyard::prelude::*;
+use switchyard::registry::ResourceRequest;
+
+/// One user's profile.
+#[mcp_resource(uri = "users://{org}/{id}/profile", name = "user-profile", mime_type = "text/plain")]
+async fn profile(id: u64, req: ResourceRequest, org: String, _logger: Logger) -> Result<ResourceContents, McpError> {
+    Ok(ResourceContents::text(req.uri, Some("text/plain"), format!("{org}/{id}")))
+}
+
+fn main() {
+    let server = Server::builder("t", "0").build().expect("build");
+    let table = server.table();
+    let (entry, vars) = table.resolve_resource("users://acme/42/profile").expect("matches the template");
+    assert!(entry.template.is_some());
+    assert_eq!(entry.definition["uriTemplate"], "users://{org}/{id}/profile");
+    assert_eq!(vars["org"], "acme");
+    assert_eq!(vars["id"], "42");
+}
