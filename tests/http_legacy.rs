@@ -124,3 +124,53 @@ async fn get_opens_the_session_stream() {
     assert_eq!(resp.status().as_u16(), 200);
     assert!(resp.headers()["content-type"].to_str().is_ok_and(|t| t.starts_with("text/event-stream")));
 }
+
+#[tokio::test]
+async fn a_stream_closed_mid_call_resumes_with_last_event_id() {
+    let srv = HttpServer::start("everything");
+    let c = client();
+    let s = open(&c, &srv.url).await;
+    let resp = s
+        .post(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "test_reconnection", "arguments": {} } }))
+        .send()
+        .await
+        .expect("POST sent");
+    assert!(resp.headers()["content-type"].to_str().is_ok_and(|t| t.starts_with("text/event-stream")));
+    let body = resp.text().await.expect("the server ends the stream");
+    let first_id = body.lines().find_map(|l| l.strip_prefix("id: ")).expect("a priming event id").to_owned();
+    assert!(body.contains("retry: "), "{body}");
+    assert!(!body.contains("\"result\""), "the result must not come on the closed stream: {body}");
+    let resumed = c
+        .get(&srv.url)
+        .header("mcp-session-id", s.id.clone())
+        .header("last-event-id", first_id)
+        .send()
+        .await
+        .expect("GET sent");
+    assert_eq!(resumed.status().as_u16(), 200);
+    let body = resumed.text().await.expect("the resumed stream ends after the result");
+    let result: Value = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str(d).ok())
+        .find(|m: &Value| m["id"] == 1)
+        .expect("the result on the resumed stream");
+    assert_eq!(result["result"]["content"][0]["text"], "Reconnection test completed");
+}
+
+#[tokio::test]
+async fn sigterm_shuts_the_server_down_cleanly() {
+    let mut srv = HttpServer::start("everything");
+    let pid = srv.child.id().to_string();
+    let killed = std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
+    assert!(killed.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        if let Some(status) = srv.child.try_wait().expect("wait") {
+            assert!(status.success(), "{status:?}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the server did not exit on SIGTERM");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

@@ -169,3 +169,25 @@ async fn a_legacy_handshake_switches_the_process_to_sessions() {
     let r = p.request(3, "tools/list", json!({})).await;
     assert_eq!(r["result"]["resultType"], "complete");
 }
+
+#[tokio::test]
+async fn protocol_errors_carry_the_standard_codes() {
+    let mut p = Proc::start();
+    assert_eq!(p.request(1, "unknown/method", json!({})).await["error"]["code"], -32601);
+    assert_eq!(p.request(2, "ping", json!({})).await["error"]["code"], -32601, "ping is legacy-only");
+    assert_eq!(p.request(3, "tools/call", json!({ "name": "nope" })).await["error"]["code"], -32602);
+    let r = p.request(4, "tools/call", json!({ "name": "test_missing_capability" })).await;
+    assert_eq!(r["error"]["code"], -32021);
+    assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({ "sampling": {} }));
+    let r = p.request(5, "resources/read", json!({ "uri": "test://missing" })).await;
+    assert_eq!(
+        (r["error"]["code"].clone(), r["error"]["data"]["uri"].clone()),
+        (json!(-32602), json!("test://missing"))
+    );
+    p.send(r#"{"jsonrpc":"2.0","id":6,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#).await;
+    let r = p.next().await;
+    assert_eq!(r["error"]["code"], -32022);
+    assert_eq!(r["error"]["data"]["requested"], "1999-01-01");
+    let r = p.request(7, "tools/list", json!({})).await;
+    assert!(r["result"]["tools"].is_array());
+}

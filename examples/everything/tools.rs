@@ -169,3 +169,13 @@ async fn test_header_param(args: HeaderParamArgs) -> Result<String, ToolError> {
 async fn json_schema_2020_12_tool(args: serde_json::Value) -> Result<String, ToolError> {
     Ok(format!("Received: {args}"))
 }
+
+/// Ends its own SSE stream mid-call (legacy HTTP); the result arrives once the client resumes
+/// the stream with `GET` and `Last-Event-ID` (SEP-1699).
+#[mcp_tool]
+async fn test_reconnection(ctx: RequestContext) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.close_sse_stream().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Ok("Reconnection test completed".to_owned())
+}

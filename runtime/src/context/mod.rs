@@ -6,6 +6,6 @@ mod request;
 mod state;
 
 pub use extract::FromRequestContext;
-pub use notify::{Logger, Notifier, Progress};
+pub use notify::{Logger, Notifier, Outbound, Progress};
 pub use request::{RequestContext, RequestParts};
 pub use state::{State, StateMap};

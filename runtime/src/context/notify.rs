@@ -3,6 +3,17 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+/// One item on a request's outbound channel.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outbound {
+    /// A complete JSON-RPC notification object to write on the request's stream.
+    Message(Value),
+    /// Ask the transport to end the request's HTTP response stream now while the request goes
+    /// on; the client resumes with `GET` + `Last-Event-ID` (legacy Streamable HTTP, SEP-1699).
+    /// Transports without resumable streams ignore it.
+    CloseStream,
+}
+
 /// The channel a request's own notifications (progress, log messages) travel on to the
 /// transport, which writes them on that request's response stream only (spec digest §8).
 ///
@@ -10,13 +21,13 @@ use tokio_util::sync::CancellationToken;
 /// slows the handler down rather than growing memory); sends after cancellation are dropped.
 #[derive(Debug, Clone)]
 pub struct Notifier {
-    tx: Option<mpsc::Sender<Value>>,
+    tx: Option<mpsc::Sender<Outbound>>,
     cancel: CancellationToken,
 }
 
 impl Notifier {
     /// A notifier writing into `tx`; nothing is sent once `cancel` fires.
-    pub fn new(tx: mpsc::Sender<Value>, cancel: CancellationToken) -> Self {
+    pub fn new(tx: mpsc::Sender<Outbound>, cancel: CancellationToken) -> Self {
         Notifier { tx: Some(tx), cancel }
     }
 
@@ -33,7 +44,15 @@ impl Notifier {
             return false;
         }
         let msg = json!({ "jsonrpc": "2.0", "method": method, "params": params });
-        tx.send(msg).await.is_ok()
+        tx.send(Outbound::Message(msg)).await.is_ok()
+    }
+
+    /// Sends [`Outbound::CloseStream`]; returns false when there is no stream.
+    pub async fn close_stream(&self) -> bool {
+        match &self.tx {
+            Some(tx) if !self.cancel.is_cancelled() => tx.send(Outbound::CloseStream).await.is_ok(),
+            _ => false,
+        }
     }
 }
 

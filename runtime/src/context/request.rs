@@ -129,6 +129,14 @@ impl RequestContext {
         Logger { threshold: self.inner.parts.log_level, notifier: self.inner.parts.notifier.clone(), name: None }
     }
 
+    /// Ends this request's HTTP response stream while the request keeps running, so that the
+    /// client reconnects with `GET` + `Last-Event-ID` and receives the rest there (2025-11-25
+    /// Streamable HTTP polling, SEP-1699). Only legacy HTTP sessions resume streams; elsewhere
+    /// this does nothing. Returns false when there is no stream to close.
+    pub async fn close_sse_stream(&self) -> bool {
+        self.inner.parts.notifier.close_stream().await
+    }
+
     /// Shared state of type `T`, if the builder was given one.
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.inner.state.get::<T>()

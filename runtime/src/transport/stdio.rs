@@ -9,7 +9,7 @@
 //! - EOF on stdin cancels everything in flight and returns `Ok(())`.
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 
-use crate::context::Notifier;
+use crate::context::{Notifier, Outbound};
 use crate::jsonrpc::{McpError, Message, Request, RequestId, error_response, parse_message, success_response};
 use crate::protocol::META_PROTOCOL_VERSION;
 use crate::server::{LegacySession, Server};
@@ -197,19 +197,21 @@ impl Connection {
         self.tasks.spawn(async move {
             let _permit = permit;
             let id = req.id.clone();
-            let (ntx, mut nrx) = mpsc::channel::<Value>(64);
+            let (ntx, mut nrx) = mpsc::channel::<Outbound>(64);
             let notifier = Notifier::new(ntx, token.clone());
             let work = server.handle_request(req, session.as_ref(), token.clone(), notifier);
             tokio::pin!(work);
             let outcome = loop {
                 tokio::select! {
                     biased;
-                    Some(n) = nrx.recv() => { let _ = out.send(n).await; }
+                    Some(n) = nrx.recv() => if let Outbound::Message(m) = n { let _ = out.send(m).await; },
                     r = &mut work => break r,
                 }
             };
             while let Ok(n) = nrx.try_recv() {
-                let _ = out.send(n).await;
+                if let Outbound::Message(m) = n {
+                    let _ = out.send(m).await;
+                }
             }
             in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
             if token.is_cancelled() {

@@ -1,18 +1,22 @@
 use super::HttpState;
 use super::headers::protocol_version;
-use super::respond::{self, ReplyPlan};
-use super::sessions::new_session_id;
-use crate::context::Notifier;
+use super::respond::{self, final_message, queued_message};
+use super::resume::EventLog;
+use super::sessions::{HttpSession, new_session_id};
+use crate::context::{Notifier, Outbound};
 use crate::jsonrpc::{McpError, Message, RequestId, success_response};
+use crate::registry::BoxFuture;
 use axum::response::Response;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::mpsc;
 
-/// Legacy JSON-RPC errors travel with HTTP 200 (only transport problems get 4xx there).
-fn legacy_status(_: &McpError) -> u16 {
-    200
-}
+/// The `retry` hint of the priming event: how soon a client reconnects after the server ends a
+/// stream on purpose.
+const RETRY: Duration = Duration::from_millis(500);
 
 /// `initialize` without modern `_meta`: negotiate, create the session, answer with its id.
 pub(crate) async fn initialize(state: &HttpState, msg: Message) -> Response {
@@ -75,22 +79,91 @@ pub(crate) async fn post(state: &HttpState, session_id: &str, headers: &HeaderMa
     session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(req.id.clone(), cancel.clone());
     let notifier = Notifier::new(ntx, cancel.clone());
     let server = state.server.clone();
-    let plan = ReplyPlan { id: req.id.clone(), error_status: legacy_status, keep_alive: state.config.keep_alive };
-    let token = cancel.clone();
+    let id = req.id.clone();
     let s = session.clone();
     let work = Box::pin(async move {
         let id = req.id.clone();
-        let r = server.serve_legacy(req, &s.legacy, token, notifier).await;
+        let r = server.serve_legacy(req, &s.legacy, cancel, notifier).await;
         s.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
         r
     });
-    respond::reply(plan, work, nrx, cancel).await
+    reply(session, id, work, nrx, state.config.keep_alive).await
 }
 
-/// GET with a session id: the session's server-to-client stream. It carries keep-alive
+/// Answers a legacy request: JSON when the result comes before any notification; otherwise a
+/// resumable SSE stream (priming event, notifications, response, each with an event id).
+///
+/// Unlike the stateless wire, losing the connection does not cancel the request (2025-11-25):
+/// the work goes on and the client can pick the stream up again with `Last-Event-ID`. Requests
+/// end by `notifications/cancelled`, DELETE of the session, or server shutdown.
+async fn reply(
+    session: Arc<HttpSession>,
+    id: RequestId,
+    mut work: BoxFuture<Result<Value, McpError>>,
+    mut notes: mpsc::Receiver<Outbound>,
+    keep_alive: Duration,
+) -> Response {
+    let (first, done) = tokio::select! {
+        biased;
+        n = notes.recv() => (n, None),
+        r = &mut work => match notes.try_recv() {
+            Ok(n) => (Some(n), Some(r)),
+            // Legacy JSON-RPC errors travel with HTTP 200: only transport problems get 4xx.
+            Err(_) => return respond::json(200, &final_message(&id, r)),
+        },
+    };
+    let (log, rx) = session.streams.open(RETRY);
+    let apply = move |n: Outbound, log: &Mutex<EventLog>| {
+        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+        match n {
+            Outbound::Message(m) => log.push(&m),
+            Outbound::CloseStream => log.detach(),
+        }
+    };
+    if let Some(n) = first {
+        apply(n, &log);
+    }
+    tokio::spawn(async move {
+        let finish = |log: &Mutex<EventLog>, notes: &mut mpsc::Receiver<Outbound>, r| {
+            while let Some(m) = queued_message(notes) {
+                apply(Outbound::Message(m), log);
+            }
+            let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+            log.push(&final_message(&id, r));
+            log.finish();
+        };
+        if let Some(r) = done {
+            finish(&log, &mut notes, r);
+            return;
+        }
+        let mut tick = tokio::time::interval(keep_alive);
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                biased;
+                Some(n) = notes.recv() => apply(n, &log),
+                r = &mut work => {
+                    finish(&log, &mut notes, r);
+                    return;
+                }
+                _ = tick.tick() => {
+                    log.lock().unwrap_or_else(|e| e.into_inner()).keep_alive();
+                }
+            }
+        }
+    });
+    respond::sse_response(rx)
+}
+
+/// GET with a session id: with `Last-Event-ID`, resumes that stream (missed events, then the
+/// rest); otherwise opens the session's server-to-client stream, which carries keep-alive
 /// comments until the session ends or the client disconnects.
-pub(crate) async fn open_stream(state: &HttpState, session_id: &str, _headers: &HeaderMap) -> Response {
+pub(crate) async fn open_stream(state: &HttpState, session_id: &str, headers: &HeaderMap) -> Response {
     let Some(session) = state.sessions.get(session_id) else { return session_not_found(None) };
+    let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
+    if let Some(rx) = last.and_then(|l| session.streams.resume(l.trim())) {
+        return respond::sse_response(rx);
+    }
     let (tx, rx) = mpsc::channel::<Bytes>(16);
     let keep_alive = state.config.keep_alive;
     tokio::spawn(async move {

@@ -16,6 +16,7 @@ mod headers;
 mod legacy;
 mod modern;
 mod respond;
+mod resume;
 mod security;
 mod sessions;
 

@@ -1,3 +1,4 @@
+use crate::context::Outbound;
 use crate::jsonrpc::{McpError, RequestId, error_response, success_response};
 use crate::registry::BoxFuture;
 use axum::body::Body;
@@ -74,6 +75,35 @@ pub(crate) struct ReplyPlan {
     pub keep_alive: Duration,
 }
 
+/// Receives the next message, skipping stream-control items (the stateless wire has no
+/// resumable streams).
+async fn next_message(rx: &mut mpsc::Receiver<Outbound>) -> Option<Value> {
+    loop {
+        match rx.recv().await? {
+            Outbound::Message(m) => return Some(m),
+            Outbound::CloseStream => continue,
+        }
+    }
+}
+
+/// Takes an already queued message, skipping stream-control items.
+pub(crate) fn queued_message(rx: &mut mpsc::Receiver<Outbound>) -> Option<Value> {
+    loop {
+        match rx.try_recv().ok()? {
+            Outbound::Message(m) => return Some(m),
+            Outbound::CloseStream => continue,
+        }
+    }
+}
+
+/// The final JSON-RPC message of a request.
+pub(crate) fn final_message(id: &RequestId, r: Result<Value, McpError>) -> Value {
+    match r {
+        Ok(v) => success_response(id, v),
+        Err(e) => error_response(Some(id), &e),
+    }
+}
+
 /// Runs `work` and answers with JSON when it finishes before emitting any notification, or
 /// with SSE (the notifications, then the response) as soon as it emits one (spec digest §5.2).
 ///
@@ -81,39 +111,25 @@ pub(crate) struct ReplyPlan {
 /// future, for SSE when the response body is dropped. Nothing is sent after that.
 pub(crate) async fn reply(
     plan: ReplyPlan,
-    work: BoxFuture<Result<Value, McpError>>,
-    mut notes: mpsc::Receiver<Value>,
+    mut work: BoxFuture<Result<Value, McpError>>,
+    mut notes: mpsc::Receiver<Outbound>,
     cancel: CancellationToken,
 ) -> Response {
     let guard = cancel.clone().drop_guard();
-    let mut work = work;
-    let first = tokio::select! {
+    let (first, done) = tokio::select! {
         biased;
-        n = notes.recv() => n,
-        r = &mut work => {
-            match notes.try_recv() {
-                Ok(n) => {
-                    // A notification raced the result: stream both, in order.
-                    let (tx, rx) = mpsc::channel(64);
-                    let _ = tx.try_send(sse_event(&n, None));
-                    tokio::spawn(async move {
-                        let _guard = guard;
-                        while let Ok(n) = notes.try_recv() {
-                            if tx.send(sse_event(&n, None)).await.is_err() { return; }
-                        }
-                        let _ = tx.send(sse_event(&final_message(&plan.id, r), None)).await;
-                    });
-                    return sse_response(rx);
-                }
-                Err(_) => {
-                    drop(guard.disarm());
-                    return match r {
-                        Ok(v) => json(200, &success_response(&plan.id, v)),
-                        Err(e) => json((plan.error_status)(&e), &error_response(Some(&plan.id), &e)),
-                    };
-                }
+        n = next_message(&mut notes) => (n, None),
+        r = &mut work => match queued_message(&mut notes) {
+            // A notification raced the result: stream both, in order.
+            Some(n) => (Some(n), Some(r)),
+            None => {
+                drop(guard.disarm());
+                return match r {
+                    Ok(v) => json(200, &success_response(&plan.id, v)),
+                    Err(e) => json((plan.error_status)(&e), &error_response(Some(&plan.id), &e)),
+                };
             }
-        }
+        },
     };
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     if let Some(n) = first {
@@ -121,19 +137,24 @@ pub(crate) async fn reply(
     }
     tokio::spawn(async move {
         let _guard = guard;
+        if let Some(r) = done {
+            while let Some(n) = queued_message(&mut notes) {
+                if tx.send(sse_event(&n, None)).await.is_err() {
+                    return;
+                }
+            }
+            let _ = tx.send(sse_event(&final_message(&plan.id, r), None)).await;
+            return;
+        }
         let mut tick = tokio::time::interval(plan.keep_alive);
         tick.tick().await;
-        let mut notes_open = true;
         loop {
             tokio::select! {
                 biased;
                 _ = tx.closed() => return,
-                n = notes.recv(), if notes_open => match n {
-                    Some(n) => if tx.send(sse_event(&n, None)).await.is_err() { return },
-                    None => notes_open = false,
-                },
+                Some(n) = next_message(&mut notes) => if tx.send(sse_event(&n, None)).await.is_err() { return },
                 r = &mut work => {
-                    while let Ok(n) = notes.try_recv() {
+                    while let Some(n) = queued_message(&mut notes) {
                         if tx.send(sse_event(&n, None)).await.is_err() { return; }
                     }
                     let _ = tx.send(sse_event(&final_message(&plan.id, r), None)).await;
@@ -144,11 +165,4 @@ pub(crate) async fn reply(
         }
     });
     sse_response(rx)
-}
-
-fn final_message(id: &RequestId, r: Result<Value, McpError>) -> Value {
-    match r {
-        Ok(v) => success_response(id, v),
-        Err(e) => error_response(Some(id), &e),
-    }
 }

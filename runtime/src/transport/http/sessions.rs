@@ -11,6 +11,7 @@ pub(crate) struct HttpSession {
     pub(crate) legacy: Arc<LegacySession>,
     pub(crate) in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     pub(crate) closed: CancellationToken,
+    pub(crate) streams: super::resume::Streams,
     last_used: Mutex<Instant>,
 }
 
@@ -45,6 +46,7 @@ impl SessionStore {
             legacy,
             in_flight: Mutex::new(HashMap::new()),
             closed: parent.child_token(),
+            streams: Default::default(),
             last_used: Mutex::new(Instant::now()),
         });
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
