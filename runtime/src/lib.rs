@@ -2,12 +2,14 @@
 //!
 //! Build Model Context Protocol (MCP) servers by annotating ordinary `async fn`s.
 //!
-//! ```ignore
+//! ```no_run
 //! use switchyard::prelude::*;
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
-//! struct EchoArgs { /// The text to echo back.
-//!     text: String }
+//! struct EchoArgs {
+//!     /// The text to echo back.
+//!     text: String,
+//! }
 //!
 //! /// Echo the text back.
 //! #[mcp_tool]
@@ -50,6 +52,11 @@ pub use registry::{BuildError, ResourceRequest};
 pub use server::{Server, ServerBuilder};
 pub use switchyard_macros::{mcp_completion, mcp_prompt, mcp_resource, mcp_tool};
 pub use tokio_util::sync::CancellationToken;
+
+/// The README's examples, compiled as doctests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
 
 /// The names most servers need: `use switchyard::prelude::*;`.
 pub mod prelude {

@@ -30,11 +30,15 @@ impl Default for CacheConfig {
 
 /// Configures and builds a [`Server`].
 ///
-/// ```ignore
+/// ```
+/// # use switchyard::Server;
+/// # struct HttpClient;
+/// # fn main() -> Result<(), switchyard::BuildError> {
 /// let server = Server::builder("weather", "1.0.0")
 ///     .instructions("Weather tools for the agent")
-///     .state(HttpClient::new())
+///     .state(HttpClient)
 ///     .build()?;
+/// # Ok(()) }
 /// ```
 #[derive(Debug)]
 pub struct ServerBuilder {

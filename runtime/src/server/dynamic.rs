@@ -2,7 +2,7 @@ use super::Server;
 use crate::context::RequestContext;
 use crate::handler::IntoToolOutcome;
 use crate::jsonrpc::McpError;
-use crate::registry::{ToolCallFn, ToolEntry};
+use crate::registry::{DispatchTable, ToolCallFn, ToolEntry};
 use serde_json::{Map, Value, json};
 use std::future::Future;
 use std::sync::Arc;
@@ -10,10 +10,17 @@ use std::sync::Arc;
 /// A tool defined at run time (not by `#[mcp_tool]`): name, description, input schema and a
 /// closure. Add it with [`Server::add_tool`].
 ///
-/// ```ignore
-/// server.add_tool(DynamicTool::new("shout", |_ctx, args| async move {
-///     Ok::<_, ToolError>(args["text"].as_str().unwrap_or_default().to_uppercase())
-/// }).description("Upper-cases text"))?;
+/// ```
+/// # use switchyard::{Server, ToolError, server::DynamicTool};
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::builder("doc", "0").groups(["none"]).build()?;
+/// server.add_tool(
+///     DynamicTool::new("shout", |_ctx, args: serde_json::Value| async move {
+///         Ok::<_, ToolError>(args["text"].as_str().unwrap_or_default().to_uppercase())
+///     })
+///     .description("Upper-cases text"),
+/// )?;
+/// # Ok(()) }
 /// ```
 pub struct DynamicTool {
     name: String,
@@ -97,34 +104,29 @@ impl Server {
 
     /// Removes the tool `name`; returns false when there was none.
     pub fn remove_tool(&self, name: &str) -> bool {
-        let mut found = false;
-        self.inner.table.rcu(|t| match t.without_tool(name) {
-            Some(n) => {
-                found = true;
-                Arc::new(n)
-            }
-            None => {
-                found = false;
-                t.clone()
-            }
-        });
-        found
+        self.swap_table(|t| t.without_tool(name))
     }
 
     /// Enables or disables the tool `name` (a disabled tool is neither listed nor callable);
     /// returns false when there is no such tool.
     pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
-        let mut found = false;
-        self.inner.table.rcu(|t| match t.with_tool_enabled(name, enabled) {
-            Some(n) => {
-                found = true;
-                Arc::new(n)
+        self.swap_table(|t| t.with_tool_enabled(name, enabled))
+    }
+
+    /// Replaces the table with `change(current)` atomically (retrying if another change won the
+    /// race); false, and no change, when `change` returns `None`.
+    fn swap_table(&self, change: impl Fn(&DispatchTable) -> Option<DispatchTable>) -> bool {
+        let mut changed = false;
+        self.inner.table.rcu(|t| match change(t) {
+            Some(next) => {
+                changed = true;
+                Arc::new(next)
             }
             None => {
-                found = false;
+                changed = false;
                 t.clone()
             }
         });
-        found
+        changed
     }
 }

@@ -1,13 +1,20 @@
 //! An in-process MCP client for tests: drives a [`Server`] through the real stdio framing over an
 //! in-memory pipe, with no port and no subprocess, in either protocol era.
 //!
-//! ```ignore
-//! let server = Server::builder("t", "0").build()?;
-//! let client = TestClient::modern(server);
-//! let reply = client.call_tool("echo", json!({"text": "hi"})).await;
-//! assert_eq!(reply.result()["content"][0]["text"], "hi");
+//! ```
+//! # use switchyard::{Server, testing::TestClient};
+//! # use serde_json::json;
+//! # #[tokio::main] async fn main() {
+//! let server = Server::builder("t", "0").groups(["none"]).build().expect("builds");
+//! let client = TestClient::modern(server.clone());
+//! let reply = client.request("server/discover", json!({})).await;
+//! assert_eq!(reply.result()["resultType"], "complete");
+//! // A server without tools has no `tools` capability: tools/call is -32601.
+//! assert_eq!(client.call_tool("echo", json!({})).await.error_code(), Some(-32601));
 //!
-//! let legacy = TestClient::legacy(server2, "2025-11-25").await?;   // runs initialize
+//! let legacy = TestClient::legacy(server, "2025-11-25").await.expect("initialize");
+//! assert_eq!(legacy.raw_request("ping", json!({})).await.result(), &json!({}));
+//! # }
 //! ```
 
 use crate::protocol::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_VERSION};
