@@ -180,3 +180,15 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn mcp_completion(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Completion, attr.into(), item.into()).into()
 }
+
+/// Registers an async function as a typed extension RPC (placeholder until implemented).
+#[proc_macro_attribute]
+pub fn mcp_rpc(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    item
+}
+
+/// Registers an async function as a filter (placeholder until implemented).
+#[proc_macro_attribute]
+pub fn mcp_filter(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    item
+}

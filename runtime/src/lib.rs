@@ -33,6 +33,7 @@ pub mod context;
 pub mod handler;
 pub mod jsonrpc;
 pub mod model;
+pub mod pipeline;
 pub mod protocol;
 pub mod registry;
 pub mod server;
@@ -47,10 +48,11 @@ pub use model::{
     CallToolResult, Completion, CompletionArgument, CompletionRef, CompletionRequest, Content, GetPromptResult, Json,
     PromptMessage, ReadResourceResult, ResourceContents, Role,
 };
+pub use pipeline::{Next, RawNext, RawRequest, RawResponse, RpcMethod, TypedRequest};
 pub use protocol::LogLevel;
 pub use registry::{BuildError, ResourceRequest};
 pub use server::{Server, ServerBuilder};
-pub use switchyard_macros::{mcp_completion, mcp_prompt, mcp_resource, mcp_tool};
+pub use switchyard_macros::{mcp_completion, mcp_filter, mcp_prompt, mcp_resource, mcp_rpc, mcp_tool};
 pub use tokio_util::sync::CancellationToken;
 
 /// The README's examples, compiled as doctests so they cannot rot.
@@ -61,9 +63,10 @@ pub struct ReadmeDoctests;
 /// The names most servers need: `use switchyard::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        CallToolResult, CancellationToken, Completion, Content, GetPromptResult, Json, Logger, McpError, Progress,
-        PromptMessage, ReadResourceResult, RequestContext, ResourceContents, ResourceRequest, Server, State, ToolError,
-        mcp_completion, mcp_prompt, mcp_resource, mcp_tool,
+        CallToolResult, CancellationToken, Completion, Content, GetPromptResult, Json, Logger, McpError, Next,
+        Progress, PromptMessage, RawNext, RawRequest, RawResponse, ReadResourceResult, RequestContext,
+        ResourceContents, ResourceRequest, Server, State, ToolError, TypedRequest, mcp_completion, mcp_filter,
+        mcp_prompt, mcp_resource, mcp_rpc, mcp_tool,
     };
 }
 
@@ -79,6 +82,11 @@ pub mod __private {
     pub use crate::model::{
         CallToolResult, Completion, CompletionRequest, GetPromptResult, PromptArgument, ReadResourceResult,
     };
+    pub use crate::pipeline::{
+        Eras, ErasedNext, ErasedValue, Next, RawFilterRegistration, RawNext, RawRequest, RawResponse, RpcMethod,
+        RpcRegistration, TypedFilterRegistration, TypedRequest, decode_erased, encode_erased, rpc_shim,
+        typed_filter_shim,
+    };
     pub use crate::registry::{
         BoxFuture, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, ResourceRequest,
         Site, ToolRegistration,
@@ -87,6 +95,7 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
+    pub use std::any::TypeId;
     pub use std::boxed::Box;
     pub use std::option::Option::{self, None, Some};
     pub use std::result::Result::{self, Err, Ok};

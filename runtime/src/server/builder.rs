@@ -106,7 +106,10 @@ impl ServerBuilder {
     /// Errors: [`BuildError`] for a name registered twice (naming both definitions) or a
     /// registration that is invalid at run time; nothing is served until this succeeds.
     pub fn build(self) -> Result<Server, BuildError> {
-        let table = DispatchTable::from_inventory(self.groups.as_deref())?;
+        let groups = self.groups.as_deref();
+        let table = DispatchTable::from_inventory(groups)?;
+        let rpcs = crate::pipeline::build_rpcs(groups)?;
+        let raw = crate::pipeline::RawChain::from_inventory(groups);
         Ok(Server {
             inner: Arc::new(ServerInner {
                 name: self.name,
@@ -117,6 +120,8 @@ impl ServerBuilder {
                 cache: self.cache,
                 page_size: self.page_size,
                 shutdown: CancellationToken::new(),
+                raw,
+                rpcs,
             }),
         })
     }

@@ -2,9 +2,11 @@ use super::session::LegacySession;
 use super::{Server, encode, methods};
 use crate::context::{Notifier, RequestContext, RequestParts};
 use crate::jsonrpc::{McpError, Request};
+use crate::pipeline::{RawRequest, RawResponse};
 use crate::protocol::{
     Era, META_PROTOCOL_VERSION, MODERN_VERSION, ModernMeta, SUPPORTED_VERSIONS, negotiate_legacy, parse_modern_meta,
 };
+use crate::registry::BoxFuture;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -49,10 +51,35 @@ impl Method {
     }
 }
 
+/// What a method name resolves to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target {
+    Builtin(Method),
+    Rpc(&'static str),
+}
+
 impl Server {
-    /// The built-in method `method` if this server serves it in the given era, taking the
-    /// capabilities into account (`prompts/*` only with prompts, ...).
-    pub(crate) fn method(&self, method: &str, modern: bool) -> Option<Method> {
+    /// What serves `method` in the given era: a built-in method (taking the capabilities into
+    /// account: `prompts/*` only with prompts, ...) or a typed RPC of that era.
+    pub(crate) fn target(&self, method: &str, modern: bool) -> Option<Target> {
+        if let Some(m) = self.method(method, modern) {
+            return Some(Target::Builtin(m));
+        }
+        let (&name, entry) = self.inner.rpcs.get_key_value(method)?;
+        entry.reg.eras.serves(modern).then_some(Target::Rpc(name))
+    }
+
+    /// The params field that the HTTP `Mcp-Name` header mirrors for `method`, if any
+    /// (`name` for tools/call and prompts/get, `uri` for resources/read, an RPC's routing name).
+    pub fn routing_field(&self, method: &str) -> Option<&'static str> {
+        match method {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
+            _ => self.inner.rpcs.get(method).and_then(|e| e.reg.routing_name),
+        }
+    }
+
+    fn method(&self, method: &str, modern: bool) -> Option<Method> {
         let m = Method::lookup(method, modern)?;
         let t = self.inner.table.load();
         let served = match m {
@@ -71,7 +98,7 @@ impl Server {
 
     /// True when a 2026-07-28 request for `method` would be dispatched (not `-32601`).
     pub fn serves_modern_method(&self, method: &str) -> bool {
-        self.method(method, true).is_some()
+        self.target(method, true).is_some()
     }
 
     /// Checks the `_meta` protocol version of a modern request.
@@ -119,7 +146,7 @@ impl Server {
         cancel: CancellationToken,
         notifier: Notifier,
     ) -> Result<Value, McpError> {
-        let method = self.method(&req.method, true).ok_or_else(|| McpError::method_not_found(&req.method))?;
+        let target = self.target(&req.method, true).ok_or_else(|| McpError::method_not_found(&req.method))?;
         let params = req.params.unwrap_or_default();
         let parts = RequestParts {
             id: req.id,
@@ -133,7 +160,7 @@ impl Server {
             notifier,
         };
         let method_name = parts.method.clone();
-        let result = self.run(method, parts, params, None).await?;
+        let result = self.run(target, parts, params, None).await?;
         Ok(encode::stamp_modern(self, &method_name, result))
     }
 
@@ -151,7 +178,7 @@ impl Server {
         if req.method == "initialize" {
             return Err(McpError::invalid_request("the session is already initialized"));
         }
-        let method = self.method(&req.method, false).ok_or_else(|| McpError::method_not_found(&req.method))?;
+        let target = self.target(&req.method, false).ok_or_else(|| McpError::method_not_found(&req.method))?;
         let params = req.params.unwrap_or_default();
         let parts = RequestParts {
             id: req.id,
@@ -164,23 +191,60 @@ impl Server {
             cancel,
             notifier,
         };
-        self.run(method, parts, params, Some(session)).await
+        self.run(target, parts, params, Some(session)).await
     }
 
     async fn run(
         &self,
-        method: Method,
+        target: Target,
         parts: RequestParts,
         params: Map<String, Value>,
         session: Option<&Arc<LegacySession>>,
     ) -> Result<Value, McpError> {
         let cancel = parts.cancel.clone();
         let ctx = RequestContext::new(parts, self.inner.state.clone(), self.clone());
-        let work = methods::call(self, method, ctx, params, session);
+        let server = self.clone();
+        let session = session.cloned();
+        let terminal: Arc<dyn Fn(RawRequest) -> BoxFuture<RawResponse> + Send + Sync> = Arc::new(move |req| {
+            let server = server.clone();
+            let session = session.clone();
+            Box::pin(async move { server.dispatch(target, req.ctx, req.params, session.as_ref()).await })
+        });
+        let work = self.inner.raw.run(RawRequest { ctx, params }, terminal);
         tokio::select! {
             r = work => r,
             _ = cancel.cancelled() => Err(McpError::internal("request cancelled")),
         }
+    }
+
+    /// The innermost step of the raw chain: the built-in method, or the typed RPC with its
+    /// capability gate, params decoding and typed filters.
+    async fn dispatch(
+        &self,
+        target: Target,
+        ctx: RequestContext,
+        mut params: Map<String, Value>,
+        session: Option<&Arc<LegacySession>>,
+    ) -> Result<Value, McpError> {
+        let name = match target {
+            Target::Builtin(m) => return methods::call(self, m, ctx, params, session).await,
+            Target::Rpc(name) => name,
+        };
+        let entry = self.inner.rpcs.get(name).ok_or_else(|| McpError::method_not_found(name))?;
+        if ctx.era().is_modern()
+            && let Some(required) = entry.reg.required_capabilities.map(|f| f())
+            && !declares(ctx.client_capabilities(), &required)
+        {
+            return Err(McpError::missing_capability(
+                format!("{name} needs client capabilities the request did not declare: {required}"),
+                required,
+            ));
+        }
+        // Handlers never see the reserved envelope as user data; they read it through the context.
+        params.remove("_meta");
+        let decoded = (entry.reg.decode)(Value::Object(params))?;
+        let out = entry.chain.run(ctx, decoded, entry.reg.handler).await?;
+        (entry.reg.encode)(out)
     }
 
     /// Handles a legacy `initialize`: negotiates the version (the client's when served, else
@@ -235,6 +299,14 @@ impl Server {
             caps.insert("completions".into(), json!({}));
         }
         Value::Object(caps)
+    }
+}
+
+/// True when every key of `need` (recursively, for objects) is declared in `have`.
+fn declares(have: &Value, need: &Value) -> bool {
+    match need.as_object() {
+        Some(need) => need.iter().all(|(k, v)| have.get(k).is_some_and(|h| !h.is_null() && declares(h, v))),
+        None => true,
     }
 }
 

@@ -38,6 +38,8 @@ pub(crate) struct ServerInner {
     pub(crate) cache: CacheConfig,
     pub(crate) page_size: usize,
     pub(crate) shutdown: CancellationToken,
+    pub(crate) raw: crate::pipeline::RawChain,
+    pub(crate) rpcs: std::collections::HashMap<&'static str, crate::pipeline::RpcEntry>,
 }
 
 impl std::fmt::Debug for Server {

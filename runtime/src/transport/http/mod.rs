@@ -106,9 +106,9 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
         }
         _ => return respond::method_not_allowed(),
     }
-    let bytes = match axum::body::to_bytes(body, state.config.max_body_bytes).await {
-        Ok(b) => b,
-        Err(_) => {
+    let bytes = match read_body(body, state.config.max_body_bytes).await {
+        Some(b) => b,
+        None => {
             let err =
                 McpError::invalid_request(format!("request body is larger than {} bytes", state.config.max_body_bytes))
                     .with_http_status(413);
@@ -147,4 +147,24 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
         }
     }
     modern::post(&state, &parts.headers, msg).await
+}
+
+/// Reads a body of at most `limit` bytes; `None` when it is larger (or breaks off). An oversized
+/// body is still read to its end (discarding it, up to 16 times the limit) so that the client,
+/// which is usually still sending, receives the 413 instead of a reset connection.
+async fn read_body(body: Body, limit: usize) -> Option<bytes::Bytes> {
+    use futures::StreamExt;
+    let mut stream = body.into_data_stream();
+    let mut buf = bytes::BytesMut::new();
+    let mut seen = 0usize;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.ok()?;
+        seen += chunk.len();
+        if seen <= limit {
+            buf.extend_from_slice(&chunk);
+        } else if seen > limit.saturating_mul(16) {
+            return None;
+        }
+    }
+    (seen <= limit).then(|| buf.freeze())
 }

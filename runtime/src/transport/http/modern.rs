@@ -55,7 +55,7 @@ fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<Mod
             req.method
         )));
     }
-    check_name(headers, req)?;
+    check_name(headers, req, state.server.routing_field(&req.method))?;
     if !state.server.serves_modern_method(&req.method) {
         return Err(McpError::method_not_found(&req.method));
     }
@@ -68,18 +68,9 @@ fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<Mod
     Ok(meta)
 }
 
-/// The body field `Mcp-Name` mirrors for `method`, if it has one.
-fn name_field(method: &str) -> Option<&'static str> {
-    match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
-        _ => None,
-    }
-}
-
-fn check_name(headers: &HeaderMap, req: &Request) -> Result<(), McpError> {
-    let Some(field) = name_field(&req.method) else { return Ok(()) };
+/// `Mcp-Name` against the body field it mirrors (`field`, from [`Server::routing_field`]).
+fn check_name(headers: &HeaderMap, req: &Request, field: Option<&str>) -> Result<(), McpError> {
+    let Some(field) = field else { return Ok(()) };
     let body = req.params.as_ref().and_then(|p| p.get(field)).and_then(Value::as_str);
     let header = mirrored(headers, "mcp-name")?;
     match (body, header) {
