@@ -423,3 +423,33 @@ async fn missing_arguments_mean_an_empty_object() {
     assert_eq!(r.status, 200);
     assert!(r.last()["result"].get("isError").is_none(), "{:?}", r.messages);
 }
+
+#[tokio::test]
+async fn a_modern_request_ignores_a_stray_session_id() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    let r = send(modern(&c, &s.url, json!(1), "tools/list", json!({})).header("mcp-session-id", "bogus")).await;
+    assert_eq!(r.status, 200, "{:?}", r.messages);
+    let body = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {} });
+    let r = send(
+        c.post(&s.url)
+            .header("mcp-protocol-version", MODERN)
+            .header("mcp-method", "tools/list")
+            .header("mcp-session-id", "bogus")
+            .body(body.to_string()),
+    )
+    .await;
+    assert_eq!((r.status, r.error_code()), (400, Some(-32602)), "{:?}", r.messages);
+}
+
+#[tokio::test]
+async fn odd_host_headers_and_repeated_headers_are_refused() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    for host in ["[::1]evil.com", "localhost:99999999", "localhost:"] {
+        let r = send(modern(&c, &s.url, json!(1), "server/discover", json!({})).header("host", host)).await;
+        assert_eq!(r.status, 403, "{host}");
+    }
+    let r = send(modern(&c, &s.url, json!(1), "tools/list", json!({})).header("mcp-method", "tools/call")).await;
+    assert_eq!((r.status, r.error_code()), (400, Some(-32020)));
+}

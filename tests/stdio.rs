@@ -136,7 +136,7 @@ async fn cancellation_suppresses_the_response() {
 }
 
 #[tokio::test]
-async fn eof_cancels_in_flight_work_and_exits_zero() {
+async fn eof_lets_received_requests_answer_then_exits_zero() {
     let mut p = Proc::start();
     let mut m = meta(json!({}));
     m["progressToken"] = json!("t");
@@ -146,11 +146,82 @@ async fn eof_cancels_in_flight_work_and_exits_zero() {
         .to_string(),
     )
     .await;
-    assert_eq!(p.next().await["method"], "notifications/progress");
     drop(p.stdin.take());
+    let mut answered = false;
+    while let Ok(Ok(Some(line))) = tokio::time::timeout(Duration::from_secs(5), p.out.next_line()).await {
+        let m: Value = serde_json::from_str(&line).expect("JSON");
+        answered |= m["id"] == 1 && m["result"]["resultType"] == "complete";
+    }
+    assert!(answered, "a request received before EOF is answered within the grace period");
     let status =
         tokio::time::timeout(Duration::from_secs(5), p.child.wait()).await.expect("exits promptly").expect("status");
     assert!(status.success(), "{status:?}");
+}
+
+#[tokio::test]
+async fn eof_cancels_slow_work_after_the_grace_period() {
+    let mut child = Command::new(example("fixture"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("fixture starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "slow", "arguments": { "seconds": 60 }, "_meta": meta(json!({})) } });
+    stdin.write_all(format!("{call}\n").as_bytes()).await.expect("write");
+    drop(stdin);
+    let started = std::time::Instant::now();
+    let out =
+        tokio::time::timeout(Duration::from_secs(10), child.wait_with_output()).await.expect("exits").expect("output");
+    assert!(out.status.success(), "{:?}", out.status);
+    assert!(started.elapsed() < Duration::from_secs(8), "exits soon after the grace period");
+    assert!(out.stdout.is_empty(), "a cancelled request is not answered: {}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[tokio::test]
+async fn bad_bytes_and_overlong_lines_do_not_end_the_session() {
+    let mut p = Proc::start();
+    let stdin = p.stdin.as_mut().expect("stdin");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"x\":\"\xff\"}}\n")
+        .await
+        .expect("write");
+    assert_eq!(p.next().await["error"]["code"], -32700);
+    let long = format!("{{\"pad\":\"{}\"}}", "x".repeat(17 * 1024 * 1024));
+    p.send(&long).await;
+    let m = p.next().await;
+    assert_eq!(m["error"]["code"], -32700);
+    assert!(m["error"]["message"].as_str().is_some_and(|s| s.contains("longer than")));
+    // A malformed notification gets no answer: the next line is the answer to the next request.
+    p.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"x"}"#).await;
+    let r = p.request(2, "tools/list", json!({})).await;
+    assert!(r["result"]["tools"].is_array());
+}
+
+#[tokio::test]
+async fn meta_values_are_validated() {
+    let mut p = Proc::start();
+    let mut m = meta(json!({ "sampling": false }));
+    p.send(
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "test_missing_capability", "arguments": {}, "_meta": m.clone() } })
+        .to_string(),
+    )
+    .await;
+    assert_eq!(p.next().await["error"]["code"], -32021, "a capability must be an object to count");
+    m["io.modelcontextprotocol/clientCapabilities"] = json!({});
+    m["progressToken"] = json!({ "evil": [1, 2] });
+    p.send(&json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": { "_meta": m } }).to_string()).await;
+    assert_eq!(p.next().await["error"]["code"], -32602);
+    p.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}"#).await;
+    let r = p.next().await;
+    assert_eq!(r["error"]["code"], -32022);
+    assert_eq!(r["error"]["data"]["supported"], json!([MODERN]));
+    let r = p.request(4, "tools/list", json!({ "cursor": "bzEwMDAwMDA" })).await;
+    assert_eq!(r["error"]["code"], -32602, "a cursor past the end is invalid");
 }
 
 #[tokio::test]

@@ -58,7 +58,7 @@ pub struct Handler<'a> {
 impl<'a> Handler<'a> {
     /// Builds the model, reporting every unsupported part of the signature.
     pub fn from_fn(cx: &Ctxt, func: &'a ItemFn, rules: &ArgRules<'_>) -> Handler<'a> {
-        check_signature(cx, func);
+        check_signature(cx, func, "MCP handlers");
         let mut args: Vec<Arg<'a>> = Vec::new();
         for input in &func.sig.inputs {
             match input {
@@ -103,28 +103,88 @@ impl<'a> Handler<'a> {
     }
 }
 
-fn check_signature(cx: &Ctxt, func: &ItemFn) {
+/// The qualifiers every annotated function must (not) have; `what` names the functions in the
+/// messages ("MCP handlers", "MCP filters").
+fn check_signature(cx: &Ctxt, func: &ItemFn, what: &str) {
     let sig = &func.sig;
     if sig.asyncness.is_none() {
-        cx.error_spanned_by(sig.fn_token, "MCP handlers must be `async fn`");
+        cx.error_spanned_by(sig.fn_token, format!("{what} must be `async fn`"));
     }
     if let Some(constness) = &sig.constness {
-        cx.error_spanned_by(constness, "MCP handlers cannot be `const fn`");
+        cx.error_spanned_by(constness, format!("{what} cannot be `const fn`"));
     }
     if let Some(unsafety) = &sig.unsafety {
-        cx.error_spanned_by(unsafety, "MCP handlers cannot be `unsafe fn`; keep the unsafe block inside the body");
+        cx.error_spanned_by(unsafety, format!("{what} cannot be `unsafe fn`; keep the unsafe block inside the body"));
     }
     if let Some(abi) = &sig.abi {
-        cx.error_spanned_by(abi, "MCP handlers use the Rust ABI; remove the `extern` qualifier");
+        cx.error_spanned_by(abi, format!("{what} use the Rust ABI; remove the `extern` qualifier"));
     }
-    let generic = "MCP handlers cannot be generic: the registration needs one concrete function";
+    let generic = format!("{what} cannot be generic: the registration needs one concrete function");
     if !sig.generics.params.is_empty() {
         cx.error_spanned_by(&sig.generics, generic);
     } else if let Some(where_clause) = &sig.generics.where_clause {
         cx.error_spanned_by(where_clause, generic);
     }
     if let Some(variadic) = &sig.variadic {
-        cx.error_spanned_by(variadic, "MCP handlers cannot be variadic");
+        cx.error_spanned_by(variadic, format!("{what} cannot be variadic"));
+    }
+}
+
+/// An annotated filter, `async fn(request, next) -> response`. Only its shape is checked here:
+/// the generated shim converts through the runtime's filter traits, so rustc reports a wrong
+/// argument or return type at the user's token.
+pub struct FilterFn<'a> {
+    pub ident: &'a Ident,
+    /// The request and `next` types; `None` unless there are exactly two arguments (reported).
+    pub args: Option<(&'a Type, &'a Type)>,
+    /// `None` for a function without `->`.
+    pub output: Option<&'a Type>,
+}
+
+impl<'a> FilterFn<'a> {
+    /// Builds the model of a raw filter, or of a typed one (`typed`), reporting every
+    /// unsupported part of the signature.
+    pub fn from_fn(cx: &Ctxt, func: &'a ItemFn, typed: bool) -> FilterFn<'a> {
+        check_signature(cx, func, "MCP filters");
+        let mut args = Vec::new();
+        for input in &func.sig.inputs {
+            match input {
+                FnArg::Receiver(receiver) => {
+                    cx.error_spanned_by(receiver, "MCP filters are free functions and cannot take `self`");
+                }
+                FnArg::Typed(arg) => {
+                    for attr in arg.attrs.iter().filter(|a| a.path() == EXTRACT) {
+                        cx.error_spanned_by(
+                            attr,
+                            "filters take no extractors: the request carries the context, `req.ctx`",
+                        );
+                    }
+                    args.push(arg);
+                }
+            }
+        }
+        let shape = if typed {
+            "a typed filter takes two arguments, `(req: TypedRequest<P>, next: Next<P, R>)`, \
+             with the params `P` and result `R` of its RPC"
+        } else {
+            "a raw filter takes two arguments, `(req: RawRequest, next: RawNext)`"
+        };
+        let args = match args.as_slice() {
+            [req, next] => Some((&*req.ty, &*next.ty)),
+            [_, _, extra @ ..] => {
+                cx.error_spanned_by(quote::quote!(#(#extra),*), shape);
+                None
+            }
+            _ => {
+                cx.error_at(func.sig.paren_token.span.join(), shape);
+                None
+            }
+        };
+        let output = match &func.sig.output {
+            ReturnType::Default => None,
+            ReturnType::Type(_, ty) => Some(&**ty),
+        };
+        FilterFn { ident: &func.sig.ident, args, output }
     }
 }
 
@@ -229,6 +289,29 @@ pub fn last_segment_name(ty: &Type) -> Option<String> {
         Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
         Type::Group(g) => last_segment_name(&g.elem),
         Type::Paren(p) => last_segment_name(&p.elem),
+        _ => None,
+    }
+}
+
+/// `(T, E)` when `ty` is written `Result<T, E>`: a path whose last segment is `Result` with
+/// exactly two type arguments (looking through parentheses and invisible groups).
+pub fn result_parts(ty: &Type) -> Option<(&Type, &Type)> {
+    let path = match ty {
+        Type::Path(p) if p.qself.is_none() => &p.path,
+        Type::Group(g) => return result_parts(&g.elem),
+        Type::Paren(p) => return result_parts(&p.elem),
+        _ => return None,
+    };
+    let last = path.segments.last().filter(|s| s.ident == "Result")?;
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let mut types = args.args.iter().map(|a| match a {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
+    });
+    match (types.next(), types.next(), types.next()) {
+        (Some(Some(ok)), Some(Some(err)), None) => Some((ok, err)),
         _ => None,
     }
 }
@@ -360,6 +443,49 @@ mod tests {
         assert_eq!(structured_output(&ty), Some(&parse_quote!(Vec<u8>)));
         let ty: Type = parse_quote!(Result<String, ToolError>);
         assert_eq!(structured_output(&ty), None);
+    }
+
+    #[test]
+    fn result_parts_need_both_type_arguments() {
+        let ty: Type = parse_quote!(Result<Sum, McpError>);
+        assert_eq!(result_parts(&ty), Some((&parse_quote!(Sum), &parse_quote!(McpError))));
+        let ty: Type = parse_quote!(std::result::Result<Vec<u8>, E>);
+        assert_eq!(result_parts(&ty).map(|(ok, _)| ok), Some(&parse_quote!(Vec<u8>)));
+        for ty in [parse_quote!(Result<u32>), parse_quote!(u32), parse_quote!(Option<u32>), parse_quote!((u32, E))] {
+            assert_eq!(result_parts(&ty), None, "{}", quote::ToTokens::to_token_stream(&ty));
+        }
+    }
+
+    #[test]
+    fn filters_take_exactly_two_arguments() {
+        let func: ItemFn = parse_quote! { async fn f((a, b): RawRequest, _: RawNext) -> RawResponse {} };
+        let cx = Ctxt::new();
+        let filter = FilterFn::from_fn(&cx, &func, false);
+        assert!(filter.args.is_some(), "patterns are fine");
+        assert!(cx.check().is_ok());
+
+        for func in [
+            parse_quote! { async fn f(req: RawRequest) -> RawResponse {} },
+            parse_quote! { async fn f(a: RawRequest, b: RawNext, c: u8) -> RawResponse {} },
+        ] {
+            let func: ItemFn = func;
+            let cx = Ctxt::new();
+            assert!(FilterFn::from_fn(&cx, &func, true).args.is_none());
+            let err = cx.check().expect_err("must fail").to_string();
+            assert!(err.contains("a typed filter takes two arguments"), "{err}");
+        }
+    }
+
+    #[test]
+    fn filter_signature_errors_name_filters() {
+        let func: ItemFn = parse_quote! { fn f<T>(#[extract] a: RawRequest, b: RawNext) -> RawResponse {} };
+        let cx = Ctxt::new();
+        let _ = FilterFn::from_fn(&cx, &func, false);
+        let errors: Vec<String> = cx.check().expect_err("must fail").into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors[0].contains("MCP filters must be `async fn`"), "{errors:?}");
+        assert!(errors[1].contains("MCP filters cannot be generic"), "{errors:?}");
+        assert!(errors[2].contains("filters take no extractors"), "{errors:?}");
     }
 
     #[test]

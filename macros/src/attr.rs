@@ -5,15 +5,15 @@
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ARGUMENT, DESCRIPTION, DESTRUCTIVE, GROUP, IDEMPOTENT, INPUT_SCHEMA, MIME_TYPE, NAME, OPEN_WORLD, PROMPT,
-    READ_ONLY, RESOURCE, Symbol, TITLE, URI,
+    ARGUMENT, CAPABILITY, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT, INPUT_SCHEMA, METHOD,
+    MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROUTING_NAME, RPC, Symbol, TITLE, URI,
 };
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
-use syn::parse::Parser;
+use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, Ident, Lit, LitStr, Meta, Token};
+use syn::{Expr, ExprLit, ExprPath, ExprUnary, Ident, Lit, LitInt, LitStr, Meta, Path, Token, UnOp};
 
 /// A name-like value after defaults: the literal when given, else the function's name.
 pub struct Named {
@@ -176,23 +176,54 @@ impl CompletionAttrs {
     }
 }
 
-/// Calls `f` once for each well-formed, allowed, first-time key.
-fn for_each_key(
-    cx: &Ctxt,
-    macro_name: &str,
-    tokens: TokenStream,
-    allowed: &[Symbol],
-    mut f: impl FnMut(Symbol, &Meta),
-) {
-    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
-        Ok(metas) => metas,
+/// One comma-separated attribute argument: a bare literal (the method name of `#[mcp_rpc]`) or
+/// a key.
+enum AttrArg {
+    Positional(Lit),
+    Key(Box<Meta>),
+}
+
+impl Parse for AttrArg {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        if input.peek(Lit) {
+            input.parse().map(AttrArg::Positional)
+        } else {
+            input.parse().map(|meta| AttrArg::Key(Box::new(meta)))
+        }
+    }
+}
+
+/// The comma-separated arguments; a syntax error is reported and yields none.
+fn parse_args(cx: &Ctxt, tokens: TokenStream) -> Vec<AttrArg> {
+    match Punctuated::<AttrArg, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(args) => args.into_iter().collect(),
         Err(err) => {
             cx.syn_error(err);
-            return;
+            Vec::new()
         }
-    };
+    }
+}
+
+/// Calls `f` once for each well-formed, allowed, first-time key; a bare value is reported.
+fn for_each_key(cx: &Ctxt, macro_name: &str, tokens: TokenStream, allowed: &[Symbol], f: impl FnMut(Symbol, &Meta)) {
+    let mut metas = Vec::new();
+    for arg in parse_args(cx, tokens) {
+        match arg {
+            AttrArg::Key(meta) => metas.push(*meta),
+            AttrArg::Positional(lit) => cx.error_spanned_by(
+                lit,
+                format!("`#[{macro_name}]` takes only `key = value` arguments; this value has no key"),
+            ),
+        }
+    }
+    visit_keys(cx, macro_name, &metas, allowed, f);
+}
+
+/// Calls `f` once for each allowed, first-time key of `metas`; unknown and repeated keys are
+/// reported.
+fn visit_keys(cx: &Ctxt, macro_name: &str, metas: &[Meta], allowed: &[Symbol], mut f: impl FnMut(Symbol, &Meta)) {
     let mut seen: Vec<Symbol> = Vec::new();
-    for meta in &metas {
+    for meta in metas {
         let path = meta.path();
         let Some(key) = allowed.iter().copied().find(|k| path == *k) else {
             let written = quote::ToTokens::to_token_stream(path).to_string().replace(' ', "");
@@ -214,6 +245,231 @@ fn for_each_key(
         seen.push(key);
         f(key, meta);
     }
+}
+
+/// Which protocol eras an RPC is served in (`eras = "..."`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Eras {
+    Modern,
+    Legacy,
+    Both,
+}
+
+impl Eras {
+    const ALL: [(&'static str, Eras); 3] = [("modern", Eras::Modern), ("legacy", Eras::Legacy), ("both", Eras::Both)];
+
+    /// The value of `eras = "..."`, if it is one of the three words.
+    pub fn from_word(word: &str) -> Option<Eras> {
+        Eras::ALL.iter().find(|(w, _)| *w == word).map(|(_, e)| *e)
+    }
+
+    /// The name of the runtime's `Eras` variant.
+    pub fn variant(self) -> &'static str {
+        match self {
+            Eras::Modern => "Modern",
+            Eras::Legacy => "Legacy",
+            Eras::Both => "Both",
+        }
+    }
+}
+
+/// `eras = "..."` as given.
+pub struct ErasAttr {
+    pub value: Eras,
+    pub span: Span,
+}
+
+/// `#[mcp_rpc("vendor/method", ...)]`.
+#[derive(Default)]
+pub struct RpcAttrs {
+    /// The positional method name.
+    pub method: Option<LitStr>,
+    pub routing_name: Option<LitStr>,
+    pub capability: Option<LitStr>,
+    pub extension: Option<LitStr>,
+    pub eras: Option<ErasAttr>,
+    pub group: Option<LitStr>,
+}
+
+const RPC_EXAMPLE: &str = "`#[mcp_rpc(\"acme/sum\")]`";
+
+impl RpcAttrs {
+    pub fn parse(cx: &Ctxt, tokens: TokenStream) -> RpcAttrs {
+        let mut attrs = RpcAttrs::default();
+        let mut metas = Vec::new();
+        // Whether the method name was attempted at all, so that one mistake is one error.
+        let mut method_attempted = false;
+        for (i, arg) in parse_args(cx, tokens).into_iter().enumerate() {
+            match arg {
+                AttrArg::Positional(Lit::Str(lit)) if i == 0 => attrs.method = Some(lit),
+                AttrArg::Positional(lit) if i == 0 => {
+                    method_attempted = true;
+                    cx.error_spanned_by(lit, format!("the method name is a string literal, e.g. {RPC_EXAMPLE}"));
+                }
+                AttrArg::Positional(lit) => {
+                    method_attempted = true;
+                    let msg = if attrs.method.is_some() {
+                        "an RPC has one method name; the other arguments are `key = value`".to_owned()
+                    } else {
+                        "the method name comes first, e.g. `#[mcp_rpc(\"acme/sum\", group = \"...\")]`".to_owned()
+                    };
+                    cx.error_spanned_by(lit, msg);
+                }
+                AttrArg::Key(meta) if meta.path() == METHOD || meta.path() == NAME => {
+                    method_attempted = true;
+                    cx.error_spanned_by(
+                        meta.path(),
+                        format!("the method name is the first argument and takes no key: {RPC_EXAMPLE}"),
+                    );
+                }
+                AttrArg::Key(meta) => metas.push(*meta),
+            }
+        }
+        if attrs.method.is_none() && !method_attempted {
+            cx.error_at(Span::call_site(), format!("`#[mcp_rpc]` needs the method name first: {RPC_EXAMPLE}"));
+        }
+        let keys = [ROUTING_NAME, CAPABILITY, EXTENSION, ERAS, GROUP];
+        visit_keys(cx, "mcp_rpc", &metas, &keys, |key, meta| {
+            if key == ERAS {
+                attrs.eras = string(cx, key, meta).and_then(|lit| eras(cx, &lit));
+                return;
+            }
+            let slot = match key {
+                k if k == ROUTING_NAME => &mut attrs.routing_name,
+                k if k == CAPABILITY => &mut attrs.capability,
+                k if k == EXTENSION => &mut attrs.extension,
+                k if k == GROUP => &mut attrs.group,
+                _ => return,
+            };
+            *slot = string(cx, key, meta);
+        });
+        attrs
+    }
+
+    /// The eras served: as given, else modern-only for an extension method, else both.
+    pub fn eras(&self) -> Eras {
+        match (&self.eras, &self.extension) {
+            (Some(given), _) => given.value,
+            (None, Some(_)) => Eras::Modern,
+            (None, None) => Eras::Both,
+        }
+    }
+}
+
+fn eras(cx: &Ctxt, lit: &LitStr) -> Option<ErasAttr> {
+    let word = lit.value();
+    if let Some(value) = Eras::from_word(&word) {
+        return Some(ErasAttr { value, span: lit.span() });
+    }
+    let words = Eras::ALL.map(|(w, _)| w);
+    let hint = match closest(&word, &words) {
+        Some(guess) => format!("; did you mean \"{guess}\"?"),
+        None => String::new(),
+    };
+    cx.error_spanned_by(lit, format!("`eras` is \"modern\", \"legacy\" or \"both\"{hint}"));
+    None
+}
+
+/// `#[mcp_filter(...)]`.
+#[derive(Default)]
+pub struct FilterAttrs {
+    pub order: Option<i32>,
+    pub group: Option<LitStr>,
+    /// The method of a typed filter: an `#[mcp_rpc]` handler (naming its marker type) or
+    /// another `RpcMethod` type.
+    pub rpc: Option<Path>,
+    /// `method = "..."`: always an error, kept to say why.
+    pub method: Option<LitStr>,
+    /// Whether `rpc` or `method` was written, valid or not: the filter is meant to be typed.
+    pub typed: bool,
+}
+
+impl FilterAttrs {
+    pub fn parse(cx: &Ctxt, tokens: TokenStream) -> FilterAttrs {
+        let mut attrs = FilterAttrs::default();
+        for_each_key(cx, "mcp_filter", tokens, &[RPC, ORDER, GROUP, METHOD], |key, meta| match key {
+            k if k == RPC => {
+                attrs.typed = true;
+                attrs.rpc = rpc_path(cx, meta);
+            }
+            k if k == ORDER => attrs.order = order(cx, meta),
+            k if k == GROUP => attrs.group = string(cx, key, meta),
+            k if k == METHOD => {
+                attrs.typed = true;
+                attrs.method = string(cx, key, meta);
+            }
+            _ => {}
+        });
+        attrs
+    }
+}
+
+/// The path of `rpc = handler`.
+fn rpc_path(cx: &Ctxt, meta: &Meta) -> Option<Path> {
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, "`rpc` names the `#[mcp_rpc]` handler function: `rpc = handler`");
+        return None;
+    };
+    match &nv.value {
+        Expr::Path(ExprPath { attrs, qself: None, path }) if attrs.is_empty() => Some(path.clone()),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
+            cx.error_spanned_by(
+                s,
+                format!(
+                    "`rpc` names the `#[mcp_rpc]` handler function, not the method: write `rpc = handler` \
+                     for the function annotated `#[mcp_rpc(\"{}\")]`",
+                    s.value()
+                ),
+            );
+            None
+        }
+        other => {
+            cx.error_spanned_by(other, "`rpc` names the `#[mcp_rpc]` handler function: `rpc = handler`");
+            None
+        }
+    }
+}
+
+/// The `i32` of `order = 10` or `order = -10`.
+fn order(cx: &Ctxt, meta: &Meta) -> Option<i32> {
+    let usage = "`order` takes an integer literal, e.g. `order = 10` or `order = -10`; lower runs outside higher";
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, usage);
+        return None;
+    };
+    let (negative, lit) = match &nv.value {
+        Expr::Lit(ExprLit { lit: Lit::Int(lit), .. }) => (false, lit),
+        Expr::Unary(ExprUnary { op: UnOp::Neg(_), expr, .. }) => match &**expr {
+            Expr::Lit(ExprLit { lit: Lit::Int(lit), .. }) => (true, lit),
+            _ => {
+                cx.error_spanned_by(&nv.value, usage);
+                return None;
+            }
+        },
+        other => {
+            cx.error_spanned_by(other, usage);
+            return None;
+        }
+    };
+    match order_value(negative, lit) {
+        Ok(value) => Some(value),
+        Err(msg) => {
+            cx.error_spanned_by(&nv.value, msg);
+            None
+        }
+    }
+}
+
+/// The value of an `order` literal (with a leading `-` when `negative`): a plain or `i32`
+/// integer that fits in an `i32`.
+fn order_value(negative: bool, lit: &LitInt) -> Result<i32, String> {
+    if !matches!(lit.suffix(), "" | "i32") {
+        return Err(format!("`order` is an `i32`; remove the `{}` suffix", lit.suffix()));
+    }
+    let sign = if negative { "-" } else { "" };
+    format!("{sign}{}", lit.base10_digits())
+        .parse::<i32>()
+        .map_err(|_| format!("`order` must fit in an `i32` ({}..={})", i32::MIN, i32::MAX))
 }
 
 /// The string literal of `key = "..."`; anything else is reported.
@@ -321,6 +577,99 @@ mod tests {
         let errors = errors(cx);
         assert_eq!(errors.len(), 1);
         assert!(errors[0].starts_with("unknown `mcp_prompt` key `uri`"), "{errors:?}");
+    }
+
+    #[test]
+    fn rpc_method_comes_first_and_keys_follow() {
+        let cx = Ctxt::new();
+        let attrs = RpcAttrs::parse(
+            &cx,
+            quote!("acme/sum", routing_name = "id", capability = "sampling", extension = "io.x/y", group = "g"),
+        );
+        assert_eq!(attrs.method.map(|s| s.value()).as_deref(), Some("acme/sum"));
+        assert_eq!(attrs.routing_name.map(|s| s.value()).as_deref(), Some("id"));
+        assert_eq!(attrs.capability.map(|s| s.value()).as_deref(), Some("sampling"));
+        assert_eq!(attrs.group.map(|s| s.value()).as_deref(), Some("g"));
+        assert!(errors(cx).is_empty());
+    }
+
+    #[test]
+    fn rpc_eras_default_to_modern_only_for_extensions() {
+        let cx = Ctxt::new();
+        assert_eq!(RpcAttrs::parse(&cx, quote!("a/b")).eras(), Eras::Both);
+        assert_eq!(RpcAttrs::parse(&cx, quote!("a/b", extension = "x/y")).eras(), Eras::Modern);
+        assert_eq!(RpcAttrs::parse(&cx, quote!("a/b", extension = "x/y", eras = "both")).eras(), Eras::Both);
+        assert_eq!(RpcAttrs::parse(&cx, quote!("a/b", eras = "legacy")).eras(), Eras::Legacy);
+        assert!(errors(cx).is_empty());
+    }
+
+    #[test]
+    fn rpc_method_mistakes_are_one_error_each() {
+        let cases = [
+            (quote!(), "needs the method name first"),
+            (quote!(group = "g"), "needs the method name first"),
+            (quote!(name = "a/b"), "takes no key"),
+            (quote!(method = "a/b"), "takes no key"),
+            (quote!(3), "is a string literal"),
+            (quote!(group = "g", "a/b"), "comes first"),
+            (quote!("a/b", "c/d"), "one method name"),
+            (quote!("a/b", eras = "moden"), "did you mean \"modern\"?"),
+            (quote!("a/b", eras = "all"), "`eras` is \"modern\", \"legacy\" or \"both\""),
+        ];
+        for (tokens, expected) in cases {
+            let cx = Ctxt::new();
+            let _ = RpcAttrs::parse(&cx, tokens.clone());
+            let errors = errors(cx);
+            assert_eq!(errors.len(), 1, "{tokens}: {errors:?}");
+            assert!(errors[0].contains(expected), "{tokens}: {errors:?}");
+        }
+    }
+
+    #[test]
+    fn filter_keys_are_read() {
+        let cx = Ctxt::new();
+        let attrs = FilterAttrs::parse(&cx, quote!(rpc = crate::rpcs::sum, order = -20, group = "g"));
+        let rpc = attrs.rpc.as_ref().map(|p| quote::ToTokens::to_token_stream(p).to_string());
+        assert_eq!(rpc.as_deref(), Some("crate :: rpcs :: sum"));
+        assert_eq!(attrs.order, Some(-20));
+        assert!(attrs.typed);
+        assert!(errors(cx).is_empty());
+
+        let cx = Ctxt::new();
+        let attrs = FilterAttrs::parse(&cx, quote!(order = 7i32));
+        assert_eq!((attrs.order, attrs.typed), (Some(7), false));
+        assert!(errors(cx).is_empty());
+    }
+
+    #[test]
+    fn filter_order_is_an_i32_literal() {
+        let lit = |text: &str| syn::parse_str::<LitInt>(text).expect("literal");
+        assert_eq!(order_value(true, &lit("2147483648")), Ok(i32::MIN));
+        assert_eq!(order_value(false, &lit("0x10")), Ok(16));
+        assert!(order_value(false, &lit("2147483648")).expect_err("range").contains("must fit in an `i32`"));
+        assert!(order_value(false, &lit("5u8")).expect_err("suffix").contains("remove the `u8` suffix"));
+        for (tokens, expected) in [
+            (quote!(order = "1"), "takes an integer literal"),
+            (quote!(order = -x), "takes an integer literal"),
+            (quote!(order), "takes an integer literal"),
+            (quote!(rpc = "acme/sum"), "not the method"),
+            (quote!(rpc = 1 + 2), "names the `#[mcp_rpc]` handler"),
+        ] {
+            let cx = Ctxt::new();
+            let _ = FilterAttrs::parse(&cx, tokens.clone());
+            let errors = errors(cx);
+            assert_eq!(errors.len(), 1, "{tokens}: {errors:?}");
+            assert!(errors[0].contains(expected), "{tokens}: {errors:?}");
+        }
+    }
+
+    #[test]
+    fn positional_values_need_a_key_outside_mcp_rpc() {
+        let cx = Ctxt::new();
+        let _ = ToolAttrs::parse(&cx, quote!("echo"));
+        let errors = errors(cx);
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].contains("takes only `key = value` arguments"), "{errors:?}");
     }
 
     #[test]

@@ -2,13 +2,13 @@
 //! below); the `check_*` functions apply them to a parsed attribute and report into the
 //! [`Ctxt`] at the offending token.
 
-use crate::ast::Handler;
-use crate::attr::{Common, CompletionAttrs, Named, PromptAttrs, ResourceAttrs, ToolAttrs};
+use crate::ast::{self, Handler};
+use crate::attr::{Common, CompletionAttrs, Eras, FilterAttrs, Named, PromptAttrs, ResourceAttrs, RpcAttrs, ToolAttrs};
 use crate::ctxt::Ctxt;
-use crate::symbol::{ARGUMENT, DESCRIPTION, DESTRUCTIVE, GROUP, NAME, PROMPT, READ_ONLY, TITLE, URI};
+use crate::symbol::{ARGUMENT, DESCRIPTION, DESTRUCTIVE, GROUP, NAME, PROMPT, READ_ONLY, ROUTING_NAME, TITLE, URI};
 use crate::uri_template;
 use proc_macro2::Span;
-use syn::LitStr;
+use syn::{LitStr, Type};
 
 /// Methods of the MCP protocol itself (both eras) and of the Tasks extension. A tool, prompt or
 /// RPC may not take one of these names: clients and the dispatcher already give them a meaning.
@@ -85,6 +85,231 @@ pub fn mime_type(text: &str) -> Result<(), String> {
         Some((kind, sub)) if !kind.is_empty() && !sub.is_empty() && !text.contains(char::is_whitespace) => Ok(()),
         _ => Err(format!("`mime_type` {text:?} is not of the form `type/subtype`, e.g. `text/plain`")),
     }
+}
+
+/// Methods MCP owns outside the prefixes of [`MCP_PREFIXES`]: no RPC may take them, and no
+/// filter may name them as a string.
+const MCP_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "subscriptions/listen",
+    "completion/complete",
+    "logging/setLevel",
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+];
+
+/// Every method under these prefixes belongs to MCP itself.
+const MCP_PREFIXES: &[&str] = &["tools/", "prompts/", "resources/", "notifications/"];
+
+/// The extension that declares the `tasks/*` methods.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Who owns a method name that an RPC may not take (or may take only as part of an extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// MCP itself.
+    Mcp,
+    /// The Tasks extension (`tasks/*`).
+    Tasks,
+}
+
+/// The owner of `method`, if it is not free for vendor RPCs.
+pub fn rpc_method_owner(method: &str) -> Option<Owner> {
+    if MCP_METHODS.contains(&method) || MCP_PREFIXES.iter().any(|p| method.starts_with(p)) {
+        Some(Owner::Mcp)
+    } else if method.starts_with("tasks/") {
+        Some(Owner::Tasks)
+    } else {
+        None
+    }
+}
+
+/// An `#[mcp_rpc]` method name: vendor-prefixed (`acme/sum`), not owned by MCP (`tasks/*` only
+/// for the Tasks extension), without whitespace, not JSON-RPC's reserved `rpc.` prefix.
+pub fn rpc_method_name(name: &str, extension: Option<&str>) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("the method name must not be empty; RPC methods are vendor-prefixed, e.g. `acme/sum`".to_owned());
+    }
+    match rpc_method_owner(name) {
+        Some(Owner::Mcp) => {
+            return Err(format!(
+                "`{name}` is a method of MCP itself; choose a vendor-prefixed name such as `acme/...`"
+            ));
+        }
+        Some(Owner::Tasks) if extension != Some(TASKS_EXTENSION) => {
+            return Err(format!(
+                "`{name}` is a method of the MCP Tasks extension; declare it with `extension = \"{TASKS_EXTENSION}\"`, \
+                 or choose a vendor-prefixed name such as `acme/...`"
+            ));
+        }
+        _ => {}
+    }
+    if name.contains(char::is_whitespace) {
+        return Err(format!("method name {name:?} contains whitespace"));
+    }
+    if name.starts_with("rpc.") {
+        return Err(format!("`{name}`: method names beginning with `rpc.` are reserved by JSON-RPC 2.0"));
+    }
+    if !name.contains('/') {
+        return Err(format!("RPC method names are vendor-prefixed: write `vendor/{name}`, e.g. `acme/{name}`"));
+    }
+    if name.starts_with('/') || name.ends_with('/') || name.contains("//") {
+        return Err(format!("method name `{name}` has an empty segment; write `vendor/method`, e.g. `acme/sum`"));
+    }
+    Ok(())
+}
+
+/// `routing_name`: the params field that the HTTP `Mcp-Name` header mirrors.
+pub fn routing_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("`routing_name` must not be empty: it names a field of the params, e.g. `taskId`".to_owned());
+    }
+    if name.contains(char::is_whitespace) {
+        return Err(format!("`routing_name` {name:?} contains whitespace; it names a field of the params"));
+    }
+    Ok(())
+}
+
+/// `capability`: one top-level client capability such as `sampling`.
+pub fn capability_name(name: &str) -> Result<(), String> {
+    if name == "extensions" {
+        return Err(
+            "require an extension with `extension = \"vendor/name\"` (e.g. `extension = \"io.example/ext\"`), \
+             not as a capability"
+                .to_owned(),
+        );
+    }
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-')) {
+        return Err(format!(
+            "`capability` {name:?} is not a client capability name; name one top-level capability, \
+             e.g. `sampling`, `elicitation` or `roots`"
+        ));
+    }
+    Ok(())
+}
+
+/// `extension`: an extension identifier `vendor-prefix/name`.
+pub fn extension_id(id: &str) -> Result<(), String> {
+    let well_formed = match id.split_once('/') {
+        Some((vendor, name)) => !vendor.is_empty() && !name.is_empty(),
+        None => false,
+    };
+    if !well_formed || id.contains(char::is_whitespace) {
+        return Err(format!(
+            "`extension` {id:?} is not an extension identifier; they read `vendor-prefix/name`, e.g. `io.example/ext`"
+        ));
+    }
+    Ok(())
+}
+
+/// The marker types of the built-in methods that take typed filters.
+const BUILTIN_MARKERS: &[(&str, &str)] =
+    &[("tools/call", "ToolsCall"), ("prompts/get", "PromptsGet"), ("resources/read", "ResourcesRead")];
+
+/// Why a filter cannot name `method` as a string: MCP's own methods are filtered through the
+/// built-in filter kinds, and an RPC's types can only be checked through its handler.
+pub fn filter_method(method: &str) -> String {
+    let builtin = BUILTIN_MARKERS.iter().find(|(m, _)| *m == method);
+    match (rpc_method_owner(method), builtin) {
+        (Some(_), Some((_, marker))) => format!(
+            "filters on MCP's own methods come with the built-in filter kinds; `{method}` cannot be named here: \
+             write `rpc = switchyard::methods::{marker}` for a typed filter on it, or leave `rpc` out for a raw \
+             filter, which sees every request (`req.ctx.method()`)"
+        ),
+        (Some(_), None) => format!(
+            "filters on MCP's own methods come with the built-in filter kinds; `{method}` cannot be named here: \
+             leave `rpc` out for a raw filter, which sees every request (`req.ctx.method()`)"
+        ),
+        (None, _) => format!(
+            "name the RPC's handler instead of its method: `rpc = <handler fn>` (the `async fn` annotated \
+             `#[mcp_rpc(\"{method}\")]`), so that the filter's types can be checked against the method's"
+        ),
+    }
+}
+
+/// Checks the `#[mcp_rpc]` keys against each other and the handler; returns the `T` and `E`
+/// of the handler's `Result<T, E>` when it has that form.
+pub fn check_rpc<'a>(cx: &Ctxt, attrs: &RpcAttrs, handler: &Handler<'a>) -> Option<(&'a Type, &'a Type)> {
+    let extension = lit_value(attrs.extension.as_ref());
+    if let Some(method) = &attrs.method {
+        report(cx, method.span(), rpc_method_name(&method.value(), extension.as_deref()));
+    }
+    if let Some(params) = handler.params().filter(|ty| ast::is_unnameable(ty)) {
+        cx.error_spanned_by(params, "the params type of an RPC is part of its declaration: name it, without `impl`");
+    }
+    if let Some(routing) = &attrs.routing_name {
+        report(cx, routing.span(), routing_name(&routing.value()));
+        if handler.params().is_none() && !routing.value().is_empty() {
+            cx.error_spanned_by(
+                routing,
+                format!(
+                    "`{ROUTING_NAME}` names a field of the params, but `{}` takes no params argument",
+                    handler.ident
+                ),
+            );
+        }
+    }
+    if let Some(capability) = &attrs.capability {
+        report(cx, capability.span(), capability_name(&capability.value()));
+    }
+    if let Some(ext) = &attrs.extension {
+        report(cx, ext.span(), extension_id(&ext.value()));
+        if let Some(eras) = attrs.eras.as_ref().filter(|e| e.value == Eras::Legacy) {
+            cx.error_at(
+                eras.span,
+                "an `extension` method cannot be legacy-only: the extension is checked on 2026-07-28 requests \
+                 only; use `eras = \"modern\"` (the default with `extension`) or `\"both\"`",
+            );
+        }
+    }
+    non_empty(cx, attrs.group.as_ref(), GROUP.as_str());
+    rpc_return(cx, handler)
+}
+
+/// The `T` and `E` of an RPC handler's `Result<T, E>`; anything else is reported at the return
+/// type.
+fn rpc_return<'a>(cx: &Ctxt, handler: &Handler<'a>) -> Option<(&'a Type, &'a Type)> {
+    const FORM: &str = "RPC handlers return `Result<T, McpError>` where `T: Serialize`";
+    let Some(output) = handler.output else {
+        cx.error_spanned_by(handler.ident, format!("{FORM}; this one returns nothing"));
+        return None;
+    };
+    match ast::result_parts(output) {
+        Some((result, _)) if ast::is_unnameable(result) => {
+            cx.error_spanned_by(
+                result,
+                "the result type of an RPC is part of its declaration: name it, without `impl` or `_`",
+            );
+            None
+        }
+        Some(parts) => Some(parts),
+        None if ast::last_segment_name(output).as_deref() == Some("Result") => {
+            cx.error_spanned_by(
+                output,
+                format!("{FORM}; write both type arguments out (the macro reads `T` from the signature, and this `Result` alias hides the error type)"),
+            );
+            None
+        }
+        None => {
+            cx.error_spanned_by(output, FORM);
+            None
+        }
+    }
+}
+
+/// `#[mcp_filter]` keys: `method` is never accepted (see [`filter_method`]).
+pub fn check_filter(cx: &Ctxt, attrs: &FilterAttrs) {
+    if let Some(method) = &attrs.method {
+        cx.error_spanned_by(method, filter_method(&method.value()));
+    }
+    non_empty(cx, attrs.group.as_ref(), GROUP.as_str());
+}
+
+fn lit_value(lit: Option<&LitStr>) -> Option<String> {
+    lit.map(LitStr::value)
 }
 
 fn report(cx: &Ctxt, span: Span, rule: Result<(), String>) {
@@ -236,6 +461,77 @@ mod tests {
         assert!(err.contains("owned by the MCP Tasks extension"), "{err}");
         assert_eq!(reserved_method_owner("tools"), None);
         assert_eq!(reserved_method_owner("pings"), None);
+    }
+
+    #[test]
+    fn vendor_rpc_names_pass() {
+        for name in ["acme/sum", "io.example/ext/run", "acme/jobs/status", "tools.acme/x", "acme/get-job_2"] {
+            assert_eq!(rpc_method_name(name, None), Ok(()), "{name}");
+        }
+        assert_eq!(rpc_method_name("tasks/get", Some(TASKS_EXTENSION)), Ok(()));
+    }
+
+    #[test]
+    fn mcp_method_names_are_refused_with_their_owner() {
+        for name in ["tools/call", "tools/anything", "resources/templates/list", "notifications/progress", "ping"] {
+            let err = rpc_method_name(name, None).expect_err("reserved");
+            assert!(
+                err.contains("is a method of MCP itself; choose a vendor-prefixed name such as `acme/...`"),
+                "{err}"
+            );
+        }
+        for name in ["initialize", "server/discover", "subscriptions/listen", "roots/list", "elicitation/create"] {
+            assert_eq!(rpc_method_owner(name), Some(Owner::Mcp), "{name}");
+        }
+        let err = rpc_method_name("tasks/get", Some("io.example/ext")).expect_err("tasks");
+        assert!(err.contains("MCP Tasks extension") && err.contains(TASKS_EXTENSION), "{err}");
+        assert_eq!(rpc_method_owner("tool/call"), None);
+        assert_eq!(rpc_method_owner("acme/tools/call"), None);
+    }
+
+    #[test]
+    fn malformed_rpc_names_say_why() {
+        let cases = [
+            ("", "must not be empty"),
+            ("sum", "write `vendor/sum`"),
+            ("acme/get job", "contains whitespace"),
+            ("rpc.acme/x", "reserved by JSON-RPC 2.0"),
+            ("/sum", "empty segment"),
+            ("acme/", "empty segment"),
+            ("acme//sum", "empty segment"),
+        ];
+        for (name, expected) in cases {
+            let err = rpc_method_name(name, None).expect_err(name);
+            assert!(err.contains(expected), "{name}: {err}");
+        }
+    }
+
+    #[test]
+    fn rpc_key_values_are_checked() {
+        assert_eq!(routing_name("taskId"), Ok(()));
+        assert!(routing_name("").is_err());
+        assert!(routing_name("task id").is_err());
+        assert_eq!(capability_name("sampling"), Ok(()));
+        assert_eq!(capability_name("x-vendor_cap"), Ok(()));
+        assert!(capability_name("").is_err());
+        assert!(capability_name("sampling.tools").is_err());
+        assert!(capability_name("extensions").expect_err("ext").contains("`extension = "));
+        assert_eq!(extension_id("io.modelcontextprotocol/tasks"), Ok(()));
+        for bad in ["", "ext", "/ext", "io.x/", "io.x/a b"] {
+            assert!(extension_id(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn filters_cannot_name_methods_as_strings() {
+        let msg = filter_method("tools/call");
+        assert!(msg.starts_with("filters on MCP's own methods come with the built-in filter kinds"), "{msg}");
+        assert!(msg.contains("`tools/call` cannot be named here"), "{msg}");
+        assert!(msg.contains("`rpc = switchyard::methods::ToolsCall`"), "{msg}");
+        let msg = filter_method("tasks/get");
+        assert!(msg.contains("cannot be named here") && msg.contains("raw filter"), "{msg}");
+        let msg = filter_method("acme/sum");
+        assert!(msg.contains("`rpc = <handler fn>`") && msg.contains("#[mcp_rpc(\"acme/sum\")]"), "{msg}");
     }
 
     #[test]

@@ -15,16 +15,19 @@
 //!   `schemars::JsonSchema`, decoded from the request's `arguments`;
 //! - for resources, an argument **named after a URI template variable** (its type implements
 //!   `FromStr`), or one `ResourceRequest`;
-//! - for completions, one argument receiving the `CompletionRequest`.
+//! - for completions, one argument receiving the `CompletionRequest`;
+//! - for RPCs (at most one), a params type implementing `serde::Deserialize`, decoded from the
+//!   request's `params`.
 //!
 //! Arguments are plain identifiers (or `_`); handlers cannot be generic, take `self`, or be
-//! `const`/`unsafe`/`extern`.
+//! `const`/`unsafe`/`extern`. Filters have a fixed signature instead (see [`mcp_filter`]): no
+//! extractors, since their request carries the context (`req.ctx`), and any argument pattern.
 //!
 //! # Duplicates
-//! A second tool with the same name, prompt with the same name, resource with the same URI, or
-//! completion for the same target and argument, in the same group of the same crate, fails
-//! `cargo check` with an error pointing at both names. Duplicates across crates are reported by
-//! `ServerBuilder::build`.
+//! A second tool with the same name, prompt with the same name, resource with the same URI,
+//! completion for the same target and argument, or RPC with the same method, in the same group
+//! of the same crate, fails `cargo check` with an error pointing at both names. Duplicates
+//! across crates are reported by `ServerBuilder::build`.
 
 mod ast;
 mod attr;
@@ -181,14 +184,127 @@ pub fn mcp_completion(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Completion, attr.into(), item.into()).into()
 }
 
-/// Registers an async function as a typed extension RPC (placeholder until implemented).
+/// Registers an `async fn` as a typed extension RPC: a JSON-RPC method of the server's own,
+/// served next to MCP's methods, with typed params and result.
+///
+/// ```ignore
+/// #[derive(serde::Deserialize)]
+/// struct SumParams { a: i64, b: i64 }
+///
+/// #[derive(serde::Serialize)]
+/// struct SumResult { sum: i64 }
+///
+/// #[mcp_rpc("acme/sum")]
+/// async fn sum(params: SumParams, db: State<Db>) -> Result<SumResult, McpError> {
+///     Ok(SumResult { sum: params.a + params.b })
+/// }
+///
+/// /// An extension method: 2026-07-28 requests only, from clients declaring the extension.
+/// #[mcp_rpc("io.example/ext/run", extension = "io.example/ext", routing_name = "jobId")]
+/// async fn run(job: JobRef) -> Result<JobStatus, McpError> {
+///     # todo!()
+/// }
+/// ```
+///
+/// # Arguments of the attribute
+/// The method name comes first, as a string literal: vendor-prefixed (`acme/sum`, with a `/`),
+/// without whitespace, not starting with JSON-RPC's reserved `rpc.`, and not a method of MCP
+/// itself (`initialize`, `ping`, `server/discover`, `subscriptions/listen`,
+/// `completion/complete`, `logging/setLevel`, `sampling/createMessage`, `elicitation/create`,
+/// `roots/list`, or anything under `tools/`, `prompts/`, `resources/` or `notifications/`).
+/// Names under `tasks/` belong to the Tasks extension and are accepted only together with
+/// `extension = "io.modelcontextprotocol/tasks"`. Then these keys:
+///
+/// | key | value | default |
+/// |---|---|---|
+/// | `routing_name` | the params field that the HTTP `Mcp-Name` header mirrors, e.g. `"taskId"` (needs a params argument) | none |
+/// | `capability` | a top-level client capability the request must declare, e.g. `"sampling"` | none |
+/// | `extension` | an extension the request must declare, `"vendor-prefix/name"` | none |
+/// | `eras` | `"modern"` (2026-07-28 requests), `"legacy"` (sessions of earlier revisions) or `"both"` | `"both"`, or `"modern"` with `extension` |
+/// | `group` | registration group selected by `ServerBuilder::groups` | `"default"` |
+///
+/// `capability` and `extension` together require both (one merged `ClientCapabilities`
+/// object). A modern request that lacks them gets `-32021` with the object as
+/// `data.requiredCapabilities`; legacy sessions are not checked. A request in an era the method
+/// is not served in gets `-32601`.
+///
+/// # Arguments of the function
+/// Extractors and at most one params type (see the [crate docs](crate)), which implements
+/// `serde::Deserialize` (no `JsonSchema` needed) and is decoded from the request's `params`
+/// without `_meta`; a failed decode is `-32602`. Without a params argument any params object is
+/// accepted.
+///
+/// # Return type
+/// `Result<T, E>`, written out (a `Result<T>` alias hides the types from the macro), with
+/// `T: serde::Serialize` sent as the result object and `E: Into<McpError>` sent as the JSON-RPC
+/// error. On the modern wire the result gets `resultType` and `_meta` added.
+///
+/// # Filters
+/// The macro also declares a hidden type with the function's name (types and functions live
+/// in different namespaces, so the two do not clash, and `use` imports both). It implements
+/// `switchyard::RpcMethod` with the method's name and types, and is what
+/// `#[mcp_filter(rpc = sum)]` names. It has the function's visibility, so the params and result
+/// types of a public handler must be public too.
+///
+/// Two `#[mcp_rpc]` with one method name in one group of one crate fail to compile, at both
+/// names.
 #[proc_macro_attribute]
-pub fn mcp_rpc(_attr: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn mcp_rpc(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(Kind::Rpc, attr.into(), item.into()).into()
 }
 
-/// Registers an async function as a filter (placeholder until implemented).
+/// Registers an `async fn` as a filter: a step of the request pipeline that sees a request
+/// before its method and the response after, and may change either or answer by itself.
+///
+/// ```ignore
+/// /// A raw filter: every request of every method, with undecoded params.
+/// #[mcp_filter(order = 10)]
+/// async fn audit(req: RawRequest, next: RawNext) -> RawResponse {
+///     let method = req.ctx.method().to_owned();
+///     let response = next.run(req).await;
+///     tracing::info!(%method, ok = response.is_ok());
+///     response
+/// }
+///
+/// /// A typed filter on the `#[mcp_rpc]` handler `sum`: its decoded params and typed result.
+/// #[mcp_filter(rpc = sum, order = 20)]
+/// async fn limit(req: TypedRequest<SumParams>, next: Next<SumParams, SumResult>) -> Result<SumResult, McpError> {
+///     if req.params.a.abs() > 1_000 {
+///         return Err(McpError::invalid_params("a is too large"));
+///     }
+///     next.run(req).await
+/// }
+/// ```
+///
+/// # Keys
+/// | key | value | default |
+/// |---|---|---|
+/// | `rpc` | the path of an `#[mcp_rpc]` handler function (`rpc = sum`, `rpc = crate::rpcs::sum`), or of another type implementing `switchyard::RpcMethod`: the filter becomes a typed filter on that method | none: a raw filter |
+/// | `order` | an `i32` literal, negative allowed; lower runs outside higher | `0` |
+/// | `group` | registration group selected by `ServerBuilder::groups` (a typed filter's group is usually its RPC's) | `"default"` |
+///
+/// Methods are named through their handler so that the filter's types are checked against the
+/// method's at compile time: `method = "..."` is not accepted. Filters on MCP's own methods
+/// (`tools/call`, ...) are raw filters, which see every request (`req.ctx.method()`).
+///
+/// # Signature
+/// Exactly two arguments, the request and the rest of the chain:
+/// - raw: `async fn(req: RawRequest, next: RawNext) -> RawResponse`, where `RawResponse` is
+///   `Result<serde_json::Value, McpError>`;
+/// - typed: `async fn(req: TypedRequest<P>, next: Next<P, R>) -> Result<R, McpError>`, with
+///   the params type `P` and result type `R` of the RPC's handler.
+///
+/// A wrong type is a compile error at that type, saying what is expected (for typed filters,
+/// the RPC's types). Call `next.run(req).await` to pass the request on, or return without
+/// calling it to answer by yourself: the inner filters and the method then do not run.
+///
+/// # Order
+/// Raw filters wrap typed filters, which wrap the handler. Within each kind, the filter with the
+/// lowest `order` is outermost; equal orders are sorted by the filter's fully qualified name
+/// (`module_path::function`). With raw filters `r1` (order 1) and `r2` (order 2) and typed
+/// filters `t1`, `t2` on an RPC, a request to it runs
+/// `r1 > r2 > t1 > t2 > handler > t2 > t1 > r2 > r1`. Declaration order never matters.
 #[proc_macro_attribute]
-pub fn mcp_filter(_attr: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn mcp_filter(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(Kind::Filter, attr.into(), item.into()).into()
 }

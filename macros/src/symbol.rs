@@ -29,6 +29,13 @@ pub const MIME_TYPE: Symbol = Symbol("mime_type");
 pub const PROMPT: Symbol = Symbol("prompt");
 pub const RESOURCE: Symbol = Symbol("resource");
 pub const ARGUMENT: Symbol = Symbol("argument");
+pub const ROUTING_NAME: Symbol = Symbol("routing_name");
+pub const CAPABILITY: Symbol = Symbol("capability");
+pub const EXTENSION: Symbol = Symbol("extension");
+pub const ERAS: Symbol = Symbol("eras");
+pub const ORDER: Symbol = Symbol("order");
+pub const RPC: Symbol = Symbol("rpc");
+pub const METHOD: Symbol = Symbol("method");
 
 /// The argument attribute that marks a custom extractor.
 pub const EXTRACT: Symbol = Symbol("extract");

@@ -50,7 +50,8 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<(Mode, Vec<S
 pub fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let color = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(color).with_writer(std::io::stderr).try_init();
 }
 
 /// Serves `server` in `mode` until shutdown. Returns the process exit code: 0 after a graceful
@@ -76,12 +77,29 @@ pub async fn serve(server: Server, mode: Mode) -> ExitCode {
     }
 }
 
+/// The usage text of [`run`].
+pub const USAGE: &str = "usage: SERVER [--stdio | --http HOST:PORT]\n  --stdio           serve MCP on stdin/stdout (the default)\n  --http HOST:PORT  serve Streamable HTTP at http://HOST:PORT/mcp (PORT 0 picks a free port)";
+
 /// Parses the process arguments, sets up tracing and serves; for a binary's `main`.
+///
+/// `--help` prints [`USAGE`] and exits 0; an argument it does not know prints the usage and
+/// exits 2 (binaries with flags of their own call [`parse_args`] and [`serve`] instead).
 pub async fn run(server: Server) -> ExitCode {
     init_tracing();
     match parse_args(std::env::args().skip(1)) {
-        Ok((mode, _)) => serve(server, mode).await,
-        Err(e) => fail(&e),
+        Ok((_, rest)) if rest.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Ok((mode, rest)) if rest.is_empty() => serve(server, mode).await,
+        Ok((_, rest)) => {
+            eprintln!("error: unknown argument {:?}\n{USAGE}", rest[0]);
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("error: {e}\n{USAGE}");
+            ExitCode::from(2)
+        }
     }
 }
 

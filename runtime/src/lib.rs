@@ -42,13 +42,16 @@ pub mod testing;
 pub mod transport;
 
 pub use context::{FromRequestContext, Logger, Progress, RequestContext, State};
-pub use handler::{ToolError, ToolFailure};
+pub use handler::{IntoCallToolResult, IntoToolOutcome, ToolError, ToolFailure};
 pub use jsonrpc::{ErrorCode, McpError, RequestId};
 pub use model::{
     CallToolResult, Completion, CompletionArgument, CompletionRef, CompletionRequest, Content, GetPromptResult, Json,
     PromptMessage, ReadResourceResult, ResourceContents, Role,
 };
-pub use pipeline::{Next, RawNext, RawRequest, RawResponse, RpcMethod, TypedRequest};
+pub use pipeline::{
+    AltNext, Alternate, CallToolParams, GetPromptParams, Next, RawNext, RawRequest, RawResponse, ReadResourceParams,
+    RpcMethod, TypedRequest, methods,
+};
 pub use protocol::LogLevel;
 pub use registry::{BuildError, ResourceRequest};
 pub use server::{Server, ServerBuilder};
@@ -153,4 +156,166 @@ pub mod __private {
 
     /// Compile-time assertion helper used by generated code.
     pub const fn assert_template_var<T: TemplateVar>() {}
+
+    /// The params type of an `#[mcp_rpc]` handler without a params argument: any JSON object
+    /// (unknown keys are ignored), so `{}` and absent params both decode.
+    #[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
+    pub struct NoParams {}
+
+    /// [`RpcMethod`] as generated filter code sees it: every typed method (the marker type
+    /// `#[mcp_rpc]` declares, or a built-in one). Filter code names the method of `rpc = path`
+    /// only through this trait, as a qualified self type (`<path as TypedMethod>::..`, never a
+    /// bare path that could be taken for a constant), so a path that is no method is one error
+    /// with this message.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not a typed method",
+        label = "`rpc = ...` names an `async fn` annotated with `#[mcp_rpc]`"
+    )]
+    pub trait TypedMethod {
+        /// `Self`.
+        type Marker;
+        /// [`RpcMethod::Params`].
+        type Params: Send + 'static;
+        /// [`RpcMethod::Result`].
+        type Result: Send + 'static;
+        /// [`RpcMethod::METHOD`].
+        const METHOD: &'static str;
+    }
+    impl<T: RpcMethod> TypedMethod for T {
+        type Marker = T;
+        type Params = T::Params;
+        type Result = T::Result;
+        const METHOD: &'static str = T::METHOD;
+    }
+
+    /// Implemented by every type usable as RPC params. Where serde is required, generated code
+    /// names the params type `P` as `<P as RpcParams>::Checked` (which is `P`), spanned at the
+    /// user's type, so a type lacking `Deserialize` is one error there however often it is used.
+    pub trait RpcParams {
+        /// `Self`.
+        type Checked: serde::de::DeserializeOwned + Send + 'static;
+    }
+    impl<T: serde::de::DeserializeOwned + Send + 'static> RpcParams for T {
+        type Checked = T;
+    }
+
+    /// Implemented by every type usable as an RPC result; see [`RpcParams`].
+    pub trait RpcResult {
+        /// `Self`.
+        type Checked: serde::Serialize + Send + 'static;
+    }
+    impl<T: serde::Serialize + Send + 'static> RpcResult for T {
+        type Checked = T;
+    }
+
+    /// Implemented by every error type an RPC handler may return; converts it into the
+    /// JSON-RPC error. (rustc reports a missing conversion as the missing `From<E> for McpError`
+    /// impl, which already says what to write.)
+    pub trait RpcError: Into<McpError> {
+        /// The JSON-RPC error.
+        fn into_mcp_error(self) -> McpError;
+    }
+    impl<E: Into<McpError>> RpcError for E {
+        fn into_mcp_error(self) -> McpError {
+            self.into()
+        }
+    }
+
+    /// The first argument of a raw filter. Generated code converts through it so that a wrong
+    /// type is one error at the user's type.
+    #[diagnostic::on_unimplemented(
+        message = "a raw filter takes `RawRequest` first, not `{Self}`",
+        label = "expected `RawRequest`",
+        note = "raw filters are `async fn(req: RawRequest, next: RawNext) -> RawResponse`; a filter on the typed params of one RPC is `#[mcp_filter(rpc = handler)]`"
+    )]
+    pub trait RawFilterRequest: Sized {
+        /// Identity.
+        fn from_raw(req: RawRequest) -> Self;
+    }
+    impl RawFilterRequest for RawRequest {
+        fn from_raw(req: RawRequest) -> Self {
+            req
+        }
+    }
+
+    /// The second argument of a raw filter.
+    #[diagnostic::on_unimplemented(
+        message = "a raw filter's `next` is `RawNext`, not `{Self}`",
+        label = "expected `RawNext`",
+        note = "raw filters are `async fn(req: RawRequest, next: RawNext) -> RawResponse`; a filter on the typed params of one RPC is `#[mcp_filter(rpc = handler)]`"
+    )]
+    pub trait RawFilterNext: Sized {
+        /// Identity.
+        fn from_raw(next: RawNext) -> Self;
+    }
+    impl RawFilterNext for RawNext {
+        fn from_raw(next: RawNext) -> Self {
+            next
+        }
+    }
+
+    /// The return type of a raw filter.
+    #[diagnostic::on_unimplemented(
+        message = "a raw filter returns `RawResponse`, not `{Self}`",
+        label = "expected `RawResponse`, i.e. `Result<serde_json::Value, McpError>`",
+        note = "raw filters are `async fn(req: RawRequest, next: RawNext) -> RawResponse`"
+    )]
+    pub trait RawFilterReturn {
+        /// Identity.
+        fn into_raw(self) -> RawResponse;
+    }
+    impl RawFilterReturn for RawResponse {
+        fn into_raw(self) -> RawResponse {
+            self
+        }
+    }
+
+    /// The first argument of a typed filter on the RPC whose marker type is `M`, whose params
+    /// are `P`.
+    #[diagnostic::on_unimplemented(
+        message = "this filter's request type does not match `{M}`",
+        label = "`{M}` takes `{P}`: write `TypedRequest<{P}>`",
+        note = "a typed filter is `async fn(req: TypedRequest<P>, next: Next<P, R>) -> Result<R, McpError>` with the params `P` and result `R` of its RPC"
+    )]
+    pub trait TypedFilterRequest<M, P>: Sized {
+        /// Identity.
+        fn from_typed(req: TypedRequest<P>) -> Self;
+    }
+    impl<M, P> TypedFilterRequest<M, P> for TypedRequest<P> {
+        fn from_typed(req: TypedRequest<P>) -> Self {
+            req
+        }
+    }
+
+    /// The second argument of a typed filter on the RPC `M` (params `P`, result `R`).
+    #[diagnostic::on_unimplemented(
+        message = "this filter's `next` does not match `{M}`",
+        label = "`{M}` takes `{P}` and returns `{R}`: write `Next<{P}, {R}>`",
+        note = "a typed filter is `async fn(req: TypedRequest<P>, next: Next<P, R>) -> Result<R, McpError>` with the params `P` and result `R` of its RPC"
+    )]
+    pub trait TypedFilterNext<M, P, R>: Sized {
+        /// Identity.
+        fn from_typed(next: Next<P, R>) -> Self;
+    }
+    impl<M, P, R> TypedFilterNext<M, P, R> for Next<P, R> {
+        fn from_typed(next: Next<P, R>) -> Self {
+            next
+        }
+    }
+
+    /// The return type of a typed filter on the RPC `M` (result `R`).
+    #[diagnostic::on_unimplemented(
+        message = "this filter's return type does not match `{M}`",
+        label = "`{M}` returns `{R}`: write `Result<{R}, McpError>`",
+        note = "a typed filter is `async fn(req: TypedRequest<P>, next: Next<P, R>) -> Result<R, McpError>` with the params `P` and result `R` of its RPC"
+    )]
+    pub trait TypedFilterReturn<M, R> {
+        /// Identity.
+        fn into_typed(self) -> Result<R, McpError>;
+    }
+    impl<M, R> TypedFilterReturn<M, R> for Result<R, McpError> {
+        fn into_typed(self) -> Result<R, McpError> {
+            self
+        }
+    }
 }

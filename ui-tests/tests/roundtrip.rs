@@ -1,11 +1,12 @@
 //! The generated shims at run time: requests go through the real server and stdio framing
-//! (`switchyard::testing`), so decoding, extractors, template variables and conversions are
-//! exercised as a client would see them.
+//! (`switchyard::testing`), so decoding, extractors, template variables, conversions, typed
+//! RPCs and the filter pipeline are exercised as a client would see them.
 //!
 //! JSON values are built with the runtime's re-exported `serde_json`, because this crate
 //! deliberately does not depend on `serde_json`: the trybuild cases share its dependencies and
 //! must prove that generated code needs nothing but `switchyard`.
 
+use std::sync::{Arc, Mutex};
 use switchyard::__private::serde_json::json;
 use switchyard::prelude::*;
 use switchyard::registry::ResourceRequest;
@@ -148,4 +149,214 @@ async fn completion_receives_the_request() {
         )
         .await;
     assert_eq!(reply.result()["completion"]["values"], json!(["alice", "albert"]));
+}
+
+// Typed RPCs (`#[mcp_rpc]`) and filters (`#[mcp_filter]`), in groups of their own.
+
+#[derive(serde::Deserialize)]
+struct SumParams {
+    a: i64,
+    b: i64,
+}
+
+#[derive(serde::Serialize)]
+struct SumResult {
+    sum: i64,
+}
+
+#[mcp_rpc("acme/sum", group = "rpc")]
+async fn rpc_sum(params: SumParams) -> Result<SumResult, McpError> {
+    Ok(SumResult { sum: params.a + params.b })
+}
+
+#[derive(serde::Serialize)]
+struct Pong {
+    via: String,
+}
+
+/// No params; extractors only.
+#[mcp_rpc("acme/pong", group = "rpc")]
+async fn rpc_pong(#[extract] method: Method, _cancel: CancellationToken) -> Result<Pong, McpError> {
+    Ok(Pong { via: method.0 })
+}
+
+#[mcp_rpc("io.example/ext/op", extension = "io.example/ext", routing_name = "target", group = "rpc")]
+async fn rpc_ext(params: SumParams) -> Result<SumResult, McpError> {
+    Ok(SumResult { sum: params.a * params.b })
+}
+
+fn rpc_server() -> Server {
+    Server::builder("rpc", "0").groups(["rpc"]).build().expect("server builds")
+}
+
+/// The result without the era's `_meta` envelope.
+fn without_meta(result: &switchyard::__private::serde_json::Value) -> switchyard::__private::serde_json::Value {
+    let mut result = result.clone();
+    if let Some(object) = result.as_object_mut() {
+        object.remove("_meta");
+    }
+    result
+}
+
+#[tokio::test]
+async fn rpc_answers_on_the_modern_wire() {
+    let client = TestClient::modern(rpc_server());
+    let reply = client.request("acme/sum", json!({"a": 1, "b": 2})).await;
+    assert_eq!(without_meta(reply.result()), json!({"sum": 3, "resultType": "complete"}));
+
+    let reply = client.request("acme/pong", json!({"ignored": true})).await;
+    assert_eq!(reply.result()["via"], "acme/pong", "without params any object decodes");
+}
+
+#[tokio::test]
+async fn rpc_bad_params_are_invalid_params() {
+    let client = TestClient::modern(rpc_server());
+    let reply = client.request("acme/sum", json!({"a": 1})).await;
+    assert_eq!(reply.error_code(), Some(-32602));
+    let message = reply.error()["message"].as_str().unwrap_or_default();
+    assert!(message.contains("missing field `b`"), "{message}");
+
+    let reply = client.request("acme/sum", json!({"a": "one", "b": 2})).await;
+    assert_eq!(reply.error_code(), Some(-32602));
+}
+
+#[tokio::test]
+async fn rpc_on_a_legacy_session_has_no_result_type() {
+    let client = TestClient::legacy(rpc_server(), "2025-11-25").await.expect("initialize");
+    let reply = client.raw_request("acme/sum", json!({"a": 1, "b": 2})).await;
+    assert_eq!(reply.result(), &json!({"sum": 3}));
+}
+
+#[tokio::test]
+async fn extension_rpc_needs_the_declared_extension() {
+    let client = TestClient::modern(rpc_server());
+    let reply = client.request("io.example/ext/op", json!({"a": 2, "b": 3})).await;
+    assert_eq!(reply.error_code(), Some(-32021));
+    assert_eq!(reply.error()["data"]["requiredCapabilities"], json!({"extensions": {"io.example/ext": {}}}));
+
+    let client = TestClient::modern(rpc_server()).with_capabilities(json!({"extensions": {"io.example/ext": {}}}));
+    let reply = client.request("io.example/ext/op", json!({"a": 2, "b": 3})).await;
+    assert_eq!(reply.result()["sum"], 6);
+    assert_eq!(rpc_server().routing_field("io.example/ext/op"), Some("target"));
+
+    let legacy = TestClient::legacy(rpc_server(), "2025-11-25").await.expect("initialize");
+    let reply = legacy.raw_request("io.example/ext/op", json!({"a": 2, "b": 3})).await;
+    assert_eq!(reply.error_code(), Some(-32601), "extension methods are modern-only by default");
+}
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// What the filters of the `pipeline` groups saw, per server: the server's state holds one
+/// clone, the test the other.
+#[derive(Clone, Default)]
+struct Trace {
+    steps: Log,
+    methods: Log,
+}
+
+fn read(log: &Log) -> Vec<String> {
+    log.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+fn step(ctx: &RequestContext, step: &str) {
+    if let Some(trace) = ctx.state::<Trace>() {
+        trace.steps.lock().unwrap_or_else(|e| e.into_inner()).push(step.to_owned());
+    }
+}
+
+#[mcp_filter(order = 2, group = "pipeline")]
+async fn r2(req: RawRequest, next: RawNext) -> RawResponse {
+    let ctx = req.ctx.clone();
+    step(&ctx, "r2>");
+    let out = next.run(req).await;
+    step(&ctx, "<r2");
+    out
+}
+
+#[mcp_filter(order = 1, group = "pipeline")]
+async fn r1(req: RawRequest, next: RawNext) -> RawResponse {
+    let ctx = req.ctx.clone();
+    if let Some(trace) = ctx.state::<Trace>() {
+        trace.methods.lock().unwrap_or_else(|e| e.into_inner()).push(ctx.method().to_owned());
+    }
+    step(&ctx, "r1>");
+    let out = next.run(req).await;
+    step(&ctx, "<r1");
+    out
+}
+
+/// Short-circuits every request of its group, between `r2` and the method.
+#[mcp_filter(order = 3, group = "pipeline-deny")]
+async fn deny(req: RawRequest, _next: RawNext) -> RawResponse {
+    step(&req.ctx, "deny");
+    Err(McpError::missing_capability("this server needs the auth extension", json!({"extensions": {"acme/auth": {}}})))
+}
+
+#[mcp_rpc("acme/traced", group = "pipeline")]
+async fn traced(params: SumParams, trace: State<Trace>) -> Result<SumResult, McpError> {
+    trace.steps.lock().unwrap_or_else(|e| e.into_inner()).push("handler".to_owned());
+    Ok(SumResult { sum: params.a + params.b })
+}
+
+#[mcp_filter(rpc = traced, order = 2, group = "pipeline")]
+async fn t2(req: TypedRequest<SumParams>, next: Next<SumParams, SumResult>) -> Result<SumResult, McpError> {
+    let ctx = req.ctx.clone();
+    step(&ctx, "t2>");
+    let out = next.run(req).await;
+    step(&ctx, "<t2");
+    out
+}
+
+/// Doubles `a` on the way in and adds 100 on the way out: typed filters see and change typed
+/// values.
+#[mcp_filter(rpc = traced, order = 1, group = "pipeline")]
+async fn t1(mut req: TypedRequest<SumParams>, next: Next<SumParams, SumResult>) -> Result<SumResult, McpError> {
+    let ctx = req.ctx.clone();
+    step(&ctx, "t1>");
+    req.params.a *= 2;
+    let out = next.run(req).await.map(|r| SumResult { sum: r.sum + 100 });
+    step(&ctx, "<t1");
+    out
+}
+
+/// Lists nothing useful; makes `tools/list` a served method of the pipeline group.
+#[mcp_tool(group = "pipeline")]
+async fn pipeline_noop() -> &'static str {
+    ""
+}
+
+fn pipeline_server(groups: &[&str]) -> (TestClient, Trace) {
+    let trace = Trace::default();
+    let server = Server::builder("pipeline", "0")
+        .groups(groups.iter().copied())
+        .state(trace.clone())
+        .build()
+        .expect("server builds");
+    (TestClient::modern(server), trace)
+}
+
+#[tokio::test]
+async fn raw_filters_wrap_typed_filters_wrap_the_handler() {
+    let (client, trace) = pipeline_server(&["pipeline"]);
+    let reply = client.request("acme/traced", json!({"a": 1, "b": 2})).await;
+    assert_eq!(reply.result()["sum"], 104, "t1 doubled `a` and added 100");
+    assert_eq!(read(&trace.steps), ["r1>", "r2>", "t1>", "t2>", "handler", "<t2", "<t1", "<r2", "<r1"]);
+}
+
+#[tokio::test]
+async fn short_circuiting_raw_filter_stops_the_chain() {
+    let (client, trace) = pipeline_server(&["pipeline", "pipeline-deny"]);
+    let reply = client.request("acme/traced", json!({"a": 1, "b": 2})).await;
+    assert_eq!(reply.error_code(), Some(-32021));
+    assert_eq!(reply.error()["data"]["requiredCapabilities"], json!({"extensions": {"acme/auth": {}}}));
+    assert_eq!(read(&trace.steps), ["r1>", "r2>", "deny", "<r2", "<r1"], "no typed filter, no handler");
+}
+
+#[tokio::test]
+async fn raw_filters_see_builtin_methods() {
+    let (client, trace) = pipeline_server(&["pipeline"]);
+    let reply = client.request("tools/list", json!({})).await;
+    assert_eq!(reply.result()["tools"][0]["name"], "pipeline_noop");
+    assert_eq!(read(&trace.methods), ["tools/list"]);
+    assert_eq!(read(&trace.steps), ["r1>", "r2>", "<r2", "<r1"]);
 }

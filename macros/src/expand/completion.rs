@@ -40,7 +40,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let ctx = shim_param(uses(&handler, |r| *r == Role::Extractor), "__ctx");
     let req = shim_param(uses(&handler, |r| *r == Role::CompletionRequest), "__req");
     let pin = quote_spanned!(handler.ident.span()=> #p::Box::pin);
-    let site = site(&handler);
+    let site = site(handler.ident);
     // One handler per (target, argument); `*` stands for "every argument".
     let key = format!(
         "{kind}:{}#{}",

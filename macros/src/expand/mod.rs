@@ -3,12 +3,16 @@
 //!
 //! Every expansion is the user's function, unchanged except for our `#[extract]` markers,
 //! followed by `const _: () = { ... };` holding the shim, the check calls and the `inventory`
-//! submission, so no helper name leaks into the user's module. With errors, the function is still
-//! emitted (IDEs and type checking keep working) and the errors follow it.
+//! submission, so no helper name leaks into the user's module. The one exception is the marker
+//! type of `#[mcp_rpc]`, which filters name and so must live beside the function. With errors,
+//! the function (and the marker) is still emitted (IDEs and type checking keep working) and the
+//! errors follow it.
 
 mod completion;
+mod filter;
 mod prompt;
 mod resource;
+mod rpc;
 mod tool;
 
 use crate::ast::{self, Arg, Handler, Role};
@@ -27,6 +31,8 @@ pub enum Kind {
     Prompt,
     Resource,
     Completion,
+    Rpc,
+    Filter,
 }
 
 impl Kind {
@@ -36,7 +42,25 @@ impl Kind {
             Kind::Prompt => "mcp_prompt",
             Kind::Resource => "mcp_resource",
             Kind::Completion => "mcp_completion",
+            Kind::Rpc => "mcp_rpc",
+            Kind::Filter => "mcp_filter",
         }
+    }
+}
+
+/// What one macro generates besides the user's function.
+struct Generated {
+    /// Items emitted next to the function even when the annotation has errors, because other
+    /// code names them (the RPC marker type): without them one mistake would cascade.
+    beside: Vec<TokenStream>,
+    /// The contents of the hidden `const _` block (shim, checks, registration), emitted only
+    /// when there are no errors.
+    hidden: TokenStream,
+}
+
+impl From<TokenStream> for Generated {
+    fn from(hidden: TokenStream) -> Self {
+        Generated { beside: Vec::new(), hidden }
     }
 }
 
@@ -51,36 +75,43 @@ pub fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let cx = Ctxt::new();
-    let generated = match kind {
-        Kind::Tool => tool::expand(&cx, attr, &func),
-        Kind::Prompt => prompt::expand(&cx, attr, &func),
-        Kind::Resource => resource::expand(&cx, attr, &func),
-        Kind::Completion => completion::expand(&cx, attr, &func),
+    let Generated { beside, hidden } = match kind {
+        Kind::Tool => tool::expand(&cx, attr, &func).into(),
+        Kind::Prompt => prompt::expand(&cx, attr, &func).into(),
+        Kind::Resource => resource::expand(&cx, attr, &func).into(),
+        Kind::Completion => completion::expand(&cx, attr, &func).into(),
+        Kind::Rpc => rpc::expand(&cx, attr, &func),
+        Kind::Filter => filter::expand(&cx, attr, &func).into(),
     };
     ast::strip_extract_attrs(&mut func);
     // A `#[cfg]` written below our attribute reaches us unevaluated; the registration must
     // disappear together with the function it names.
     let cfgs: Vec<&Attribute> = func.attrs.iter().filter(|a| a.path().is_ident("cfg")).collect();
+    let beside = beside.iter().map(|item| quote!(#(#cfgs)* #item));
     match cx.check() {
         Ok(()) => quote! {
             #func
+            #(#beside)*
             #(#cfgs)*
-            const _: () = { #generated };
+            const _: () = { #hidden };
         },
         Err(err) => {
             let errors = err.to_compile_error();
             let keep_alive = keep_alive(&func);
-            quote!(#func #(#cfgs)* #keep_alive #errors)
+            quote!(#func #(#beside)* #(#cfgs)* #keep_alive #errors)
         }
     }
 }
 
 /// Refers to the function so that a registration rejected for an attribute error does not add a
 /// "never used" warning to the real errors. Skipped where such a reference could itself fail
-/// (generic functions, methods).
+/// (generic functions, including those with `impl Trait` arguments, and methods).
 fn keep_alive(func: &ItemFn) -> TokenStream {
-    let has_receiver = func.sig.inputs.iter().any(|i| matches!(i, FnArg::Receiver(_)));
-    if has_receiver || !func.sig.generics.params.is_empty() {
+    let skip = func.sig.inputs.iter().any(|i| match i {
+        FnArg::Receiver(_) => true,
+        FnArg::Typed(arg) => ast::is_unnameable(&arg.ty),
+    });
+    if skip || !func.sig.generics.params.is_empty() {
         return TokenStream::new();
     }
     let ident = &func.sig.ident;
@@ -91,6 +122,12 @@ fn keep_alive(func: &ItemFn) -> TokenStream {
 /// crates need no dependency besides `switchyard`.
 fn private() -> TokenStream {
     quote!(::switchyard::__private)
+}
+
+/// [`private`] with every token at `span`. A path's span runs from its first token, so a path
+/// into the runtime that must be reported at a user's token starts with this.
+fn private_at(span: Span) -> TokenStream {
+    quote_spanned!(span=> ::switchyard::__private)
 }
 
 /// `Some("..")` or `None` as an `Option<&'static str>` expression.
@@ -111,12 +148,12 @@ fn group(lit: Option<&LitStr>) -> String {
     lit_value(lit).unwrap_or_else(|| "default".to_owned())
 }
 
-/// `Site { .. }` of the handler; `line!()` carries the function name's span so the line is the
-/// name's, not the attribute's.
-fn site(handler: &Handler<'_>) -> TokenStream {
+/// `Site { .. }` of the function named `ident`; `line!()` carries the name's span so the line
+/// is the name's, not the attribute's.
+fn site(ident: &Ident) -> TokenStream {
     let p = private();
-    let function = handler.ident.unraw().to_string();
-    let line = quote_spanned!(handler.ident.span()=> ::core::line!());
+    let function = ident.unraw().to_string();
+    let line = quote_spanned!(ident.span()=> ::core::line!());
     quote! {
         #p::Site {
             module_path: ::core::module_path!(),
@@ -149,10 +186,7 @@ fn bind_args(handler: &Handler<'_>, inputs: &ShimInputs<'_>, raw_schema: bool) -
         let var = format_ident!("__arg{}", i);
         let span = ty.span();
         let value = match role {
-            Role::Extractor => quote_spanned! {span=>
-                #p::assert_extractor::<#ty>();
-                <#ty as #p::FromRequestContext>::from_request_context(&__ctx)?
-            },
+            Role::Extractor => extractor(ty),
             Role::Params => {
                 let (what, value) = (inputs.what, &inputs.params_value);
                 let assertion = params_assertion(ty, raw_schema);
@@ -177,6 +211,16 @@ fn bind_args(handler: &Handler<'_>, inputs: &ShimInputs<'_>, raw_schema: bool) -
     }
     let ident = handler.ident;
     (lets, quote!(#ident(#(#names),*)))
+}
+
+/// The extractor of type `ty`, built from `__ctx: RequestContext` (a failure returns the
+/// error with `?`), after the check that `ty` is an extractor, both at the user's type.
+fn extractor(ty: &Type) -> TokenStream {
+    let p = private();
+    quote_spanned! {ty.span()=>
+        #p::assert_extractor::<#ty>();
+        <#ty as #p::FromRequestContext>::from_request_context(&__ctx)?
+    }
 }
 
 /// `assert_params::<T>();`, or `assert_deserialize::<T>();` when a hand-written schema replaces
@@ -368,6 +412,42 @@ mod tests {
                     }
                 ),
             ),
+            (
+                Kind::Rpc,
+                quote!("acme/sum", capability = "sampling", extension = "io.x/y", routing_name = "id"),
+                quote!(
+                    async fn sum(p: Params, c: State<Db>) -> Result<Sum, McpError> {
+                        todo!()
+                    }
+                ),
+            ),
+            (
+                Kind::Rpc,
+                quote!("acme/none"),
+                quote!(
+                    async fn none() -> Result<(), Error> {
+                        todo!()
+                    }
+                ),
+            ),
+            (
+                Kind::Filter,
+                quote!(order = -1),
+                quote!(
+                    async fn raw(r: RawRequest, n: RawNext) -> RawResponse {
+                        todo!()
+                    }
+                ),
+            ),
+            (
+                Kind::Filter,
+                quote!(rpc = sum),
+                quote!(
+                    async fn typed(r: TypedRequest<P>, n: Next<P, R>) -> Result<R, McpError> {
+                        todo!()
+                    }
+                ),
+            ),
         ];
         for (kind, attr, item) in cases {
             let out = expand(kind, attr, item);
@@ -377,6 +457,58 @@ mod tests {
             assert!(roots.iter().any(|r| r == "switchyard"));
             assert!(roots.iter().all(|r| r == "switchyard" || r == "core"), "{roots:?}");
         }
+    }
+
+    /// The marker type survives attribute errors, so filters naming the RPC add no errors of
+    /// their own; its `RpcMethod` impl needs a `Result<T, E>` return type.
+    #[test]
+    fn rpc_marker_is_emitted_despite_errors() {
+        let out = expand(
+            Kind::Rpc,
+            quote!("tools/call"),
+            quote!(
+                async fn sum() -> Result<u32, McpError> {
+                    todo!()
+                }
+            ),
+        );
+        let text = out.to_string();
+        assert!(text.contains("compile_error"), "{text}");
+        assert!(text.contains("enum sum { }"), "{text}");
+        assert!(text.contains("RpcMethod for sum"), "{text}");
+        assert!(!text.contains("inventory"), "no registration: {text}");
+
+        let out = expand(
+            Kind::Rpc,
+            quote!("acme/sum"),
+            quote!(
+                async fn sum() -> u32 {
+                    1
+                }
+            ),
+        );
+        let text = out.to_string();
+        assert!(text.contains("enum sum { }") && !text.contains("RpcMethod for sum"), "{text}");
+    }
+
+    #[test]
+    fn rpc_registration_carries_the_keys() {
+        let out = expand(
+            Kind::Rpc,
+            quote!("io.x/run", capability = "sampling", extension = "io.x/ext", routing_name = "id", group = "g"),
+            quote!(
+                pub async fn run(p: P) -> Result<R, McpError> {
+                    todo!()
+                }
+            ),
+        );
+        let text = out.to_string().replace(' ', "");
+        assert!(text.contains(r#"json!({"sampling":{},"extensions":{"io.x/ext":{}}})"#), "{text}");
+        assert!(text.contains("eras:::switchyard::__private::Eras::Modern"), "{text}");
+        assert!(text.contains(r#"routing_name:::switchyard::__private::Some("id")"#), "{text}");
+        assert!(text.contains(r#"group:"g""#), "{text}");
+        assert!(text.contains("pubenumrun{}"), "the marker keeps the function's visibility: {text}");
+        assert!(text.contains("__switchyard_rpc_io_x_run_"), "{text}");
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let name_text = &name.value;
     let title = opt_str(lit_value(attrs.common.title.as_ref()));
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
-    let site = site(&handler);
+    let site = site(handler.ident);
     let guard = duplicate_guard("prompt", &group, &name);
 
     quote! {

@@ -42,7 +42,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let name_text = &name.value;
     let title = opt_str(lit_value(attrs.common.title.as_ref()));
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
-    let site = site(&handler);
+    let site = site(handler.ident);
     // The key is the URI: that is what `resources/read` looks a resource up by.
     let guard_key = Named { value: uri.clone(), span: attrs.uri.as_ref().map_or(name.span, |u| u.span()) };
     let guard = duplicate_guard("resource", &group, &guard_key);

@@ -30,10 +30,12 @@ impl FromRequestContext for RequestContext {
 impl<T: Send + Sync + 'static> FromRequestContext for State<T> {
     fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
         ctx.state::<T>().map(State).ok_or_else(|| {
-            McpError::internal(format!(
-                "server state `{}` was not registered; call ServerBuilder::state before build",
-                std::any::type_name::<T>()
-            ))
+            // The type name helps the server's author, not the client: it goes to the log only.
+            tracing::error!(
+                state = std::any::type_name::<T>(),
+                "a handler extracts State<T> that was never registered with ServerBuilder::state"
+            );
+            McpError::internal("the server is misconfigured; see its log")
         })
     }
 }

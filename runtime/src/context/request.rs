@@ -45,11 +45,34 @@ struct Inner {
     parts: RequestParts,
     state: Arc<StateMap>,
     server: Server,
+    matched: std::sync::OnceLock<String>,
+    extensions: std::sync::Mutex<http::Extensions>,
 }
 
 impl RequestContext {
     pub(crate) fn new(parts: RequestParts, state: Arc<StateMap>, server: Server) -> Self {
-        RequestContext { inner: Arc::new(Inner { parts, state, server }) }
+        RequestContext {
+            inner: Arc::new(Inner {
+                parts,
+                state,
+                server,
+                matched: std::sync::OnceLock::new(),
+                extensions: std::sync::Mutex::new(http::Extensions::new()),
+            }),
+        }
+    }
+
+    /// The primitive the request was matched to before any alternate or typed filter ran: the
+    /// tool name of `tools/call`, the prompt name of `prompts/get`, the URI of
+    /// `resources/read`; `None` for other methods. A filter that swaps the primitive changes
+    /// the params, not this record.
+    pub fn matched_primitive(&self) -> Option<&str> {
+        self.inner.matched.get().map(String::as_str)
+    }
+
+    pub(crate) fn set_matched(&self, name: String) {
+        // Set once per request, by the method's dispatch, before the first filter.
+        let _ = self.inner.matched.set(name);
     }
 
     /// The JSON-RPC request id.
@@ -87,9 +110,10 @@ impl RequestContext {
         &self.inner.parts.meta
     }
 
-    /// True when the client declared the top-level capability `name` (e.g. `"sampling"`).
+    /// True when the client declared the top-level capability `name` (e.g. `"sampling"`) as an
+    /// object, as the schema defines capabilities; `true`, `false` or `null` do not count.
     pub fn has_client_capability(&self, name: &str) -> bool {
-        self.inner.parts.client_capabilities.get(name).is_some_and(|v| !v.is_null())
+        self.inner.parts.client_capabilities.get(name).is_some_and(Value::is_object)
     }
 
     /// Fails with `-32021` (HTTP 400) and `data.requiredCapabilities = {name: {}}` unless the
@@ -118,10 +142,10 @@ impl RequestContext {
 
     /// The progress reporter of this request.
     pub fn progress(&self) -> Progress {
-        Progress {
-            token: self.inner.parts.meta.get("progressToken").cloned(),
-            notifier: self.inner.parts.notifier.clone(),
-        }
+        // Only a string or an integer is a progress token (legacy requests are not validated
+        // up front, so anything else is ignored here rather than echoed).
+        let token = self.inner.parts.meta.get("progressToken").filter(|t| t.is_string() || t.is_i64() || t.is_u64());
+        Progress { token: token.cloned(), notifier: self.inner.parts.notifier.clone() }
     }
 
     /// The logger of this request.
@@ -135,6 +159,14 @@ impl RequestContext {
     /// this does nothing. Returns false when there is no stream to close.
     pub async fn close_sse_stream(&self) -> bool {
         self.inner.parts.notifier.close_stream().await
+    }
+
+    /// The request scope: typed values that filters and the handler of this request share
+    /// (one value per type). It lives as long as the request (every clone of this context) and
+    /// is dropped exactly once when the request ends.
+    pub fn extensions(&self) -> std::sync::MutexGuard<'_, http::Extensions> {
+        // A poisoned lock only means another filter panicked mid-insert; the map is still usable.
+        self.inner.extensions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Shared state of type `T`, if the builder was given one.

@@ -30,8 +30,8 @@ impl StateMap {
 
 /// Extractor for shared state of type `T`: `async fn tool(args: A, db: State<Db>)`.
 ///
-/// Extraction fails with `-32603` ("server state `T` was not registered") when the builder was
-/// given no `T`; that is a server bug, so the message names the type for its author.
+/// Extraction fails with `-32603` when the builder was given no `T`: a server bug, so the
+/// type's name goes to the server's log (`tracing`), not to the client.
 #[derive(Debug)]
 pub struct State<T>(pub Arc<T>);
 

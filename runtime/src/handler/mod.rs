@@ -3,7 +3,10 @@
 mod outcome;
 mod schema;
 
-pub use outcome::{IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolOutcome, ToolError, ToolFailure};
+pub use outcome::{
+    IntoCallToolResult, IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolOutcome, ToolError, ToolFailure,
+};
+#[doc(hidden)]
 pub use schema::{
     decode_arguments, empty_object_schema, input_schema, output_schema, prompt_arguments, raw_schema, template_var,
 };

@@ -45,6 +45,9 @@ pub struct ParseFailure {
     pub error: McpError,
     /// The id of the offending message, if it had a readable one.
     pub id: Option<RequestId>,
+    /// True when the message was recognisably a notification (a `method` and no `id`): it gets
+    /// no error response.
+    pub notification: bool,
 }
 
 /// Parses one JSON-RPC message from bytes.
@@ -53,50 +56,54 @@ pub struct ParseFailure {
 /// 2.0 message (batches, a missing `"jsonrpc":"2.0"`, a non-string method, a `null` or fractional
 /// id, non-object params). Boxed: failures are rare and the success path stays small.
 pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<ParseFailure>> {
-    parse(bytes).map_err(|(error, id)| Box::new(ParseFailure { error: *error, id }))
+    parse(bytes).map_err(|(error, id, notification)| Box::new(ParseFailure { error: *error, id, notification }))
 }
 
-fn parse(bytes: &[u8]) -> Result<Message, (Box<McpError>, Option<RequestId>)> {
+type Failure = (Box<McpError>, Option<RequestId>, bool);
+
+fn parse(bytes: &[u8]) -> Result<Message, Failure> {
     let value: Value = serde_json::from_slice(bytes)
-        .map_err(|e| (Box::new(McpError::parse_error(format!("invalid JSON: {e}"))), None))?;
+        .map_err(|e| (Box::new(McpError::parse_error(format!("invalid JSON: {e}"))), None, false))?;
     let Value::Object(mut obj) = value else {
         let what = if value.is_array() { "batches are not supported" } else { "expected a JSON object" };
-        return Err((Box::new(McpError::invalid_request(what)), None));
+        return Err((Box::new(McpError::invalid_request(what)), None, false));
     };
     let id_value = obj.remove("id");
+    // A message with a method and no id is a notification: failures are not answered.
+    let notification = id_value.is_none() && obj.get("method").is_some_and(Value::is_string);
     let id = match &id_value {
         None => None,
         Some(v) => match RequestId::from_value(v) {
             Some(id) => Some(id),
             None => {
-                return Err((Box::new(McpError::invalid_request("id must be a string or an integer")), None));
+                return Err((Box::new(McpError::invalid_request("id must be a string or an integer")), None, false));
             }
         },
     };
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err((Box::new(McpError::invalid_request("\"jsonrpc\" must be \"2.0\"")), id));
+        return Err((Box::new(McpError::invalid_request("\"jsonrpc\" must be \"2.0\"")), id, notification));
     }
     let params = match obj.remove("params") {
         None => None,
         Some(Value::Object(m)) => Some(m),
-        Some(_) => return Err((Box::new(McpError::invalid_request("params must be an object")), id)),
+        Some(_) => return Err((Box::new(McpError::invalid_request("params must be an object")), id, notification)),
     };
     match obj.remove("method") {
         Some(Value::String(method)) => Ok(match id {
             Some(id) => Message::Request(Request { id, method, params }),
             None => Message::Notification(Notification { method, params }),
         }),
-        Some(_) => Err((Box::new(McpError::invalid_request("method must be a string")), id)),
+        Some(_) => Err((Box::new(McpError::invalid_request("method must be a string")), id, false)),
         None => {
             let Some(id) = id else {
-                return Err((Box::new(McpError::invalid_request("message has neither method nor id")), None));
+                return Err((Box::new(McpError::invalid_request("message has neither method nor id")), None, false));
             };
             if let Some(result) = obj.remove("result") {
                 Ok(Message::Response { id, outcome: Ok(result) })
             } else if let Some(error) = obj.remove("error") {
                 Ok(Message::Response { id, outcome: Err(error) })
             } else {
-                Err((Box::new(McpError::invalid_request("message has no method")), Some(id)))
+                Err((Box::new(McpError::invalid_request("message has no method")), Some(id), false))
             }
         }
     }

@@ -1,5 +1,10 @@
+use super::alternate::{AlternateFilterRegistration, MethodChains};
+use super::builtin::{CallToolParams, GetPromptParams, ReadResourceParams};
 use super::{RpcRegistration, TypedChain, TypedFilterRegistration};
+use crate::model::{CallToolResult, GetPromptResult, ReadResourceResult};
 use crate::registry::BuildError;
+use crate::registry::Site;
+use std::any::TypeId;
 use std::collections::HashMap;
 
 /// Method names MCP owns: no `#[mcp_rpc]` may take them (the Tasks extension's `tasks/*`
@@ -20,22 +25,33 @@ fn is_reserved(method: &str) -> bool {
     EXACT.contains(&method) || PREFIXES.iter().any(|p| method.starts_with(p))
 }
 
-/// A typed RPC with its sorted typed filters.
-pub(crate) struct RpcEntry {
-    pub(crate) reg: &'static RpcRegistration,
-    pub(crate) chain: TypedChain,
+/// The typed RPCs of a server and the filter chains of every method that has filters.
+#[derive(Default)]
+pub(crate) struct Pipelines {
+    pub(crate) rpcs: HashMap<&'static str, &'static RpcRegistration>,
+    pub(crate) chains: HashMap<&'static str, MethodChains>,
+}
+
+/// The built-in methods that take typed and alternate filters, with their types.
+fn builtin_types(method: &str) -> Option<(TypeId, TypeId)> {
+    Some(match method {
+        "tools/call" => (TypeId::of::<CallToolParams>(), TypeId::of::<CallToolResult>()),
+        "prompts/get" => (TypeId::of::<GetPromptParams>(), TypeId::of::<GetPromptResult>()),
+        "resources/read" => (TypeId::of::<ReadResourceParams>(), TypeId::of::<ReadResourceResult>()),
+        _ => return None,
+    })
 }
 
 fn in_groups(groups: Option<&[String]>, group: &str) -> bool {
     groups.is_none_or(|g| g.iter().any(|x| x == group))
 }
 
-/// Collects the typed RPCs and typed filters of the selected groups.
+/// Collects the typed RPCs, typed filters and alternate filters of the selected groups.
 ///
 /// Errors: two RPCs with one method (both sites named); an RPC on a name MCP reserves or with
-/// an empty name or routing name; a typed filter for a method no RPC of these groups serves; a
-/// typed filter whose params or result type differs from its method's.
-pub(crate) fn build_rpcs(groups: Option<&[String]>) -> Result<HashMap<&'static str, RpcEntry>, BuildError> {
+/// an empty name or routing name; a filter for a method nobody serves; a filter whose params
+/// or result type differs from its method's.
+pub(crate) fn build(groups: Option<&[String]>) -> Result<Pipelines, BuildError> {
     let mut rpcs: HashMap<&'static str, &'static RpcRegistration> = HashMap::new();
     for reg in inventory::iter::<RpcRegistration> {
         if !in_groups(groups, reg.group) {
@@ -58,33 +74,52 @@ pub(crate) fn build_rpcs(groups: Option<&[String]>) -> Result<HashMap<&'static s
             return Err(BuildError::Duplicate { kind: "method", name: reg.method.to_owned(), first: a, second: b });
         }
     }
-    let mut filters: HashMap<&'static str, Vec<&'static TypedFilterRegistration>> = HashMap::new();
-    for f in inventory::iter::<TypedFilterRegistration> {
-        if !in_groups(groups, f.group) {
-            continue;
+    let types = |method: &str| -> Option<(TypeId, TypeId, String)> {
+        match rpcs.get(method) {
+            Some(r) => Some(((r.params_type)(), (r.result_type)(), r.site.to_string())),
+            None => builtin_types(method).map(|(p, r)| (p, r, "the built-in method".to_owned())),
         }
-        let Some(rpc) = rpcs.get(f.method) else {
-            return Err(BuildError::Invalid {
-                kind: "filter",
-                name: f.name.to_owned(),
-                site: f.site.to_string(),
-                reason: format!("it filters `{}`, which no registered method serves", f.method),
-            });
+    };
+    let check = |method: &'static str, name: &'static str, site: &Site, p: TypeId, r: TypeId| {
+        let invalid = |reason: String| BuildError::Invalid {
+            kind: "filter",
+            name: name.to_owned(),
+            site: site.to_string(),
+            reason,
         };
-        if (f.params_type)() != (rpc.params_type)() || (f.result_type)() != (rpc.result_type)() {
-            return Err(BuildError::Invalid {
-                kind: "filter",
-                name: f.name.to_owned(),
-                site: f.site.to_string(),
-                reason: format!("its params or result type differs from those of `{}` at {}", f.method, rpc.site),
-            });
+        match types(method) {
+            None => Err(invalid(format!("it filters `{method}`, which no registered method serves"))),
+            Some((mp, mr, at)) if mp != p || mr != r => {
+                Err(invalid(format!("its params or result type differs from those of `{method}` ({at})")))
+            }
+            Some(_) => Ok(()),
         }
-        filters.entry(f.method).or_default().push(f);
+    };
+    let mut typed: HashMap<&'static str, Vec<&'static TypedFilterRegistration>> = HashMap::new();
+    for f in inventory::iter::<TypedFilterRegistration> {
+        if in_groups(groups, f.group) {
+            check(f.method, f.name, &f.site, (f.params_type)(), (f.result_type)())?;
+            typed.entry(f.method).or_default().push(f);
+        }
     }
-    Ok(rpcs
+    let mut alternate: HashMap<&'static str, Vec<&'static AlternateFilterRegistration>> = HashMap::new();
+    for f in inventory::iter::<AlternateFilterRegistration> {
+        if in_groups(groups, f.group) {
+            check(f.method, f.name, &f.site, (f.params_type)(), (f.result_type)())?;
+            alternate.entry(f.method).or_default().push(f);
+        }
+    }
+    let mut methods: Vec<&'static str> = typed.keys().chain(alternate.keys()).copied().collect();
+    methods.sort_unstable();
+    methods.dedup();
+    let chains = methods
         .into_iter()
-        .map(|(m, reg)| (m, RpcEntry { reg, chain: TypedChain::new(filters.remove(m).unwrap_or_default()) }))
-        .collect())
+        .map(|m| {
+            let t = TypedChain::new(typed.remove(m).unwrap_or_default());
+            (m, MethodChains::new(alternate.remove(m).unwrap_or_default(), t))
+        })
+        .collect();
+    Ok(Pipelines { rpcs, chains })
 }
 
 fn ordered(a: String, b: String) -> (String, String) {

@@ -36,6 +36,11 @@ pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMe
         meta.get(META_CLIENT_CAPABILITIES).filter(|v| v.is_object()).cloned().ok_or_else(|| {
             bad("params._meta[\"io.modelcontextprotocol/clientCapabilities\"] is required (an object; {} for none)")
         })?;
+    if let Some(t) = meta.get("progressToken")
+        && !(t.is_string() || t.is_i64() || t.is_u64())
+    {
+        return Err(bad("params._meta.progressToken must be a string or an integer"));
+    }
     let log_level = match meta.get(META_LOG_LEVEL) {
         None => None,
         Some(v) => Some(v.as_str().and_then(LogLevel::parse).ok_or_else(|| {

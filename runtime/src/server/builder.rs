@@ -108,7 +108,7 @@ impl ServerBuilder {
     pub fn build(self) -> Result<Server, BuildError> {
         let groups = self.groups.as_deref();
         let table = DispatchTable::from_inventory(groups)?;
-        let rpcs = crate::pipeline::build_rpcs(groups)?;
+        let pipelines = crate::pipeline::build(groups)?;
         let raw = crate::pipeline::RawChain::from_inventory(groups);
         Ok(Server {
             inner: Arc::new(ServerInner {
@@ -121,7 +121,7 @@ impl ServerBuilder {
                 page_size: self.page_size,
                 shutdown: CancellationToken::new(),
                 raw,
-                rpcs,
+                pipelines,
             }),
         })
     }

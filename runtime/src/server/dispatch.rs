@@ -3,9 +3,7 @@ use super::{Server, encode, methods};
 use crate::context::{Notifier, RequestContext, RequestParts};
 use crate::jsonrpc::{McpError, Request};
 use crate::pipeline::{RawRequest, RawResponse};
-use crate::protocol::{
-    Era, META_PROTOCOL_VERSION, MODERN_VERSION, ModernMeta, SUPPORTED_VERSIONS, negotiate_legacy, parse_modern_meta,
-};
+use crate::protocol::{Era, META_PROTOCOL_VERSION, MODERN_VERSION, ModernMeta, negotiate_legacy, parse_modern_meta};
 use crate::registry::BoxFuture;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -65,8 +63,8 @@ impl Server {
         if let Some(m) = self.method(method, modern) {
             return Some(Target::Builtin(m));
         }
-        let (&name, entry) = self.inner.rpcs.get_key_value(method)?;
-        entry.reg.eras.serves(modern).then_some(Target::Rpc(name))
+        let (&name, reg) = self.inner.pipelines.rpcs.get_key_value(method)?;
+        reg.eras.serves(modern).then_some(Target::Rpc(name))
     }
 
     /// The params field that the HTTP `Mcp-Name` header mirrors for `method`, if any
@@ -75,7 +73,7 @@ impl Server {
         match method {
             "tools/call" | "prompts/get" => Some("name"),
             "resources/read" => Some("uri"),
-            _ => self.inner.rpcs.get(method).and_then(|e| e.reg.routing_name),
+            _ => self.inner.pipelines.rpcs.get(method).and_then(|r| r.routing_name),
         }
     }
 
@@ -103,13 +101,21 @@ impl Server {
 
     /// Checks the `_meta` protocol version of a modern request.
     ///
-    /// Errors: `-32022` (HTTP 400) with `data = {supported, requested}` unless it is 2026-07-28.
+    /// Errors: `-32022` (HTTP 400) with `data = {supported: ["2026-07-28"], requested}` unless it
+    /// is 2026-07-28 (legacy versions are negotiated with `initialize`, which the message says).
     pub fn check_modern_version(&self, meta: &ModernMeta) -> Result<(), McpError> {
         if meta.protocol_version == MODERN_VERSION {
-            Ok(())
-        } else {
-            Err(McpError::unsupported_version(&meta.protocol_version, SUPPORTED_VERSIONS))
+            return Ok(());
         }
+        let mut err = McpError::unsupported_version(&meta.protocol_version, &[MODERN_VERSION]);
+        if crate::protocol::is_legacy_version(&meta.protocol_version) {
+            err.message = format!(
+                "protocol version {:?} is session-based: send `initialize` (without the 2026-07-28 `_meta`) to use it; \
+                 stateless requests support {MODERN_VERSION}",
+                meta.protocol_version
+            );
+        }
+        Err(err)
     }
 
     /// Serves a request whose era the transport has not decided: a request carrying
@@ -230,9 +236,9 @@ impl Server {
             Target::Builtin(m) => return methods::call(self, m, ctx, params, session).await,
             Target::Rpc(name) => name,
         };
-        let entry = self.inner.rpcs.get(name).ok_or_else(|| McpError::method_not_found(name))?;
+        let reg = *self.inner.pipelines.rpcs.get(name).ok_or_else(|| McpError::method_not_found(name))?;
         if ctx.era().is_modern()
-            && let Some(required) = entry.reg.required_capabilities.map(|f| f())
+            && let Some(required) = reg.required_capabilities.map(|f| f())
             && !declares(ctx.client_capabilities(), &required)
         {
             return Err(McpError::missing_capability(
@@ -242,9 +248,8 @@ impl Server {
         }
         // Handlers never see the reserved envelope as user data; they read it through the context.
         params.remove("_meta");
-        let decoded = (entry.reg.decode)(Value::Object(params))?;
-        let out = entry.chain.run(ctx, decoded, entry.reg.handler).await?;
-        (entry.reg.encode)(out)
+        let decoded = (reg.decode)(Value::Object(params))?;
+        crate::pipeline::run_method(self, name, ctx, decoded, reg.handler, reg.encode).await
     }
 
     /// Handles a legacy `initialize`: negotiates the version (the client's when served, else
@@ -305,7 +310,7 @@ impl Server {
 /// True when every key of `need` (recursively, for objects) is declared in `have`.
 fn declares(have: &Value, need: &Value) -> bool {
     match need.as_object() {
-        Some(need) => need.iter().all(|(k, v)| have.get(k).is_some_and(|h| !h.is_null() && declares(h, v))),
+        Some(need) => need.iter().all(|(k, v)| have.get(k).is_some_and(|h| h.is_object() && declares(h, v))),
         None => true,
     }
 }

@@ -39,7 +39,7 @@ pub(crate) struct ServerInner {
     pub(crate) page_size: usize,
     pub(crate) shutdown: CancellationToken,
     pub(crate) raw: crate::pipeline::RawChain,
-    pub(crate) rpcs: std::collections::HashMap<&'static str, crate::pipeline::RpcEntry>,
+    pub(crate) pipelines: crate::pipeline::Pipelines,
 }
 
 impl std::fmt::Debug for Server {

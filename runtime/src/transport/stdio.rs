@@ -13,13 +13,12 @@ use crate::context::{Notifier, Outbound};
 use crate::jsonrpc::{McpError, Message, Request, RequestId, error_response, parse_message, success_response};
 use crate::protocol::META_PROTOCOL_VERSION;
 use crate::server::{LegacySession, Server};
-use futures::StreamExt;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use std::time::Duration;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Semaphore, mpsc};
-use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -31,11 +30,15 @@ pub struct StdioConfig {
     pub max_line_bytes: usize,
     /// Requests served at once (default 256); reading pauses while this many are in flight.
     pub max_in_flight: usize,
+    /// After EOF on stdin, how long requests already received may still run and answer before
+    /// they are cancelled (default 2 s). `printf REQUEST | server` thus gets its answer, and the
+    /// process still exits promptly.
+    pub eof_grace: Duration,
 }
 
 impl Default for StdioConfig {
     fn default() -> Self {
-        StdioConfig { max_line_bytes: 16 * 1024 * 1024, max_in_flight: 256 }
+        StdioConfig { max_line_bytes: 16 * 1024 * 1024, max_in_flight: 256, eof_grace: Duration::from_secs(2) }
     }
 }
 
@@ -63,27 +66,33 @@ where
         permits: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
         tasks: TaskTracker::new(),
     };
-    let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(config.max_line_bytes));
+    let mut reader = tokio::io::BufReader::new(reader);
+    let mut line = Vec::new();
     let shutdown = server.shutdown_token().clone();
     loop {
-        let next = tokio::select! {
-            line = lines.next() => line,
-            _ = shutdown.cancelled() => None,
+        let read = tokio::select! {
+            r = read_line(&mut reader, &mut line, config.max_line_bytes) => r,
+            _ = shutdown.cancelled() => break,
         };
-        match next {
-            None => break,
-            Some(Ok(line)) => conn.on_line(line).await,
-            Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+        match read {
+            Ok(Line::Eof) => break,
+            Ok(Line::Complete) => conn.on_line(&line).await,
+            Ok(Line::TooLong) => {
                 let err = McpError::parse_error(format!("message longer than {} bytes", config.max_line_bytes));
                 conn.send(error_response(None, &err)).await;
             }
-            Some(Err(LinesCodecError::Io(e))) => {
+            Err(e) => {
                 tracing::warn!(error = %e, "stdio: read failed; closing");
                 break;
             }
         }
     }
-    // EOF (or shutdown): cancel whatever is still running; cancelled requests send nothing.
+    // EOF (or shutdown): requests already received get `eof_grace` to finish and answer, then
+    // whatever still runs is cancelled and sends nothing.
+    if !shutdown.is_cancelled() {
+        conn.tasks.close();
+        let _ = tokio::time::timeout(config.eof_grace, conn.tasks.wait()).await;
+    }
     for (_, token) in conn.in_flight.lock().unwrap_or_else(|e| e.into_inner()).drain() {
         token.cancel();
     }
@@ -91,6 +100,48 @@ where
     conn.tasks.wait().await;
     drop(conn);
     writer_task.await.unwrap_or_else(|e| Err(std::io::Error::other(e)))
+}
+
+enum Line {
+    Complete,
+    TooLong,
+    Eof,
+}
+
+/// Reads one `\n`-terminated line (without the terminator) into `buf`. A line longer than
+/// `max` bytes is consumed and reported as [`Line::TooLong`] without being buffered, so no input
+/// can make the transport hold more than `max` bytes or lose its place in the stream. Bytes are
+/// not required to be UTF-8 here: the JSON parser reports bad text as `-32700`.
+async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, buf: &mut Vec<u8>, max: usize) -> std::io::Result<Line> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(match (any, too_long) {
+                (false, _) => Line::Eof,
+                (true, true) => Line::TooLong,
+                (true, false) => Line::Complete,
+            });
+        }
+        any = true;
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], Some(i + 1)),
+            None => (available, None),
+        };
+        if !too_long && buf.len() + chunk.len() <= max {
+            buf.extend_from_slice(chunk);
+        } else {
+            too_long = true;
+            buf.clear();
+        }
+        let used = done.unwrap_or(available.len());
+        reader.consume(used);
+        if done.is_some() {
+            return Ok(if too_long { Line::TooLong } else { Line::Complete });
+        }
+    }
 }
 
 async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<Value>) -> std::io::Result<()> {
@@ -122,11 +173,13 @@ impl Connection {
         let _ = self.out.send(msg).await;
     }
 
-    async fn on_line(&mut self, line: String) {
-        if line.trim().is_empty() {
+    async fn on_line(&mut self, line: &[u8]) {
+        if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        match parse_message(line.as_bytes()) {
+        match parse_message(line) {
+            // JSON-RPC never answers a notification, not even a malformed one.
+            Err(f) if f.notification => {}
             Err(f) => self.send(error_response(f.id.as_ref(), &f.error)).await,
             Ok(Message::Notification(n)) => self.on_notification(&n.method, n.params.as_ref()),
             Ok(Message::Response { id, .. }) => {

@@ -33,9 +33,15 @@ pub(crate) async fn complete(
             CompletionKey::Resource(uri.clone())
         }
     };
-    let completion = match table.completion(key, &req.argument.name) {
+    let mut completion = match table.completion(key, &req.argument.name) {
         Some(handler) => handler(ctx, req).await?,
         None => Completion { values: Vec::new(), total: Some(0), has_more: Some(false) },
     };
+    // The schema allows at most 100 values, whatever the handler returned.
+    if completion.values.len() > 100 {
+        completion.total = Some(completion.total.unwrap_or(0).max(completion.values.len() as u64));
+        completion.values.truncate(100);
+        completion.has_more = Some(true);
+    }
     Ok(json!({ "completion": completion }))
 }

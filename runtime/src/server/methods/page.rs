@@ -19,6 +19,10 @@ pub(crate) fn page(
         Some(_) => return Err(McpError::invalid_params("cursor must be a string")),
     };
     let mut items: Vec<Value> = items.skip(offset).take(page_size + 1).collect();
+    if offset > 0 && items.is_empty() {
+        // Cursors this server issues always point at an item; the list may also have shrunk.
+        return Err(McpError::invalid_params("invalid or expired cursor; list again from the start"));
+    }
     let more = items.len() > page_size;
     items.truncate(page_size);
     let mut result = json!({ key: items });

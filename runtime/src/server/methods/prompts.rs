@@ -1,7 +1,9 @@
 use super::page::page;
-use super::required_str;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
+use crate::model::GetPromptResult;
+use crate::pipeline::{ErasedValue, GetPromptParams, decode_erased, encode_erased, rpc_shim};
+use crate::registry::BoxFuture;
 use crate::server::Server;
 use serde_json::{Map, Value};
 
@@ -11,28 +13,45 @@ pub(crate) fn list(server: &Server, params: &Map<String, Value>) -> Result<Value
     page("prompts", table.prompts().map(|p| p.definition.clone()), params, server.inner.page_size)
 }
 
-/// `prompts/get`.
+/// `prompts/get`: decodes the params, matches the prompt, then runs the method's alternate and
+/// typed filters around the prompt.
 ///
-/// Errors: `-32602` for an unknown prompt, non-string argument values, a missing required
-/// argument (named in the message), or arguments the params type rejects.
-pub(crate) async fn get(server: &Server, ctx: RequestContext, params: Map<String, Value>) -> Result<Value, McpError> {
-    let name = required_str(&params, "name", "prompts/get")?;
-    let table = server.table();
-    let prompt = table.prompt(name).ok_or_else(|| McpError::invalid_params(format!("unknown prompt: {name}")))?;
-    let args = match params.get("arguments") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
-        Some(_) => return Err(McpError::invalid_params("prompts/get: params.arguments must be an object")),
-    };
-    if let Some((k, _)) = args.iter().find(|(_, v)| !v.is_string()) {
-        return Err(McpError::invalid_params(format!("prompts/get: argument `{k}` must be a string")));
+/// Errors: `-32602` for an unknown prompt (before any filter runs), non-string argument values,
+/// a missing required argument (named in the message), or arguments the params type rejects.
+pub(crate) async fn get(
+    server: &Server,
+    ctx: RequestContext,
+    mut params: Map<String, Value>,
+) -> Result<Value, McpError> {
+    params.remove("_meta");
+    let decoded = decode_erased::<GetPromptParams>(Value::Object(params))
+        .map_err(|e| McpError::invalid_params(format!("prompts/get: {}", e.message)))?;
+    let name = decoded.downcast_ref::<GetPromptParams>().map(|p| p.name.clone()).unwrap_or_default();
+    if server.table().prompt(&name).is_none() {
+        return Err(McpError::invalid_params(format!("unknown prompt: {name}")));
     }
-    if let Some(missing) = prompt.arguments.iter().find(|a| a.required && !args.contains_key(&a.name)) {
-        return Err(McpError::invalid_params(format!(
-            "prompts/get: prompt `{name}` needs the argument `{}`",
-            missing.name
-        )));
-    }
-    let result = (prompt.handler)(ctx, args).await?;
-    serde_json::to_value(result).map_err(|e| McpError::internal(format!("prompt result could not be encoded: {e}")))
+    ctx.set_matched(name);
+    crate::pipeline::run_method(server, "prompts/get", ctx, decoded, render, encode_erased::<GetPromptResult>).await
+}
+
+/// The innermost step: resolves the prompt named by the (possibly filtered) params, checks its
+/// arguments and renders it.
+fn render(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
+    rpc_shim::<GetPromptParams, GetPromptResult, _, _>(ctx, params, |ctx, p| async move {
+        let table = ctx.server().table();
+        let prompt =
+            table.prompt(&p.name).ok_or_else(|| McpError::invalid_params(format!("unknown prompt: {}", p.name)))?;
+        if let Some((k, _)) = p.arguments.iter().find(|(_, v)| !v.is_string()) {
+            return Err(McpError::invalid_params(format!("prompts/get: argument `{k}` must be a string")));
+        }
+        if let Some(missing) = prompt.arguments.iter().find(|a| a.required && !p.arguments.contains_key(&a.name)) {
+            return Err(McpError::invalid_params(format!(
+                "prompts/get: prompt `{}` needs the argument `{}`",
+                p.name, missing.name
+            )));
+        }
+        let handler = prompt.handler;
+        drop(table);
+        handler(ctx, p.arguments).await
+    })
 }

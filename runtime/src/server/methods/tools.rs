@@ -1,7 +1,9 @@
 use super::page::page;
-use super::required_str;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
+use crate::model::CallToolResult;
+use crate::pipeline::{CallToolParams, ErasedValue, decode_erased, encode_erased, rpc_shim};
+use crate::registry::BoxFuture;
 use crate::server::Server;
 use serde_json::{Map, Value};
 
@@ -11,19 +13,38 @@ pub(crate) fn list(server: &Server, params: &Map<String, Value>) -> Result<Value
     page("tools", table.tools().map(|t| t.definition.clone()), params, server.inner.page_size)
 }
 
-/// `tools/call`: finds the tool and runs it. A missing `arguments` is `{}`.
+/// `tools/call`: decodes the params, matches the tool, then runs the method's alternate and
+/// typed filters around the tool. A missing `arguments` is `{}`.
 ///
-/// Errors: `-32602` for a missing name, an unknown or disabled tool, non-object arguments, or
-/// arguments the tool's params type rejects; whatever protocol error the tool returns.
-pub(crate) async fn call(server: &Server, ctx: RequestContext, params: Map<String, Value>) -> Result<Value, McpError> {
-    let name = required_str(&params, "name", "tools/call")?;
-    let table = server.table();
-    let tool = table.tool(name).ok_or_else(|| McpError::invalid_params(format!("unknown tool: {name}")))?;
-    let args = match params.get("arguments") {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(v @ Value::Object(_)) => v.clone(),
-        Some(_) => return Err(McpError::invalid_params("tools/call: params.arguments must be an object")),
-    };
-    let result = (tool.call)(ctx, args).await?;
-    serde_json::to_value(result).map_err(|e| McpError::internal(format!("tool result could not be encoded: {e}")))
+/// Errors: `-32602` for malformed params, an unknown or disabled tool (before any filter runs),
+/// or arguments the tool's params type rejects; whatever protocol error a filter or the tool
+/// returns.
+pub(crate) async fn call(
+    server: &Server,
+    ctx: RequestContext,
+    mut params: Map<String, Value>,
+) -> Result<Value, McpError> {
+    params.remove("_meta");
+    let decoded = decode_erased::<CallToolParams>(Value::Object(params))
+        .map_err(|e| McpError::invalid_params(format!("tools/call: {}", e.message)))?;
+    let name = decoded.downcast_ref::<CallToolParams>().map(|p| p.name.clone()).unwrap_or_default();
+    if server.table().tool(&name).is_none() {
+        return Err(McpError::invalid_params(format!("unknown tool: {name}")));
+    }
+    ctx.set_matched(name);
+    crate::pipeline::run_method(server, "tools/call", ctx, decoded, run_tool, encode_erased::<CallToolResult>).await
+}
+
+/// The innermost step: resolves `params.name` again (a filter may have swapped the tool) and
+/// runs the tool body.
+fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
+    rpc_shim::<CallToolParams, CallToolResult, _, _>(ctx, params, |ctx, p| async move {
+        let call = ctx
+            .server()
+            .table()
+            .tool(&p.name)
+            .map(|t| t.call.clone())
+            .ok_or_else(|| McpError::invalid_params(format!("unknown tool: {}", p.name)))?;
+        call(ctx, Value::Object(p.arguments)).await
+    })
 }

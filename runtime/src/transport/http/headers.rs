@@ -8,9 +8,10 @@ pub(crate) fn session_id(headers: &HeaderMap) -> Option<String> {
     headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(|s| s.trim().to_owned())
 }
 
-/// `MCP-Protocol-Version`, trimmed.
+/// `MCP-Protocol-Version`, trimmed. A value that is not visible ASCII is returned as it is
+/// (lossily decoded) so that the version checks reject it by name rather than as missing.
 pub(crate) fn protocol_version(headers: &HeaderMap) -> Option<String> {
-    headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()).map(|s| s.trim().to_owned())
+    headers.get("mcp-protocol-version").map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
 }
 
 /// Reads a header that mirrors a body value: trims optional whitespace and decodes the
@@ -20,7 +21,11 @@ pub(crate) fn protocol_version(headers: &HeaderMap) -> Option<String> {
 /// visible ASCII, a sentinel whose base64 is malformed or padded wrongly, or whose bytes are
 /// not UTF-8.
 pub(crate) fn mirrored(headers: &HeaderMap, name: &str) -> Result<Option<String>, McpError> {
-    let Some(raw) = headers.get(name) else { return Ok(None) };
+    let mut values = headers.get_all(name).iter();
+    let Some(raw) = values.next() else { return Ok(None) };
+    if values.next().is_some() {
+        return Err(McpError::header_mismatch(format!("{name} is sent more than once")));
+    }
     let text = raw
         .to_str()
         .map_err(|_| {

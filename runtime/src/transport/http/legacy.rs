@@ -49,10 +49,13 @@ pub(crate) async fn post(state: &HttpState, session_id: &str, headers: &HeaderMa
     };
     let Some(session) = state.sessions.get(session_id) else { return session_not_found(req_id.as_ref()) };
     if let Some(v) = protocol_version(headers)
-        && !crate::protocol::is_legacy_version(&v)
+        && v != session.legacy.version
     {
-        let err = McpError::invalid_request(format!("MCP-Protocol-Version {v:?} is not valid for this session"))
-            .with_http_status(400);
+        let err = McpError::invalid_request(format!(
+            "MCP-Protocol-Version {v:?} is not this session's version {:?}",
+            session.legacy.version
+        ))
+        .with_http_status(400);
         return respond::error(req_id.as_ref(), &err);
     }
     let req = match msg {

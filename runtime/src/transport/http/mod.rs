@@ -129,8 +129,12 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     .is_some();
     let header_version = headers::protocol_version(&parts.headers);
     let header_is_legacy = header_version.as_deref().is_some_and(crate::protocol::is_legacy_version);
+    // A legacy request names a legacy version or none; anything else (2026-07-28, or an
+    // unknown version that the stateless checks will reject) is stateless, whatever
+    // Mcp-Session-Id says: the modern path ignores that header.
+    let legacy_candidate = !modern_meta && (header_version.is_none() || header_is_legacy);
     let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
-    if state.config.legacy_sessions && !modern_meta {
+    if state.config.legacy_sessions && legacy_candidate {
         if let Some(id) = &session_id {
             return legacy::post(&state, id, &parts.headers, msg).await;
         }

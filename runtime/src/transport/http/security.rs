@@ -12,7 +12,9 @@ pub struct HostPolicy {
 }
 
 impl HostPolicy {
-    /// Accepts `localhost`, `127.0.0.1` and `[::1]` on any port (the default).
+    /// Accepts `localhost`, `127.0.0.1` and `\[::1\]` on any port (the default). A request without
+    /// a `Host` header, or with an `Origin` that is not `http(s)://` plus an allowed host and
+    /// optional port (so also `Origin: null`), is refused with 403.
     pub fn localhost() -> Self {
         HostPolicy { hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()], any: false }
     }
@@ -28,16 +30,31 @@ impl HostPolicy {
     }
 
     fn allows_host(&self, host_port: &str) -> bool {
-        self.any || self.hosts.iter().any(|h| strip_port(host_port).eq_ignore_ascii_case(h))
+        self.any || split_host(host_port).is_some_and(|h| self.hosts.iter().any(|a| h.eq_ignore_ascii_case(a)))
     }
 }
 
-fn strip_port(host: &str) -> &str {
-    if host.starts_with('[') {
-        // IPv6 literal: keep the brackets, drop ":port".
-        return host.find(']').map_or(host, |end| &host[..=end]);
-    }
-    host.rsplit_once(':').filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit())).map_or(host, |(h, _)| h)
+/// The host part of `host[:port]` (IPv6 in brackets); `None` unless the rest is empty or a
+/// valid port (1–5 digits, at most 65535).
+fn split_host(host_port: &str) -> Option<&str> {
+    let (host, rest) = if host_port.starts_with('[') {
+        let end = host_port.find(']')?;
+        (&host_port[..=end], &host_port[end + 1..])
+    } else {
+        match host_port.rsplit_once(':') {
+            Some((h, _)) => (h, &host_port[h.len()..]),
+            None => (host_port, ""),
+        }
+    };
+    let port_ok = match rest.strip_prefix(':') {
+        None => rest.is_empty(),
+        Some(p) => {
+            (1..=5).contains(&p.len())
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && p.parse::<u32>().is_ok_and(|n| n <= 65535)
+        }
+    };
+    (port_ok && !host.is_empty()).then_some(host)
 }
 
 /// The 403 response for a request whose `Host` or (when present) `Origin` is not allowed, with
@@ -46,11 +63,11 @@ pub(crate) fn reject(policy: &HostPolicy, headers: &HeaderMap) -> Option<Respons
     let forbidden = |what: &str| {
         respond::error(None, &McpError::invalid_request(format!("{what} is not allowed")).with_http_status(403))
     };
-    if let Some(host) = headers.get(http::header::HOST) {
-        let ok = host.to_str().is_ok_and(|h| policy.allows_host(h));
-        if !ok {
-            return Some(forbidden("Host"));
-        }
+    // HTTP/1.1 requires Host, and without one the rebinding check has nothing to check.
+    let host_ok = policy.any
+        || headers.get(http::header::HOST).and_then(|h| h.to_str().ok()).is_some_and(|h| policy.allows_host(h));
+    if !host_ok {
+        return Some(forbidden("Host"));
     }
     if let Some(origin) = headers.get(http::header::ORIGIN) {
         let ok = origin.to_str().ok().and_then(|o| o.split_once("://")).is_some_and(|(scheme, rest)| {
@@ -75,5 +92,10 @@ mod tests {
         assert!(p.allows_host("[::1]:8080"));
         assert!(!p.allows_host("evil.example.com"));
         assert!(!p.allows_host("localhost.evil.com:80"));
+        assert!(!p.allows_host("[::1]evil.com"));
+        assert!(!p.allows_host("localhost:99999999"));
+        assert!(!p.allows_host("localhost:"));
+        assert!(!p.allows_host(":80"));
+        assert!(p.allows_host("LOCALHOST:80"));
     }
 }

@@ -1,0 +1,135 @@
+//! `#[mcp_filter]`: a `RawFilterRegistration` around every request, or, with `rpc = handler`,
+//! a `TypedFilterRegistration` on that RPC's decoded params and typed result.
+//!
+//! The shim hands the runtime's values to the user's function through identity conversion
+//! traits (`RawFilterRequest`, `TypedFilterNext<M, P, R>`, ...) named with the user's types and
+//! spanned at them: a wrong argument or return type is one error at that token, whose message
+//! says what the filter's kind (and, for typed filters, the RPC's types) requires.
+
+use super::{group, private, private_at, site};
+use crate::ast::{self, FilterFn};
+use crate::attr::FilterAttrs;
+use crate::check;
+use crate::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ItemFn, Type};
+
+pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
+    let attrs = FilterAttrs::parse(cx, attr);
+    check::check_filter(cx, &attrs);
+    let filter = FilterFn::from_fn(cx, func, attrs.typed);
+    if cx.has_errors() {
+        return TokenStream::new();
+    }
+    let Some((request, next)) = filter.args else {
+        // `FilterFn::from_fn` reported the argument count.
+        return TokenStream::new();
+    };
+    let p = private();
+    let order = attrs.order.unwrap_or(0);
+    let function = filter.ident.to_string();
+    let name = quote!(::core::concat!(::core::module_path!(), "::", #function));
+    let site = site(filter.ident);
+    let pin = quote_spanned!(filter.ident.span()=> #p::Box::pin);
+    let ident = filter.ident;
+    let group = group(attrs.group.as_ref());
+
+    let Some(rpc) = &attrs.rpc else {
+        let request = convert(request, quote!(#p::RawFilterRequest), quote!(from_raw), quote!(__req));
+        let next = convert(next, quote!(#p::RawFilterNext), quote!(from_raw), quote!(__next));
+        let returns =
+            convert_return(&filter, quote!(#p::RawFilterReturn), quote!(into_raw), quote!(#ident(__a, __b).await));
+        return quote! {
+            fn __filter(__req: #p::RawRequest, __next: #p::RawNext) -> #p::BoxFuture<#p::RawResponse> {
+                #pin(async move {
+                    let __a = #request;
+                    let __b = #next;
+                    #returns
+                })
+            }
+
+            #p::inventory::submit! {
+                #p::RawFilterRegistration {
+                    order: #order,
+                    name: #name,
+                    group: #group,
+                    handler: __filter,
+                    site: #site,
+                }
+            }
+        };
+    };
+
+    // The user's path appears only as the qualified self type of `TypedMethod` (never as a bare
+    // generic argument, which could be taken for a constant), with every token at the path:
+    // naming a function without `#[mcp_rpc]` is one "not a type" error there. The shim names
+    // `METHOD` first, so that a type that is no method is one "not a typed method" error, which
+    // covers the shim's later uses, and the registration's are the same error again.
+    let span = rpc.span();
+    let ps = private_at(span);
+    let method_types = |item: &str| {
+        let item = Ident::new(item, span);
+        quote_spanned!(span=> <#rpc as #ps::TypedMethod>::#item)
+    };
+    let (marker, params, result, method) =
+        (method_types("Marker"), method_types("Params"), method_types("Result"), method_types("METHOD"));
+    let request = convert(request, quote!(#p::TypedFilterRequest<#marker, #params>), quote!(from_typed), quote!(__req));
+    let next =
+        convert(next, quote!(#p::TypedFilterNext<#marker, #params, #result>), quote!(from_typed), quote!(__next));
+    let returns = convert_return(
+        &filter,
+        quote!(#p::TypedFilterReturn<#marker, #result>),
+        quote!(into_typed),
+        quote!(#ident(__a, __b).await),
+    );
+    quote! {
+        fn __filter(
+            __ctx: #p::RequestContext,
+            __params: #p::ErasedValue,
+            __next: #p::ErasedNext,
+        ) -> #p::BoxFuture<#p::Result<#p::ErasedValue, #p::McpError>> {
+            let _ = #method;
+            #p::typed_filter_shim::<#params, #result, _, _>(__ctx, __params, __next, |__req, __next| async move {
+                let __a = #request;
+                let __b = #next;
+                #returns
+            })
+        }
+
+        #p::inventory::submit! {
+            #p::TypedFilterRegistration {
+                method: #method,
+                order: #order,
+                name: #name,
+                group: #group,
+                params_type: #p::TypeId::of::<#params>,
+                result_type: #p::TypeId::of::<#result>,
+                handler: __filter,
+                site: #site,
+            }
+        }
+    }
+}
+
+/// `<ty as Trait>::method(value)`, spanned at the user's `ty`.
+fn convert(ty: &Type, trait_path: TokenStream, method: TokenStream, value: TokenStream) -> TokenStream {
+    quote_spanned!(ty.span()=> <#ty as #trait_path>::#method(#value))
+}
+
+/// The conversion of the awaited filter's value, spanned at the return type (at the function
+/// name when there is no `->`); a return type that cannot be named (`impl Trait`) is left to
+/// inference.
+fn convert_return(
+    filter: &FilterFn<'_>,
+    trait_path: TokenStream,
+    method: TokenStream,
+    value: TokenStream,
+) -> TokenStream {
+    match filter.output {
+        Some(ty) if ast::is_unnameable(ty) => quote!(<_ as #trait_path>::#method(#value)),
+        Some(ty) => convert(ty, trait_path, method, value),
+        None => quote_spanned!(filter.ident.span()=> <() as #trait_path>::#method(#value)),
+    }
+}

@@ -1,0 +1,205 @@
+//! Acceptance requirements of the team's `requirements.md`, groups (a) and (b), as far as they
+//! stand without tasks and authorization, against `examples/fixture` as a real process over
+//! both transports.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+const TRACE: &str = "dev.switchyard.fixture/trace";
+
+/// One way of talking to the fixture: stdio lines or HTTP POSTs.
+enum Wire {
+    Stdio { _child: Child, stdin: ChildStdin, out: Box<Lines<BufReader<ChildStdout>>> },
+    Http { server: HttpServer, client: reqwest::Client },
+}
+
+impl Wire {
+    fn stdio() -> Wire {
+        let mut child = Command::new(example("fixture"))
+            .arg("--stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("fixture starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let out = Box::new(BufReader::new(child.stdout.take().expect("stdout")).lines());
+        Wire::Stdio { _child: child, stdin, out }
+    }
+
+    fn http() -> Wire {
+        Wire::Http { server: HttpServer::start("fixture"), client: client() }
+    }
+
+    /// Sends a modern request (the `_meta` envelope is added) and returns the response message.
+    async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        match self {
+            Wire::Http { server, client } => {
+                send(modern(client, &server.url, json!(id), method, params)).await.last().clone()
+            }
+            Wire::Stdio { stdin, out, .. } => {
+                let mut params = params;
+                params["_meta"] = meta(json!({}));
+                let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
+                stdin.write_all(format!("{line}\n").as_bytes()).await.expect("write");
+                stdin.flush().await.expect("flush");
+                loop {
+                    let line = tokio::time::timeout(Duration::from_secs(10), out.next_line())
+                        .await
+                        .expect("an answer within 10 s")
+                        .expect("readable")
+                        .expect("a line");
+                    let msg: Value = serde_json::from_str(&line).expect("JSON");
+                    if msg["id"] == id {
+                        return msg;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn trace(msg: &Value) -> Vec<String> {
+    serde_json::from_value(msg["result"]["_meta"][TRACE].clone()).unwrap_or_else(|_| panic!("a trace in {msg}"))
+}
+
+async fn both(test: impl AsyncFn(Wire)) {
+    test(Wire::stdio()).await;
+    test(Wire::http()).await;
+}
+
+#[tokio::test]
+async fn b1_typed_rpc_params_and_results() {
+    both(async |mut w| {
+        let r = w.request(1, "acme/sum", json!({ "a": 1, "b": 2 })).await;
+        assert_eq!(r["result"]["sum"], 3);
+        assert_eq!(r["result"]["resultType"], "complete");
+        let r = w.request(2, "acme/sum", json!({ "a": "x", "b": 2 })).await;
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn b3_raw_filters_wrap_typed_filters_wrap_the_handler() {
+    both(async |mut w| {
+        let r = w.request(1, "acme/sum", json!({ "a": 1, "b": 2 })).await;
+        assert_eq!(trace(&r), [">r1", ">r2", ">t1", ">t2", "<t2", "<t1", "<r2", "<r1"]);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn b4_raw_filters_cover_built_ins_and_typed_filters_stay_on_their_method() {
+    both(async |mut w| {
+        w.request(1, "fixture/reset", json!({})).await;
+        let r = w.request(2, "tools/list", json!({})).await;
+        assert_eq!(trace(&r), [">r1", ">r2", "<r2", "<r1"]);
+        w.request(3, "acme/sum", json!({ "a": 1, "b": 1 })).await;
+        let r = w.request(4, "fixture/counters", json!({})).await;
+        let counts = &r["result"]["counts"];
+        // reset itself ran through r1 after zeroing; tools/list, acme/sum and counters add three.
+        assert_eq!(counts["r1"], 3, "{counts}");
+        assert_eq!(counts["t1"], 1, "{counts}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn b7_unknown_methods_are_method_not_found() {
+    both(async |mut w| {
+        let r = w.request(9, "acme/none", json!({})).await;
+        assert_eq!((r["error"]["code"].clone(), r["id"].clone()), (json!(-32601), json!(9)));
+    })
+    .await;
+    let s = HttpServer::start("fixture");
+    let r = send(modern(&client(), &s.url, json!(9), "acme/none", json!({}))).await;
+    assert_eq!(r.status, 404);
+}
+
+#[tokio::test]
+async fn a2_ordinary_filters_run_in_order_around_the_tool_once() {
+    both(async |mut w| {
+        w.request(1, "fixture/reset", json!({})).await;
+        let r = w.request(2, "tools/call", json!({ "name": "echo", "arguments": { "text": "hi" } })).await;
+        assert_eq!(r["result"]["content"], json!([{ "type": "text", "text": "hi" }]));
+        let t = trace(&r);
+        let ord: Vec<&str> = t.iter().map(String::as_str).filter(|s| s.contains("ord")).collect();
+        assert_eq!(ord, [">ord1", ">ord2", "<ord2", "<ord1"]);
+        assert_eq!(&t[..2], [">r1", ">r2"]);
+        let r = w.request(3, "fixture/counters", json!({})).await;
+        assert_eq!(r["result"]["counts"]["ord1"], 1);
+        assert_eq!(r["result"]["counts"]["tool:echo"], 1);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a9_a10_failures_map_to_results_or_errors() {
+    both(async |mut w| {
+        let r = w.request(1, "tools/call", json!({ "name": "boom", "arguments": {} })).await;
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        assert!(r.get("error").is_none());
+        let r = w.request(2, "tools/call", json!({ "name": "proto", "arguments": {} })).await;
+        assert_eq!(r["error"]["code"], -32603);
+        let r = w.request(3, "tools/call", json!({ "name": "nope" })).await;
+        assert_eq!(r["error"]["code"], -32602);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_ordinary_filter_can_swap_the_tool() {
+    both(async |mut w| {
+        w.request(1, "fixture/reset", json!({})).await;
+        let r = w.request(2, "tools/call", json!({ "name": "swap_to_secret", "arguments": {} })).await;
+        assert_eq!(r["result"]["content"][0]["text"], "secret");
+        let r = w.request(3, "fixture/counters", json!({})).await;
+        assert_eq!(r["result"]["counts"]["tool:secret"], 1);
+        assert!(r["result"]["counts"].get("tool:swap_to_secret").is_none());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn b2_a12_legacy_sessions_get_no_result_type() {
+    let mut p = Command::new(example("fixture"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("fixture starts");
+    let mut stdin = p.stdin.take().expect("stdin");
+    let mut out = BufReader::new(p.stdout.take().expect("stdout")).lines();
+    for line in [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"acme/sum","params":{"a":2,"b":3}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}"#,
+    ] {
+        stdin.write_all(format!("{line}\n").as_bytes()).await.expect("write");
+    }
+    let mut seen = 0;
+    while seen < 3 {
+        let line = out.next_line().await.expect("read").expect("line");
+        let m: Value = serde_json::from_str(&line).expect("JSON");
+        match m["id"].as_i64() {
+            Some(1) => {
+                assert_eq!(m["result"]["sum"], 5);
+                assert!(m["result"].get("resultType").is_none(), "{m}");
+            }
+            Some(2) => assert!(m["result"].get("resultType").is_none() && m["result"].get("ttlMs").is_none(), "{m}"),
+            _ => {}
+        }
+        seen += 1;
+    }
+}
