@@ -130,10 +130,7 @@ async fn a2_ordinary_filters_run_in_order_around_the_tool_once() {
         w.request(1, "fixture/reset", json!({})).await;
         let r = w.request(2, "tools/call", json!({ "name": "echo", "arguments": { "text": "hi" } })).await;
         assert_eq!(r["result"]["content"], json!([{ "type": "text", "text": "hi" }]));
-        let t = trace(&r);
-        let ord: Vec<&str> = t.iter().map(String::as_str).filter(|s| s.contains("ord")).collect();
-        assert_eq!(ord, [">ord1", ">ord2", "<ord2", "<ord1"]);
-        assert_eq!(&t[..2], [">r1", ">r2"]);
+        assert_eq!(trace(&r), [">r1", ">r2", ">alt1", ">ord1", ">ord2", "<ord2", "<ord1", "<alt1", "<r2", "<r1"]);
         let r = w.request(3, "fixture/counters", json!({})).await;
         assert_eq!(r["result"]["counts"]["ord1"], 1);
         assert_eq!(r["result"]["counts"]["tool:echo"], 1);
@@ -202,4 +199,82 @@ async fn b2_a12_legacy_sessions_get_no_result_type() {
         }
         seen += 1;
     }
+}
+
+async fn stdio_call(args: &[&str], tool: &str) -> Value {
+    let mut child = Command::new(example("fixture"))
+        .arg("--stdio")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("fixture starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": tool, "arguments": {}, "_meta": meta(json!({})) } });
+    stdin.write_all(format!("{call}\n").as_bytes()).await.expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().await.expect("output");
+    serde_json::from_slice(out.stdout.split(|&b| b == b'\n').next().unwrap_or_default()).expect("one JSON answer")
+}
+
+#[tokio::test]
+async fn a6_auth_denies_before_anything_runs_and_hides_what_the_caller_cannot_use() {
+    let s = HttpServer::start_with("fixture", &["--auth"]);
+    let c = client();
+    let call = |token: Option<&str>, name: &str| {
+        let rb = modern(&c, &s.url, json!(7), "tools/call", json!({ "name": name, "arguments": {} }));
+        match token {
+            Some(t) => rb.bearer_auth(t),
+            None => rb,
+        }
+    };
+    send(modern(&c, &s.url, json!(1), "fixture/reset", json!({}))).await;
+    let r = send(call(None, "secret")).await;
+    assert_eq!((r.status, r.error_code()), (403, Some(-32600)), "{:?}", r.messages);
+    assert_eq!(r.last()["id"], 7);
+    let r = send(call(Some("user-token"), "secret")).await;
+    assert_eq!(r.error_code(), Some(-32600));
+    let r = send(call(Some("admin-token"), "secret")).await;
+    assert_eq!(r.last()["result"]["content"][0]["text"], "secret");
+    // A7: the swapped-in tool is authorized again before its body runs.
+    let r = send(call(None, "swap_to_secret")).await;
+    assert_eq!(r.error_code(), Some(-32600), "{:?}", r.messages);
+    let counts = send(modern(&c, &s.url, json!(2), "fixture/counters", json!({}))).await;
+    let counts = &counts.last()["result"]["counts"];
+    assert_eq!(counts["tool:secret"], 1, "only the admin call ran the body: {counts}");
+    assert!(counts.get("ord1").is_some_and(|n| n.as_u64() >= Some(1)), "swap ran inside the ordinary chain: {counts}");
+    let names = |r: &Reply| -> Vec<String> {
+        r.last()["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let anon = send(modern(&c, &s.url, json!(3), "tools/list", json!({}))).await;
+    assert!(!names(&anon).contains(&"secret".to_owned()));
+    assert_eq!(anon.last()["result"]["cacheScope"], "private");
+    let admin = send(modern(&c, &s.url, json!(4), "tools/list", json!({})).bearer_auth("admin-token")).await;
+    assert!(names(&admin).contains(&"secret".to_owned()));
+    let bad = send(modern(&c, &s.url, json!(5), "tools/list", json!({})).bearer_auth("forged")).await;
+    assert_eq!(bad.status, 401);
+    assert!(bad.headers.get("www-authenticate").is_some());
+}
+
+#[tokio::test]
+async fn a6_stdio_takes_its_principal_from_the_command_line() {
+    assert_eq!(stdio_call(&["--auth", "--principal", "anonymous"], "secret").await["error"]["code"], -32600);
+    assert_eq!(stdio_call(&["--auth", "--principal", "user"], "secret").await["error"]["code"], -32600);
+    assert_eq!(
+        stdio_call(&["--auth", "--principal", "admin"], "secret").await["result"]["content"][0]["text"],
+        "secret"
+    );
+    assert_eq!(
+        stdio_call(&[], "secret").await["result"]["content"][0]["text"],
+        "secret",
+        "without --auth roles are not enforced"
+    );
 }

@@ -130,6 +130,35 @@ fn check_signature(cx: &Ctxt, func: &ItemFn, what: &str) {
     }
 }
 
+/// The kinds of filter, which differ in signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterKind {
+    /// Every request, undecoded: `#[mcp_filter]`.
+    Raw,
+    /// One method's decoded params and typed result: `#[mcp_filter(rpc = ..)]`.
+    Typed,
+    /// One method, around its typed filters, may answer with another shape:
+    /// `#[mcp_filter(alternate, rpc = ..)]`.
+    Alternate,
+}
+
+impl FilterKind {
+    /// The signature this kind needs, for errors about the argument count.
+    fn shape(self) -> &'static str {
+        match self {
+            FilterKind::Raw => "a raw filter takes two arguments, `(req: RawRequest, next: RawNext)`",
+            FilterKind::Typed => {
+                "a typed filter takes two arguments, `(req: TypedRequest<P>, next: Next<P, R>)`, \
+                 with the params `P` and result `R` of its RPC"
+            }
+            FilterKind::Alternate => {
+                "an alternate-result filter takes two arguments, `(req: TypedRequest<P>, next: AltNext<P, R>)`, \
+                 with the params `P` and result `R` of its method"
+            }
+        }
+    }
+}
+
 /// An annotated filter, `async fn(request, next) -> response`. Only its shape is checked here:
 /// the generated shim converts through the runtime's filter traits, so rustc reports a wrong
 /// argument or return type at the user's token.
@@ -142,9 +171,9 @@ pub struct FilterFn<'a> {
 }
 
 impl<'a> FilterFn<'a> {
-    /// Builds the model of a raw filter, or of a typed one (`typed`), reporting every
-    /// unsupported part of the signature.
-    pub fn from_fn(cx: &Ctxt, func: &'a ItemFn, typed: bool) -> FilterFn<'a> {
+    /// Builds the model of a filter of `kind`, reporting every unsupported part of the
+    /// signature.
+    pub fn from_fn(cx: &Ctxt, func: &'a ItemFn, kind: FilterKind) -> FilterFn<'a> {
         check_signature(cx, func, "MCP filters");
         let mut args = Vec::new();
         for input in &func.sig.inputs {
@@ -163,12 +192,7 @@ impl<'a> FilterFn<'a> {
                 }
             }
         }
-        let shape = if typed {
-            "a typed filter takes two arguments, `(req: TypedRequest<P>, next: Next<P, R>)`, \
-             with the params `P` and result `R` of its RPC"
-        } else {
-            "a raw filter takes two arguments, `(req: RawRequest, next: RawNext)`"
-        };
+        let shape = kind.shape();
         let args = match args.as_slice() {
             [req, next] => Some((&*req.ty, &*next.ty)),
             [_, _, extra @ ..] => {
@@ -460,7 +484,7 @@ mod tests {
     fn filters_take_exactly_two_arguments() {
         let func: ItemFn = parse_quote! { async fn f((a, b): RawRequest, _: RawNext) -> RawResponse {} };
         let cx = Ctxt::new();
-        let filter = FilterFn::from_fn(&cx, &func, false);
+        let filter = FilterFn::from_fn(&cx, &func, FilterKind::Raw);
         assert!(filter.args.is_some(), "patterns are fine");
         assert!(cx.check().is_ok());
 
@@ -470,9 +494,15 @@ mod tests {
         ] {
             let func: ItemFn = func;
             let cx = Ctxt::new();
-            assert!(FilterFn::from_fn(&cx, &func, true).args.is_none());
+            assert!(FilterFn::from_fn(&cx, &func, FilterKind::Typed).args.is_none());
             let err = cx.check().expect_err("must fail").to_string();
             assert!(err.contains("a typed filter takes two arguments"), "{err}");
+
+            let cx = Ctxt::new();
+            assert!(FilterFn::from_fn(&cx, &func, FilterKind::Alternate).args.is_none());
+            let err = cx.check().expect_err("must fail").to_string();
+            assert!(err.contains("an alternate-result filter takes two arguments"), "{err}");
+            assert!(err.contains("next: AltNext<P, R>"), "{err}");
         }
     }
 
@@ -480,7 +510,7 @@ mod tests {
     fn filter_signature_errors_name_filters() {
         let func: ItemFn = parse_quote! { fn f<T>(#[extract] a: RawRequest, b: RawNext) -> RawResponse {} };
         let cx = Ctxt::new();
-        let _ = FilterFn::from_fn(&cx, &func, false);
+        let _ = FilterFn::from_fn(&cx, &func, FilterKind::Raw);
         let errors: Vec<String> = cx.check().expect_err("must fail").into_iter().map(|e| e.to_string()).collect();
         assert_eq!(errors.len(), 3, "{errors:?}");
         assert!(errors[0].contains("MCP filters must be `async fn`"), "{errors:?}");

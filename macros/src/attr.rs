@@ -5,15 +5,16 @@
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ARGUMENT, CAPABILITY, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT, INPUT_SCHEMA, METHOD,
-    MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROUTING_NAME, RPC, Symbol, TITLE, URI,
+    ALTERNATE, ARGUMENT, CAPABILITY, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT, INPUT_SCHEMA,
+    METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME, RPC, Symbol, TITLE,
+    URI,
 };
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, ExprPath, ExprUnary, Ident, Lit, LitInt, LitStr, Meta, Path, Token, UnOp};
+use syn::{Expr, ExprArray, ExprLit, ExprPath, ExprUnary, Ident, Lit, LitInt, LitStr, Meta, Path, Token, UnOp};
 
 /// A name-like value after defaults: the literal when given, else the function's name.
 pub struct Named {
@@ -39,13 +40,18 @@ pub struct Common {
     pub title: Option<LitStr>,
     pub description: Option<LitStr>,
     pub group: Option<LitStr>,
+    pub roles: Option<Roles>,
 }
 
-const COMMON_KEYS: [Symbol; 4] = [NAME, TITLE, DESCRIPTION, GROUP];
+const COMMON_KEYS: [Symbol; 5] = [NAME, TITLE, DESCRIPTION, GROUP, ROLES];
 
 impl Common {
     /// Takes `key` if it is a common one; false otherwise.
     fn accept(&mut self, cx: &Ctxt, key: Symbol, meta: &Meta) -> bool {
+        if key == ROLES {
+            self.roles = roles(cx, meta);
+            return true;
+        }
         let slot = match key {
             k if k == NAME => &mut self.name,
             k if k == TITLE => &mut self.title,
@@ -56,6 +62,63 @@ impl Common {
         *slot = string(cx, key, meta);
         true
     }
+}
+
+/// `roles = ["admin", ...]` as written. Only its form is checked here; the names are checked
+/// by `check::check_roles`.
+pub struct Roles {
+    /// The elements that are string literals, in order (any other element is reported).
+    pub names: Vec<LitStr>,
+    /// The whole `[...]`, for errors about the list itself.
+    pub array: ExprArray,
+}
+
+impl Roles {
+    /// The role names, in the order written.
+    pub fn values(&self) -> Vec<String> {
+        self.names.iter().map(LitStr::value).collect()
+    }
+}
+
+const ROLES_USAGE: &str = "`roles` takes an array of role names, e.g. `roles = [\"admin\", \"ops\"]`";
+
+/// The array of `roles = [...]`; anything else, and any element that is not a string literal,
+/// is reported.
+fn roles(cx: &Ctxt, meta: &Meta) -> Option<Roles> {
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, ROLES_USAGE);
+        return None;
+    };
+    let array = match &nv.value {
+        Expr::Array(array) if array.attrs.is_empty() => array,
+        Expr::Lit(ExprLit { lit: Lit::Str(one), .. }) => {
+            cx.error_spanned_by(
+                one,
+                format!("`roles` takes an array, also for a single role: `roles = [{:?}]`", one.value()),
+            );
+            return None;
+        }
+        Expr::Path(path) => {
+            cx.error_spanned_by(
+                path,
+                "`roles` lists the role names themselves, e.g. `roles = [\"admin\"]`: \
+                 the macro checks them and cannot read a constant",
+            );
+            return None;
+        }
+        other => {
+            cx.error_spanned_by(other, ROLES_USAGE);
+            return None;
+        }
+    };
+    let mut names = Vec::new();
+    for element in &array.elems {
+        match element {
+            Expr::Lit(ExprLit { lit: Lit::Str(name), attrs }) if attrs.is_empty() => names.push(name.clone()),
+            other => cx.error_spanned_by(other, "role names are string literals, e.g. `roles = [\"admin\"]`"),
+        }
+    }
+    Some(Roles { names, array: array.clone() })
 }
 
 /// One tool annotation hint (`read_only` → `readOnlyHint`).
@@ -289,6 +352,7 @@ pub struct RpcAttrs {
     pub extension: Option<LitStr>,
     pub eras: Option<ErasAttr>,
     pub group: Option<LitStr>,
+    pub roles: Option<Roles>,
 }
 
 const RPC_EXAMPLE: &str = "`#[mcp_rpc(\"acme/sum\")]`";
@@ -328,10 +392,14 @@ impl RpcAttrs {
         if attrs.method.is_none() && !method_attempted {
             cx.error_at(Span::call_site(), format!("`#[mcp_rpc]` needs the method name first: {RPC_EXAMPLE}"));
         }
-        let keys = [ROUTING_NAME, CAPABILITY, EXTENSION, ERAS, GROUP];
+        let keys = [ROUTING_NAME, CAPABILITY, EXTENSION, ERAS, GROUP, ROLES];
         visit_keys(cx, "mcp_rpc", &metas, &keys, |key, meta| {
             if key == ERAS {
                 attrs.eras = string(cx, key, meta).and_then(|lit| eras(cx, &lit));
+                return;
+            }
+            if key == ROLES {
+                attrs.roles = roles(cx, meta);
                 return;
             }
             let slot = match key {
@@ -370,9 +438,18 @@ fn eras(cx: &Ctxt, lit: &LitStr) -> Option<ErasAttr> {
     None
 }
 
+/// A flag key as given: `key` (true) or `key = true|false`.
+pub struct Flag {
+    pub value: bool,
+    /// The key's span.
+    pub span: Span,
+}
+
 /// `#[mcp_filter(...)]`.
 #[derive(Default)]
 pub struct FilterAttrs {
+    /// `alternate`: an alternate-result filter (with `rpc`).
+    pub alternate: Option<Flag>,
     pub order: Option<i32>,
     pub group: Option<LitStr>,
     /// The method of a typed filter: an `#[mcp_rpc]` handler (naming its marker type) or
@@ -382,15 +459,23 @@ pub struct FilterAttrs {
     pub method: Option<LitStr>,
     /// Whether `rpc` or `method` was written, valid or not: the filter is meant to be typed.
     pub typed: bool,
+    /// Whether `alternate` was written with a value that is no flag (reported): the filter is
+    /// still meant to be an alternate-result one.
+    pub alternate_malformed: bool,
 }
 
 impl FilterAttrs {
     pub fn parse(cx: &Ctxt, tokens: TokenStream) -> FilterAttrs {
         let mut attrs = FilterAttrs::default();
-        for_each_key(cx, "mcp_filter", tokens, &[RPC, ORDER, GROUP, METHOD], |key, meta| match key {
+        let keys = [RPC, ALTERNATE, ORDER, GROUP, METHOD];
+        for_each_key(cx, "mcp_filter", tokens, &keys, |key, meta| match key {
             k if k == RPC => {
                 attrs.typed = true;
                 attrs.rpc = rpc_path(cx, meta);
+            }
+            k if k == ALTERNATE => {
+                attrs.alternate = flag(cx, key, meta).map(|value| Flag { value, span: meta.path().span() });
+                attrs.alternate_malformed = attrs.alternate.is_none();
             }
             k if k == ORDER => attrs.order = order(cx, meta),
             k if k == GROUP => attrs.group = string(cx, key, meta),
@@ -401,6 +486,17 @@ impl FilterAttrs {
             _ => {}
         });
         attrs
+    }
+
+    /// Whether this is an alternate-result filter (`alternate` or `alternate = true`).
+    pub fn is_alternate(&self) -> bool {
+        self.alternate.as_ref().is_some_and(|flag| flag.value)
+    }
+
+    /// Whether the filter is meant to be an alternate-result one: `alternate` with a valid or a
+    /// malformed value (`alternate = "yes"`), so that its signature is judged as one.
+    pub fn meant_alternate(&self) -> bool {
+        self.is_alternate() || self.alternate_malformed
     }
 }
 
@@ -639,6 +735,55 @@ mod tests {
         let attrs = FilterAttrs::parse(&cx, quote!(order = 7i32));
         assert_eq!((attrs.order, attrs.typed), (Some(7), false));
         assert!(errors(cx).is_empty());
+    }
+
+    #[test]
+    fn filter_alternate_is_a_flag() {
+        for (tokens, expected) in [
+            (quote!(alternate, rpc = sum), true),
+            (quote!(rpc = sum, alternate = true), true),
+            (quote!(alternate = false, rpc = sum), false),
+            (quote!(rpc = sum), false),
+        ] {
+            let cx = Ctxt::new();
+            let attrs = FilterAttrs::parse(&cx, tokens.clone());
+            assert_eq!(attrs.is_alternate(), expected, "{tokens}");
+            assert!(attrs.typed, "{tokens}");
+            assert!(errors(cx).is_empty(), "{tokens}");
+        }
+        for tokens in [quote!(alternate = "yes", rpc = sum), quote!(alternate(x), rpc = sum)] {
+            let cx = Ctxt::new();
+            let attrs = FilterAttrs::parse(&cx, tokens.clone());
+            assert!(!attrs.is_alternate() && attrs.meant_alternate(), "{tokens}");
+            let errors = errors(cx);
+            assert_eq!(errors.len(), 1, "{tokens}: {errors:?}");
+            assert!(errors[0].contains("`alternate` is a flag"), "{tokens}: {errors:?}");
+        }
+    }
+
+    #[test]
+    fn roles_are_an_array_of_string_literals() {
+        let cx = Ctxt::new();
+        let attrs = ToolAttrs::parse(&cx, quote!(roles = ["admin", "ops"]));
+        assert_eq!(attrs.common.roles.map(|r| r.values()), Some(vec!["admin".to_owned(), "ops".to_owned()]));
+        let attrs = RpcAttrs::parse(&cx, quote!("acme/x", roles = ["admin"]));
+        assert_eq!(attrs.roles.map(|r| r.values()), Some(vec!["admin".to_owned()]));
+        assert!(errors(cx).is_empty());
+
+        for (tokens, expected) in [
+            (quote!(roles = "admin"), "also for a single role: `roles = [\"admin\"]`"),
+            (quote!(roles = ADMINS), "cannot read a constant"),
+            (quote!(roles = &["admin"]), "takes an array of role names"),
+            (quote!(roles), "takes an array of role names"),
+            (quote!(roles("admin")), "takes an array of role names"),
+            (quote!(roles = ["admin", 7]), "role names are string literals"),
+        ] {
+            let cx = Ctxt::new();
+            let _ = ResourceAttrs::parse(&cx, tokens.clone());
+            let errors = errors(cx);
+            assert_eq!(errors.len(), 1, "{tokens}: {errors:?}");
+            assert!(errors[0].contains(expected), "{tokens}: {errors:?}");
+        }
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! below); the `check_*` functions apply them to a parsed attribute and report into the
 //! [`Ctxt`] at the offending token.
 
-use crate::ast::{self, Handler};
-use crate::attr::{Common, CompletionAttrs, Eras, FilterAttrs, Named, PromptAttrs, ResourceAttrs, RpcAttrs, ToolAttrs};
+use crate::ast::{self, FilterFn, FilterKind, Handler};
+use crate::attr::{
+    Common, CompletionAttrs, Eras, FilterAttrs, Named, PromptAttrs, ResourceAttrs, Roles, RpcAttrs, ToolAttrs,
+};
 use crate::ctxt::Ctxt;
 use crate::symbol::{ARGUMENT, DESCRIPTION, DESTRUCTIVE, GROUP, NAME, PROMPT, READ_ONLY, ROUTING_NAME, TITLE, URI};
 use crate::uri_template;
@@ -230,6 +232,44 @@ pub fn filter_method(method: &str) -> String {
     }
 }
 
+/// One name of `roles`: not blank and without surrounding whitespace (role names are compared
+/// exactly, so `" admin"` would never match).
+pub fn role_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err("a role name must not be empty".to_owned());
+    }
+    if name.trim() != name {
+        return Err(format!("role name {name:?} has leading or trailing whitespace; roles are compared exactly"));
+    }
+    Ok(())
+}
+
+/// `roles = [...]`: at least one role, each well-formed and listed once.
+pub fn check_roles(cx: &Ctxt, roles: Option<&Roles>) {
+    let Some(roles) = roles else {
+        return;
+    };
+    if roles.array.elems.is_empty() {
+        cx.error_spanned_by(
+            &roles.array,
+            "`roles = []` names no role, and an empty list lets anyone in, which is the default: \
+             omit `roles`, or name at least one role",
+        );
+        return;
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for lit in &roles.names {
+        let value = lit.value();
+        if let Err(msg) = role_name(&value) {
+            cx.error_spanned_by(lit, msg);
+        } else if seen.contains(&value) {
+            cx.error_spanned_by(lit, format!("role {value:?} is listed twice"));
+        } else {
+            seen.push(value);
+        }
+    }
+}
+
 /// Checks the `#[mcp_rpc]` keys against each other and the handler; returns the `T` and `E`
 /// of the handler's `Result<T, E>` when it has that form.
 pub fn check_rpc<'a>(cx: &Ctxt, attrs: &RpcAttrs, handler: &Handler<'a>) -> Option<(&'a Type, &'a Type)> {
@@ -266,6 +306,7 @@ pub fn check_rpc<'a>(cx: &Ctxt, attrs: &RpcAttrs, handler: &Handler<'a>) -> Opti
         }
     }
     non_empty(cx, attrs.group.as_ref(), GROUP.as_str());
+    check_roles(cx, attrs.roles.as_ref());
     rpc_return(cx, handler)
 }
 
@@ -300,12 +341,39 @@ fn rpc_return<'a>(cx: &Ctxt, handler: &Handler<'a>) -> Option<(&'a Type, &'a Typ
     }
 }
 
-/// `#[mcp_filter]` keys: `method` is never accepted (see [`filter_method`]).
+/// `#[mcp_filter]` keys: `method` is never accepted (see [`filter_method`]); `alternate` needs
+/// the method, `rpc`.
 pub fn check_filter(cx: &Ctxt, attrs: &FilterAttrs) {
     if let Some(method) = &attrs.method {
         cx.error_spanned_by(method, filter_method(&method.value()));
     }
+    // With `method = ".."` instead of `rpc`, the error above already says how to name it.
+    if let Some(flag) = attrs.alternate.as_ref().filter(|f| f.value && !attrs.typed) {
+        cx.error_at(
+            flag.span,
+            "an alternate-result filter wraps the typed filters of one method; name the method with `rpc`: \
+             `#[mcp_filter(alternate, rpc = handler)]` for an `#[mcp_rpc]` handler, or e.g. \
+             `rpc = switchyard::methods::PromptsGet` for `prompts/get`",
+        );
+    }
     non_empty(cx, attrs.group.as_ref(), GROUP.as_str());
+}
+
+/// A typed filter taking `AltNext` is an alternate-result filter without its flag: one error
+/// saying so, rather than the type errors at its `next` and return type that would follow.
+pub fn check_filter_fn(cx: &Ctxt, kind: FilterKind, filter: &FilterFn<'_>) {
+    if kind != FilterKind::Typed {
+        return;
+    }
+    if let Some((_, next)) = filter.args
+        && ast::last_segment_name(next).as_deref() == Some("AltNext")
+    {
+        cx.error_spanned_by(
+            next,
+            "`AltNext` is the `next` of alternate-result filters: mark this one \
+             `#[mcp_filter(alternate, rpc = ...)]`, or take `Next<P, R>` for a typed filter",
+        );
+    }
 }
 
 fn lit_value(lit: Option<&LitStr>) -> Option<String> {
@@ -366,11 +434,13 @@ pub fn check_tool(cx: &Ctxt, attrs: &ToolAttrs, name: &Named, handler: &Handler<
         report(cx, schema.span(), raw_input_schema(&schema.value()));
     }
     hints_agree(cx, attrs);
+    check_roles(cx, attrs.common.roles.as_ref());
 }
 
 pub fn check_prompt(cx: &Ctxt, attrs: &PromptAttrs, name: &Named, handler: &Handler<'_>) {
     common_non_empty(cx, &attrs.common, true);
     description_required(cx, "prompt", name, attrs.common.description.as_ref(), handler);
+    check_roles(cx, attrs.common.roles.as_ref());
 }
 
 /// Checks the resource keys; returns the template variables (empty for a static URI).
@@ -384,6 +454,7 @@ pub fn check_resource(cx: &Ctxt, attrs: &ResourceAttrs) -> Vec<String> {
     if let Some(mime) = &attrs.mime_type {
         report(cx, mime.span(), mime_type(&mime.value()));
     }
+    check_roles(cx, attrs.common.roles.as_ref());
     match uri_template::variables(&uri.value()) {
         Ok(vars) => vars,
         Err(msg) => {
@@ -532,6 +603,60 @@ mod tests {
         assert!(msg.contains("cannot be named here") && msg.contains("raw filter"), "{msg}");
         let msg = filter_method("acme/sum");
         assert!(msg.contains("`rpc = <handler fn>`") && msg.contains("#[mcp_rpc(\"acme/sum\")]"), "{msg}");
+    }
+
+    #[test]
+    fn role_names_are_exact_and_not_blank() {
+        assert_eq!(role_name("admin"), Ok(()));
+        assert_eq!(role_name("billing:read"), Ok(()));
+        assert!(role_name("").expect_err("empty").contains("must not be empty"));
+        assert!(role_name("  ").expect_err("blank").contains("must not be empty"));
+        assert!(role_name(" admin").expect_err("space").contains("leading or trailing whitespace"));
+    }
+
+    fn role_errors(tokens: proc_macro2::TokenStream) -> Vec<String> {
+        let cx = Ctxt::new();
+        let attrs = crate::attr::PromptAttrs::parse(&cx, tokens);
+        check_roles(&cx, attrs.common.roles.as_ref());
+        match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn roles_are_listed_once_and_not_empty() {
+        use quote::quote;
+        assert!(role_errors(quote!(roles = ["admin", "ops"])).is_empty());
+        let errors = role_errors(quote!(roles = []));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("omit `roles`"), "{errors:?}");
+        let errors = role_errors(quote!(roles = ["a", "", "a", " b", "a"]));
+        assert_eq!(errors.len(), 4, "{errors:?}");
+        assert!(errors[0].contains("must not be empty"), "{errors:?}");
+        assert!(errors[1].contains("\"a\" is listed twice"), "{errors:?}");
+        assert!(errors[2].contains("leading or trailing whitespace"), "{errors:?}");
+        assert!(errors[3].contains("\"a\" is listed twice"), "{errors:?}");
+    }
+
+    #[test]
+    fn typed_filter_taking_alt_next_is_told_to_add_alternate() {
+        let func: syn::ItemFn = syn::parse_quote! {
+            async fn f(r: TypedRequest<P>, n: switchyard::AltNext<P, R>) -> Result<Alternate<R>, McpError> {}
+        };
+        for (kind, expected) in [(FilterKind::Typed, 1), (FilterKind::Alternate, 0), (FilterKind::Raw, 0)] {
+            let cx = Ctxt::new();
+            let filter = FilterFn::from_fn(&cx, &func, kind);
+            check_filter_fn(&cx, kind, &filter);
+            let errors: Vec<String> = match cx.check() {
+                Ok(()) => Vec::new(),
+                Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+            };
+            assert_eq!(errors.len(), expected, "{kind:?}: {errors:?}");
+            if let Some(error) = errors.first() {
+                assert!(error.contains("mark this one `#[mcp_filter(alternate, rpc = ...)]`"), "{error}");
+            }
+        }
     }
 
     #[test]

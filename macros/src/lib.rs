@@ -23,6 +23,12 @@
 //! `const`/`unsafe`/`extern`. Filters have a fixed signature instead (see [`mcp_filter`]): no
 //! extractors, since their request carries the context (`req.ctx`), and any argument pattern.
 //!
+//! # Roles
+//! Tools, prompts, resources and RPCs take `roles = ["admin", "ops"]`: only a caller holding
+//! at least one of the roles may use them, as decided by the server's authorization (see
+//! `switchyard::auth`); without the key anyone may. The array lists string literals, each
+//! non-empty and given once; `roles = []` is an error (omit the key instead).
+//!
 //! # Duplicates
 //! A second tool with the same name, prompt with the same name, resource with the same URI,
 //! completion for the same target and argument, or RPC with the same method, in the same group
@@ -50,7 +56,7 @@ use proc_macro::TokenStream;
 /// }
 ///
 /// /// Searches the catalogue.
-/// #[mcp_tool(name = "catalogue.search", read_only, open_world = false)]
+/// #[mcp_tool(name = "catalogue.search", read_only, open_world = false, roles = ["staff", "admin"])]
 /// async fn search(args: SearchArgs, db: State<Db>, cancel: CancellationToken) -> Result<Json<Hits>, ToolError> {
 ///     # todo!()
 /// }
@@ -65,6 +71,7 @@ use proc_macro::TokenStream;
 /// | `group` | registration group selected by `ServerBuilder::groups` | `"default"` |
 /// | `input_schema` | a hand-written JSON Schema (`"type": "object"` at the root), used as is; the params type then needs only `Deserialize` | generated from the params type |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | `true`/`false`, or the bare key for `true`: the `annotations` hints | not sent |
+/// | `roles` | an array of role names, e.g. `["admin", "ops"]`: a caller needs any one of them (see the [crate docs](crate#roles)) | anyone may call it |
 ///
 /// # Arguments
 /// Extractors and at most one params type (see the [crate docs](crate)). Without params the
@@ -98,7 +105,8 @@ pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # Keys
 /// `name` (default: the function's name), `title`, `description` (default: the doc comment; one
-/// of the two is required), `group` (default `"default"`).
+/// of the two is required), `group` (default `"default"`), `roles` (e.g. `roles = ["editor"]`:
+/// a caller needs any one of them, see the [crate docs](crate#roles); default: anyone).
 ///
 /// # Arguments
 /// Extractors and at most one params type, whose top-level fields become the prompt's
@@ -139,6 +147,7 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | `description` | description | the doc comment, if any |
 /// | `mime_type` | `type/subtype` of the contents | none |
 /// | `group` | registration group | `"default"` |
+/// | `roles` | an array of role names, e.g. `["auditor"]`: a caller needs any one of them to read it (see the [crate docs](crate#roles)) | anyone may read it |
 ///
 /// # Arguments
 /// An argument named like a template variable receives that variable parsed with `FromStr`
@@ -222,6 +231,7 @@ pub fn mcp_completion(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | `extension` | an extension the request must declare, `"vendor-prefix/name"` | none |
 /// | `eras` | `"modern"` (2026-07-28 requests), `"legacy"` (sessions of earlier revisions) or `"both"` | `"both"`, or `"modern"` with `extension` |
 /// | `group` | registration group selected by `ServerBuilder::groups` | `"default"` |
+/// | `roles` | an array of role names, e.g. `["ops"]`: a caller needs any one of them (see the [crate docs](crate#roles)) | anyone may call it |
 ///
 /// `capability` and `extension` together require both (one merged `ClientCapabilities`
 /// object). A modern request that lacks them gets `-32021` with the object as
@@ -274,36 +284,65 @@ pub fn mcp_rpc(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///     }
 ///     next.run(req).await
 /// }
+///
+/// /// An alternate-result filter on `prompts/get`: answers with a result of its own shape for
+/// /// one prompt, and with the ordinary result for the others.
+/// #[mcp_filter(alternate, rpc = switchyard::methods::PromptsGet)]
+/// async fn deferred(
+///     req: TypedRequest<GetPromptParams>,
+///     next: AltNext<GetPromptParams, GetPromptResult>,
+/// ) -> Result<Alternate<GetPromptResult>, McpError> {
+///     if req.params.name == "report" {
+///         return Ok(Alternate::Other(serde_json::json!({"resultType": "deferred", "retryAfter": 30})));
+///     }
+///     next.run(req).await
+/// }
 /// ```
 ///
 /// # Keys
 /// | key | value | default |
 /// |---|---|---|
 /// | `rpc` | the path of an `#[mcp_rpc]` handler function (`rpc = sum`, `rpc = crate::rpcs::sum`), or of another type implementing `switchyard::RpcMethod`: the filter becomes a typed filter on that method | none: a raw filter |
+/// | `alternate` | a flag (`alternate`, or `alternate = true`/`false`), with `rpc`: the filter becomes an alternate-result filter on that method | not set: a typed filter |
 /// | `order` | an `i32` literal, negative allowed; lower runs outside higher | `0` |
 /// | `group` | registration group selected by `ServerBuilder::groups` (a typed filter's group is usually its RPC's) | `"default"` |
 ///
 /// Methods are named through their handler so that the filter's types are checked against the
-/// method's at compile time: `method = "..."` is not accepted. Filters on MCP's own methods
-/// (`tools/call`, ...) are raw filters, which see every request (`req.ctx.method()`).
+/// method's at compile time: `method = "..."` is not accepted. Of MCP's own methods,
+/// `tools/call`, `prompts/get` and `resources/read` take typed and alternate-result filters
+/// through the marker types `switchyard::methods::{ToolsCall, PromptsGet, ResourcesRead}`
+/// (`rpc = switchyard::methods::ToolsCall`); every other method is filtered by raw filters, which
+/// see every request (`req.ctx.method()`).
 ///
 /// # Signature
 /// Exactly two arguments, the request and the rest of the chain:
 /// - raw: `async fn(req: RawRequest, next: RawNext) -> RawResponse`, where `RawResponse` is
 ///   `Result<serde_json::Value, McpError>`;
 /// - typed: `async fn(req: TypedRequest<P>, next: Next<P, R>) -> Result<R, McpError>`, with
-///   the params type `P` and result type `R` of the RPC's handler.
+///   the params type `P` and result type `R` of the method (`<M as RpcMethod>::Params` and
+///   `::Result` of `rpc = M`);
+/// - alternate-result: `async fn(req: TypedRequest<P>, next: AltNext<P, R>) ->
+///   Result<Alternate<R>, McpError>`, with the same `P` and `R`. It returns either
+///   `Alternate::Ordinary(r)`, the method's result (what `next.run(req).await` yields unless an
+///   inner alternate filter answered otherwise), or `Alternate::Other(json)`, an alternate
+///   result with its own shape, sent as it is: it should carry its own `resultType` (without
+///   one it gets `"complete"`). `AltNext` and `Alternate` are exported at the crate root
+///   (`use switchyard::{AltNext, Alternate};`).
 ///
-/// A wrong type is a compile error at that type, saying what is expected (for typed filters,
-/// the RPC's types). Call `next.run(req).await` to pass the request on, or return without
-/// calling it to answer by yourself: the inner filters and the method then do not run.
+/// A wrong type is a compile error at that type, saying what is expected (for typed and
+/// alternate-result filters, the method's types). Call `next.run(req).await` to pass the request
+/// on, or return without calling it to answer by yourself: the inner filters and the method then
+/// do not run.
 ///
 /// # Order
-/// Raw filters wrap typed filters, which wrap the handler. Within each kind, the filter with the
-/// lowest `order` is outermost; equal orders are sorted by the filter's fully qualified name
-/// (`module_path::function`). With raw filters `r1` (order 1) and `r2` (order 2) and typed
-/// filters `t1`, `t2` on an RPC, a request to it runs
-/// `r1 > r2 > t1 > t2 > handler > t2 > t1 > r2 > r1`. Declaration order never matters.
+/// Raw filters wrap alternate-result filters, which wrap typed filters, which wrap the handler:
+/// the alternate-result filters of a method wrap all of its typed filters, whatever their
+/// `order`. Within each kind, the filter with the lowest `order` is outermost; equal orders are
+/// sorted by the filter's fully qualified name (`module_path::function`). With raw filters `r1`
+/// (order 1) and `r2` (order 2), alternate-result filters `a1`, `a2` and typed filters `t1`,
+/// `t2` on an RPC, a request to it runs
+/// `r1 > r2 > a1 > a2 > t1 > t2 > handler > t2 > t1 > a2 > a1 > r2 > r1`, even if `t1` has a
+/// lower `order` than `a1`. Declaration order never matters.
 #[proc_macro_attribute]
 pub fn mcp_filter(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Filter, attr.into(), item.into()).into()

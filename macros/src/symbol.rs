@@ -36,6 +36,8 @@ pub const ERAS: Symbol = Symbol("eras");
 pub const ORDER: Symbol = Symbol("order");
 pub const RPC: Symbol = Symbol("rpc");
 pub const METHOD: Symbol = Symbol("method");
+pub const ALTERNATE: Symbol = Symbol("alternate");
+pub const ROLES: Symbol = Symbol("roles");
 
 /// The argument attribute that marks a custom extractor.
 pub const EXTRACT: Symbol = Symbol("extract");

@@ -8,9 +8,10 @@
 //! SIGTERM, Ctrl-C and (on stdio) EOF shut the server down gracefully. Logs go to stderr only,
 //! filtered by `RUST_LOG` (default `warn`).
 
+use crate::auth::{BearerAuth, Principal};
 use crate::server::Server;
-use crate::transport::http::{HttpConfig, serve as serve_http};
-use crate::transport::stdio;
+use crate::transport::http::{HttpConfig, router};
+use crate::transport::stdio::{self, StdioConfig};
 use std::process::ExitCode;
 
 /// How to serve, parsed from the command line.
@@ -54,19 +55,41 @@ pub fn init_tracing() {
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(color).with_writer(std::io::stderr).try_init();
 }
 
+/// Transport options of [`serve_with`].
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    /// HTTP: authenticate bearer tokens with this layer (see [`auth`](crate::auth)).
+    pub auth: Option<BearerAuth>,
+    /// stdio: the principal the peer acts as (stdio has no authentication of its own).
+    pub principal: Option<Principal>,
+}
+
 /// Serves `server` in `mode` until shutdown. Returns the process exit code: 0 after a graceful
 /// shutdown, 1 when the address cannot be bound or I/O fails (the reason is printed to stderr).
 pub async fn serve(server: Server, mode: Mode) -> ExitCode {
+    serve_with(server, mode, ServeOptions::default()).await
+}
+
+/// [`serve`] with transport options (authentication).
+pub async fn serve_with(server: Server, mode: Mode, options: ServeOptions) -> ExitCode {
     spawn_signal_handler(server.clone());
     let result = match mode {
-        Mode::Stdio => stdio::serve(server).await,
+        Mode::Stdio => {
+            let config = StdioConfig { principal: options.principal, ..StdioConfig::default() };
+            stdio::serve_io(server, tokio::io::stdin(), tokio::io::stdout(), config).await
+        }
         Mode::Http(addr) => match tokio::net::TcpListener::bind(&addr).await {
             Ok(listener) => {
                 match listener.local_addr() {
                     Ok(a) => eprintln!("listening on http://{a}/mcp"),
                     Err(e) => return fail(&format!("cannot read the bound address: {e}")),
                 }
-                serve_http(listener, server, HttpConfig::default()).await
+                let shutdown = server.shutdown_token().clone();
+                let mut app = router(server, HttpConfig::default());
+                if let Some(auth) = options.auth {
+                    app = app.layer(auth);
+                }
+                axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await
             }
             Err(e) => return fail(&format!("cannot listen on {addr}: {e}")),
         },

@@ -28,6 +28,7 @@
 //! same server answers MCP 2026-07-28 (stateless, per-request `_meta`) and the legacy
 //! session-based revisions 2025-11-25, 2025-06-18 and 2025-03-26, over stdio and Streamable HTTP.
 
+pub mod auth;
 pub mod cli;
 pub mod context;
 pub mod handler;
@@ -66,10 +67,10 @@ pub struct ReadmeDoctests;
 /// The names most servers need: `use switchyard::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        CallToolResult, CancellationToken, Completion, Content, GetPromptResult, Json, Logger, McpError, Next,
-        Progress, PromptMessage, RawNext, RawRequest, RawResponse, ReadResourceResult, RequestContext,
-        ResourceContents, ResourceRequest, Server, State, ToolError, TypedRequest, mcp_completion, mcp_filter,
-        mcp_prompt, mcp_resource, mcp_rpc, mcp_tool,
+        AltNext, Alternate, CallToolParams, CallToolResult, CancellationToken, Completion, Content, GetPromptParams,
+        GetPromptResult, Json, Logger, McpError, Next, Progress, PromptMessage, RawNext, RawRequest, RawResponse,
+        ReadResourceParams, ReadResourceResult, RequestContext, ResourceContents, ResourceRequest, Server, State,
+        ToolError, TypedRequest, mcp_completion, mcp_filter, mcp_prompt, mcp_resource, mcp_rpc, mcp_tool,
     };
 }
 
@@ -86,8 +87,9 @@ pub mod __private {
         CallToolResult, Completion, CompletionRequest, GetPromptResult, PromptArgument, ReadResourceResult,
     };
     pub use crate::pipeline::{
-        Eras, ErasedNext, ErasedValue, Next, RawFilterRegistration, RawNext, RawRequest, RawResponse, RpcMethod,
-        RpcRegistration, TypedFilterRegistration, TypedRequest, decode_erased, encode_erased, rpc_shim,
+        AltNext, Alternate, AlternateFilterRegistration, Eras, ErasedAltNext, ErasedNext, ErasedOutcome, ErasedValue,
+        Next, RawFilterRegistration, RawNext, RawRequest, RawResponse, RpcMethod, RpcRegistration,
+        TypedFilterRegistration, TypedRequest, alternate_filter_shim, decode_erased, encode_erased, rpc_shim,
         typed_filter_shim,
     };
     pub use crate::registry::{
@@ -315,6 +317,56 @@ pub mod __private {
     }
     impl<M, R> TypedFilterReturn<M, R> for Result<R, McpError> {
         fn into_typed(self) -> Result<R, McpError> {
+            self
+        }
+    }
+
+    /// The first argument of an alternate-result filter on the method whose marker type is `M`,
+    /// whose params are `P`.
+    #[diagnostic::on_unimplemented(
+        message = "this alternate-result filter's request type does not match `{M}`",
+        label = "`{M}` takes `{P}`: write `TypedRequest<{P}>`",
+        note = "an alternate-result filter is `async fn(req: TypedRequest<P>, next: AltNext<P, R>) -> Result<Alternate<R>, McpError>` with the params `P` and result `R` of its method"
+    )]
+    pub trait AltFilterRequest<M, P>: Sized {
+        /// Identity.
+        fn from_alt(req: TypedRequest<P>) -> Self;
+    }
+    impl<M, P> AltFilterRequest<M, P> for TypedRequest<P> {
+        fn from_alt(req: TypedRequest<P>) -> Self {
+            req
+        }
+    }
+
+    /// The second argument of an alternate-result filter on the method `M` (params `P`, result
+    /// `R`).
+    #[diagnostic::on_unimplemented(
+        message = "this alternate-result filter's `next` does not match `{M}`",
+        label = "`{M}` takes `{P}` and returns `{R}`: write `AltNext<{P}, {R}>`",
+        note = "an alternate-result filter is `async fn(req: TypedRequest<P>, next: AltNext<P, R>) -> Result<Alternate<R>, McpError>` with the params `P` and result `R` of its method; `Next<P, R>` is the `next` of typed filters without `alternate`"
+    )]
+    pub trait AltFilterNext<M, P, R>: Sized {
+        /// Identity.
+        fn from_alt(next: AltNext<P, R>) -> Self;
+    }
+    impl<M, P, R> AltFilterNext<M, P, R> for AltNext<P, R> {
+        fn from_alt(next: AltNext<P, R>) -> Self {
+            next
+        }
+    }
+
+    /// The return type of an alternate-result filter on the method `M` (result `R`).
+    #[diagnostic::on_unimplemented(
+        message = "this alternate-result filter's return type does not match `{M}`",
+        label = "`{M}` returns `{R}`: write `Result<Alternate<{R}>, McpError>`",
+        note = "an alternate-result filter is `async fn(req: TypedRequest<P>, next: AltNext<P, R>) -> Result<Alternate<R>, McpError>` with the params `P` and result `R` of its method: `Alternate::Ordinary(r)` is the method's result, `Alternate::Other(json)` an alternate one"
+    )]
+    pub trait AltFilterReturn<M, R> {
+        /// Identity.
+        fn into_alternate(self) -> Result<Alternate<R>, McpError>;
+    }
+    impl<M, R> AltFilterReturn<M, R> for Result<Alternate<R>, McpError> {
+        fn into_alternate(self) -> Result<Alternate<R>, McpError> {
             self
         }
     }

@@ -40,8 +40,14 @@ pub struct HttpServer {
 
 impl HttpServer {
     pub fn start(example_name: &str) -> HttpServer {
+        Self::start_with(example_name, &[])
+    }
+
+    /// Starts `example_name --http 127.0.0.1:0 ARGS...`.
+    pub fn start_with(example_name: &str, args: &[&str]) -> HttpServer {
         let mut child = Command::new(example(example_name))
             .args(["--http", "127.0.0.1:0"])
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -1,6 +1,7 @@
 //! The generated shims at run time: requests go through the real server and stdio framing
 //! (`switchyard::testing`), so decoding, extractors, template variables, conversions, typed
-//! RPCs and the filter pipeline are exercised as a client would see them.
+//! RPCs and the filter pipeline (raw, typed and alternate-result filters) are exercised as a
+//! client would see them.
 //!
 //! JSON values are built with the runtime's re-exported `serde_json`, because this crate
 //! deliberately does not depend on `serde_json`: the trybuild cases share its dependencies and
@@ -11,7 +12,7 @@ use switchyard::__private::serde_json::json;
 use switchyard::prelude::*;
 use switchyard::registry::ResourceRequest;
 use switchyard::testing::TestClient;
-use switchyard::{CompletionRequest, FromRequestContext};
+use switchyard::{AltNext, Alternate, CompletionRequest, FromRequestContext, GetPromptParams};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct EchoArgs {
@@ -359,4 +360,114 @@ async fn raw_filters_see_builtin_methods() {
     assert_eq!(reply.result()["tools"][0]["name"], "pipeline_noop");
     assert_eq!(read(&trace.methods), ["tools/list"]);
     assert_eq!(read(&trace.steps), ["r1>", "r2>", "<r2", "<r1"]);
+}
+
+// Alternate-result filters (`#[mcp_filter(alternate, rpc = ..)]`), in groups of their own.
+
+/// Renders normally unless its alternate filter answers instead.
+#[mcp_prompt(group = "alt-prompt")]
+async fn special() -> String {
+    "the ordinary special".to_owned()
+}
+
+/// Always rendered normally.
+#[mcp_prompt(group = "alt-prompt")]
+async fn plain() -> String {
+    "the ordinary plain".to_owned()
+}
+
+/// Answers `special` with a result of its own shape; delegates every other prompt.
+#[mcp_filter(alternate, rpc = switchyard::methods::PromptsGet, group = "alt-prompt")]
+async fn custom_special(
+    req: TypedRequest<GetPromptParams>,
+    next: AltNext<GetPromptParams, GetPromptResult>,
+) -> Result<Alternate<GetPromptResult>, McpError> {
+    if req.params.name == "special" {
+        return Ok(Alternate::Other(json!({"resultType": "custom", "x": 1})));
+    }
+    next.run(req).await
+}
+
+#[tokio::test]
+async fn alternate_filter_answers_prompts_get_with_its_own_result() {
+    let server = Server::builder("alt", "0").groups(["alt-prompt"]).build().expect("server builds");
+    let client = TestClient::modern(server);
+
+    let reply = client.request("prompts/get", json!({"name": "special"})).await;
+    assert_eq!(without_meta(reply.result()), json!({"resultType": "custom", "x": 1}));
+
+    let reply = client.request("prompts/get", json!({"name": "plain"})).await;
+    assert_eq!(reply.result()["messages"][0]["content"]["text"], "the ordinary plain");
+    assert_eq!(reply.result()["resultType"], "complete");
+}
+
+#[mcp_rpc("acme/alt", group = "alt-rpc")]
+async fn alt_sum(params: SumParams, trace: State<Trace>) -> Result<SumResult, McpError> {
+    trace.steps.lock().unwrap_or_else(|e| e.into_inner()).push("handler".to_owned());
+    Ok(SumResult { sum: params.a + params.b })
+}
+
+/// A typed filter with a far lower `order` than the alternate filters: it still runs inside
+/// them.
+#[mcp_filter(rpc = alt_sum, order = -100, group = "alt-rpc")]
+async fn alt_typed(req: TypedRequest<SumParams>, next: Next<SumParams, SumResult>) -> Result<SumResult, McpError> {
+    let ctx = req.ctx.clone();
+    step(&ctx, "t>");
+    let out = next.run(req).await;
+    step(&ctx, "<t");
+    out
+}
+
+/// The outer alternate filter: a negative `a` gets a task instead of a sum.
+#[mcp_filter(alternate, rpc = alt_sum, order = 10, group = "alt-rpc")]
+async fn alt_outer(
+    req: TypedRequest<SumParams>,
+    next: AltNext<SumParams, SumResult>,
+) -> Result<Alternate<SumResult>, McpError> {
+    let ctx = req.ctx.clone();
+    step(&ctx, "a10>");
+    if req.params.a < 0 {
+        return Ok(Alternate::Other(json!({"resultType": "task", "task": {"taskId": "t-1"}})));
+    }
+    let out = next.run(req).await;
+    step(&ctx, "<a10");
+    out
+}
+
+/// The inner alternate filter: changes an ordinary result on its way out.
+#[mcp_filter(alternate = true, rpc = alt_sum, order = 20, group = "alt-rpc")]
+async fn alt_inner(
+    req: TypedRequest<SumParams>,
+    next: AltNext<SumParams, SumResult>,
+) -> Result<Alternate<SumResult>, McpError> {
+    let ctx = req.ctx.clone();
+    step(&ctx, "a20>");
+    let out = match next.run(req).await? {
+        Alternate::Ordinary(r) => Alternate::Ordinary(SumResult { sum: r.sum + 1000 }),
+        other => other,
+    };
+    step(&ctx, "<a20");
+    Ok(out)
+}
+
+fn alt_rpc_server() -> (TestClient, Trace) {
+    let trace = Trace::default();
+    let server = Server::builder("alt-rpc", "0").groups(["alt-rpc"]).state(trace.clone()).build().expect("builds");
+    (TestClient::modern(server), trace)
+}
+
+#[tokio::test]
+async fn alternate_filters_wrap_typed_filters_whatever_their_order() {
+    let (client, trace) = alt_rpc_server();
+    let reply = client.request("acme/alt", json!({"a": 1, "b": 2})).await;
+    assert_eq!(without_meta(reply.result()), json!({"sum": 1003, "resultType": "complete"}));
+    assert_eq!(read(&trace.steps), ["a10>", "a20>", "t>", "handler", "<t", "<a20", "<a10"]);
+}
+
+#[tokio::test]
+async fn alternate_filter_on_an_rpc_answers_with_its_own_result() {
+    let (client, trace) = alt_rpc_server();
+    let reply = client.request("acme/alt", json!({"a": -1, "b": 2})).await;
+    assert_eq!(without_meta(reply.result()), json!({"resultType": "task", "task": {"taskId": "t-1"}}));
+    assert_eq!(read(&trace.steps), ["a10>"], "no inner filter, no handler");
 }

@@ -1,13 +1,15 @@
-//! `#[mcp_filter]`: a `RawFilterRegistration` around every request, or, with `rpc = handler`,
-//! a `TypedFilterRegistration` on that RPC's decoded params and typed result.
+//! `#[mcp_filter]`: a `RawFilterRegistration` around every request; with `rpc = handler`, a
+//! `TypedFilterRegistration` on that method's decoded params and typed result; with
+//! `alternate` as well, an `AlternateFilterRegistration`, which may answer with another shape.
 //!
 //! The shim hands the runtime's values to the user's function through identity conversion
-//! traits (`RawFilterRequest`, `TypedFilterNext<M, P, R>`, ...) named with the user's types and
-//! spanned at them: a wrong argument or return type is one error at that token, whose message
-//! says what the filter's kind (and, for typed filters, the RPC's types) requires.
+//! traits (`RawFilterRequest`, `TypedFilterNext<M, P, R>`, `AltFilterReturn<M, R>`, ...) named
+//! with the user's types and spanned at them: a wrong argument or return type is one error at
+//! that token, whose message says what the filter's kind (and, for filters on a method, the
+//! method's types) requires.
 
 use super::{group, private, private_at, site};
-use crate::ast::{self, FilterFn};
+use crate::ast::{self, FilterFn, FilterKind};
 use crate::attr::FilterAttrs;
 use crate::check;
 use crate::ctxt::Ctxt;
@@ -19,7 +21,15 @@ use syn::{Ident, ItemFn, Type};
 pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let attrs = FilterAttrs::parse(cx, attr);
     check::check_filter(cx, &attrs);
-    let filter = FilterFn::from_fn(cx, func, attrs.typed);
+    let kind = if attrs.meant_alternate() {
+        FilterKind::Alternate
+    } else if attrs.typed {
+        FilterKind::Typed
+    } else {
+        FilterKind::Raw
+    };
+    let filter = FilterFn::from_fn(cx, func, kind);
+    check::check_filter_fn(cx, kind, &filter);
     if cx.has_errors() {
         return TokenStream::new();
     }
@@ -75,23 +85,44 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     };
     let (marker, params, result, method) =
         (method_types("Marker"), method_types("Params"), method_types("Result"), method_types("METHOD"));
-    let request = convert(request, quote!(#p::TypedFilterRequest<#marker, #params>), quote!(from_typed), quote!(__req));
-    let next =
-        convert(next, quote!(#p::TypedFilterNext<#marker, #params, #result>), quote!(from_typed), quote!(__next));
-    let returns = convert_return(
-        &filter,
-        quote!(#p::TypedFilterReturn<#marker, #result>),
-        quote!(into_typed),
-        quote!(#ident(__a, __b).await),
-    );
+    // Typed and alternate-result filters differ only in the runtime items they go through.
+    let (request_trait, next_trait, return_trait, from, into, erased_next, erased_out, shim, registration) =
+        if kind == FilterKind::Alternate {
+            (
+                quote!(#p::AltFilterRequest<#marker, #params>),
+                quote!(#p::AltFilterNext<#marker, #params, #result>),
+                quote!(#p::AltFilterReturn<#marker, #result>),
+                quote!(from_alt),
+                quote!(into_alternate),
+                quote!(#p::ErasedAltNext),
+                quote!(#p::ErasedOutcome),
+                quote!(#p::alternate_filter_shim),
+                quote!(#p::AlternateFilterRegistration),
+            )
+        } else {
+            (
+                quote!(#p::TypedFilterRequest<#marker, #params>),
+                quote!(#p::TypedFilterNext<#marker, #params, #result>),
+                quote!(#p::TypedFilterReturn<#marker, #result>),
+                quote!(from_typed),
+                quote!(into_typed),
+                quote!(#p::ErasedNext),
+                quote!(#p::ErasedValue),
+                quote!(#p::typed_filter_shim),
+                quote!(#p::TypedFilterRegistration),
+            )
+        };
+    let request = convert(request, request_trait, from.clone(), quote!(__req));
+    let next = convert(next, next_trait, from, quote!(__next));
+    let returns = convert_return(&filter, return_trait, into, quote!(#ident(__a, __b).await));
     quote! {
         fn __filter(
             __ctx: #p::RequestContext,
             __params: #p::ErasedValue,
-            __next: #p::ErasedNext,
-        ) -> #p::BoxFuture<#p::Result<#p::ErasedValue, #p::McpError>> {
+            __next: #erased_next,
+        ) -> #p::BoxFuture<#p::Result<#erased_out, #p::McpError>> {
             let _ = #method;
-            #p::typed_filter_shim::<#params, #result, _, _>(__ctx, __params, __next, |__req, __next| async move {
+            #shim::<#params, #result, _, _>(__ctx, __params, __next, |__req, __next| async move {
                 let __a = #request;
                 let __b = #next;
                 #returns
@@ -99,7 +130,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
         }
 
         #p::inventory::submit! {
-            #p::TypedFilterRegistration {
+            #registration {
                 method: #method,
                 order: #order,
                 name: #name,

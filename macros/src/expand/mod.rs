@@ -16,7 +16,7 @@ mod rpc;
 mod tool;
 
 use crate::ast::{self, Arg, Handler, Role};
-use crate::attr::Named;
+use crate::attr::{Named, Roles};
 use crate::ctxt::Ctxt;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -141,6 +141,13 @@ fn opt_str(value: Option<String>) -> TokenStream {
 
 fn lit_value(lit: Option<&LitStr>) -> Option<String> {
     lit.map(LitStr::value)
+}
+
+/// `&["admin", ..]` as a `&'static [&'static str]` expression: the `roles` key, `&[]` (anyone)
+/// when absent.
+fn roles(roles: Option<&Roles>) -> TokenStream {
+    let names = roles.map(Roles::values).unwrap_or_default();
+    quote!(&[#(#names),*])
 }
 
 /// The `group` key, `"default"` when absent.
@@ -441,6 +448,15 @@ mod tests {
             ),
             (
                 Kind::Filter,
+                quote!(alternate, rpc = switchyard::methods::PromptsGet, order = 3),
+                quote!(
+                    async fn alt(r: TypedRequest<P>, n: AltNext<P, R>) -> Result<Alternate<R>, McpError> {
+                        todo!()
+                    }
+                ),
+            ),
+            (
+                Kind::Filter,
                 quote!(rpc = sum),
                 quote!(
                     async fn typed(r: TypedRequest<P>, n: Next<P, R>) -> Result<R, McpError> {
@@ -509,6 +525,87 @@ mod tests {
         assert!(text.contains(r#"group:"g""#), "{text}");
         assert!(text.contains("pubenumrun{}"), "the marker keeps the function's visibility: {text}");
         assert!(text.contains("__switchyard_rpc_io_x_run_"), "{text}");
+    }
+
+    #[test]
+    fn registrations_carry_roles() {
+        let tool = quote!(
+            /// Doc.
+            async fn t() {}
+        );
+        let cases = [
+            (Kind::Tool, quote!(roles = ["admin", "ops"]), tool.clone(), r#"roles:&["admin","ops"]"#),
+            (Kind::Tool, quote!(), tool, "roles:&[]"),
+            (
+                Kind::Prompt,
+                quote!(roles = ["editor"]),
+                quote!(
+                    /// Doc.
+                    async fn p() -> String {
+                        todo!()
+                    }
+                ),
+                r#"roles:&["editor"]"#,
+            ),
+            (
+                Kind::Resource,
+                quote!(uri = "x://y", roles = ["reader"]),
+                quote!(
+                    async fn r() -> String {
+                        todo!()
+                    }
+                ),
+                r#"roles:&["reader"]"#,
+            ),
+            (
+                Kind::Rpc,
+                quote!("acme/x", roles = ["admin"]),
+                quote!(
+                    async fn x() -> Result<(), McpError> {
+                        todo!()
+                    }
+                ),
+                r#"roles:&["admin"]"#,
+            ),
+        ];
+        for (kind, attr, item, expected) in cases {
+            let text = expand(kind, attr, item).to_string().replace(' ', "");
+            assert!(!text.contains("compile_error"), "{text}");
+            assert!(text.contains(expected), "{expected}: {text}");
+        }
+    }
+
+    #[test]
+    fn alternate_filter_registers_an_alternate_registration() {
+        let out = expand(
+            Kind::Filter,
+            quote!(alternate, rpc = sum, order = -2, group = "g"),
+            quote!(
+                async fn alt(r: TypedRequest<P>, n: AltNext<P, R>) -> Result<Alternate<R>, McpError> {
+                    todo!()
+                }
+            ),
+        );
+        let text = out.to_string().replace(' ', "");
+        assert!(text.contains("::switchyard::__private::AlternateFilterRegistration{"), "{text}");
+        assert!(text.contains("alternate_filter_shim::<"), "{text}");
+        assert!(text.contains("AltFilterNext<"), "{text}");
+        assert!(text.contains("order:-2i32"), "{text}");
+        assert!(!text.contains("TypedFilterRegistration"), "{text}");
+
+        let out = expand(
+            Kind::Filter,
+            quote!(alternate),
+            quote!(
+                async fn alt(r: TypedRequest<P>, n: AltNext<P, R>) -> Result<Alternate<R>, McpError> {
+                    todo!()
+                }
+            ),
+        );
+        let text = out.to_string();
+        assert!(text.contains("compile_error") && text.contains("name the method with `rpc`"), "{text}");
+        assert!(text.contains("async fn alt"), "the function stays: {text}");
+        assert!(!text.contains("inventory"), "{text}");
     }
 
     #[test]

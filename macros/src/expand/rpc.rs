@@ -2,7 +2,7 @@
 //! `RpcMethod` (what `#[mcp_filter(rpc = handler)]` names), and an `RpcRegistration` whose shim
 //! builds the extractors, awaits the function and maps its error into `McpError`.
 
-use super::{Generated, duplicate_guard, extractor, group, lit_value, private, site};
+use super::{Generated, duplicate_guard, extractor, group, lit_value, private, roles, site};
 use crate::ast::{self, ArgRules, Handler, Role};
 use crate::attr::{Named, RpcAttrs};
 use crate::check;
@@ -68,6 +68,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
     let uses_ctx = handler.args.iter().any(|a| a.role == Role::Extractor);
     let ctx = if uses_ctx { quote!(__ctx) } else { quote!(_) };
     let params_arg = if handler.params().is_some() { quote!(__params) } else { quote!(_) };
+    let roles = roles(attrs.roles.as_ref());
     let site = site(handler.ident);
     let guard = duplicate_guard("rpc", &group, &Named { value: method.clone(), span: method_lit.span() });
 
@@ -94,6 +95,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
                     encode: #p::encode_erased::<#checked_result>,
                     params_type: #p::TypeId::of::<#params>,
                     result_type: #p::TypeId::of::<#result>,
+                    roles: #roles,
                     handler: __call,
                     site: #site,
                 }

@@ -3,7 +3,7 @@
 
 use super::{
     ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, params_assertion, private,
-    shim_param, site, uses,
+    roles, shim_param, site, uses,
 };
 use crate::ast::{self, ArgRules, Handler, Role};
 use crate::attr::{Named, ToolAttrs};
@@ -87,6 +87,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let name_text = &name.value;
     let title = opt_str(lit_value(attrs.common.title.as_ref()));
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
+    let roles = roles(attrs.common.roles.as_ref());
     let site = site(handler.ident);
     let guard = duplicate_guard("tool", &group, &name);
 
@@ -114,6 +115,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 input_schema: __input_schema,
                 output_schema: #output_schema,
                 annotations: #annotations,
+                roles: #roles,
                 handler: __call,
                 site: #site,
             }

@@ -1,4 +1,5 @@
 use super::{Logger, Notifier, Progress, StateMap};
+use crate::auth::Principal;
 use crate::jsonrpc::{McpError, RequestId};
 use crate::protocol::{Era, LogLevel};
 use crate::server::Server;
@@ -28,6 +29,8 @@ pub struct RequestParts {
     pub cancel: CancellationToken,
     /// Where this request's progress and log notifications go.
     pub notifier: Notifier,
+    /// The authenticated caller; `None` for an anonymous one.
+    pub principal: Option<Arc<Principal>>,
 }
 
 /// The context of one request: identity, era, client capabilities, cancellation, the request's
@@ -60,6 +63,12 @@ impl RequestContext {
                 extensions: std::sync::Mutex::new(http::Extensions::new()),
             }),
         }
+    }
+
+    /// The authenticated caller (HTTP bearer token via [`BearerAuth`](crate::auth::BearerAuth),
+    /// or the stdio transport's configured principal); `None` when anonymous.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.parts.principal.as_deref()
     }
 
     /// The primitive the request was matched to before any alternate or typed filter ran: the

@@ -68,6 +68,9 @@ pub struct RpcRegistration {
     pub params_type: fn() -> TypeId,
     /// `TypeId` of the result type.
     pub result_type: fn() -> TypeId,
+    /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
+    /// authorization, see `switchyard::auth`.
+    pub roles: &'static [&'static str],
     /// The handler shim.
     pub handler: RpcHandlerFn,
     /// Where it was declared.

@@ -50,6 +50,9 @@ pub struct ToolRegistration {
     pub output_schema: Option<fn() -> Value>,
     /// `annotations` object (`readOnlyHint`, ...), when any were given.
     pub annotations: Option<fn() -> Value>,
+    /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
+    /// authorization, see `switchyard::auth`.
+    pub roles: &'static [&'static str],
     /// The handler shim.
     pub handler: ToolHandler,
     /// Where it was declared.
@@ -72,6 +75,9 @@ pub struct PromptRegistration {
     pub group: &'static str,
     /// The arguments list, derived from the params type's schema.
     pub arguments: fn() -> Vec<PromptArgument>,
+    /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
+    /// authorization, see `switchyard::auth`.
+    pub roles: &'static [&'static str],
     /// The handler shim.
     pub handler: PromptHandler,
     /// Where it was declared.
@@ -108,6 +114,9 @@ pub struct ResourceRegistration {
     pub mime_type: Option<&'static str>,
     /// Registration group.
     pub group: &'static str,
+    /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
+    /// authorization, see `switchyard::auth`.
+    pub roles: &'static [&'static str],
     /// The handler shim.
     pub handler: ResourceHandler,
     /// Where it was declared.

@@ -68,6 +68,8 @@ pub struct ToolEntry {
     pub param_headers: Vec<ParamHeader>,
     /// Where it was declared (`None` for tools added at run time).
     pub site: Option<Site>,
+    /// Roles a caller needs (any one); empty: anyone.
+    pub roles: &'static [&'static str],
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -85,6 +87,8 @@ pub struct PromptEntry {
     pub arguments: Vec<PromptArgument>,
     /// The handler shim.
     pub handler: PromptHandler,
+    /// Roles a caller needs (any one); empty: anyone.
+    pub roles: &'static [&'static str],
 }
 
 /// One resource or resource template in the dispatch table.
@@ -96,6 +100,8 @@ pub struct ResourceEntry {
     pub template: Option<UriTemplate>,
     /// The handler shim.
     pub handler: ResourceHandler,
+    /// Roles a caller needs (any one); empty: anyone.
+    pub roles: &'static [&'static str],
 }
 
 /// The immutable dispatch table of one server: every tool, prompt, resource and completion,
@@ -256,6 +262,13 @@ impl DispatchTable {
         !self.resources.is_empty() || !self.templates.is_empty()
     }
 
+    /// True when any primitive declares roles (lists then depend on the caller).
+    pub fn any_roles(&self) -> bool {
+        self.tools.iter().any(|t| !t.roles.is_empty())
+            || self.prompts.iter().any(|p| !p.1.roles.is_empty())
+            || self.resources.iter().chain(&self.templates).any(|r| !r.1.roles.is_empty())
+    }
+
     /// True when any completion handler is registered: the `completions` capability.
     pub fn has_completions(&self) -> bool {
         !self.completions.is_empty()
@@ -339,6 +352,7 @@ pub(crate) fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<Too
         enabled: true,
         param_headers,
         site: Some(reg.site),
+        roles: reg.roles,
     })
 }
 
@@ -376,7 +390,7 @@ fn prompt_entry(reg: &PromptRegistration) -> PromptEntry {
     if !arguments.is_empty() {
         def.insert("arguments".into(), json!(arguments));
     }
-    PromptEntry { definition: Value::Object(def), arguments, handler: reg.handler }
+    PromptEntry { definition: Value::Object(def), arguments, handler: reg.handler, roles: reg.roles }
 }
 
 fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry), BuildError> {
@@ -398,5 +412,8 @@ fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry),
     set_opt(&mut def, "title", reg.title);
     set_opt(&mut def, "description", reg.description);
     set_opt(&mut def, "mimeType", reg.mime_type);
-    Ok((reg.uri.to_owned(), ResourceEntry { definition: Value::Object(def), template, handler: reg.handler }))
+    Ok((
+        reg.uri.to_owned(),
+        ResourceEntry { definition: Value::Object(def), template, handler: reg.handler, roles: reg.roles },
+    ))
 }

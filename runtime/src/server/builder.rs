@@ -40,7 +40,6 @@ impl Default for CacheConfig {
 ///     .build()?;
 /// # Ok(()) }
 /// ```
-#[derive(Debug)]
 pub struct ServerBuilder {
     name: String,
     version: String,
@@ -49,6 +48,16 @@ pub struct ServerBuilder {
     state: StateMap,
     cache: CacheConfig,
     page_size: usize,
+    policy: std::sync::Arc<dyn crate::auth::Policy>,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ServerBuilder {
@@ -61,6 +70,7 @@ impl ServerBuilder {
             state: StateMap::default(),
             cache: CacheConfig::default(),
             page_size: 100,
+            policy: std::sync::Arc::new(crate::auth::RolePolicy),
         }
     }
 
@@ -101,6 +111,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets the authorization policy (default [`RolePolicy`](crate::auth::RolePolicy): declared
+    /// `roles` are enforced). See [`auth`](crate::auth).
+    pub fn policy(mut self, policy: impl crate::auth::Policy) -> Self {
+        self.policy = std::sync::Arc::new(policy);
+        self
+    }
+
     /// Collects the registrations of the selected groups into the dispatch table.
     ///
     /// Errors: [`BuildError`] for a name registered twice (naming both definitions) or a
@@ -120,6 +137,7 @@ impl ServerBuilder {
                 cache: self.cache,
                 page_size: self.page_size,
                 shutdown: CancellationToken::new(),
+                policy: self.policy,
                 raw,
                 pipelines,
             }),

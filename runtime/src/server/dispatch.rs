@@ -1,5 +1,6 @@
 use super::session::LegacySession;
 use super::{Server, encode, methods};
+use crate::auth::Principal;
 use crate::context::{Notifier, RequestContext, RequestParts};
 use crate::jsonrpc::{McpError, Request};
 use crate::pipeline::{RawRequest, RawResponse};
@@ -123,22 +124,24 @@ impl Server {
     /// session, is served statelessly (2026-07-28); otherwise under the session's version.
     ///
     /// `initialize` is not handled here: transports call [`Server::initialize`] to create the
-    /// session. Returns the result object (already stamped for its era) or the error to send.
+    /// session. `principal` is the authenticated caller (`None`: anonymous). Returns the result
+    /// object (already stamped for its era) or the error to send.
     pub async fn handle_request(
         &self,
         req: Request,
         session: Option<&Arc<LegacySession>>,
         cancel: CancellationToken,
         notifier: Notifier,
+        principal: Option<Arc<Principal>>,
     ) -> Result<Value, McpError> {
         let has_modern_meta =
             req.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some();
         match session {
-            Some(s) if !has_modern_meta => self.serve_legacy(req, s, cancel, notifier).await,
+            Some(s) if !has_modern_meta => self.serve_legacy(req, s, cancel, notifier, principal).await,
             _ => {
                 let meta = parse_modern_meta(req.params.as_ref())?;
                 self.check_modern_version(&meta)?;
-                self.serve_modern(req, meta, cancel, notifier).await
+                self.serve_modern(req, meta, cancel, notifier, principal).await
             }
         }
     }
@@ -151,6 +154,7 @@ impl Server {
         meta: ModernMeta,
         cancel: CancellationToken,
         notifier: Notifier,
+        principal: Option<Arc<Principal>>,
     ) -> Result<Value, McpError> {
         let target = self.target(&req.method, true).ok_or_else(|| McpError::method_not_found(&req.method))?;
         let params = req.params.unwrap_or_default();
@@ -164,6 +168,7 @@ impl Server {
             log_level: meta.log_level,
             cancel,
             notifier,
+            principal,
         };
         let method_name = parts.method.clone();
         let result = self.run(target, parts, params, None).await?;
@@ -180,6 +185,7 @@ impl Server {
         session: &Arc<LegacySession>,
         cancel: CancellationToken,
         notifier: Notifier,
+        principal: Option<Arc<Principal>>,
     ) -> Result<Value, McpError> {
         if req.method == "initialize" {
             return Err(McpError::invalid_request("the session is already initialized"));
@@ -196,6 +202,7 @@ impl Server {
             log_level: session.log_level(),
             cancel,
             notifier,
+            principal,
         };
         self.run(target, parts, params, Some(session)).await
     }
@@ -246,6 +253,7 @@ impl Server {
                 required,
             ));
         }
+        self.authorize(&ctx, crate::auth::Primitive::Method(name), reg.roles)?;
         // Handlers never see the reserved envelope as user data; they read it through the context.
         params.remove("_meta");
         let decoded = (reg.decode)(Value::Object(params))?;

@@ -97,6 +97,7 @@ impl Server {
             enabled: true,
             param_headers,
             site: None,
+            roles: &[],
         };
         self.inner.table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
         Ok(())

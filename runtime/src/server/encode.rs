@@ -8,7 +8,7 @@ fn cache_hints(server: &Server, method: &str) -> Option<(u128, &'static str)> {
     match method {
         "server/discover" => Some((c.discover_ttl.as_millis(), "public")),
         "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
-            Some((c.list_ttl.as_millis(), "public"))
+            Some((c.list_ttl.as_millis(), if server.lists_vary() { "private" } else { "public" }))
         }
         "resources/read" => Some((c.read_ttl.as_millis(), "private")),
         _ => None,

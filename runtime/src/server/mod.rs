@@ -38,6 +38,7 @@ pub(crate) struct ServerInner {
     pub(crate) cache: CacheConfig,
     pub(crate) page_size: usize,
     pub(crate) shutdown: CancellationToken,
+    pub(crate) policy: std::sync::Arc<dyn crate::auth::Policy>,
     pub(crate) raw: crate::pipeline::RawChain,
     pub(crate) pipelines: crate::pipeline::Pipelines,
 }
@@ -75,6 +76,37 @@ impl Server {
     /// cancellation token is a child of it.
     pub fn shutdown_token(&self) -> &CancellationToken {
         &self.inner.shutdown
+    }
+
+    /// True when `ctx`'s caller may use `primitive`, whose registration declares `roles`.
+    pub fn allows(&self, ctx: &crate::RequestContext, primitive: crate::auth::Primitive<'_>, roles: &[&str]) -> bool {
+        self.inner.policy.allows(ctx.principal(), primitive, roles)
+    }
+
+    /// Fails with the forbidden error (`-32600`, HTTP 403) unless `ctx`'s caller may use
+    /// `primitive`.
+    pub(crate) fn authorize(
+        &self,
+        ctx: &crate::RequestContext,
+        primitive: crate::auth::Primitive<'_>,
+        roles: &[&str],
+    ) -> Result<(), crate::McpError> {
+        if self.allows(ctx, primitive, roles) {
+            return Ok(());
+        }
+        let what = match primitive {
+            crate::auth::Primitive::Tool(n) => format!("the tool `{n}`"),
+            crate::auth::Primitive::Prompt(n) => format!("the prompt `{n}`"),
+            crate::auth::Primitive::Resource(u) => format!("the resource `{u}`"),
+            crate::auth::Primitive::Method(m) => format!("the method `{m}`"),
+        };
+        Err(crate::auth::forbidden(&what))
+    }
+
+    /// True when list results depend on the caller (a policy that varies and primitives with
+    /// roles): they are then cached `private`.
+    pub(crate) fn lists_vary(&self) -> bool {
+        self.inner.policy.varies_by_caller() && self.inner.table.load().any_roles()
     }
 
     /// Begins a graceful shutdown: in-flight requests are cancelled and transports stop accepting.

@@ -9,6 +9,7 @@
 //! - EOF on stdin cancels everything in flight and returns `Ok(())`.
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 
+use crate::auth::Principal;
 use crate::context::{Notifier, Outbound};
 use crate::jsonrpc::{McpError, Message, Request, RequestId, error_response, parse_message, success_response};
 use crate::protocol::META_PROTOCOL_VERSION;
@@ -23,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 /// Limits of the stdio transport.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StdioConfig {
     /// Longest accepted line in bytes (default 16 MiB). A longer line is answered with `-32700`
     /// and skipped; the connection stays usable.
@@ -34,11 +35,19 @@ pub struct StdioConfig {
     /// they are cancelled (default 2 s). `printf REQUEST | server` thus gets its answer, and the
     /// process still exits promptly.
     pub eof_grace: Duration,
+    /// Who the peer is. stdio has no authentication of its own: the process that launched the
+    /// server decides (e.g. from a command-line flag). `None` (the default): anonymous.
+    pub principal: Option<Principal>,
 }
 
 impl Default for StdioConfig {
     fn default() -> Self {
-        StdioConfig { max_line_bytes: 16 * 1024 * 1024, max_in_flight: 256, eof_grace: Duration::from_secs(2) }
+        StdioConfig {
+            max_line_bytes: 16 * 1024 * 1024,
+            max_in_flight: 256,
+            eof_grace: Duration::from_secs(2),
+            principal: None,
+        }
     }
 }
 
@@ -65,6 +74,7 @@ where
         session: None,
         permits: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
         tasks: TaskTracker::new(),
+        principal: config.principal.clone().map(Arc::new),
     };
     let mut reader = tokio::io::BufReader::new(reader);
     let mut line = Vec::new();
@@ -165,6 +175,7 @@ struct Connection {
     session: Option<Arc<LegacySession>>,
     permits: Arc<Semaphore>,
     tasks: TaskTracker,
+    principal: Option<Arc<Principal>>,
 }
 
 impl Connection {
@@ -247,12 +258,13 @@ impl Connection {
         let session = self.session.clone();
         let out = self.out.clone();
         let in_flight = self.in_flight.clone();
+        let principal = self.principal.clone();
         self.tasks.spawn(async move {
             let _permit = permit;
             let id = req.id.clone();
             let (ntx, mut nrx) = mpsc::channel::<Outbound>(64);
             let notifier = Notifier::new(ntx, token.clone());
-            let work = server.handle_request(req, session.as_ref(), token.clone(), notifier);
+            let work = server.handle_request(req, session.as_ref(), token.clone(), notifier, principal);
             tokio::pin!(work);
             let outcome = loop {
                 tokio::select! {

@@ -21,15 +21,19 @@ pub(crate) async fn complete(
     let table = server.table();
     let key = match &req.reference {
         CompletionRef::Prompt { name } => {
-            if table.prompt(name).is_none() {
+            let Some(prompt) = table.prompt(name) else {
                 return Err(McpError::invalid_params(format!("completion/complete: unknown prompt: {name}")));
-            }
+            };
+            server.authorize(&ctx, crate::auth::Primitive::Prompt(name), prompt.roles)?;
             CompletionKey::Prompt(name.clone())
         }
         CompletionRef::Resource { uri } => {
-            if !table.templates().any(|t| t.definition.get("uriTemplate").and_then(Value::as_str) == Some(uri)) {
+            let Some(template) =
+                table.templates().find(|t| t.definition.get("uriTemplate").and_then(Value::as_str) == Some(uri))
+            else {
                 return Err(McpError::invalid_params(format!("completion/complete: unknown resource template: {uri}")));
-            }
+            };
+            server.authorize(&ctx, crate::auth::Primitive::Resource(uri), template.roles)?;
             CompletionKey::Resource(uri.clone())
         }
     };

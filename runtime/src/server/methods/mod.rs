@@ -24,12 +24,12 @@ pub(crate) async fn call(
 ) -> Result<Value, McpError> {
     match method {
         Method::Discover => Ok(discover(server)),
-        Method::ToolsList => tools::list(server, &params),
+        Method::ToolsList => tools::list(server, &ctx, &params),
         Method::ToolsCall => tools::call(server, ctx, params).await,
-        Method::PromptsList => prompts::list(server, &params),
+        Method::PromptsList => prompts::list(server, &ctx, &params),
         Method::PromptsGet => prompts::get(server, ctx, params).await,
-        Method::ResourcesList => resources::list(server, &params),
-        Method::TemplatesList => resources::templates(server, &params),
+        Method::ResourcesList => resources::list(server, &ctx, &params),
+        Method::TemplatesList => resources::templates(server, &ctx, &params),
         Method::ResourcesRead => resources::read(server, ctx, params).await,
         Method::Complete => completion::complete(server, ctx, params).await,
         Method::Ping => Ok(json!({})),

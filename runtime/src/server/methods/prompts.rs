@@ -1,4 +1,5 @@
 use super::page::page;
+use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::GetPromptResult;
@@ -7,10 +8,14 @@ use crate::registry::BoxFuture;
 use crate::server::Server;
 use serde_json::{Map, Value};
 
-/// `prompts/list`: prompts in name order, paginated.
-pub(crate) fn list(server: &Server, params: &Map<String, Value>) -> Result<Value, McpError> {
+/// `prompts/list`: the prompts the caller may use, in name order, paginated.
+pub(crate) fn list(server: &Server, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
-    page("prompts", table.prompts().map(|p| p.definition.clone()), params, server.inner.page_size)
+    let visible = table.prompts().filter(|p| {
+        let name = p.definition.get("name").and_then(Value::as_str).unwrap_or_default();
+        server.allows(ctx, Primitive::Prompt(name), p.roles)
+    });
+    page("prompts", visible.map(|p| p.definition.clone()), params, server.inner.page_size)
 }
 
 /// `prompts/get`: decodes the params, matches the prompt, then runs the method's alternate and
@@ -27,9 +32,10 @@ pub(crate) async fn get(
     let decoded = decode_erased::<GetPromptParams>(Value::Object(params))
         .map_err(|e| McpError::invalid_params(format!("prompts/get: {}", e.message)))?;
     let name = decoded.downcast_ref::<GetPromptParams>().map(|p| p.name.clone()).unwrap_or_default();
-    if server.table().prompt(&name).is_none() {
+    let Some(roles) = server.table().prompt(&name).map(|p| p.roles) else {
         return Err(McpError::invalid_params(format!("unknown prompt: {name}")));
-    }
+    };
+    server.authorize(&ctx, Primitive::Prompt(&name), roles)?;
     ctx.set_matched(name);
     crate::pipeline::run_method(server, "prompts/get", ctx, decoded, render, encode_erased::<GetPromptResult>).await
 }
@@ -41,6 +47,9 @@ fn render(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedVa
         let table = ctx.server().table();
         let prompt =
             table.prompt(&p.name).ok_or_else(|| McpError::invalid_params(format!("unknown prompt: {}", p.name)))?;
+        if ctx.matched_primitive() != Some(p.name.as_str()) {
+            ctx.server().authorize(&ctx, Primitive::Prompt(&p.name), prompt.roles)?;
+        }
         if let Some((k, _)) = p.arguments.iter().find(|(_, v)| !v.is_string()) {
             return Err(McpError::invalid_params(format!("prompts/get: argument `{k}` must be a string")));
         }

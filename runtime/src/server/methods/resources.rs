@@ -1,22 +1,30 @@
 use super::page::page;
+use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::ReadResourceResult;
 use crate::pipeline::{ErasedValue, ReadResourceParams, decode_erased, encode_erased, rpc_shim};
-use crate::registry::{BoxFuture, ResourceRequest};
+use crate::registry::{BoxFuture, ResourceEntry, ResourceRequest};
 use crate::server::Server;
 use serde_json::{Map, Value};
 
-/// `resources/list`: static resources in URI order, paginated.
-pub(crate) fn list(server: &Server, params: &Map<String, Value>) -> Result<Value, McpError> {
+/// `resources/list`: the static resources the caller may use, in URI order, paginated.
+pub(crate) fn list(server: &Server, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
-    page("resources", table.resources().map(|r| r.definition.clone()), params, server.inner.page_size)
+    let visible = table.resources().filter(|r| allowed(server, ctx, r));
+    page("resources", visible.map(|r| r.definition.clone()), params, server.inner.page_size)
 }
 
-/// `resources/templates/list`: URI templates in order, paginated.
-pub(crate) fn templates(server: &Server, params: &Map<String, Value>) -> Result<Value, McpError> {
+/// `resources/templates/list`: the URI templates the caller may use, in order, paginated.
+pub(crate) fn templates(server: &Server, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
-    page("resourceTemplates", table.templates().map(|r| r.definition.clone()), params, server.inner.page_size)
+    let visible = table.templates().filter(|r| allowed(server, ctx, r));
+    page("resourceTemplates", visible.map(|r| r.definition.clone()), params, server.inner.page_size)
+}
+
+fn allowed(server: &Server, ctx: &RequestContext, r: &ResourceEntry) -> bool {
+    let key = r.definition.get("uri").or_else(|| r.definition.get("uriTemplate")).and_then(Value::as_str);
+    server.allows(ctx, Primitive::Resource(key.unwrap_or_default()), r.roles)
 }
 
 /// `resources/read`: decodes the params, matches the resource, then runs the method's
@@ -34,9 +42,14 @@ pub(crate) async fn read(
     let decoded = decode_erased::<ReadResourceParams>(Value::Object(params))
         .map_err(|e| McpError::invalid_params(format!("resources/read: {}", e.message)))?;
     let uri = decoded.downcast_ref::<ReadResourceParams>().map(|p| p.uri.clone()).unwrap_or_default();
-    if server.table().resolve_resource(&uri).is_none() {
+    let table = server.table();
+    let Some((entry, _)) = table.resolve_resource(&uri) else {
         return Err(McpError::resource_not_found(&uri));
+    };
+    if !allowed(server, &ctx, entry) {
+        return Err(crate::auth::forbidden(&format!("the resource `{uri}`")));
     }
+    drop(table);
     ctx.set_matched(uri);
     crate::pipeline::run_method(
         server,
@@ -53,10 +66,11 @@ pub(crate) async fn read(
 fn read_resource(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
     rpc_shim::<ReadResourceParams, ReadResourceResult, _, _>(ctx, params, |ctx, p| async move {
         let table = ctx.server().table();
-        let (handler, variables) = table
-            .resolve_resource(&p.uri)
-            .map(|(e, vars)| (e.handler, vars))
-            .ok_or_else(|| McpError::resource_not_found(&p.uri))?;
+        let (entry, variables) = table.resolve_resource(&p.uri).ok_or_else(|| McpError::resource_not_found(&p.uri))?;
+        if ctx.matched_primitive() != Some(p.uri.as_str()) && !allowed(ctx.server(), &ctx, entry) {
+            return Err(crate::auth::forbidden(&format!("the resource `{}`", p.uri)));
+        }
+        let handler = entry.handler;
         drop(table);
         let result = handler(ctx, ResourceRequest { uri: p.uri.clone(), variables }).await?;
         if result.contents.is_empty() {

@@ -3,6 +3,7 @@ use super::headers::protocol_version;
 use super::respond::{self, final_message, queued_message};
 use super::resume::EventLog;
 use super::sessions::{HttpSession, new_session_id};
+use crate::auth::Principal;
 use crate::context::{Notifier, Outbound};
 use crate::jsonrpc::{McpError, Message, RequestId, success_response};
 use crate::registry::BoxFuture;
@@ -42,7 +43,13 @@ fn session_not_found(id: Option<&RequestId>) -> Response {
 }
 
 /// A POST inside a legacy session.
-pub(crate) async fn post(state: &HttpState, session_id: &str, headers: &HeaderMap, msg: Message) -> Response {
+pub(crate) async fn post(
+    state: &HttpState,
+    session_id: &str,
+    headers: &HeaderMap,
+    msg: Message,
+    principal: Option<Arc<Principal>>,
+) -> Response {
     let req_id = match &msg {
         Message::Request(r) => Some(r.id.clone()),
         _ => None,
@@ -86,7 +93,7 @@ pub(crate) async fn post(state: &HttpState, session_id: &str, headers: &HeaderMa
     let s = session.clone();
     let work = Box::pin(async move {
         let id = req.id.clone();
-        let r = server.serve_legacy(req, &s.legacy, cancel, notifier).await;
+        let r = server.serve_legacy(req, &s.legacy, cancel, notifier, principal).await;
         s.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
         r
     });

@@ -96,6 +96,8 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
         return resp;
     }
     let session_id = headers::session_id(&parts.headers);
+    // Set by an authentication layer such as `auth::BearerAuth`; absent: anonymous.
+    let principal = parts.extensions.get::<crate::auth::Principal>().cloned().map(Arc::new);
     match parts.method {
         Method::POST => {}
         Method::GET if state.config.legacy_sessions && session_id.is_some() => {
@@ -136,7 +138,7 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
     if state.config.legacy_sessions && legacy_candidate {
         if let Some(id) = &session_id {
-            return legacy::post(&state, id, &parts.headers, msg).await;
+            return legacy::post(&state, id, &parts.headers, msg, principal).await;
         }
         if is_initialize && (header_version.is_none() || header_is_legacy) {
             return legacy::initialize(&state, msg).await;
@@ -150,7 +152,7 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
             return respond::error(id.as_ref(), &err);
         }
     }
-    modern::post(&state, &parts.headers, msg).await
+    modern::post(&state, &parts.headers, msg, principal).await
 }
 
 /// Reads a body of at most `limit` bytes; `None` when it is larger (or breaks off). An oversized

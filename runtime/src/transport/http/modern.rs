@@ -1,6 +1,7 @@
 use super::HttpState;
 use super::headers::{mirrored, protocol_version};
 use super::respond::{self, ReplyPlan};
+use crate::auth::Principal;
 use crate::context::Notifier;
 use crate::jsonrpc::{McpError, Message, Request};
 use crate::protocol::{ModernMeta, parse_modern_meta};
@@ -8,11 +9,17 @@ use crate::registry::ParamHeader;
 use axum::response::Response;
 use http::HeaderMap;
 use serde_json::Value;
+use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// A POST on the stateless 2026-07-28 path. Checks run in the order of spec digest §1.7; the
 /// first failure answers.
-pub(crate) async fn post(state: &HttpState, headers: &HeaderMap, msg: Message) -> Response {
+pub(crate) async fn post(
+    state: &HttpState,
+    headers: &HeaderMap,
+    msg: Message,
+    principal: Option<Arc<Principal>>,
+) -> Response {
     let req = match msg {
         // 2026-07-28 defines no client notification over HTTP; accept and ignore (202).
         Message::Notification(_) => return respond::accepted(),
@@ -32,7 +39,7 @@ pub(crate) async fn post(state: &HttpState, headers: &HeaderMap, msg: Message) -
     let server = state.server.clone();
     let plan = ReplyPlan { id: req.id.clone(), error_status: McpError::status, keep_alive: state.config.keep_alive };
     let token = cancel.clone();
-    let work = Box::pin(async move { server.serve_modern(req, meta, token, notifier).await });
+    let work = Box::pin(async move { server.serve_modern(req, meta, token, notifier, principal).await });
     respond::reply(plan, work, nrx, cancel).await
 }
 

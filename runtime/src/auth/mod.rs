@@ -1,0 +1,39 @@
+//! Authorization: who is calling (a [`Principal`], taken from the HTTP `Authorization` header by
+//! a tower layer, or configured for stdio), and which primitives they may use.
+//!
+//! - **Identity.** [`BearerAuth`] is a tower layer for the HTTP router: `Authorization: Bearer T`
+//!   is checked by a [`TokenVerifier`] ([`JwtVerifier`] for JWTs, [`StaticTokens`] for fixed
+//!   tokens, or your own) and the principal travels with the request. No header means an
+//!   anonymous caller; a token that fails verification is answered with HTTP 401 and
+//!   `WWW-Authenticate: Bearer error="invalid_token"`.
+//! - **Rules.** `roles = ["admin"]` on `#[mcp_tool]`, `#[mcp_prompt]`, `#[mcp_resource]` and
+//!   `#[mcp_rpc]` restricts a primitive to callers holding any one of those roles. The server's
+//!   [`Policy`] decides (default [`RolePolicy`]; [`ServerBuilder::policy`](crate::ServerBuilder::policy)
+//!   replaces it, e.g. with [`AllowAll`]).
+//! - **Enforcement.** Lists (`tools/list`, `prompts/list`, `resources/list`,
+//!   `resources/templates/list`) show only what the caller may use, and are then cached
+//!   `private`. A call is checked after its primitive is matched and before any alternate or
+//!   typed filter runs — it is the outermost alternate step, so a denied call never reaches a
+//!   filter, a task or the tool — and checked again right before the body runs, in case a
+//!   filter swapped the primitive.
+//! - **Denial.** JSON-RPC error `-32600` with the message `forbidden: ...` (HTTP 403 on the
+//!   stateless wire) and `data: {"reason": "forbidden"}`.
+
+mod layer;
+mod policy;
+mod principal;
+mod verifier;
+
+pub use layer::BearerAuth;
+pub use policy::{AllowAll, Policy, Primitive, RolePolicy};
+pub use principal::Principal;
+pub use verifier::{AuthError, JwtVerifier, StaticTokens, TokenVerifier};
+
+use crate::jsonrpc::McpError;
+
+/// The error of a denied request: `-32600`, `forbidden: <what>`, HTTP 403.
+pub fn forbidden(what: &str) -> McpError {
+    McpError::invalid_request(format!("forbidden: the caller may not use {what}"))
+        .with_data(serde_json::json!({ "reason": "forbidden" }))
+        .with_http_status(403)
+}

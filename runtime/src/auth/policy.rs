@@ -1,0 +1,51 @@
+use super::Principal;
+
+/// What a caller wants to use, as the [`Policy`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Primitive<'a> {
+    /// A tool, by name.
+    Tool(&'a str),
+    /// A prompt, by name.
+    Prompt(&'a str),
+    /// A resource or resource template, by URI (template).
+    Resource(&'a str),
+    /// A typed RPC, by method.
+    Method(&'a str),
+}
+
+/// Decides whether a caller may use a primitive. `roles` are the roles its registration
+/// declares (`roles = [...]`, empty when none). Must be cheap: lists call it once per item.
+pub trait Policy: Send + Sync + 'static {
+    /// True when `principal` (`None`: anonymous) may list and use `primitive`.
+    fn allows(&self, principal: Option<&Principal>, primitive: Primitive<'_>, roles: &[&str]) -> bool;
+
+    /// True when answers may differ between callers: lists are then cached `private`.
+    fn varies_by_caller(&self) -> bool {
+        true
+    }
+}
+
+/// The default policy: a primitive without declared roles is open to everyone, one with roles
+/// needs a principal holding at least one of them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RolePolicy;
+
+impl Policy for RolePolicy {
+    fn allows(&self, principal: Option<&Principal>, _: Primitive<'_>, roles: &[&str]) -> bool {
+        roles.is_empty() || principal.is_some_and(|p| roles.iter().any(|r| p.has_role(r)))
+    }
+}
+
+/// Allows everything, ignoring declared roles (for servers that authorize elsewhere).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AllowAll;
+
+impl Policy for AllowAll {
+    fn allows(&self, _: Option<&Principal>, _: Primitive<'_>, _: &[&str]) -> bool {
+        true
+    }
+
+    fn varies_by_caller(&self) -> bool {
+        false
+    }
+}
