@@ -30,6 +30,8 @@ fn is_reserved(method: &str) -> bool {
 pub(crate) struct Pipelines {
     pub(crate) rpcs: HashMap<&'static str, &'static RpcRegistration>,
     pub(crate) chains: HashMap<&'static str, MethodChains>,
+    /// Where each method's typed and alternate filters were declared.
+    pub(crate) filter_sites: HashMap<&'static str, Vec<String>>,
 }
 
 /// The built-in methods that take typed and alternate filters, with their types.
@@ -109,6 +111,13 @@ pub(crate) fn build(groups: Option<&[String]>) -> Result<Pipelines, BuildError> 
             alternate.entry(f.method).or_default().push(f);
         }
     }
+    let mut filter_sites: HashMap<&'static str, Vec<String>> = HashMap::new();
+    for (m, f) in typed.iter().flat_map(|(m, fs)| fs.iter().map(move |f| (*m, f.site.to_string()))) {
+        filter_sites.entry(m).or_default().push(f);
+    }
+    for (m, f) in alternate.iter().flat_map(|(m, fs)| fs.iter().map(move |f| (*m, f.site.to_string()))) {
+        filter_sites.entry(m).or_default().push(f);
+    }
     let mut methods: Vec<&'static str> = typed.keys().chain(alternate.keys()).copied().collect();
     methods.sort_unstable();
     methods.dedup();
@@ -119,7 +128,7 @@ pub(crate) fn build(groups: Option<&[String]>) -> Result<Pipelines, BuildError> 
             (m, MethodChains::new(alternate.remove(m).unwrap_or_default(), t))
         })
         .collect();
-    Ok(Pipelines { rpcs, chains })
+    Ok(Pipelines { rpcs, chains, filter_sites })
 }
 
 fn ordered(a: String, b: String) -> (String, String) {

@@ -49,6 +49,7 @@ pub struct ServerBuilder {
     cache: CacheConfig,
     page_size: usize,
     policy: std::sync::Arc<dyn crate::auth::Policy>,
+    tools_call: Option<(super::ToolsCallReplacement, String)>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -71,6 +72,7 @@ impl ServerBuilder {
             cache: CacheConfig::default(),
             page_size: 100,
             policy: std::sync::Arc::new(crate::auth::RolePolicy),
+            tools_call: None,
         }
     }
 
@@ -118,6 +120,24 @@ impl ServerBuilder {
         self
     }
 
+    /// Replaces the whole `tools/call` pipeline after matching and authorization: `handler`
+    /// receives the decoded params and answers instead of the alternate filters, the ordinary
+    /// filters and the tool. For servers that route calls elsewhere (a proxy, a sandbox).
+    ///
+    /// [`build`](Self::build) fails when typed or alternate filters are registered on
+    /// `tools/call` as well: they would be skipped silently.
+    #[track_caller]
+    pub fn replace_tools_call<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(crate::RequestContext, crate::CallToolParams) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<crate::CallToolResult, crate::McpError>> + Send + 'static,
+    {
+        let at = std::panic::Location::caller().to_string();
+        let f: super::ToolsCallReplacement = Arc::new(move |ctx, p| Box::pin(handler(ctx, p)));
+        self.tools_call = Some((f, at));
+        self
+    }
+
     /// Collects the registrations of the selected groups into the dispatch table.
     ///
     /// Errors: [`BuildError`] for a name registered twice (naming both definitions) or a
@@ -126,6 +146,19 @@ impl ServerBuilder {
         let groups = self.groups.as_deref();
         let table = DispatchTable::from_inventory(groups)?;
         let pipelines = crate::pipeline::build(groups)?;
+        if let Some((_, at)) = &self.tools_call
+            && let Some(sites) = pipelines.filter_sites.get("tools/call")
+        {
+            return Err(BuildError::Invalid {
+                kind: "method",
+                name: "tools/call".to_owned(),
+                site: at.clone(),
+                reason: format!(
+                    "a replacement handler cannot be combined with tools/call filters, which it would skip: {}",
+                    sites.join(", ")
+                ),
+            });
+        }
         let raw = crate::pipeline::RawChain::from_inventory(groups);
         Ok(Server {
             inner: Arc::new(ServerInner {
@@ -140,6 +173,7 @@ impl ServerBuilder {
                 policy: self.policy,
                 raw,
                 pipelines,
+                tools_call: self.tools_call.map(|(f, _)| f),
             }),
         })
     }

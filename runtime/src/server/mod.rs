@@ -18,6 +18,16 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+/// A handler that replaces the `tools/call` pipeline (see [`ServerBuilder::replace_tools_call`]).
+pub(crate) type ToolsCallReplacement = Arc<
+    dyn Fn(
+            crate::RequestContext,
+            crate::CallToolParams,
+        ) -> crate::registry::BoxFuture<Result<crate::CallToolResult, crate::McpError>>
+        + Send
+        + Sync,
+>;
+
 /// A built MCP server: the dispatch table, server identity, configuration and shared state.
 ///
 /// Cheap to clone (one `Arc`); every clone is the same server. Serve it with
@@ -41,6 +51,7 @@ pub(crate) struct ServerInner {
     pub(crate) policy: std::sync::Arc<dyn crate::auth::Policy>,
     pub(crate) raw: crate::pipeline::RawChain,
     pub(crate) pipelines: crate::pipeline::Pipelines,
+    pub(crate) tools_call: Option<ToolsCallReplacement>,
 }
 
 impl std::fmt::Debug for Server {

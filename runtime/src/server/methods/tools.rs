@@ -37,6 +37,13 @@ pub(crate) async fn call(
     // The outermost alternate step: a denied call reaches no filter, task or tool.
     server.authorize(&ctx, Primitive::Tool(&name), roles)?;
     ctx.set_matched(name);
+    if let Some(replacement) = &server.inner.tools_call {
+        let params =
+            decoded.downcast::<CallToolParams>().map_err(|_| McpError::internal("tools/call params type mismatch"))?;
+        let result = replacement(ctx, *params).await?;
+        return serde_json::to_value(result)
+            .map_err(|e| McpError::internal(format!("tool result could not be encoded: {e}")));
+    }
     crate::pipeline::run_method(server, "tools/call", ctx, decoded, run_tool, encode_erased::<CallToolResult>).await
 }
 

@@ -1,0 +1,118 @@
+//! Start-up checks of the pipeline and the routing-name header check of typed RPCs.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use switchyard::prelude::*;
+use switchyard::testing::TestClient;
+use switchyard::transport::http::{HttpConfig, router};
+use switchyard::{BuildError, methods::ToolsCall};
+
+/// A tool.
+#[mcp_tool(group = "a13")]
+async fn plain() -> Result<String, ToolError> {
+    Ok("from the tool".to_owned())
+}
+
+/// An ordinary tools/call filter in its own group.
+#[mcp_filter(rpc = ToolsCall, group = "a13f")]
+async fn ordinary(
+    req: TypedRequest<CallToolParams>,
+    next: Next<CallToolParams, CallToolResult>,
+) -> Result<CallToolResult, McpError> {
+    next.run(req).await
+}
+
+#[tokio::test]
+async fn a13_a_replacement_handler_cannot_be_combined_with_tools_call_filters() {
+    let replaced = Server::builder("r", "1")
+        .groups(["a13"])
+        .replace_tools_call(|_ctx, p| async move {
+            Ok(CallToolResult::success(vec![Content::text(format!("replaced {}", p.name))]))
+        })
+        .build()
+        .expect("no filters: builds");
+    let r = TestClient::modern(replaced).call_tool("plain", json!({})).await;
+    assert_eq!(r.result()["content"][0]["text"], "replaced plain");
+    let err = Server::builder("r", "1")
+        .groups(["a13", "a13f"])
+        .replace_tools_call(|_ctx, _p| async move { Ok(CallToolResult::default()) })
+        .build()
+        .expect_err("filters would be skipped");
+    let text = err.to_string();
+    assert!(text.contains("pipeline.rs") && text.contains("tools/call"), "{text}");
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Id {
+    id: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Echoed {
+    id: String,
+}
+
+/// Two RPCs with one method, in different groups.
+#[mcp_rpc("acme/dup", group = "dup1")]
+async fn dup_one(p: Id) -> Result<Echoed, McpError> {
+    Ok(Echoed { id: p.id })
+}
+
+#[mcp_rpc("acme/dup", group = "dup2")]
+async fn dup_two(p: Id) -> Result<Echoed, McpError> {
+    Ok(Echoed { id: p.id })
+}
+
+/// A typed filter whose method lives in another group.
+#[mcp_filter(rpc = dup_one, group = "orphan")]
+async fn orphan(req: TypedRequest<Id>, next: Next<Id, Echoed>) -> Result<Echoed, McpError> {
+    next.run(req).await
+}
+
+#[tokio::test]
+async fn b6_method_collisions_and_orphan_filters_fail_the_build() {
+    match Server::builder("d", "1").groups(["dup1", "dup2"]).build() {
+        Err(BuildError::Duplicate { kind: "method", name, first, second }) => {
+            assert_eq!(name, "acme/dup");
+            assert_ne!(first, second);
+        }
+        other => panic!("expected a duplicate method, got {other:?}"),
+    }
+    let err = Server::builder("o", "1").groups(["orphan"]).build().expect_err("nobody serves acme/dup");
+    assert!(err.to_string().contains("no registered method serves"), "{err}");
+    assert!(Server::builder("ok", "1").groups(["dup1", "orphan"]).build().is_ok());
+}
+
+/// An RPC whose `taskId` the Mcp-Name header mirrors.
+#[mcp_rpc("acme/job", routing_name = "id", group = "routing")]
+async fn job(p: Id) -> Result<Echoed, McpError> {
+    Ok(Echoed { id: p.id })
+}
+
+#[tokio::test]
+async fn b10_the_routing_name_is_checked_against_mcp_name() {
+    let server = Server::builder("b10", "1").groups(["routing"]).build().expect("builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    tokio::spawn(async move { axum::serve(listener, router(server, HttpConfig::default())).await });
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "acme/job", "params": { "id": "B", "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } });
+    let post = |name: &str| {
+        reqwest::Client::new()
+            .post(&url)
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "acme/job")
+            .header("mcp-name", name.to_owned())
+            .body(body.to_string())
+            .send()
+    };
+    let resp = post("A").await.expect("sent");
+    assert_eq!(resp.status().as_u16(), 400);
+    let v: Value = resp.json().await.expect("JSON");
+    assert_eq!(v["error"]["code"], -32020);
+    let resp = post("B").await.expect("sent");
+    assert_eq!(resp.status().as_u16(), 200);
+    let v: Value = resp.json().await.expect("JSON");
+    assert_eq!(v["result"]["id"], "B");
+}
