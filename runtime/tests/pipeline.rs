@@ -116,3 +116,49 @@ async fn b10_the_routing_name_is_checked_against_mcp_name() {
     let v: Value = resp.json().await.expect("JSON");
     assert_eq!(v["result"]["id"], "B");
 }
+
+/// Reports progress twice, then answers.
+#[mcp_tool(group = "a16")]
+async fn progressing(progress: Progress) -> Result<String, ToolError> {
+    progress.report(1.0, Some(2.0), None).await;
+    progress.report(2.0, Some(2.0), None).await;
+    Ok("done".to_owned())
+}
+
+struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl switchyard::pipeline::MessageFilter for Recorder {
+    fn incoming(&self, message: &Value) -> bool {
+        let method = message["method"].as_str().unwrap_or("(response)").to_owned();
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(method);
+        true
+    }
+
+    fn outgoing(&self, message: Value) -> Vec<Value> {
+        if message["method"] == "notifications/progress" {
+            return Vec::new();
+        }
+        if message.get("result").is_some() {
+            let note = json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": { "level": "info", "data": "injected" } });
+            return vec![note, message];
+        }
+        vec![message]
+    }
+}
+
+#[tokio::test]
+async fn a16_message_filters_see_every_message_and_may_drop_or_inject() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let server =
+        Server::builder("a16", "1").groups(["a16"]).message_filter(Recorder(seen.clone())).build().expect("builds");
+    let client = TestClient::modern(server);
+    client.notify("notifications/cancelled", json!({ "requestId": 999 })).await;
+    let r = client
+        .request("tools/call", json!({ "name": "progressing", "arguments": {}, "_meta": { "progressToken": "p" } }))
+        .await;
+    assert_eq!(r.result()["content"][0]["text"], "done");
+    assert!(r.notifications.iter().all(|n| n["method"] != "notifications/progress"), "{:?}", r.notifications);
+    assert!(r.notifications.iter().any(|n| n["params"]["data"] == "injected"), "{:?}", r.notifications);
+    let seen = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    assert_eq!(seen, ["notifications/cancelled", "tools/call"]);
+}

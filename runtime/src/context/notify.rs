@@ -1,3 +1,4 @@
+use crate::pipeline::MessageFilters;
 use crate::protocol::LogLevel;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -23,17 +24,24 @@ pub enum Outbound {
 pub struct Notifier {
     tx: Option<mpsc::Sender<Outbound>>,
     cancel: CancellationToken,
+    filters: MessageFilters,
 }
 
 impl Notifier {
     /// A notifier writing into `tx`; nothing is sent once `cancel` fires.
     pub fn new(tx: mpsc::Sender<Outbound>, cancel: CancellationToken) -> Self {
-        Notifier { tx: Some(tx), cancel }
+        Notifier { tx: Some(tx), cancel, filters: MessageFilters::default() }
+    }
+
+    /// Runs every notification through the server's outgoing message filters.
+    pub fn with_filters(mut self, filters: MessageFilters) -> Self {
+        self.filters = filters;
+        self
     }
 
     /// A notifier that drops everything (no stream to write on).
     pub fn disconnected() -> Self {
-        Notifier { tx: None, cancel: CancellationToken::new() }
+        Notifier { tx: None, cancel: CancellationToken::new(), filters: MessageFilters::default() }
     }
 
     /// Sends one notification `{"jsonrpc":"2.0","method":method,"params":params}`; returns false
@@ -44,7 +52,14 @@ impl Notifier {
             return false;
         }
         let msg = json!({ "jsonrpc": "2.0", "method": method, "params": params });
-        tx.send(Outbound::Message(msg)).await.is_ok()
+        if self.filters.is_empty() {
+            return tx.send(Outbound::Message(msg)).await.is_ok();
+        }
+        let mut sent = false;
+        for m in self.filters.outgoing(msg) {
+            sent = tx.send(Outbound::Message(m)).await.is_ok();
+        }
+        sent
     }
 
     /// Sends [`Outbound::CloseStream`]; returns false when there is no stream.

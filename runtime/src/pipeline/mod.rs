@@ -17,6 +17,7 @@
 
 mod alternate;
 mod builtin;
+mod message;
 mod raw;
 mod rpc;
 mod run;
@@ -32,6 +33,7 @@ pub use alternate::{
     alternate_filter_shim,
 };
 pub use builtin::{CallToolParams, GetPromptParams, ReadResourceParams, methods};
+pub use message::{MessageFilter, MessageFilters};
 pub(crate) use raw::RawChain;
 pub(crate) use run::run_method;
 pub(crate) use table::{Pipelines, build};

@@ -50,6 +50,7 @@ pub struct ServerBuilder {
     page_size: usize,
     policy: std::sync::Arc<dyn crate::auth::Policy>,
     tools_call: Option<(super::ToolsCallReplacement, String)>,
+    message_filters: Vec<Arc<dyn crate::pipeline::MessageFilter>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -73,6 +74,7 @@ impl ServerBuilder {
             page_size: 100,
             policy: std::sync::Arc::new(crate::auth::RolePolicy),
             tools_call: None,
+            message_filters: Vec::new(),
         }
     }
 
@@ -117,6 +119,13 @@ impl ServerBuilder {
     /// `roles` are enforced). See [`auth`](crate::auth).
     pub fn policy(mut self, policy: impl crate::auth::Policy) -> Self {
         self.policy = std::sync::Arc::new(policy);
+        self
+    }
+
+    /// Adds a message filter (see [`MessageFilter`](crate::pipeline::MessageFilter)); the first
+    /// added is the outermost in both directions.
+    pub fn message_filter(mut self, filter: impl crate::pipeline::MessageFilter) -> Self {
+        self.message_filters.push(Arc::new(filter));
         self
     }
 
@@ -174,6 +183,7 @@ impl ServerBuilder {
                 raw,
                 pipelines,
                 tools_call: self.tools_call.map(|(f, _)| f),
+                messages: crate::pipeline::MessageFilters::new(self.message_filters),
             }),
         })
     }

@@ -52,6 +52,7 @@ pub(crate) struct ServerInner {
     pub(crate) raw: crate::pipeline::RawChain,
     pub(crate) pipelines: crate::pipeline::Pipelines,
     pub(crate) tools_call: Option<ToolsCallReplacement>,
+    pub(crate) messages: crate::pipeline::MessageFilters,
 }
 
 impl std::fmt::Debug for Server {
@@ -118,6 +119,21 @@ impl Server {
     /// roles): they are then cached `private`.
     pub(crate) fn lists_vary(&self) -> bool {
         self.inner.policy.varies_by_caller() && self.inner.table.load().any_roles()
+    }
+
+    /// The server's message filters (for transports).
+    pub fn message_filters(&self) -> &crate::pipeline::MessageFilters {
+        &self.inner.messages
+    }
+
+    /// A notifier for one request: writes into `tx` until `cancel` fires, through the message
+    /// filters.
+    pub fn notifier(
+        &self,
+        tx: tokio::sync::mpsc::Sender<crate::context::Outbound>,
+        cancel: CancellationToken,
+    ) -> crate::context::Notifier {
+        crate::context::Notifier::new(tx, cancel).with_filters(self.inner.messages.clone())
     }
 
     /// Begins a graceful shutdown: in-flight requests are cancelled and transports stop accepting.

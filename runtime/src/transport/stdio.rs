@@ -10,7 +10,7 @@
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 
 use crate::auth::Principal;
-use crate::context::{Notifier, Outbound};
+use crate::context::Outbound;
 use crate::jsonrpc::{McpError, Message, Request, RequestId, error_response, parse_message, success_response};
 use crate::protocol::META_PROTOCOL_VERSION;
 use crate::server::{LegacySession, Server};
@@ -112,6 +112,18 @@ where
     writer_task.await.unwrap_or_else(|e| Err(std::io::Error::other(e)))
 }
 
+/// Sends a server message through the outgoing message filters.
+async fn emit(out: &mpsc::Sender<Value>, filters: &crate::pipeline::MessageFilters, msg: Value) {
+    // The writer only stops when stdout is gone; then there is no one left to tell.
+    if filters.is_empty() {
+        let _ = out.send(msg).await;
+        return;
+    }
+    for m in filters.outgoing(msg) {
+        let _ = out.send(m).await;
+    }
+}
+
 enum Line {
     Complete,
     TooLong,
@@ -180,12 +192,18 @@ struct Connection {
 
 impl Connection {
     async fn send(&self, msg: Value) {
-        // The writer only stops when stdout is gone; then there is no one left to tell.
-        let _ = self.out.send(msg).await;
+        emit(&self.out, self.server.message_filters(), msg).await;
     }
 
     async fn on_line(&mut self, line: &[u8]) {
         if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let filters = self.server.message_filters();
+        if !filters.is_empty()
+            && let Ok(v) = serde_json::from_slice::<Value>(line)
+            && !filters.incoming(&v)
+        {
             return;
         }
         match parse_message(line) {
@@ -263,7 +281,7 @@ impl Connection {
             let _permit = permit;
             let id = req.id.clone();
             let (ntx, mut nrx) = mpsc::channel::<Outbound>(64);
-            let notifier = Notifier::new(ntx, token.clone());
+            let notifier = server.notifier(ntx, token.clone());
             let work = server.handle_request(req, session.as_ref(), token.clone(), notifier, principal);
             tokio::pin!(work);
             let outcome = loop {
@@ -286,7 +304,7 @@ impl Connection {
                 Ok(result) => success_response(&id, result),
                 Err(e) => error_response(Some(&id), &e),
             };
-            let _ = out.send(msg).await;
+            emit(&out, server.message_filters(), msg).await;
         });
     }
 }

@@ -4,8 +4,9 @@ use super::respond::{self, final_message, queued_message};
 use super::resume::EventLog;
 use super::sessions::{HttpSession, new_session_id};
 use crate::auth::Principal;
-use crate::context::{Notifier, Outbound};
+use crate::context::Outbound;
 use crate::jsonrpc::{McpError, Message, RequestId, success_response};
+use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
 use axum::response::Response;
 use bytes::Bytes;
@@ -87,7 +88,7 @@ pub(crate) async fn post(
     let (ntx, nrx) = mpsc::channel(64);
     let cancel = session.closed.child_token();
     session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(req.id.clone(), cancel.clone());
-    let notifier = Notifier::new(ntx, cancel.clone());
+    let notifier = state.server.notifier(ntx, cancel.clone());
     let server = state.server.clone();
     let id = req.id.clone();
     let s = session.clone();
@@ -97,7 +98,7 @@ pub(crate) async fn post(
         s.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
         r
     });
-    reply(session, id, work, nrx, state.config.keep_alive).await
+    reply(session, id, work, nrx, state.config.keep_alive, state.server.message_filters().clone()).await
 }
 
 /// Answers a legacy request: JSON when the result comes before any notification; otherwise a
@@ -112,6 +113,7 @@ async fn reply(
     mut work: BoxFuture<Result<Value, McpError>>,
     mut notes: mpsc::Receiver<Outbound>,
     keep_alive: Duration,
+    filters: MessageFilters,
 ) -> Response {
     let (first, done) = tokio::select! {
         biased;
@@ -119,7 +121,7 @@ async fn reply(
         r = &mut work => match notes.try_recv() {
             Ok(n) => (Some(n), Some(r)),
             // Legacy JSON-RPC errors travel with HTTP 200: only transport problems get 4xx.
-            Err(_) => return respond::json(200, &final_message(&id, r)),
+            Err(_) => return respond::filtered(&filters, 200, final_message(&id, r)),
         },
     };
     let (log, rx) = session.streams.open(RETRY);
@@ -139,7 +141,9 @@ async fn reply(
                 apply(Outbound::Message(m), log);
             }
             let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
-            log.push(&final_message(&id, r));
+            for m in filters.outgoing(final_message(&id, r)) {
+                log.push(&m);
+            }
             log.finish();
         };
         if let Some(r) = done {

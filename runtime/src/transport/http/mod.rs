@@ -117,6 +117,13 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
             return respond::error(None, &err);
         }
     };
+    let filters = state.server.message_filters();
+    if !filters.is_empty()
+        && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes)
+        && !filters.incoming(&v)
+    {
+        return respond::accepted();
+    }
     let msg = match parse_message(&bytes) {
         Ok(m) => m,
         Err(f) => return respond::error(f.id.as_ref(), &f.error),

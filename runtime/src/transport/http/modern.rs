@@ -2,7 +2,6 @@ use super::HttpState;
 use super::headers::{mirrored, protocol_version};
 use super::respond::{self, ReplyPlan};
 use crate::auth::Principal;
-use crate::context::Notifier;
 use crate::jsonrpc::{McpError, Message, Request};
 use crate::protocol::{ModernMeta, parse_modern_meta};
 use crate::registry::ParamHeader;
@@ -35,9 +34,14 @@ pub(crate) async fn post(
     };
     let (ntx, nrx) = mpsc::channel(64);
     let cancel = state.server.shutdown_token().child_token();
-    let notifier = Notifier::new(ntx, cancel.clone());
+    let notifier = state.server.notifier(ntx, cancel.clone());
     let server = state.server.clone();
-    let plan = ReplyPlan { id: req.id.clone(), error_status: McpError::status, keep_alive: state.config.keep_alive };
+    let plan = ReplyPlan {
+        id: req.id.clone(),
+        error_status: McpError::status,
+        keep_alive: state.config.keep_alive,
+        filters: state.server.message_filters().clone(),
+    };
     let token = cancel.clone();
     let work = Box::pin(async move { server.serve_modern(req, meta, token, notifier, principal).await });
     respond::reply(plan, work, nrx, cancel).await

@@ -1,5 +1,6 @@
 use crate::context::Outbound;
 use crate::jsonrpc::{McpError, RequestId, error_response, success_response};
+use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
 use axum::body::Body;
 use axum::response::Response;
@@ -73,6 +74,8 @@ pub(crate) struct ReplyPlan {
     pub error_status: fn(&McpError) -> u16,
     /// Keep-alive comment interval on SSE replies.
     pub keep_alive: Duration,
+    /// The server's message filters, applied to the final response.
+    pub filters: MessageFilters,
 }
 
 /// Receives the next message, skipping stream-control items (the stateless wire has no
@@ -92,6 +95,26 @@ pub(crate) fn queued_message(rx: &mut mpsc::Receiver<Outbound>) -> Option<Value>
         match rx.try_recv().ok()? {
             Outbound::Message(m) => return Some(m),
             Outbound::CloseStream => continue,
+        }
+    }
+}
+
+/// Answers with `message` after the outgoing message filters: one message as a JSON body with
+/// `status`, none as 202 without body, several (injected) as an SSE stream.
+pub(crate) fn filtered(filters: &MessageFilters, status: u16, message: Value) -> Response {
+    if filters.is_empty() {
+        return json(status, &message);
+    }
+    let mut out = filters.outgoing(message);
+    match out.len() {
+        0 => accepted(),
+        1 => json(status, &out.remove(0)),
+        _ => {
+            let (tx, rx) = mpsc::channel::<Bytes>(out.len());
+            for m in &out {
+                let _ = tx.try_send(sse_event(m, None));
+            }
+            sse_response(rx)
         }
     }
 }
@@ -124,10 +147,11 @@ pub(crate) async fn reply(
             Some(n) => (Some(n), Some(r)),
             None => {
                 drop(guard.disarm());
-                return match r {
-                    Ok(v) => json(200, &success_response(&plan.id, v)),
-                    Err(e) => json((plan.error_status)(&e), &error_response(Some(&plan.id), &e)),
+                let status = match &r {
+                    Ok(_) => 200,
+                    Err(e) => (plan.error_status)(e),
                 };
+                return filtered(&plan.filters, status, final_message(&plan.id, r));
             }
         },
     };
@@ -143,7 +167,9 @@ pub(crate) async fn reply(
                     return;
                 }
             }
-            let _ = tx.send(sse_event(&final_message(&plan.id, r), None)).await;
+            for m in plan.filters.outgoing(final_message(&plan.id, r)) {
+                let _ = tx.send(sse_event(&m, None)).await;
+            }
             return;
         }
         let mut tick = tokio::time::interval(plan.keep_alive);
@@ -157,7 +183,9 @@ pub(crate) async fn reply(
                     while let Some(n) = queued_message(&mut notes) {
                         if tx.send(sse_event(&n, None)).await.is_err() { return; }
                     }
-                    let _ = tx.send(sse_event(&final_message(&plan.id, r), None)).await;
+                    for m in plan.filters.outgoing(final_message(&plan.id, r)) {
+                        let _ = tx.send(sse_event(&m, None)).await;
+                    }
                     return;
                 }
                 _ = tick.tick() => if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { return },
