@@ -9,8 +9,8 @@ use std::task::{Context, Poll};
 /// and hands the [`Principal`] to the MCP router (as a request extension).
 ///
 /// No `Authorization` header: the request goes on anonymously. A header that is not a bearer
-/// token, or a token the verifier refuses: HTTP 401, `WWW-Authenticate: Bearer
-/// error="invalid_token"`, and an id-less JSON-RPC error `-32600`.
+/// token, a token the verifier refuses, or more than one `Authorization` header: HTTP 401,
+/// `WWW-Authenticate: Bearer error="invalid_token"`, and an id-less JSON-RPC error `-32600`.
 ///
 /// ```no_run
 /// use switchyard::auth::{BearerAuth, JwtVerifier};
@@ -74,6 +74,10 @@ where
     }
 
     fn call(&mut self, mut req: Request<Body>) -> Self::Future {
+        if req.headers().get_all(header::AUTHORIZATION).iter().count() > 1 {
+            // Two credentials: a proxy and this server might each pick a different one.
+            return Box::pin(async { Ok(unauthorized("send one Authorization header")) });
+        }
         if let Some(value) = req.headers().get(header::AUTHORIZATION) {
             let token = value.to_str().ok().and_then(|v| {
                 let (scheme, token) = v.trim().split_once(' ')?;

@@ -11,11 +11,17 @@
 //!   [`Policy`] decides (default [`RolePolicy`]; [`ServerBuilder::policy`](crate::ServerBuilder::policy)
 //!   replaces it, e.g. with [`AllowAll`]).
 //! - **Enforcement.** Lists (`tools/list`, `prompts/list`, `resources/list`,
-//!   `resources/templates/list`) show only what the caller may use, and are then cached
-//!   `private`. A call is checked after its primitive is matched and before any alternate or
-//!   typed filter runs — it is the outermost alternate step, so a denied call never reaches a
-//!   filter, a task or the tool — and checked again right before the body runs, in case a
-//!   filter swapped the primitive.
+//!   `resources/templates/list`) show only what the caller may use, and are cached `private`
+//!   whenever the policy says lists vary by caller. A call is checked after its primitive is
+//!   matched and before any alternate or typed filter runs — it is the outermost alternate step,
+//!   so a denied primitive never reaches an alternate or typed filter, a task or the body — and
+//!   checked again right before the body runs, in case a filter swapped the primitive (then
+//!   alternate filters such as Tasks have already run, and the denial ends the call or task).
+//!   Raw filters and message filters wrap everything and do see denied requests (audit, rate
+//!   limits). Names are not confidential: a denied call says `forbidden`, an unknown one says
+//!   unknown, and `Mcp-Param-*` checks run before authorization.
+//! - **Sessions.** A legacy HTTP session belongs to the principal that sent its `initialize`;
+//!   to anyone else it does not exist (404).
 //! - **Denial.** JSON-RPC error `-32600` with the message `forbidden: ...` (HTTP 403 on the
 //!   stateless wire) and `data: {"reason": "forbidden"}`.
 

@@ -19,8 +19,11 @@ pub trait Policy: Send + Sync + 'static {
     /// True when `principal` (`None`: anonymous) may list and use `primitive`.
     fn allows(&self, principal: Option<&Principal>, primitive: Primitive<'_>, roles: &[&str]) -> bool;
 
-    /// True when answers may differ between callers: lists are then cached `private`.
-    fn varies_by_caller(&self) -> bool {
+    /// True when lists may differ between callers, so that they must be cached `private`.
+    /// `any_roles` tells whether any primitive declares roles. Default: true (a custom policy
+    /// is assumed to depend on the caller).
+    fn lists_vary(&self, any_roles: bool) -> bool {
+        let _ = any_roles;
         true
     }
 }
@@ -34,6 +37,10 @@ impl Policy for RolePolicy {
     fn allows(&self, principal: Option<&Principal>, _: Primitive<'_>, roles: &[&str]) -> bool {
         roles.is_empty() || principal.is_some_and(|p| roles.iter().any(|r| p.has_role(r)))
     }
+
+    fn lists_vary(&self, any_roles: bool) -> bool {
+        any_roles
+    }
 }
 
 /// Allows everything, ignoring declared roles (for servers that authorize elsewhere).
@@ -45,7 +52,7 @@ impl Policy for AllowAll {
         true
     }
 
-    fn varies_by_caller(&self) -> bool {
+    fn lists_vary(&self, _: bool) -> bool {
         false
     }
 }

@@ -27,6 +27,7 @@ pub struct DynamicTool {
     description: Option<String>,
     input_schema: Value,
     call: ToolCallFn,
+    roles: &'static [&'static str],
 }
 
 impl DynamicTool {
@@ -44,6 +45,7 @@ impl DynamicTool {
             name: name.into(),
             description: None,
             input_schema: json!({ "type": "object", "properties": {} }),
+            roles: &[],
             call: Arc::new(move |ctx, args| {
                 let fut = handler(ctx, args);
                 Box::pin(async move { fut.await.into_tool_outcome() })
@@ -57,6 +59,12 @@ impl DynamicTool {
         self
     }
 
+    /// Restricts the tool to callers holding one of `roles` (as `#[mcp_tool(roles = [..])]`).
+    pub fn roles(mut self, roles: &'static [&'static str]) -> Self {
+        self.roles = roles;
+        self
+    }
+
     /// Sets the input schema (must have `"type": "object"` at the root).
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.input_schema = schema;
@@ -65,8 +73,10 @@ impl DynamicTool {
 }
 
 impl Server {
-    /// Adds (or replaces) a tool while the server runs. The new table is swapped in atomically:
-    /// requests already dispatched keep the table they started with.
+    /// Adds (or replaces) a tool while the server runs. The new table is swapped in atomically;
+    /// a request resolves its tool when it is matched and again right before the body runs, so a
+    /// change can reach a request in flight. Replacing a tool replaces its roles too: give the
+    /// new one [`roles`](DynamicTool::roles) if the old one had any.
     ///
     /// Errors: `-32602` when the name is not 1–128 characters of `[A-Za-z0-9_.-]` or the schema's
     /// root is not `type: "object"`.
@@ -97,7 +107,7 @@ impl Server {
             enabled: true,
             param_headers,
             site: None,
-            roles: &[],
+            roles: tool.roles,
         };
         self.inner.table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
         Ok(())

@@ -118,7 +118,7 @@ impl Server {
     /// True when list results depend on the caller (a policy that varies and primitives with
     /// roles): they are then cached `private`.
     pub(crate) fn lists_vary(&self) -> bool {
-        self.inner.policy.varies_by_caller() && self.inner.table.load().any_roles()
+        self.inner.policy.lists_vary(self.inner.table.load().any_roles())
     }
 
     /// The server's message filters (for transports).

@@ -21,11 +21,12 @@ use tokio::sync::mpsc;
 const RETRY: Duration = Duration::from_millis(500);
 
 /// `initialize` without modern `_meta`: negotiate, create the session, answer with its id.
-pub(crate) async fn initialize(state: &HttpState, msg: Message) -> Response {
+pub(crate) async fn initialize(state: &HttpState, msg: Message, principal: Option<Arc<Principal>>) -> Response {
     let Message::Request(req) = msg else { return respond::accepted() };
     match state.server.initialize(req.params.as_ref(), new_session_id()) {
         Ok((legacy, result)) => {
-            let session = state.sessions.insert(legacy, state.server.shutdown_token());
+            let owner = principal.map(|p| p.id.clone());
+            let session = state.sessions.insert(legacy, state.server.shutdown_token(), owner);
             let mut resp = respond::json(200, &success_response(&req.id, result));
             if let Ok(v) = HeaderValue::from_str(&session.legacy.id) {
                 resp.headers_mut().insert("mcp-session-id", v);
@@ -55,7 +56,9 @@ pub(crate) async fn post(
         Message::Request(r) => Some(r.id.clone()),
         _ => None,
     };
-    let Some(session) = state.sessions.get(session_id) else { return session_not_found(req_id.as_ref()) };
+    let Some(session) = owned(state, session_id, principal.as_deref()) else {
+        return session_not_found(req_id.as_ref());
+    };
     if let Some(v) = protocol_version(headers)
         && v != session.legacy.version
     {
@@ -172,8 +175,13 @@ async fn reply(
 /// GET with a session id: with `Last-Event-ID`, resumes that stream (missed events, then the
 /// rest); otherwise opens the session's server-to-client stream, which carries keep-alive
 /// comments until the session ends or the client disconnects.
-pub(crate) async fn open_stream(state: &HttpState, session_id: &str, headers: &HeaderMap) -> Response {
-    let Some(session) = state.sessions.get(session_id) else { return session_not_found(None) };
+pub(crate) async fn open_stream(
+    state: &HttpState,
+    session_id: &str,
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Response {
+    let Some(session) = owned(state, session_id, principal) else { return session_not_found(None) };
     let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
     if let Some(rx) = last.and_then(|l| session.streams.resume(l.trim())) {
         return respond::sse_response(rx);
@@ -194,9 +202,20 @@ pub(crate) async fn open_stream(state: &HttpState, session_id: &str, headers: &H
 }
 
 /// DELETE with a session id: ends the session (its requests are cancelled).
-pub(crate) fn delete(state: &HttpState, session_id: &str) -> Response {
+pub(crate) fn delete(state: &HttpState, session_id: &str, principal: Option<&Principal>) -> Response {
+    if owned(state, session_id, principal).is_none() {
+        return session_not_found(None);
+    }
     match state.sessions.remove(session_id) {
         Some(_) => respond::json(200, &serde_json::json!({})),
         None => session_not_found(None),
     }
+}
+
+/// The session `id` if the caller is the principal that created it. A session is bound to its
+/// creator: another caller (or an anonymous one) cannot post to it, read or resume its streams,
+/// cancel its requests or delete it; to them it does not exist (404).
+fn owned(state: &HttpState, id: &str, principal: Option<&Principal>) -> Option<Arc<HttpSession>> {
+    let session = state.sessions.get(id)?;
+    (session.owner.as_deref() == principal.map(|p| p.id.as_str())).then_some(session)
 }

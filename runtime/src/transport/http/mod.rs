@@ -101,10 +101,11 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     match parts.method {
         Method::POST => {}
         Method::GET if state.config.legacy_sessions && session_id.is_some() => {
-            return legacy::open_stream(&state, session_id.as_deref().unwrap_or_default(), &parts.headers).await;
+            let id = session_id.as_deref().unwrap_or_default();
+            return legacy::open_stream(&state, id, &parts.headers, principal.as_deref()).await;
         }
         Method::DELETE if state.config.legacy_sessions && session_id.is_some() => {
-            return legacy::delete(&state, session_id.as_deref().unwrap_or_default());
+            return legacy::delete(&state, session_id.as_deref().unwrap_or_default(), principal.as_deref());
         }
         _ => return respond::method_not_allowed(),
     }
@@ -148,7 +149,7 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
             return legacy::post(&state, id, &parts.headers, msg, principal).await;
         }
         if is_initialize && (header_version.is_none() || header_is_legacy) {
-            return legacy::initialize(&state, msg).await;
+            return legacy::initialize(&state, msg, principal).await;
         }
         if header_is_legacy {
             let id = match &msg {

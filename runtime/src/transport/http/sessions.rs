@@ -12,6 +12,8 @@ pub(crate) struct HttpSession {
     pub(crate) in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     pub(crate) closed: CancellationToken,
     pub(crate) streams: super::resume::Streams,
+    /// The principal id that created the session (`None`: anonymous); only it may use it.
+    pub(crate) owner: Option<String>,
     last_used: Mutex<Instant>,
 }
 
@@ -41,12 +43,18 @@ impl SessionStore {
         s
     }
 
-    pub(crate) fn insert(&self, legacy: Arc<LegacySession>, parent: &CancellationToken) -> Arc<HttpSession> {
+    pub(crate) fn insert(
+        &self,
+        legacy: Arc<LegacySession>,
+        parent: &CancellationToken,
+        owner: Option<String>,
+    ) -> Arc<HttpSession> {
         let session = Arc::new(HttpSession {
             legacy,
             in_flight: Mutex::new(HashMap::new()),
             closed: parent.child_token(),
             streams: Default::default(),
+            owner,
             last_used: Mutex::new(Instant::now()),
         });
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
