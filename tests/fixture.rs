@@ -6,10 +6,9 @@ mod common;
 
 use common::*;
 use serde_json::{Value, json};
-use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 const TRACE: &str = "dev.switchyard.fixture/trace";
 
@@ -21,14 +20,7 @@ enum Wire {
 
 impl Wire {
     fn stdio() -> Wire {
-        let mut child = Command::new(example("fixture"))
-            .arg("--stdio")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("fixture starts");
+        let mut child = stdio_child("fixture", &[]);
         let stdin = child.stdin.take().expect("stdin");
         let out = Box::new(BufReader::new(child.stdout.take().expect("stdout")).lines());
         Wire::Stdio { _child: child, stdin, out }
@@ -167,14 +159,7 @@ async fn an_ordinary_filter_can_swap_the_tool() {
 
 #[tokio::test]
 async fn b2_a12_legacy_sessions_get_no_result_type() {
-    let mut p = Command::new(example("fixture"))
-        .arg("--stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("fixture starts");
+    let mut p = stdio_child("fixture", &[]);
     let mut stdin = p.stdin.take().expect("stdin");
     let mut out = BufReader::new(p.stdout.take().expect("stdout")).lines();
     for line in [
@@ -202,15 +187,7 @@ async fn b2_a12_legacy_sessions_get_no_result_type() {
 }
 
 async fn stdio_call(args: &[&str], tool: &str) -> Value {
-    let mut child = Command::new(example("fixture"))
-        .arg("--stdio")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("fixture starts");
+    let mut child = stdio_child("fixture", args);
     let mut stdin = child.stdin.take().expect("stdin");
     let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": tool, "arguments": {}, "_meta": meta(json!({})) } });

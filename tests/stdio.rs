@@ -5,10 +5,9 @@ mod common;
 
 use common::*;
 use serde_json::{Value, json};
-use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 struct Proc {
     child: Child,
@@ -18,14 +17,7 @@ struct Proc {
 
 impl Proc {
     fn start() -> Proc {
-        let mut child = Command::new(example("everything"))
-            .arg("--stdio")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("server starts");
+        let mut child = stdio_child("everything", &[]);
         let stdin = child.stdin.take();
         let out = BufReader::new(child.stdout.take().expect("stdout")).lines();
         Proc { child, stdin, out }
@@ -160,14 +152,7 @@ async fn eof_lets_received_requests_answer_then_exits_zero() {
 
 #[tokio::test]
 async fn eof_cancels_slow_work_after_the_grace_period() {
-    let mut child = Command::new(example("fixture"))
-        .arg("--stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("fixture starts");
+    let mut child = stdio_child("fixture", &[]);
     let mut stdin = child.stdin.take().expect("stdin");
     let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "slow", "arguments": { "seconds": 60 }, "_meta": meta(json!({})) } });

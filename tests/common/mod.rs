@@ -31,6 +31,20 @@ pub fn example(name: &str) -> PathBuf {
     target.join("debug").join("examples").join(name)
 }
 
+/// Starts `example_name --stdio ARGS...` with piped stdin/stdout (stderr discarded), killed
+/// when dropped.
+pub fn stdio_child(example_name: &str, args: &[&str]) -> tokio::process::Child {
+    tokio::process::Command::new(example(example_name))
+        .arg("--stdio")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts")
+}
+
 /// A server process serving Streamable HTTP on a free port; killed on drop.
 pub struct HttpServer {
     pub child: Child,
