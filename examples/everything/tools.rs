@@ -179,3 +179,17 @@ async fn test_reconnection(ctx: RequestContext) -> Result<String, ToolError> {
     tokio::time::sleep(Duration::from_millis(300)).await;
     Ok("Reconnection test completed".to_owned())
 }
+
+/// Publishes `notifications/tools/list_changed` to listen subscriptions.
+#[mcp_tool]
+async fn test_trigger_tool_change(ctx: RequestContext) -> Result<String, ToolError> {
+    ctx.server().publisher().tools_list_changed();
+    Ok("tools list changed".to_owned())
+}
+
+/// Publishes `notifications/prompts/list_changed` to listen subscriptions.
+#[mcp_tool]
+async fn test_trigger_prompt_change(ctx: RequestContext) -> Result<String, ToolError> {
+    ctx.server().publisher().prompts_list_changed();
+    Ok("prompts list changed".to_owned())
+}

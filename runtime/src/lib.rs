@@ -38,6 +38,7 @@ pub mod pipeline;
 pub mod protocol;
 pub mod registry;
 pub mod server;
+pub mod subscriptions;
 pub mod testing;
 
 pub mod transport;

@@ -149,6 +149,11 @@ impl RequestContext {
         self.inner.parts.cancel.is_cancelled()
     }
 
+    /// The request's own notification channel.
+    pub(crate) fn notifier(&self) -> &crate::context::Notifier {
+        &self.inner.parts.notifier
+    }
+
     /// The progress reporter of this request.
     pub fn progress(&self) -> Progress {
         // Only a string or an integer is a progress token (legacy requests are not validated

@@ -51,6 +51,7 @@ pub struct ServerBuilder {
     policy: std::sync::Arc<dyn crate::auth::Policy>,
     tools_call: Option<(super::ToolsCallReplacement, String)>,
     message_filters: Vec<Arc<dyn crate::pipeline::MessageFilter>>,
+    hub: Arc<dyn crate::subscriptions::DeliveryHub>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -75,6 +76,7 @@ impl ServerBuilder {
             policy: std::sync::Arc::new(crate::auth::RolePolicy),
             tools_call: None,
             message_filters: Vec::new(),
+            hub: Arc::new(crate::subscriptions::InProcessHub::default()),
         }
     }
 
@@ -119,6 +121,13 @@ impl ServerBuilder {
     /// `roles` are enforced). See [`auth`](crate::auth).
     pub fn policy(mut self, policy: impl crate::auth::Policy) -> Self {
         self.policy = std::sync::Arc::new(policy);
+        self
+    }
+
+    /// Replaces the delivery hub between publishers and listen subscriptions (default: the
+    /// in-process [`InProcessHub`](crate::subscriptions::InProcessHub)).
+    pub fn delivery_hub(mut self, hub: impl crate::subscriptions::DeliveryHub) -> Self {
+        self.hub = Arc::new(hub);
         self
     }
 
@@ -184,6 +193,7 @@ impl ServerBuilder {
                 pipelines,
                 tools_call: self.tools_call.map(|(f, _)| f),
                 messages: crate::pipeline::MessageFilters::new(self.message_filters),
+                hub: self.hub,
             }),
         })
     }

@@ -26,6 +26,7 @@ pub(crate) enum Method {
     SetLevel,
     Subscribe,
     Unsubscribe,
+    Listen,
 }
 
 impl Method {
@@ -40,6 +41,7 @@ impl Method {
             "resources/read" => Method::ResourcesRead,
             "completion/complete" => Method::Complete,
             "server/discover" if modern => Method::Discover,
+            "subscriptions/listen" if modern => Method::Listen,
             "ping" if !modern => Method::Ping,
             "logging/setLevel" if !modern => Method::SetLevel,
             "resources/subscribe" if !modern => Method::Subscribe,
@@ -91,6 +93,7 @@ impl Server {
             | Method::Unsubscribe => t.has_resources(),
             Method::Complete => t.has_completions(),
             Method::Discover | Method::Ping | Method::SetLevel => true,
+            Method::Listen => t.has_tools() || t.prompts().next().is_some() || t.has_resources(),
         };
         served.then_some(m)
     }
@@ -224,6 +227,10 @@ impl Server {
             Box::pin(async move { server.dispatch(target, req.ctx, req.params, session.as_ref()).await })
         });
         let work = self.inner.raw.run(RawRequest { ctx, params }, terminal);
+        if matches!(target, Target::Builtin(Method::Listen)) {
+            // A subscription ends itself: with its result on shutdown, silently when cancelled.
+            return work.await;
+        }
         tokio::select! {
             r = work => r,
             _ = cancel.cancelled() => Err(McpError::internal("request cancelled")),
@@ -297,16 +304,16 @@ impl Server {
         let t = self.inner.table.load();
         let mut caps = Map::new();
         caps.insert("logging".into(), json!({}));
+        // Modern: every transport of this crate can hold a listen stream, so what the publisher
+        // can send is advertised. Legacy: list changes are not broadcast to sessions yet.
         if t.has_tools() {
-            caps.insert("tools".into(), json!({}));
+            caps.insert("tools".into(), if modern { json!({ "listChanged": true }) } else { json!({}) });
         }
         if t.prompts().next().is_some() {
-            caps.insert("prompts".into(), json!({}));
+            caps.insert("prompts".into(), if modern { json!({ "listChanged": true }) } else { json!({}) });
         }
         if t.has_resources() {
-            // Legacy sessions accept resources/subscribe; the modern equivalent is a listen
-            // subscription, which this server does not offer yet.
-            caps.insert("resources".into(), if modern { json!({}) } else { json!({ "subscribe": true }) });
+            caps.insert("resources".into(), json!({ "subscribe": true, "listChanged": modern }));
         }
         if t.has_completions() {
             caps.insert("completions".into(), json!({}));

@@ -110,6 +110,7 @@ impl Server {
             roles: tool.roles,
         };
         self.inner.table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
+        self.publisher().tools_list_changed();
         Ok(())
     }
 
@@ -138,6 +139,9 @@ impl Server {
                 t.clone()
             }
         });
+        if changed {
+            self.publisher().tools_list_changed();
+        }
         changed
     }
 }

@@ -53,6 +53,7 @@ pub(crate) struct ServerInner {
     pub(crate) pipelines: crate::pipeline::Pipelines,
     pub(crate) tools_call: Option<ToolsCallReplacement>,
     pub(crate) messages: crate::pipeline::MessageFilters,
+    pub(crate) hub: Arc<dyn crate::subscriptions::DeliveryHub>,
 }
 
 impl std::fmt::Debug for Server {
@@ -119,6 +120,12 @@ impl Server {
     /// roles): they are then cached `private`.
     pub(crate) fn lists_vary(&self) -> bool {
         self.inner.policy.lists_vary(self.inner.table.load().any_roles())
+    }
+
+    /// A handle that publishes list changes, resource updates and extension events to the
+    /// server's listen subscriptions.
+    pub fn publisher(&self) -> crate::subscriptions::Publisher {
+        crate::subscriptions::Publisher { hub: self.inner.hub.clone() }
     }
 
     /// The server's message filters (for transports).

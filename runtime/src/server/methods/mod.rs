@@ -36,6 +36,7 @@ pub(crate) async fn call(
         Method::SetLevel => session::set_level(session, &params),
         Method::Subscribe => session::subscribe(session, &params, true),
         Method::Unsubscribe => session::subscribe(session, &params, false),
+        Method::Listen => crate::subscriptions::listen::listen(server, ctx, params).await,
     }
 }
 

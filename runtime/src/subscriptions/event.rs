@@ -1,0 +1,21 @@
+use serde_json::Value;
+
+/// Something that happened on the server that listen subscriptions may be told about.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The tool list changed (`notifications/tools/list_changed`).
+    ToolsListChanged,
+    /// The prompt list changed (`notifications/prompts/list_changed`).
+    PromptsListChanged,
+    /// The resource list changed (`notifications/resources/list_changed`).
+    ResourcesListChanged,
+    /// A resource changed (`notifications/resources/updated` with this URI).
+    ResourceUpdated(String),
+    /// An extension's event: `method` is the notification method, `params` its params.
+    Extension {
+        /// The notification method, e.g. `notifications/tasks`.
+        method: String,
+        /// Its params (the subscription id is added to `_meta`).
+        params: Value,
+    },
+}

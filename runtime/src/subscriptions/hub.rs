@@ -1,0 +1,63 @@
+use super::Event;
+use futures::stream::BoxStream;
+use tokio::sync::broadcast;
+
+/// A subscriber fell so far behind that events were lost; its subscription is ended with its
+/// result rather than silently skipping events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lagged;
+
+/// The events a subscriber receives, in publishing order.
+pub type EventStream = BoxStream<'static, Result<Event, Lagged>>;
+
+/// Carries events from publishers to every open subscription of a server.
+///
+/// Contract: `publish` never blocks and never fails the publisher; every subscription opened
+/// before a `publish` returns sees that event (or [`Lagged`]), in the order events were
+/// published from one thread; a slow subscriber never delays the others. The default
+/// [`InProcessHub`] serves one process; an implementation over a message broker lets several
+/// server instances share subscriptions.
+pub trait DeliveryHub: Send + Sync + 'static {
+    /// Publishes an event to every current subscriber.
+    fn publish(&self, event: Event);
+    /// Opens a subscription to events published from now on.
+    fn subscribe(&self) -> EventStream;
+}
+
+/// The in-process hub: a bounded broadcast channel shared by every connection of a server.
+/// A subscriber more than `capacity` events behind gets [`Lagged`].
+#[derive(Debug)]
+pub struct InProcessHub {
+    tx: broadcast::Sender<Event>,
+}
+
+impl InProcessHub {
+    /// A hub that buffers up to `capacity` events per slow subscriber (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        InProcessHub { tx: broadcast::channel(capacity.max(1)).0 }
+    }
+}
+
+impl Default for InProcessHub {
+    fn default() -> Self {
+        InProcessHub::new(1024)
+    }
+}
+
+impl DeliveryHub for InProcessHub {
+    fn publish(&self, event: Event) {
+        // No subscriber is not an error: nobody is listening.
+        let _ = self.tx.send(event);
+    }
+
+    fn subscribe(&self) -> EventStream {
+        let rx = self.tx.subscribe();
+        Box::pin(futures::stream::unfold(rx, |mut rx| async move {
+            match rx.recv().await {
+                Ok(e) => Some((Ok(e), rx)),
+                Err(broadcast::error::RecvError::Lagged(_)) => Some((Err(Lagged), rx)),
+                Err(broadcast::error::RecvError::Closed) => None,
+            }
+        }))
+    }
+}

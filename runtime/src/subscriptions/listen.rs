@@ -1,0 +1,129 @@
+//! `subscriptions/listen` (spec digest §2): validate the filter, grant what this server can
+//! publish, acknowledge first, then deliver matching events until the client ends the
+//! subscription, the subscriber lags, or the server shuts down.
+
+use super::Event;
+use crate::context::RequestContext;
+use crate::jsonrpc::McpError;
+use crate::protocol::META_SUBSCRIPTION_ID;
+use crate::server::Server;
+use futures::StreamExt;
+use serde_json::{Map, Value, json};
+
+/// What a subscription was granted: the requested types this server can publish.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Grant {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    uris: Option<Vec<String>>,
+}
+
+impl Grant {
+    fn to_json(&self) -> Value {
+        let mut n = Map::new();
+        for (key, on) in [
+            ("toolsListChanged", self.tools),
+            ("promptsListChanged", self.prompts),
+            ("resourcesListChanged", self.resources),
+        ] {
+            if on {
+                n.insert(key.into(), json!(true));
+            }
+        }
+        if let Some(uris) = &self.uris {
+            n.insert("resourceSubscriptions".into(), json!(uris));
+        }
+        Value::Object(n)
+    }
+
+    /// The notification for `event` if this grant covers it: `(method, params)`.
+    fn deliver(&self, event: &Event) -> Option<(String, Value)> {
+        match event {
+            Event::ToolsListChanged if self.tools => Some(("notifications/tools/list_changed".into(), json!({}))),
+            Event::PromptsListChanged if self.prompts => Some(("notifications/prompts/list_changed".into(), json!({}))),
+            Event::ResourcesListChanged if self.resources => {
+                Some(("notifications/resources/list_changed".into(), json!({})))
+            }
+            Event::ResourceUpdated(uri) if self.uris.as_ref().is_some_and(|u| u.contains(uri)) => {
+                Some(("notifications/resources/updated".into(), json!({ "uri": uri })))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Reads and checks the filter; `-32602` for a missing filter or a field of the wrong type.
+fn requested(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError> {
+    let filter = params.get("notifications").and_then(Value::as_object).ok_or_else(|| {
+        McpError::invalid_params("subscriptions/listen: params.notifications (an object) is required")
+    })?;
+    for key in ["toolsListChanged", "promptsListChanged", "resourcesListChanged"] {
+        if filter.get(key).is_some_and(|v| !v.is_boolean()) {
+            return Err(McpError::invalid_params(format!(
+                "subscriptions/listen: notifications.{key} must be a boolean"
+            )));
+        }
+    }
+    if let Some(v) = filter.get("resourceSubscriptions")
+        && !v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+    {
+        return Err(McpError::invalid_params(
+            "subscriptions/listen: notifications.resourceSubscriptions must be an array of URI strings",
+        ));
+    }
+    Ok(filter.clone())
+}
+
+fn grant(server: &Server, filter: &Map<String, Value>) -> Grant {
+    let table = server.table();
+    let on = |k: &str| filter.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let has_resources = table.has_resources();
+    Grant {
+        tools: on("toolsListChanged") && table.has_tools(),
+        prompts: on("promptsListChanged") && table.prompts().next().is_some(),
+        resources: on("resourcesListChanged") && has_resources,
+        uris: filter
+            .get("resourceSubscriptions")
+            .and_then(Value::as_array)
+            .filter(|_| has_resources)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
+    }
+}
+
+/// The listen handler. Its result (`{resultType, _meta: {subscriptionId}}`) is sent when the
+/// subscription ends from the server side: shutdown, or a subscriber too slow to keep up.
+pub(crate) async fn listen(
+    server: &Server,
+    ctx: RequestContext,
+    params: Map<String, Value>,
+) -> Result<Value, McpError> {
+    let filter = requested(&params)?;
+    let grant = grant(server, &filter);
+    let sid = ctx.request_id().to_value();
+    // Subscribe before acknowledging, so nothing published after the ack can be missed.
+    let mut events = server.inner.hub.subscribe();
+    let notifier = ctx.notifier();
+    let mut ack = json!({ "notifications": grant.to_json() });
+    ack["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });
+    notifier.send("notifications/subscriptions/acknowledged", ack).await;
+    let result = json!({ "_meta": { META_SUBSCRIPTION_ID: sid } });
+    let shutdown = server.shutdown_token().clone();
+    loop {
+        tokio::select! {
+            biased;
+            _ = shutdown.cancelled() => return Ok(result),
+            _ = ctx.cancellation().cancelled() => return Err(McpError::internal("subscription cancelled")),
+            next = events.next() => match next {
+                Some(Ok(event)) => {
+                    if let Some((method, mut params)) = grant.deliver(&event) {
+                        params["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });
+                        notifier.send(&method, params).await;
+                    }
+                }
+                // Lagged (or the hub closed): end with the result rather than skip events.
+                Some(Err(_)) | None => return Ok(result),
+            },
+        }
+    }
+}

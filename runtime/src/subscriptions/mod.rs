@@ -1,0 +1,15 @@
+//! Server-to-client notifications outside any request: the [`Publisher`], the [`DeliveryHub`]
+//! between publishing and delivery, and `subscriptions/listen` (spec digest §2).
+//!
+//! Publishing never blocks and works from any task or thread, inside or outside a request.
+//! Every open listen subscription (on any connection of the server) receives the events its
+//! granted filter matches, each tagged with `_meta["io.modelcontextprotocol/subscriptionId"]`.
+
+mod event;
+mod hub;
+pub(crate) mod listen;
+mod publisher;
+
+pub use event::Event;
+pub use hub::{DeliveryHub, EventStream, InProcessHub, Lagged};
+pub use publisher::Publisher;

@@ -1,0 +1,43 @@
+use super::{DeliveryHub, Event};
+use std::sync::Arc;
+
+/// A cloneable handle that publishes events to the server's listen subscriptions, from any task
+/// or thread, inside or outside a request. Get it with [`Server::publisher`](crate::Server::publisher).
+#[derive(Clone)]
+pub struct Publisher {
+    pub(crate) hub: Arc<dyn DeliveryHub>,
+}
+
+impl std::fmt::Debug for Publisher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Publisher").finish_non_exhaustive()
+    }
+}
+
+impl Publisher {
+    /// `notifications/tools/list_changed` to subscriptions with `toolsListChanged`.
+    pub fn tools_list_changed(&self) {
+        self.hub.publish(Event::ToolsListChanged);
+    }
+
+    /// `notifications/prompts/list_changed` to subscriptions with `promptsListChanged`.
+    pub fn prompts_list_changed(&self) {
+        self.hub.publish(Event::PromptsListChanged);
+    }
+
+    /// `notifications/resources/list_changed` to subscriptions with `resourcesListChanged`.
+    pub fn resources_list_changed(&self) {
+        self.hub.publish(Event::ResourcesListChanged);
+    }
+
+    /// `notifications/resources/updated {uri}` to subscriptions whose `resourceSubscriptions`
+    /// list `uri` exactly.
+    pub fn resource_updated(&self, uri: impl Into<String>) {
+        self.hub.publish(Event::ResourceUpdated(uri.into()));
+    }
+
+    /// Any event, e.g. an extension's.
+    pub fn publish(&self, event: Event) {
+        self.hub.publish(event);
+    }
+}

@@ -1,0 +1,214 @@
+//! subscriptions/listen and the publisher (requirements group (c)) against `examples/fixture`,
+//! over stdio and Streamable HTTP.
+
+mod common;
+
+use common::*;
+use futures::StreamExt;
+use serde_json::{Value, json};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+const SID: &str = "io.modelcontextprotocol/subscriptionId";
+
+struct Stdio {
+    _child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    out: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+}
+
+impl Stdio {
+    fn start() -> Stdio {
+        let mut child = stdio_child("fixture", &[]);
+        let stdin = child.stdin.take().expect("stdin");
+        let out = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        Stdio { _child: child, stdin, out }
+    }
+
+    async fn send(&mut self, id: Value, method: &str, mut params: Value) {
+        params["_meta"] = meta(json!({}));
+        let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        self.stdin.write_all(format!("{line}\n").as_bytes()).await.expect("write");
+    }
+
+    async fn notify(&mut self, method: &str, params: Value) {
+        let line = json!({ "jsonrpc": "2.0", "method": method, "params": params });
+        self.stdin.write_all(format!("{line}\n").as_bytes()).await.expect("write");
+    }
+
+    /// The next message within `wait`, if any.
+    async fn next(&mut self, wait: Duration) -> Option<Value> {
+        let line = tokio::time::timeout(wait, self.out.next_line()).await.ok()?.ok()??;
+        Some(serde_json::from_str(&line).expect("JSON"))
+    }
+
+    /// Messages until the response with `id` (inclusive).
+    async fn until_response(&mut self, id: i64) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let m = self.next(Duration::from_secs(10)).await.expect("a message");
+            let done = m["id"] == id && m.get("method").is_none();
+            seen.push(m);
+            if done {
+                return seen;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn c3_a_filter_is_required_and_typed() {
+    let mut s = Stdio::start();
+    s.send(json!(5), "subscriptions/listen", json!({})).await;
+    assert_eq!(s.next(Duration::from_secs(10)).await.expect("answer")["error"]["code"], -32602);
+    s.send(json!(6), "subscriptions/listen", json!({ "notifications": { "toolsListChanged": "yes" } })).await;
+    assert_eq!(s.next(Duration::from_secs(10)).await.expect("answer")["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn c4_c5_c10_c11_acks_tags_and_independent_subscriptions_on_stdio() {
+    let mut s = Stdio::start();
+    s.send(
+        json!("s-1"),
+        "subscriptions/listen",
+        json!({ "notifications": { "toolsListChanged": true, "bogus": true } }),
+    )
+    .await;
+    let ack = s.next(Duration::from_secs(10)).await.expect("ack");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["notifications"], json!({ "toolsListChanged": true }));
+    assert_eq!(ack["params"]["_meta"][SID], "s-1");
+    s.send(
+        json!(42),
+        "subscriptions/listen",
+        json!({ "notifications": {
+        "toolsListChanged": true, "promptsListChanged": true, "resourceSubscriptions": ["file:///a"] } }),
+    )
+    .await;
+    let ack = s.next(Duration::from_secs(10)).await.expect("ack");
+    assert_eq!(ack["params"]["_meta"][SID], 42, "the id keeps its JSON type");
+    assert_eq!(ack["params"]["notifications"]["resourceSubscriptions"], json!(["file:///a"]));
+    // C10: one tools change reaches both, each tagged with its own id.
+    s.send(json!(1), "tools/call", json!({ "name": "test_trigger_tool_change", "arguments": {} })).await;
+    let seen = s.until_response(1).await;
+    let mut tags: Vec<Value> = seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/tools/list_changed")
+        .map(|m| m["params"]["_meta"][SID].clone())
+        .collect();
+    // Delivery may trail the trigger's response; collect briefly.
+    while tags.len() < 2 {
+        let m = s.next(Duration::from_secs(5)).await.expect("a list_changed frame");
+        if m["method"] == "notifications/tools/list_changed" {
+            tags.push(m["params"]["_meta"][SID].clone());
+        }
+    }
+    tags.sort_by_key(|v| v.to_string());
+    assert_eq!(tags, [json!("s-1"), json!(42)]);
+    // C8: resources/updated only for the listed URI.
+    s.send(json!(2), "tools/call", json!({ "name": "touch", "arguments": { "uri": "file:///b" } })).await;
+    s.send(json!(3), "tools/call", json!({ "name": "touch", "arguments": { "uri": "file:///a" } })).await;
+    let mut updated = Vec::new();
+    while let Some(m) = s.next(Duration::from_millis(800)).await {
+        if m["method"] == "notifications/resources/updated" {
+            updated.push(m["params"].clone());
+        }
+    }
+    assert_eq!(updated, [json!({ "uri": "file:///a", "_meta": { SID: 42 } })]);
+    // C11: cancelling one subscription ends only that one, without a response.
+    s.notify("notifications/cancelled", json!({ "requestId": 42 })).await;
+    s.send(json!(4), "tools/call", json!({ "name": "test_trigger_tool_change", "arguments": {} })).await;
+    let mut after = Vec::new();
+    while let Some(m) = s.next(Duration::from_millis(800)).await {
+        after.push(m);
+    }
+    assert!(after.iter().all(|m| m["id"] != 42), "no response for a cancelled subscription: {after:?}");
+    let tags: Vec<&Value> = after
+        .iter()
+        .filter(|m| m["method"] == "notifications/tools/list_changed")
+        .map(|m| &m["params"]["_meta"][SID])
+        .collect();
+    assert_eq!(tags, [&json!("s-1")]);
+}
+
+/// Opens a listen stream over HTTP and returns the frames that arrive within `wait` after
+/// `during` ran (on separate requests).
+async fn http_listen(url: &str, filter: Value, during: impl AsyncFnOnce(), wait: Duration) -> Vec<Value> {
+    let c = client();
+    let resp = modern(&c, url, json!(7), "subscriptions/listen", json!({ "notifications": filter }))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(resp.status().as_u16(), 200);
+    assert!(resp.headers()["content-type"].to_str().is_ok_and(|t| t.starts_with("text/event-stream")));
+    let mut body = resp.bytes_stream();
+    let mut buf = String::new();
+    let mut frames = Vec::new();
+    // The ack comes first.
+    while frames.is_empty() {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), body.next())
+            .await
+            .expect("the ack")
+            .expect("a chunk")
+            .expect("bytes");
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+        take_frames(&mut buf, &mut frames);
+    }
+    during().await;
+    let deadline = tokio::time::Instant::now() + wait;
+    while let Ok(Some(Ok(chunk))) = tokio::time::timeout_at(deadline, body.next()).await {
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+        take_frames(&mut buf, &mut frames);
+    }
+    frames
+}
+
+fn take_frames(buf: &mut String, frames: &mut Vec<Value>) {
+    while let Some(end) = buf.find("\n\n") {
+        let event: String = buf.drain(..end + 2).collect();
+        for line in event.lines() {
+            if let Some(d) = line.strip_prefix("data:")
+                && let Ok(v) = serde_json::from_str(d.trim())
+            {
+                frames.push(v);
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn c4_c7_http_streams_get_the_ack_first_and_only_what_they_asked_for() {
+    let s = HttpServer::start("fixture");
+    let trigger = async |tool: &str| {
+        send(modern(&client(), &s.url, json!(99), "tools/call", json!({ "name": tool, "arguments": {} }))).await;
+    };
+    let frames = http_listen(
+        &s.url,
+        json!({ "toolsListChanged": true }),
+        async || trigger("test_trigger_tool_change").await,
+        Duration::from_millis(800),
+    )
+    .await;
+    assert_eq!(frames[0]["method"], "notifications/subscriptions/acknowledged");
+    assert!(frames.iter().all(|f| f["params"]["_meta"][SID] == 7), "{frames:?}");
+    assert!(frames.iter().any(|f| f["method"] == "notifications/tools/list_changed"), "{frames:?}");
+    let frames = http_listen(
+        &s.url,
+        json!({ "promptsListChanged": true }),
+        async || trigger("test_trigger_tool_change").await,
+        Duration::from_millis(1500),
+    )
+    .await;
+    assert!(frames.iter().all(|f| f["method"] != "notifications/tools/list_changed"), "{frames:?}");
+}
+
+#[tokio::test]
+async fn c2_discover_advertises_what_listen_delivers() {
+    let s = HttpServer::start("fixture");
+    let r = send(modern(&client(), &s.url, json!(1), "server/discover", json!({}))).await;
+    let caps = &r.last()["result"]["capabilities"];
+    assert_eq!(caps["tools"]["listChanged"], true);
+    assert_eq!(caps["prompts"]["listChanged"], true);
+    assert_eq!(caps["resources"]["listChanged"], true);
+    assert_eq!(caps["resources"]["subscribe"], true);
+}
