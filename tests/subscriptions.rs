@@ -212,3 +212,40 @@ async fn c2_discover_advertises_what_listen_delivers() {
     assert_eq!(caps["resources"]["listChanged"], true);
     assert_eq!(caps["resources"]["subscribe"], true);
 }
+
+fn sigterm(pid: Option<u32>) {
+    let pid = pid.expect("a running process").to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs").success());
+}
+
+#[tokio::test]
+async fn c12_shutdown_ends_subscriptions_with_their_result_then_cancelled_on_stdio() {
+    let mut s = Stdio::start();
+    s.send(json!(9), "subscriptions/listen", json!({ "notifications": { "toolsListChanged": true } })).await;
+    assert_eq!(
+        s.next(Duration::from_secs(10)).await.expect("ack")["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    sigterm(s._child.id());
+    let result = s.next(Duration::from_secs(5)).await.expect("the listen result");
+    assert_eq!(result["id"], 9);
+    assert_eq!(result["result"]["_meta"][SID], 9);
+    assert_eq!(result["result"]["resultType"], "complete");
+    let cancelled = s.next(Duration::from_secs(5)).await.expect("notifications/cancelled");
+    assert_eq!(cancelled["method"], "notifications/cancelled");
+    assert_eq!(cancelled["params"]["requestId"], 9);
+    let status = tokio::time::timeout(Duration::from_secs(5), s._child.wait()).await.expect("exits").expect("status");
+    assert!(status.success(), "{status:?}");
+}
+
+#[tokio::test]
+async fn c12_shutdown_ends_http_listen_streams_with_their_result() {
+    let s = HttpServer::start("fixture");
+    let pid = s.child.id();
+    let frames =
+        http_listen(&s.url, json!({ "toolsListChanged": true }), async || sigterm(Some(pid)), Duration::from_secs(5))
+            .await;
+    let last = frames.last().expect("frames");
+    assert_eq!(last["id"], 7, "{frames:?}");
+    assert_eq!(last["result"]["_meta"][SID], 7);
+}

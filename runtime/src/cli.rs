@@ -76,7 +76,15 @@ pub async fn serve_with(server: Server, mode: Mode, options: ServeOptions) -> Ex
     let result = match mode {
         Mode::Stdio => {
             let config = StdioConfig { principal: options.principal, ..StdioConfig::default() };
-            stdio::serve_io(server, tokio::io::stdin(), tokio::io::stdout(), config).await
+            let result = stdio::serve_io(server, tokio::io::stdin(), tokio::io::stdout(), config).await;
+            // tokio reads stdin on a blocking thread that a runtime cannot interrupt: after a
+            // shutdown with stdin still open, returning from main would wait for input forever.
+            // Everything is written and flushed at this point, so end the process here.
+            let code = if result.is_ok() { 0 } else { 1 };
+            if let Err(e) = &result {
+                eprintln!("error: {e}");
+            }
+            std::process::exit(code);
         }
         Mode::Http(addr) => match tokio::net::TcpListener::bind(&addr).await {
             Ok(listener) => {

@@ -99,10 +99,10 @@ where
     }
     // EOF (or shutdown): requests already received get `eof_grace` to finish and answer, then
     // whatever still runs is cancelled and sends nothing.
-    if !shutdown.is_cancelled() {
-        conn.tasks.close();
-        let _ = tokio::time::timeout(config.eof_grace, conn.tasks.wait()).await;
-    }
+    // On shutdown every request was cancelled by the server: each still answers (a listen
+    // subscription with its result, then `notifications/cancelled`; others with an error).
+    conn.tasks.close();
+    let _ = tokio::time::timeout(config.eof_grace, conn.tasks.wait()).await;
     for (_, token) in conn.in_flight.lock().unwrap_or_else(|e| e.into_inner()).drain() {
         token.cancel();
     }
@@ -277,6 +277,7 @@ impl Connection {
         let out = self.out.clone();
         let in_flight = self.in_flight.clone();
         let principal = self.principal.clone();
+        let is_listen = req.method == "subscriptions/listen";
         self.tasks.spawn(async move {
             let _permit = permit;
             let id = req.id.clone();
@@ -296,8 +297,10 @@ impl Connection {
                     let _ = out.send(m).await;
                 }
             }
-            in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
-            if token.is_cancelled() {
+            // Still registered unless the client cancelled it (or EOF's grace ran out): only
+            // those are answered.
+            let registered = in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id).is_some();
+            if token.is_cancelled() && !(registered && server.shutdown_token().is_cancelled()) {
                 return;
             }
             let msg = match outcome {
@@ -305,6 +308,13 @@ impl Connection {
                 Err(e) => error_response(Some(&id), &e),
             };
             emit(&out, server.message_filters(), msg).await;
+            if is_listen && server.shutdown_token().is_cancelled() {
+                // The subscription ended from the server side: say so on the shared channel
+                // too (spec digest §2.5; decided in the requirements: result first, then this).
+                let note = serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": { "requestId": id.to_value(), "reason": "server shutdown" } });
+                emit(&out, server.message_filters(), note).await;
+            }
         });
     }
 }
