@@ -249,3 +249,39 @@ async fn c12_shutdown_ends_http_listen_streams_with_their_result() {
     assert_eq!(last["id"], 7, "{frames:?}");
     assert_eq!(last["result"]["_meta"][SID], 7);
 }
+
+#[tokio::test]
+async fn c13_legacy_sessions_get_session_wide_notifications_without_ids() {
+    let mut s = Stdio::start();
+    for line in [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"file:///a"}}"#,
+    ] {
+        s.stdin.write_all(format!("{line}\n").as_bytes()).await.expect("write");
+    }
+    let init = s.next(Duration::from_secs(10)).await.expect("initialize result");
+    assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+    let subscribed = s.next(Duration::from_secs(10)).await.expect("subscribe result");
+    assert!(subscribed["result"].is_object() && subscribed.get("error").is_none(), "{subscribed}");
+    for (id, tool, args) in [
+        (2, "touch", json!({ "uri": "file:///b" })),
+        (3, "touch", json!({ "uri": "file:///a" })),
+        (4, "test_trigger_tool_change", json!({})),
+    ] {
+        let call = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": tool, "arguments": args } });
+        s.stdin.write_all(format!("{call}\n").as_bytes()).await.expect("write");
+    }
+    let mut notes = Vec::new();
+    while let Some(m) = s.next(Duration::from_millis(800)).await {
+        if m.get("method").is_some() {
+            notes.push(m);
+        }
+    }
+    let updated: Vec<&Value> = notes.iter().filter(|n| n["method"] == "notifications/resources/updated").collect();
+    assert_eq!(updated.len(), 1, "{notes:?}");
+    assert_eq!(updated[0]["params"], json!({ "uri": "file:///a" }), "no subscription id on legacy");
+    assert!(
+        notes.iter().any(|n| n["method"] == "notifications/tools/list_changed" && n["params"].get("_meta").is_none())
+    );
+}

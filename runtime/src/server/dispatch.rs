@@ -290,7 +290,7 @@ impl Server {
         let session = Arc::new(LegacySession::new(session_id, version, caps, params.get("clientInfo").cloned()));
         let mut result = json!({
             "protocolVersion": version,
-            "capabilities": self.capabilities(false),
+            "capabilities": self.capabilities(),
             "serverInfo": self.server_info(),
         });
         if let Some(i) = &self.inner.instructions {
@@ -299,21 +299,23 @@ impl Server {
         Ok((session, result))
     }
 
-    /// The `ServerCapabilities` advertised in `server/discover` (modern) or `initialize`.
-    pub fn capabilities(&self, modern: bool) -> Value {
+    /// The `ServerCapabilities` advertised in `server/discover` and in the legacy `initialize`
+    /// result (the same in both eras): `tools`/`prompts`/`resources` when any are registered,
+    /// each with `listChanged` (and `resources.subscribe`), `completions`, `logging`.
+    pub fn capabilities(&self) -> Value {
         let t = self.inner.table.load();
         let mut caps = Map::new();
         caps.insert("logging".into(), json!({}));
-        // Modern: every transport of this crate can hold a listen stream, so what the publisher
-        // can send is advertised. Legacy: list changes are not broadcast to sessions yet.
+        // Every transport of this crate can deliver what the publisher sends: modern clients
+        // through listen streams, legacy sessions on their stream (stdio, or the HTTP GET stream).
         if t.has_tools() {
-            caps.insert("tools".into(), if modern { json!({ "listChanged": true }) } else { json!({}) });
+            caps.insert("tools".into(), json!({ "listChanged": true }));
         }
         if t.prompts().next().is_some() {
-            caps.insert("prompts".into(), if modern { json!({ "listChanged": true }) } else { json!({}) });
+            caps.insert("prompts".into(), json!({ "listChanged": true }));
         }
         if t.has_resources() {
-            caps.insert("resources".into(), json!({ "subscribe": true, "listChanged": modern }));
+            caps.insert("resources".into(), json!({ "subscribe": true, "listChanged": true }));
         }
         if t.has_completions() {
             caps.insert("completions".into(), json!({}));

@@ -25,6 +25,24 @@ pub struct LegacySession {
 }
 
 impl LegacySession {
+    /// The session-wide notification for `event` (legacy sessions get list changes broadcast,
+    /// and `resources/updated` for the URIs they subscribed to; no subscription ids).
+    pub fn notification_for(&self, event: &crate::subscriptions::Event) -> Option<serde_json::Value> {
+        use crate::subscriptions::Event;
+        let (method, params) = match event {
+            Event::ToolsListChanged => ("notifications/tools/list_changed", serde_json::json!({})),
+            Event::PromptsListChanged => ("notifications/prompts/list_changed", serde_json::json!({})),
+            Event::ResourcesListChanged => ("notifications/resources/list_changed", serde_json::json!({})),
+            Event::ResourceUpdated(uri)
+                if self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).contains(uri) =>
+            {
+                ("notifications/resources/updated", serde_json::json!({ "uri": uri }))
+            }
+            _ => return None,
+        };
+        Some(serde_json::json!({ "jsonrpc": "2.0", "method": method, "params": params }))
+    }
+
     pub(crate) fn new(
         id: String,
         version: &'static str,

@@ -112,6 +112,31 @@ where
     writer_task.await.unwrap_or_else(|e| Err(std::io::Error::other(e)))
 }
 
+/// Writes the session-wide notifications of a legacy session until the server shuts down (the
+/// process ends with its stdio).
+async fn broadcast_to_session(server: Server, session: Arc<LegacySession>, out: mpsc::Sender<Value>) {
+    use futures::StreamExt;
+    let mut events = server.inner.hub.subscribe();
+    let shutdown = server.shutdown_token().clone();
+    loop {
+        let event = tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = out.closed() => return,
+            e = events.next() => e,
+        };
+        match event {
+            Some(Ok(e)) => {
+                if let Some(n) = session.notification_for(&e) {
+                    emit(&out, server.message_filters(), n).await;
+                }
+            }
+            // A lagging session misses list changes; clients re-list on reconnect anyway.
+            Some(Err(_)) => {}
+            None => return,
+        }
+    }
+}
+
 /// Sends a server message through the outgoing message filters.
 async fn emit(out: &mpsc::Sender<Value>, filters: &crate::pipeline::MessageFilters, msg: Value) {
     // The writer only stops when stdout is gone; then there is no one left to tell.
@@ -249,8 +274,9 @@ impl Connection {
             };
             match reply {
                 Ok((session, result)) => {
-                    self.session = Some(session);
+                    self.session = Some(session.clone());
                     self.send(success_response(&req.id, result)).await;
+                    self.tasks.spawn(broadcast_to_session(self.server.clone(), session, self.out.clone()));
                 }
                 Err(e) => self.send(error_response(Some(&req.id), &e)).await,
             }

@@ -44,7 +44,7 @@ pub(crate) async fn call(
 fn discover(server: &Server) -> Value {
     let mut result = json!({
         "supportedVersions": crate::protocol::SUPPORTED_VERSIONS,
-        "capabilities": server.capabilities(true),
+        "capabilities": server.capabilities(),
     });
     if let Some(i) = &server.inner.instructions {
         result["instructions"] = json!(i);

@@ -173,8 +173,9 @@ async fn reply(
 }
 
 /// GET with a session id: with `Last-Event-ID`, resumes that stream (missed events, then the
-/// rest); otherwise opens the session's server-to-client stream, which carries keep-alive
-/// comments until the session ends or the client disconnects.
+/// rest); otherwise opens the session's server-to-client stream: list changes, updates of the
+/// resources it subscribed to, and keep-alive comments, until the session ends or the client
+/// disconnects.
 pub(crate) async fn open_stream(
     state: &HttpState,
     session_id: &str,
@@ -186,14 +187,28 @@ pub(crate) async fn open_stream(
     if let Some(rx) = last.and_then(|l| session.streams.resume(l.trim())) {
         return respond::sse_response(rx);
     }
-    let (tx, rx) = mpsc::channel::<Bytes>(16);
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
     let keep_alive = state.config.keep_alive;
+    let server = state.server.clone();
     tokio::spawn(async move {
+        use futures::StreamExt;
+        let mut events = server.inner.hub.subscribe();
         let mut tick = tokio::time::interval(keep_alive);
         loop {
             tokio::select! {
                 _ = session.closed.cancelled() => return,
                 _ = tx.closed() => return,
+                e = events.next() => match e {
+                    Some(Ok(e)) => {
+                        if let Some(n) = session.legacy.notification_for(&e) {
+                            for m in server.message_filters().outgoing(n) {
+                                if tx.send(respond::sse_event(&m, None)).await.is_err() { return; }
+                            }
+                        }
+                    }
+                    Some(Err(_)) => {}
+                    None => return,
+                },
                 _ = tick.tick() => if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { return },
             }
         }
