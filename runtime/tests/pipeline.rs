@@ -162,3 +162,36 @@ async fn a16_message_filters_see_every_message_and_may_drop_or_inject() {
     let seen = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
     assert_eq!(seen, ["notifications/cancelled", "tools/call"]);
 }
+
+#[tokio::test]
+async fn e12_a_json_only_transport_advertises_no_streams_and_refuses_listen() {
+    let server = Server::builder("e12", "1").groups(["a16"]).build().expect("builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    let config = HttpConfig { streaming: false, ..HttpConfig::default() };
+    tokio::spawn(async move { axum::serve(listener, router(server, config)).await });
+    let post = |method: &str, params: Value| {
+        let mut params = params;
+        params["_meta"] = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}, "progressToken": "p" });
+        let mut rb = reqwest::Client::new()
+            .post(&url)
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method.to_owned());
+        if let Some(n) = params.get("name").and_then(Value::as_str) {
+            rb = rb.header("mcp-name", n.to_owned());
+        }
+        rb.body(json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }).to_string()).send()
+    };
+    let v: Value = post("server/discover", json!({})).await.expect("sent").json().await.expect("JSON");
+    assert_eq!(v["result"]["capabilities"]["tools"], json!({}), "{v}");
+    let resp =
+        post("subscriptions/listen", json!({ "notifications": { "toolsListChanged": true } })).await.expect("sent");
+    assert_eq!(resp.status().as_u16(), 404);
+    let v: Value = resp.json().await.expect("JSON");
+    assert_eq!(v["error"]["code"], -32601);
+    let resp = post("tools/call", json!({ "name": "progressing", "arguments": {} })).await.expect("sent");
+    assert!(resp.headers()["content-type"].to_str().is_ok_and(|t| t.starts_with("application/json")));
+    let v: Value = resp.json().await.expect("JSON");
+    assert_eq!(v["result"]["content"][0]["text"], "done");
+}

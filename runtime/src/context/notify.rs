@@ -44,6 +44,12 @@ impl Notifier {
         Notifier { tx: None, cancel: CancellationToken::new(), filters: MessageFilters::default() }
     }
 
+    /// True when notifications reach the client (the transport holds a stream for this
+    /// request); false on a transport that answers with one JSON body only.
+    pub fn can_deliver(&self) -> bool {
+        self.tx.is_some()
+    }
+
     /// Sends one notification `{"jsonrpc":"2.0","method":method,"params":params}`; returns false
     /// when it was dropped (no stream, request cancelled, stream closed).
     pub async fn send(&self, method: &str, params: Value) -> bool {

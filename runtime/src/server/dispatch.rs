@@ -268,7 +268,8 @@ impl Server {
     }
 
     /// Handles a legacy `initialize`: negotiates the version (the client's when served, else
-    /// 2025-11-25) and creates the session.
+    /// 2025-11-25) and creates the session. `streams` tells whether the transport can deliver
+    /// notifications outside responses (see [`capabilities_for`](Self::capabilities_for)).
     ///
     /// Errors: `-32602` when `params.protocolVersion` is missing or not a string, or
     /// `params.capabilities` is not an object.
@@ -276,6 +277,7 @@ impl Server {
         &self,
         params: Option<&Map<String, Value>>,
         session_id: String,
+        streams: bool,
     ) -> Result<(Arc<LegacySession>, Value), McpError> {
         let params = params.ok_or_else(|| McpError::invalid_params("initialize needs params"))?;
         let requested = params
@@ -290,7 +292,7 @@ impl Server {
         let session = Arc::new(LegacySession::new(session_id, version, caps, params.get("clientInfo").cloned()));
         let mut result = json!({
             "protocolVersion": version,
-            "capabilities": self.capabilities(),
+            "capabilities": self.capabilities_for(streams),
             "serverInfo": self.server_info(),
         });
         if let Some(i) = &self.inner.instructions {
@@ -303,19 +305,27 @@ impl Server {
     /// result (the same in both eras): `tools`/`prompts`/`resources` when any are registered,
     /// each with `listChanged` (and `resources.subscribe`), `completions`, `logging`.
     pub fn capabilities(&self) -> Value {
+        self.capabilities_for(true)
+    }
+
+    /// [`capabilities`](Self::capabilities) for a transport that can (`streams`) or cannot hold
+    /// a stream: without streams nothing can be delivered outside a response, so `listChanged`
+    /// and `resources.subscribe` are left out (requirement C2/E12).
+    pub fn capabilities_for(&self, streams: bool) -> Value {
         let t = self.inner.table.load();
         let mut caps = Map::new();
         caps.insert("logging".into(), json!({}));
         // Every transport of this crate can deliver what the publisher sends: modern clients
         // through listen streams, legacy sessions on their stream (stdio, or the HTTP GET stream).
+        let flag = |v: Value| if streams { v } else { json!({}) };
         if t.has_tools() {
-            caps.insert("tools".into(), json!({ "listChanged": true }));
+            caps.insert("tools".into(), flag(json!({ "listChanged": true })));
         }
         if t.prompts().next().is_some() {
-            caps.insert("prompts".into(), json!({ "listChanged": true }));
+            caps.insert("prompts".into(), flag(json!({ "listChanged": true })));
         }
         if t.has_resources() {
-            caps.insert("resources".into(), json!({ "subscribe": true, "listChanged": true }));
+            caps.insert("resources".into(), flag(json!({ "subscribe": true, "listChanged": true })));
         }
         if t.has_completions() {
             caps.insert("completions".into(), json!({}));

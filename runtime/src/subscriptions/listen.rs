@@ -98,6 +98,10 @@ pub(crate) async fn listen(
     ctx: RequestContext,
     params: Map<String, Value>,
 ) -> Result<Value, McpError> {
+    if !ctx.notifier().can_deliver() {
+        // A transport that answers with one JSON body cannot hold a subscription (E12).
+        return Err(McpError::method_not_found("subscriptions/listen"));
+    }
     let filter = requested(&params)?;
     let grant = grant(server, &filter);
     let sid = ctx.request_id().to_value();

@@ -270,7 +270,7 @@ impl Connection {
             let reply = if self.session.is_some() {
                 Err(McpError::invalid_request("this process is already initialized"))
             } else {
-                self.server.initialize(req.params.as_ref(), String::new())
+                self.server.initialize(req.params.as_ref(), String::new(), true)
             };
             match reply {
                 Ok((session, result)) => {

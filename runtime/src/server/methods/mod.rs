@@ -23,7 +23,7 @@ pub(crate) async fn call(
     session: Option<&Arc<LegacySession>>,
 ) -> Result<Value, McpError> {
     match method {
-        Method::Discover => Ok(discover(server)),
+        Method::Discover => Ok(discover(server, ctx.notifier().can_deliver())),
         Method::ToolsList => tools::list(server, &ctx, &params),
         Method::ToolsCall => tools::call(server, ctx, params).await,
         Method::PromptsList => prompts::list(server, &ctx, &params),
@@ -41,10 +41,10 @@ pub(crate) async fn call(
 }
 
 /// `server/discover` (spec digest §1.4): supported versions, capabilities, instructions.
-fn discover(server: &Server) -> Value {
+fn discover(server: &Server, streams: bool) -> Value {
     let mut result = json!({
         "supportedVersions": crate::protocol::SUPPORTED_VERSIONS,
-        "capabilities": server.capabilities(),
+        "capabilities": server.capabilities_for(streams),
     });
     if let Some(i) = &server.inner.instructions {
         result["instructions"] = json!(i);

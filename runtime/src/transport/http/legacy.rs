@@ -23,7 +23,7 @@ const RETRY: Duration = Duration::from_millis(500);
 /// `initialize` without modern `_meta`: negotiate, create the session, answer with its id.
 pub(crate) async fn initialize(state: &HttpState, msg: Message, principal: Option<Arc<Principal>>) -> Response {
     let Message::Request(req) = msg else { return respond::accepted() };
-    match state.server.initialize(req.params.as_ref(), new_session_id()) {
+    match state.server.initialize(req.params.as_ref(), new_session_id(), state.config.streaming) {
         Ok((legacy, result)) => {
             let owner = principal.map(|p| p.id.clone());
             let session = state.sessions.insert(legacy, state.server.shutdown_token(), owner);
@@ -91,7 +91,11 @@ pub(crate) async fn post(
     let (ntx, nrx) = mpsc::channel(64);
     let cancel = session.closed.child_token();
     session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(req.id.clone(), cancel.clone());
-    let notifier = state.server.notifier(ntx, cancel.clone());
+    let notifier = if state.config.streaming {
+        state.server.notifier(ntx, cancel.clone())
+    } else {
+        crate::context::Notifier::disconnected()
+    };
     let server = state.server.clone();
     let id = req.id.clone();
     let s = session.clone();

@@ -51,6 +51,10 @@ pub struct HttpConfig {
     pub keep_alive: Duration,
     /// Most legacy sessions kept at once (default 10 000); the least recently used is dropped.
     pub max_sessions: usize,
+    /// Whether replies may be SSE streams (default true). When false every POST is answered
+    /// with one JSON body: progress and log notifications are dropped, `subscriptions/listen`
+    /// is `-32601` (404), and no `listChanged`/`subscribe` capability is advertised (E12).
+    pub streaming: bool,
 }
 
 impl Default for HttpConfig {
@@ -62,6 +66,7 @@ impl Default for HttpConfig {
             legacy_sessions: true,
             keep_alive: Duration::from_secs(15),
             max_sessions: 10_000,
+            streaming: true,
         }
     }
 }
@@ -100,7 +105,7 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     let principal = parts.extensions.get::<crate::auth::Principal>().cloned().map(Arc::new);
     match parts.method {
         Method::POST => {}
-        Method::GET if state.config.legacy_sessions && session_id.is_some() => {
+        Method::GET if state.config.legacy_sessions && state.config.streaming && session_id.is_some() => {
             let id = session_id.as_deref().unwrap_or_default();
             return legacy::open_stream(&state, id, &parts.headers, principal.as_deref()).await;
         }

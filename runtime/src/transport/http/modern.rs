@@ -34,7 +34,11 @@ pub(crate) async fn post(
     };
     let (ntx, nrx) = mpsc::channel(64);
     let cancel = state.server.shutdown_token().child_token();
-    let notifier = state.server.notifier(ntx, cancel.clone());
+    let notifier = if state.config.streaming {
+        state.server.notifier(ntx, cancel.clone())
+    } else {
+        crate::context::Notifier::disconnected()
+    };
     let server = state.server.clone();
     let plan = ReplyPlan {
         id: req.id.clone(),
