@@ -22,6 +22,9 @@ pub enum ArgRules<'a> {
     Resource { uri: &'a str, vars: &'a [String] },
     /// Completions: one argument receiving the `CompletionRequest`, extractors.
     Completion,
+    /// Subscription field processors: exactly one argument receiving the requested value
+    /// (role [`Role::Params`]), extractors.
+    Grant,
 }
 
 /// What the generated shim passes for one argument.
@@ -261,7 +264,7 @@ fn classify(cx: &Ctxt, rules: &ArgRules<'_>, binding: Option<&Ident>, ty: &Type,
         return None;
     }
     match rules {
-        ArgRules::Params { .. } => Some(Role::Params),
+        ArgRules::Params { .. } | ArgRules::Grant => Some(Role::Params),
         ArgRules::Completion => Some(Role::CompletionRequest),
         ArgRules::Resource { uri, vars } => {
             if last_segment_name(ty).as_deref() == Some("ResourceRequest") {
@@ -296,6 +299,10 @@ fn report_second(cx: &Ctxt, role: &Role, rules: &ArgRules<'_>, arg: &syn::PatTyp
         (Role::Params, ArgRules::Params { macro_name }) => format!(
             "`#[{macro_name}]` takes at most one params argument and `{first}` is already the params; \
              put every field into that one type, or mark a custom extractor `#[extract]`"
+        ),
+        (Role::Params, ArgRules::Grant) => format!(
+            "`#[subscription_field]` takes exactly one argument for the requested value and `{first}` is \
+             already it; the other arguments must be extractors (e.g. `RequestContext`, or one marked `#[extract]`)"
         ),
         (Role::ResourceRequest, _) => "a resource handler takes the `ResourceRequest` at most once".to_owned(),
         _ => format!(

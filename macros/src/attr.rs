@@ -5,7 +5,7 @@
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ALTERNATE, ARGUMENT, CAPABILITY, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT, INPUT_SCHEMA,
+    ALTERNATE, ARGUMENT, CAPABILITY, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT, INPUT_SCHEMA, KEY,
     METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME, RPC, Symbol, TITLE,
     URI,
 };
@@ -424,6 +424,67 @@ impl RpcAttrs {
     }
 }
 
+/// `#[subscription_field("key", ...)]`.
+#[derive(Default)]
+pub struct SubscriptionFieldAttrs {
+    /// The positional filter key.
+    pub key: Option<LitStr>,
+    pub extension: Option<LitStr>,
+    pub group: Option<LitStr>,
+}
+
+const FIELD_EXAMPLE: &str = "`#[subscription_field(\"taskIds\")]`";
+
+impl SubscriptionFieldAttrs {
+    pub fn parse(cx: &Ctxt, tokens: TokenStream) -> SubscriptionFieldAttrs {
+        let mut attrs = SubscriptionFieldAttrs::default();
+        let mut metas = Vec::new();
+        // Whether the key was attempted at all, so that one mistake is one error.
+        let mut key_attempted = false;
+        for (i, arg) in parse_args(cx, tokens).into_iter().enumerate() {
+            match arg {
+                AttrArg::Positional(Lit::Str(lit)) if i == 0 => attrs.key = Some(lit),
+                AttrArg::Positional(lit) if i == 0 => {
+                    key_attempted = true;
+                    cx.error_spanned_by(lit, format!("the filter key is a string literal, e.g. {FIELD_EXAMPLE}"));
+                }
+                AttrArg::Positional(lit) => {
+                    key_attempted = true;
+                    let msg = if attrs.key.is_some() {
+                        "a subscription field has one key; the other arguments are `key = value`"
+                    } else {
+                        "the filter key comes first, e.g. `#[subscription_field(\"taskIds\", group = \"...\")]`"
+                    };
+                    cx.error_spanned_by(lit, msg);
+                }
+                AttrArg::Key(meta) if meta.path() == KEY || meta.path() == NAME => {
+                    key_attempted = true;
+                    cx.error_spanned_by(
+                        meta.path(),
+                        format!("the filter key is the first argument and takes no key: {FIELD_EXAMPLE}"),
+                    );
+                }
+                AttrArg::Key(meta) => metas.push(*meta),
+            }
+        }
+        if attrs.key.is_none() && !key_attempted {
+            cx.error_at(
+                Span::call_site(),
+                format!("`#[subscription_field]` needs the filter key first: {FIELD_EXAMPLE}"),
+            );
+        }
+        visit_keys(cx, "subscription_field", &metas, &[EXTENSION, GROUP], |key, meta| {
+            let slot = match key {
+                k if k == EXTENSION => &mut attrs.extension,
+                k if k == GROUP => &mut attrs.group,
+                _ => return,
+            };
+            *slot = string(cx, key, meta);
+        });
+        attrs
+    }
+}
+
 fn eras(cx: &Ctxt, lit: &LitStr) -> Option<ErasAttr> {
     let word = lit.value();
     if let Some(value) = Eras::from_word(&word) {
@@ -815,6 +876,34 @@ mod tests {
         let errors = errors(cx);
         assert_eq!(errors.len(), 1);
         assert!(errors[0].contains("takes only `key = value` arguments"), "{errors:?}");
+    }
+
+    #[test]
+    fn subscription_field_key_comes_first_and_keys_follow() {
+        let cx = Ctxt::new();
+        let attrs = SubscriptionFieldAttrs::parse(&cx, quote!("taskIds", extension = "io.x/tasks", group = "g"));
+        assert_eq!(attrs.key.map(|s| s.value()).as_deref(), Some("taskIds"));
+        assert_eq!(attrs.extension.map(|s| s.value()).as_deref(), Some("io.x/tasks"));
+        assert_eq!(attrs.group.map(|s| s.value()).as_deref(), Some("g"));
+        assert!(errors(cx).is_empty());
+
+        let cases = [
+            (quote!(), "needs the filter key first"),
+            (quote!(group = "g"), "needs the filter key first"),
+            (quote!(key = "taskIds"), "takes no key"),
+            (quote!(3), "is a string literal"),
+            (quote!(group = "g", "taskIds"), "comes first"),
+            (quote!("a", "b"), "has one key"),
+            (quote!("a", extenson = "x/y"), "did you mean `extension`?"),
+            (quote!("a", group = "g", group = "h"), "`group` is given twice"),
+        ];
+        for (tokens, expected) in cases {
+            let cx = Ctxt::new();
+            let _ = SubscriptionFieldAttrs::parse(&cx, tokens.clone());
+            let errors = errors(cx);
+            assert_eq!(errors.len(), 1, "{tokens}: {errors:?}");
+            assert!(errors[0].contains(expected), "{tokens}: {errors:?}");
+        }
     }
 
     #[test]

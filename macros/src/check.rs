@@ -4,13 +4,14 @@
 
 use crate::ast::{self, FilterFn, FilterKind, Handler};
 use crate::attr::{
-    Common, CompletionAttrs, Eras, FilterAttrs, Named, PromptAttrs, ResourceAttrs, Roles, RpcAttrs, ToolAttrs,
+    Common, CompletionAttrs, Eras, FilterAttrs, Named, PromptAttrs, ResourceAttrs, Roles, RpcAttrs,
+    SubscriptionFieldAttrs, ToolAttrs,
 };
 use crate::ctxt::Ctxt;
 use crate::symbol::{ARGUMENT, DESCRIPTION, DESTRUCTIVE, GROUP, NAME, PROMPT, READ_ONLY, ROUTING_NAME, TITLE, URI};
 use crate::uri_template;
 use proc_macro2::Span;
-use syn::{LitStr, Type};
+use syn::{ItemFn, LitStr, Type};
 
 /// Methods of the MCP protocol itself (both eras) and of the Tasks extension. A tool, prompt or
 /// RPC may not take one of these names: clients and the dispatcher already give them a meaning.
@@ -376,6 +377,101 @@ pub fn check_filter_fn(cx: &Ctxt, kind: FilterKind, filter: &FilterFn<'_>) {
     }
 }
 
+/// The keys of the `subscriptions/listen` filter that the runtime itself answers.
+pub const CORE_FILTER_KEYS: &[&str] =
+    &["toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions"];
+
+/// A `#[subscription_field]` key: non-empty, without whitespace, and not one of the core keys.
+pub fn subscription_field_key(key: &str) -> Result<(), String> {
+    if key.is_empty() {
+        return Err("the filter key must not be empty, e.g. `#[subscription_field(\"taskIds\")]`".to_owned());
+    }
+    if key.contains(char::is_whitespace) {
+        return Err(format!("the filter key {key:?} must not contain whitespace"));
+    }
+    if CORE_FILTER_KEYS.contains(&key) {
+        return Err(format!(
+            "`{key}` is a core key of the `subscriptions/listen` filter, answered by the runtime itself; \
+             a subscription field processor takes a key of its own extension (the core keys are {})",
+            CORE_FILTER_KEYS.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// The types of a subscription field processor: the requested value `T`, and the `G` and `E`
+/// of its `Result<G, E>`. Every problem is reported; `None` when any part is missing.
+pub struct GrantTypes<'a> {
+    pub requested: &'a Type,
+    pub granted: &'a Type,
+    pub error: &'a Type,
+}
+
+/// `#[subscription_field]` keys and signature.
+pub fn check_subscription_field<'a>(
+    cx: &Ctxt,
+    attrs: &SubscriptionFieldAttrs,
+    handler: &Handler<'a>,
+    func: &ItemFn,
+) -> Option<GrantTypes<'a>> {
+    if let Some(key) = &attrs.key {
+        report(cx, key.span(), subscription_field_key(&key.value()));
+    }
+    if let Some(ext) = &attrs.extension {
+        report(cx, ext.span(), extension_id(&ext.value()));
+    }
+    non_empty(cx, attrs.group.as_ref(), GROUP.as_str());
+    let requested = match handler.params() {
+        Some(ty) if ast::is_unnameable(ty) => {
+            cx.error_spanned_by(
+                ty,
+                "the requested type of a subscription field processor must be named, without `impl`",
+            );
+            None
+        }
+        Some(ty) => Some(ty),
+        None => {
+            cx.error_at(
+                func.sig.paren_token.span.join(),
+                "a subscription field processor takes the value requested for its key as one argument \
+                 (any `T: Deserialize`), e.g. `async fn grant(requested: Vec<String>, ctx: RequestContext)`",
+            );
+            None
+        }
+    };
+    let returns = grant_return(cx, handler);
+    let (requested, (granted, error)) = (requested?, returns?);
+    Some(GrantTypes { requested, granted, error })
+}
+
+/// The `G` and `E` of a processor's `Result<G, E>`; anything else is reported at the return type.
+fn grant_return<'a>(cx: &Ctxt, handler: &Handler<'a>) -> Option<(&'a Type, &'a Type)> {
+    const FORM: &str = "subscription field processors return `Result<G, E>` where `G: Serialize` (the value \
+                        granted) and `E: Into<McpError>`";
+    let Some(output) = handler.output else {
+        cx.error_spanned_by(handler.ident, format!("{FORM}; this one returns nothing"));
+        return None;
+    };
+    match ast::result_parts(output) {
+        Some((granted, _)) if ast::is_unnameable(granted) => {
+            cx.error_spanned_by(granted, "name the granted type, without `impl` or `_`");
+            None
+        }
+        Some(parts) => Some(parts),
+        None if ast::last_segment_name(output).as_deref() == Some("Result") => {
+            cx.error_spanned_by(
+                output,
+                format!("{FORM}; write both type arguments out (this `Result` alias hides the error type)"),
+            );
+            None
+        }
+        None => {
+            cx.error_spanned_by(output, FORM);
+            None
+        }
+    }
+}
+
 fn lit_value(lit: Option<&LitStr>) -> Option<String> {
     lit.map(LitStr::value)
 }
@@ -505,6 +601,17 @@ pub fn check_completion(cx: &Ctxt, attrs: &CompletionAttrs) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subscription_field_keys() {
+        assert!(subscription_field_key("taskIds").is_ok());
+        assert!(subscription_field_key("io.example/jobs").is_ok());
+        assert!(subscription_field_key("").expect_err("empty").contains("must not be empty"));
+        assert!(subscription_field_key("task ids").expect_err("space").contains("whitespace"));
+        for key in CORE_FILTER_KEYS {
+            assert!(subscription_field_key(key).expect_err("core").contains("is a core key"), "{key}");
+        }
+    }
 
     #[test]
     fn valid_tool_names_pass() {

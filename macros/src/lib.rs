@@ -31,9 +31,9 @@
 //!
 //! # Duplicates
 //! A second tool with the same name, prompt with the same name, resource with the same URI,
-//! completion for the same target and argument, or RPC with the same method, in the same group
-//! of the same crate, fails `cargo check` with an error pointing at both names. Duplicates
-//! across crates are reported by `ServerBuilder::build`.
+//! completion for the same target and argument, RPC with the same method, or subscription field
+//! processor for the same key, in the same group of the same crate, fails `cargo check` with an
+//! error pointing at both names. Duplicates across crates are reported by `ServerBuilder::build`.
 
 mod ast;
 mod attr;
@@ -346,4 +346,52 @@ pub fn mcp_rpc(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_filter(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Filter, attr.into(), item.into()).into()
+}
+
+/// Registers an `async fn` as the processor of an extension-owned key of the
+/// `subscriptions/listen` filter: it receives the value a client requested for the key and
+/// returns the value granted, which the acknowledgement carries under the same key.
+///
+/// ```ignore
+/// /// Lets a client follow the tasks it may see.
+/// #[subscription_field("taskIds", extension = "io.modelcontextprotocol/tasks", group = "tasks")]
+/// async fn grant_task_ids(requested: Vec<String>, ctx: RequestContext) -> Result<Vec<String>, McpError> {
+///     # todo!()
+/// }
+/// ```
+///
+/// # Arguments of the attribute
+/// The filter key comes first, as a non-empty string literal without whitespace. The core keys,
+/// which the runtime answers itself, are not accepted: `toolsListChanged`,
+/// `promptsListChanged`, `resourcesListChanged` and `resourceSubscriptions`. Then these keys:
+///
+/// | key | value | default |
+/// |---|---|---|
+/// | `extension` | the extension that owns the key, `"vendor-prefix/name"` | none: any client may name the key |
+/// | `group` | registration group selected by `ServerBuilder::groups` | `"default"` |
+///
+/// An unknown key, or a key given twice, is an error.
+///
+/// # Arguments of the function
+/// Exactly one argument receiving the requested value, of any type `T: serde::Deserialize`
+/// (a value that does not decode is `-32602`, naming the key), and extractors (see the
+/// [crate docs](crate)), typically one `RequestContext`.
+///
+/// # Return type
+/// `Result<G, E>`, written out, with `G: serde::Serialize` the value granted and
+/// `E: Into<McpError>`. An empty grant (`null`, `[]` or `{}`) leaves the key out of the
+/// acknowledgement; an error fails the listen request.
+///
+/// # When it runs
+/// Only for `subscriptions/listen` requests whose filter names its key, and only where the
+/// transport can deliver what it grants (never on a JSON-only HTTP transport). When `extension`
+/// is set, a request naming the key without declaring that extension in its capabilities gets
+/// `-32021` with `data.requiredCapabilities = {"extensions": {EXT: {}}}`, and the processor does
+/// not run.
+///
+/// Two `#[subscription_field]` processors of one key in one group of one crate fail to
+/// compile, at both keys.
+#[proc_macro_attribute]
+pub fn subscription_field(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(Kind::SubscriptionField, attr.into(), item.into()).into()
 }

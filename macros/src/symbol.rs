@@ -38,6 +38,7 @@ pub const RPC: Symbol = Symbol("rpc");
 pub const METHOD: Symbol = Symbol("method");
 pub const ALTERNATE: Symbol = Symbol("alternate");
 pub const ROLES: Symbol = Symbol("roles");
+pub const KEY: Symbol = Symbol("key");
 
 /// The argument attribute that marks a custom extractor.
 pub const EXTRACT: Symbol = Symbol("extract");

@@ -57,7 +57,9 @@ pub use pipeline::{
 pub use protocol::LogLevel;
 pub use registry::{BuildError, ResourceRequest};
 pub use server::{Server, ServerBuilder};
-pub use switchyard_macros::{mcp_completion, mcp_filter, mcp_prompt, mcp_resource, mcp_rpc, mcp_tool};
+pub use switchyard_macros::{
+    mcp_completion, mcp_filter, mcp_prompt, mcp_resource, mcp_rpc, mcp_tool, subscription_field,
+};
 pub use tokio_util::sync::CancellationToken;
 
 /// The README's examples, compiled as doctests so they cannot rot.
@@ -72,6 +74,7 @@ pub mod prelude {
         GetPromptResult, Json, Logger, McpError, Next, Progress, PromptMessage, RawNext, RawRequest, RawResponse,
         ReadResourceParams, ReadResourceResult, RequestContext, ResourceContents, ResourceRequest, Server, State,
         ToolError, TypedRequest, mcp_completion, mcp_filter, mcp_prompt, mcp_resource, mcp_rpc, mcp_tool,
+        subscription_field,
     };
 }
 
@@ -97,6 +100,7 @@ pub mod __private {
         BoxFuture, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, ResourceRequest,
         Site, ToolRegistration,
     };
+    pub use crate::subscriptions::{SubscriptionFieldRegistration, grant_shim};
     pub use inventory;
     pub use schemars;
     pub use serde;

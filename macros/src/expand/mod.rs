@@ -13,6 +13,7 @@ mod filter;
 mod prompt;
 mod resource;
 mod rpc;
+mod subscription_field;
 mod tool;
 
 use crate::ast::{self, Arg, Handler, Role};
@@ -33,6 +34,7 @@ pub enum Kind {
     Completion,
     Rpc,
     Filter,
+    SubscriptionField,
 }
 
 impl Kind {
@@ -44,6 +46,7 @@ impl Kind {
             Kind::Completion => "mcp_completion",
             Kind::Rpc => "mcp_rpc",
             Kind::Filter => "mcp_filter",
+            Kind::SubscriptionField => "subscription_field",
         }
     }
 }
@@ -82,6 +85,7 @@ pub fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
         Kind::Completion => completion::expand(&cx, attr, &func).into(),
         Kind::Rpc => rpc::expand(&cx, attr, &func),
         Kind::Filter => filter::expand(&cx, attr, &func).into(),
+        Kind::SubscriptionField => subscription_field::expand(&cx, attr, &func).into(),
     };
     ast::strip_extract_attrs(&mut func);
     // A `#[cfg]` written below our attribute reaches us unevaluated; the registration must
@@ -464,6 +468,15 @@ mod tests {
                     }
                 ),
             ),
+            (
+                Kind::SubscriptionField,
+                quote!("taskIds", extension = "io.x/tasks", group = "g"),
+                quote!(
+                    async fn grant(requested: Vec<String>, ctx: RequestContext) -> Result<Vec<String>, McpError> {
+                        todo!()
+                    }
+                ),
+            ),
         ];
         for (kind, attr, item) in cases {
             let out = expand(kind, attr, item);
@@ -605,6 +618,43 @@ mod tests {
         let text = out.to_string();
         assert!(text.contains("compile_error") && text.contains("name the method with `rpc`"), "{text}");
         assert!(text.contains("async fn alt"), "the function stays: {text}");
+        assert!(!text.contains("inventory"), "{text}");
+    }
+
+    #[test]
+    fn subscription_field_registration_carries_the_keys() {
+        let out = expand(
+            Kind::SubscriptionField,
+            quote!("taskIds", extension = "io.x/tasks"),
+            quote!(
+                async fn grant(ctx: RequestContext, requested: Vec<String>) -> Result<Vec<String>, E> {
+                    todo!()
+                }
+            ),
+        );
+        let text = out.to_string().replace(' ', "");
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(text.contains("::switchyard::__private::SubscriptionFieldRegistration{"), "{text}");
+        assert!(text.contains(r#"grant_shim::<<Vec<String>as::switchyard::__private::RpcParams>::Checked,"#), "{text}");
+        assert!(text.contains(r#",__requested,"taskIds",|__requested,__ctx|"#), "{text}");
+        assert!(text.contains(r#"extension:::switchyard::__private::Some("io.x/tasks")"#), "{text}");
+        assert!(text.contains(r#"group:"default""#), "{text}");
+        assert!(text.contains("grant(__arg0,__arg1).await"), "{text}");
+        assert!(text.contains("__switchyard_subscription_field_taskIds_"), "{text}");
+
+        let out = expand(
+            Kind::SubscriptionField,
+            quote!("taskIds"),
+            quote!(
+                fn grant(a: Vec<String>, b: Vec<String>) -> Vec<String> {
+                    todo!()
+                }
+            ),
+        );
+        let text = out.to_string();
+        // Not async, a second requested value, not a `Result`.
+        assert_eq!(text.matches("compile_error").count(), 3, "{text}");
+        assert!(text.contains("fn grant"), "the function stays: {text}");
         assert!(!text.contains("inventory"), "{text}");
     }
 

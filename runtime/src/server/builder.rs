@@ -194,6 +194,7 @@ impl ServerBuilder {
                 tools_call: self.tools_call.map(|(f, _)| f),
                 messages: crate::pipeline::MessageFilters::new(self.message_filters),
                 hub: self.hub,
+                fields: crate::subscriptions::collect_fields(groups)?,
             }),
         })
     }

@@ -11,8 +11,13 @@ pub enum Event {
     ResourcesListChanged,
     /// A resource changed (`notifications/resources/updated` with this URI).
     ResourceUpdated(String),
-    /// An extension's event: `method` is the notification method, `params` its params.
+    /// An extension's event, delivered to subscriptions whose grant for `key` matches `item`:
+    /// the granted value is an array containing `item`, or equals it.
     Extension {
+        /// The filter key it is routed by, e.g. `taskIds`.
+        key: String,
+        /// The value it concerns, e.g. a task id.
+        item: Value,
         /// The notification method, e.g. `notifications/tasks`.
         method: String,
         /// Its params (the subscription id is added to `_meta`).

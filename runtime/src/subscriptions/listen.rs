@@ -17,6 +17,8 @@ struct Grant {
     prompts: bool,
     resources: bool,
     uris: Option<Vec<String>>,
+    /// Grants of extension-owned keys, by key.
+    fields: Map<String, Value>,
 }
 
 impl Grant {
@@ -34,6 +36,9 @@ impl Grant {
         if let Some(uris) = &self.uris {
             n.insert("resourceSubscriptions".into(), json!(uris));
         }
+        for (k, v) in &self.fields {
+            n.insert(k.clone(), v.clone());
+        }
         Value::Object(n)
     }
 
@@ -47,6 +52,11 @@ impl Grant {
             }
             Event::ResourceUpdated(uri) if self.uris.as_ref().is_some_and(|u| u.contains(uri)) => {
                 Some(("notifications/resources/updated".into(), json!({ "uri": uri })))
+            }
+            Event::Extension { key, item, method, params } => {
+                let granted = self.fields.get(key)?;
+                let matches = granted == item || granted.as_array().is_some_and(|a| a.contains(item));
+                matches.then(|| (method.clone(), params.clone()))
             }
             _ => None,
         }
@@ -75,6 +85,33 @@ fn requested(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError
     Ok(filter.clone())
 }
 
+/// Runs the processors of the extension keys the filter names (requirement C16): `-32021` for
+/// a key whose extension the request did not declare; keys nobody claims are dropped.
+async fn grant_fields(
+    server: &Server,
+    ctx: &RequestContext,
+    filter: &Map<String, Value>,
+) -> Result<Map<String, Value>, McpError> {
+    let mut granted = Map::new();
+    for (key, requested) in filter {
+        let Some(reg) = server.inner.fields.get(key.as_str()) else { continue };
+        if let Some(ext) = reg.extension {
+            let declared =
+                ctx.client_capabilities().get("extensions").and_then(|e| e.get(ext)).is_some_and(Value::is_object);
+            if !declared {
+                return Err(McpError::missing_capability(
+                    format!("notifications.{key} needs the extension `{ext}` in the request's capabilities"),
+                    json!({ "extensions": { ext: {} } }),
+                ));
+            }
+        }
+        if let Some(v) = (reg.handler)(ctx.clone(), requested.clone()).await? {
+            granted.insert(key.clone(), v);
+        }
+    }
+    Ok(granted)
+}
+
 fn grant(server: &Server, filter: &Map<String, Value>) -> Grant {
     let table = server.table();
     let on = |k: &str| filter.get(k).and_then(Value::as_bool).unwrap_or(false);
@@ -88,6 +125,7 @@ fn grant(server: &Server, filter: &Map<String, Value>) -> Grant {
             .and_then(Value::as_array)
             .filter(|_| has_resources)
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
+        fields: Map::new(),
     }
 }
 
@@ -103,7 +141,8 @@ pub(crate) async fn listen(
         return Err(McpError::method_not_found("subscriptions/listen"));
     }
     let filter = requested(&params)?;
-    let grant = grant(server, &filter);
+    let mut grant = grant(server, &filter);
+    grant.fields = grant_fields(server, &ctx, &filter).await?;
     let sid = ctx.request_id().to_value();
     // Subscribe before acknowledging, so nothing published after the ack can be missed.
     let mut events = server.inner.hub.subscribe();

@@ -6,10 +6,13 @@
 //! granted filter matches, each tagged with `_meta["io.modelcontextprotocol/subscriptionId"]`.
 
 mod event;
+mod field;
 mod hub;
 pub(crate) mod listen;
 mod publisher;
 
 pub use event::Event;
+pub(crate) use field::collect_fields;
+pub use field::{GrantFn, SubscriptionFieldRegistration, grant_shim};
 pub use hub::{DeliveryHub, EventStream, InProcessHub, Lagged};
 pub use publisher::Publisher;
