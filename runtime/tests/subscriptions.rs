@@ -63,3 +63,75 @@ async fn c16_c17_grant_processors_and_routed_extension_events() {
     let acme: Vec<Value> = client.notifications().into_iter().filter(|m| m["method"] == "notifications/acme").collect();
     assert_eq!(acme.len(), 1, "only the granted id is delivered: {acme:?}");
 }
+
+async fn serve(server: Server, config: switchyard::transport::http::HttpConfig) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    tokio::spawn(async move { axum::serve(listener, switchyard::transport::http::router(server, config)).await });
+    url
+}
+
+async fn open_listen(url: &str, id: i64) -> reqwest::Response {
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+        "notifications": { "toolsListChanged": true },
+        "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } });
+    reqwest::Client::new()
+        .post(url)
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("sent")
+}
+
+/// Reads the body until `needle` appears (or 5 s pass); returns what was read.
+async fn read_until(resp: &mut reqwest::Response, needle: &str) -> String {
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !text.contains(needle) {
+        match tokio::time::timeout_at(deadline, resp.chunk()).await {
+            Ok(Ok(Some(c))) => text.push_str(&String::from_utf8_lossy(&c)),
+            _ => break,
+        }
+    }
+    text
+}
+
+#[tokio::test]
+async fn c19_listen_streams_carry_keep_alive_comments_at_the_configured_interval() {
+    let server = Server::builder("c19", "1").groups(["c16"]).build().expect("builds");
+    let config =
+        switchyard::transport::http::HttpConfig { keep_alive: Duration::from_millis(50), ..Default::default() };
+    let url = serve(server, config).await;
+    let mut resp = open_listen(&url, 1).await;
+    let text = read_until(&mut resp, ": keep-alive").await;
+    assert!(text.contains("notifications/subscriptions/acknowledged"), "{text}");
+    assert!(text.contains(": keep-alive"), "{text}");
+}
+
+#[tokio::test]
+async fn c20_a_subscriber_that_does_not_read_never_blocks_the_others() {
+    let server = Server::builder("c20", "1").groups(["c16"]).build().expect("builds");
+    let url = serve(server.clone(), Default::default()).await;
+    let mut stalled = open_listen(&url, 1).await;
+    read_until(&mut stalled, "acknowledged").await;
+    let mut reader = open_listen(&url, 2).await;
+    read_until(&mut reader, "acknowledged").await;
+    // The stalled stream is never read again; the other still gets every event promptly.
+    for _ in 0..200 {
+        server.publisher().tools_list_changed();
+    }
+    let mut seen = 0;
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while seen < 1 {
+        match tokio::time::timeout_at(deadline, reader.chunk()).await {
+            Ok(Ok(Some(c))) => text.push_str(&String::from_utf8_lossy(&c)),
+            _ => break,
+        }
+        seen = text.matches("notifications/tools/list_changed").count();
+    }
+    assert!(seen >= 1, "the reading subscriber got nothing: {text}");
+    drop(stalled);
+}
