@@ -38,7 +38,7 @@ pub use security::HostPolicy;
 pub struct HttpConfig {
     /// Path of the MCP endpoint inside the router (default `/mcp`).
     pub path: String,
-    /// Which `Host` and `Origin` values are accepted (default: localhost, 127.0.0.1 and [::1]
+    /// Which `Host` and `Origin` values are accepted (default: localhost, 127.0.0.1 and `[::1]`
     /// on any port). Others get 403.
     pub hosts: HostPolicy,
     /// Largest accepted request body in bytes (default 4 MiB); larger bodies get 413 with a
