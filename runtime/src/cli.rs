@@ -10,7 +10,7 @@
 
 use crate::auth::{BearerAuth, Principal};
 use crate::server::Server;
-use crate::transport::http::{HttpConfig, router};
+use crate::transport::http::{HttpConfig, router, serve_app};
 use crate::transport::stdio::{self, StdioConfig};
 use std::process::ExitCode;
 
@@ -97,7 +97,7 @@ pub async fn serve_with(server: Server, mode: Mode, options: ServeOptions) -> Ex
                 if let Some(auth) = options.auth {
                     app = app.layer(auth);
                 }
-                axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await
+                serve_app(listener, app, shutdown).await
             }
             Err(e) => return fail(&format!("cannot listen on {addr}: {e}")),
         },

@@ -16,9 +16,5 @@ pub use items::{
 pub use table::{
     BuildError, CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ToolCallFn, ToolEntry,
 };
+pub(crate) use table::{ToolParts, build_tool};
 pub use uri_template::UriTemplate;
-
-/// Validates the `x-mcp-header` annotations of a schema (shared with run-time tools).
-pub(crate) fn table_param_headers(schema: &serde_json::Value) -> Result<Vec<ParamHeader>, String> {
-    table::param_headers(schema)
-}

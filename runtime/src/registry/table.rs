@@ -317,48 +317,74 @@ fn duplicate(kind: &'static str, name: &str, first: Site, second: Site) -> Build
     BuildError::Duplicate { kind, name: name.to_owned(), first: a.to_string(), second: b.to_string() }
 }
 
-/// Builds a tool entry from its parts, validating the schema. Used for registrations and for
-/// tools added at run time.
-pub(crate) fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, BuildError> {
-    let input_schema = (reg.input_schema)();
-    let invalid = |reason: String| BuildError::Invalid {
-        kind: "tool",
-        name: reg.name.to_owned(),
-        site: reg.site.to_string(),
-        reason,
-    };
-    if input_schema.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(invalid(
+/// What a tool entry is built from: a `#[mcp_tool]` registration or a run-time tool.
+pub(crate) struct ToolParts<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) title: Option<&'a str>,
+    pub(crate) description: Option<&'a str>,
+    pub(crate) input_schema: Value,
+    pub(crate) output_schema: Option<Value>,
+    pub(crate) annotations: Option<Value>,
+    pub(crate) roles: &'static [&'static str],
+    pub(crate) site: Option<Site>,
+}
+
+/// Builds a tool entry, checking the input schema (object root, valid `x-mcp-header`s).
+///
+/// Errors: what is wrong, as a sentence for the caller to wrap.
+pub(crate) fn build_tool(parts: ToolParts<'_>, call: ToolCallFn) -> Result<ToolEntry, String> {
+    if parts.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(
             "the input schema must have `\"type\": \"object\"` at its root; use a struct with named fields as params"
                 .to_owned(),
-        ));
+        );
     }
-    let param_headers = param_headers(&input_schema).map_err(invalid)?;
+    let param_headers = param_headers(&parts.input_schema)?;
     let mut def = Map::new();
-    def.insert("name".into(), json!(reg.name));
-    set_opt(&mut def, "title", reg.title);
-    set_opt(&mut def, "description", reg.description);
-    def.insert("inputSchema".into(), input_schema);
-    if let Some(out) = reg.output_schema {
-        def.insert("outputSchema".into(), out());
+    def.insert("name".into(), json!(parts.name));
+    set_opt(&mut def, "title", parts.title);
+    set_opt(&mut def, "description", parts.description);
+    def.insert("inputSchema".into(), parts.input_schema);
+    if let Some(out) = parts.output_schema {
+        def.insert("outputSchema".into(), out);
     }
-    if let Some(ann) = reg.annotations {
-        def.insert("annotations".into(), ann());
+    if let Some(ann) = parts.annotations {
+        def.insert("annotations".into(), ann);
     }
     Ok(ToolEntry {
-        name: reg.name.to_owned(),
+        name: parts.name.to_owned(),
         definition: Value::Object(def),
         call,
         enabled: true,
         param_headers,
-        site: Some(reg.site),
+        site: parts.site,
+        roles: parts.roles,
+    })
+}
+
+/// The entry of a `#[mcp_tool]` registration.
+fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, BuildError> {
+    let parts = ToolParts {
+        name: reg.name,
+        title: reg.title,
+        description: reg.description,
+        input_schema: (reg.input_schema)(),
+        output_schema: reg.output_schema.map(|f| f()),
+        annotations: reg.annotations.map(|f| f()),
         roles: reg.roles,
+        site: Some(reg.site),
+    };
+    build_tool(parts, call).map_err(|reason| BuildError::Invalid {
+        kind: "tool",
+        name: reg.name.to_owned(),
+        site: reg.site.to_string(),
+        reason,
     })
 }
 
 /// Reads `x-mcp-header` annotations from top-level properties and checks the constraints of
 /// spec digest §5.4 (token name, unique ignoring case, on string/integer/boolean only).
-pub(crate) fn param_headers(schema: &Value) -> Result<Vec<ParamHeader>, String> {
+fn param_headers(schema: &Value) -> Result<Vec<ParamHeader>, String> {
     let mut out: Vec<ParamHeader> = Vec::new();
     let Some(props) = schema.get("properties").and_then(Value::as_object) else { return Ok(out) };
     for (prop, def) in props {

@@ -2,8 +2,8 @@ use super::Server;
 use crate::context::RequestContext;
 use crate::handler::IntoToolOutcome;
 use crate::jsonrpc::McpError;
-use crate::registry::{DispatchTable, ToolCallFn, ToolEntry};
-use serde_json::{Map, Value, json};
+use crate::registry::{DispatchTable, ToolCallFn, ToolParts, build_tool};
+use serde_json::{Value, json};
 use std::future::Future;
 use std::sync::Arc;
 
@@ -89,26 +89,17 @@ impl Server {
                 tool.name
             )));
         }
-        if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(McpError::invalid_params("a tool input schema needs \"type\": \"object\" at its root"));
-        }
-        let param_headers =
-            crate::registry::table_param_headers(&tool.input_schema).map_err(McpError::invalid_params)?;
-        let mut def = Map::new();
-        def.insert("name".into(), json!(tool.name));
-        if let Some(d) = &tool.description {
-            def.insert("description".into(), json!(d));
-        }
-        def.insert("inputSchema".into(), tool.input_schema);
-        let entry = ToolEntry {
-            name: tool.name,
-            definition: Value::Object(def),
-            call: tool.call,
-            enabled: true,
-            param_headers,
-            site: None,
+        let parts = ToolParts {
+            name: &tool.name,
+            title: None,
+            description: tool.description.as_deref(),
+            input_schema: tool.input_schema,
+            output_schema: None,
+            annotations: None,
             roles: tool.roles,
+            site: None,
         };
+        let entry = build_tool(parts, tool.call).map_err(McpError::invalid_params)?;
         self.inner.table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
         self.publisher().tools_list_changed();
         Ok(())

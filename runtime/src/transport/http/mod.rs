@@ -91,7 +91,18 @@ pub fn router(server: Server, config: HttpConfig) -> Router {
 /// Errors: I/O errors of the listener.
 pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: HttpConfig) -> std::io::Result<()> {
     let shutdown = server.shutdown_token().clone();
-    let app = router(server, config);
+    serve_app(listener, router(server, config), shutdown).await
+}
+
+/// Serves an axum app (e.g. [`router`] with layers around it, or merged into a larger app)
+/// until `shutdown` fires.
+///
+/// Errors: I/O errors of the listener.
+pub async fn serve_app(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> std::io::Result<()> {
     axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await
 }
 

@@ -42,7 +42,6 @@ pub(crate) async fn post(
     let server = state.server.clone();
     let plan = ReplyPlan {
         id: req.id.clone(),
-        error_status: McpError::status,
         keep_alive: state.config.keep_alive,
         filters: state.server.message_filters().clone(),
     };

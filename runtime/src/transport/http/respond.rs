@@ -70,8 +70,6 @@ pub(crate) fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
 pub(crate) struct ReplyPlan {
     /// The request id.
     pub id: RequestId,
-    /// HTTP status for an error sent as JSON (modern: by code; legacy: 200).
-    pub error_status: fn(&McpError) -> u16,
     /// Keep-alive comment interval on SSE replies.
     pub keep_alive: Duration,
     /// The server's message filters, applied to the final response.
@@ -149,7 +147,7 @@ pub(crate) async fn reply(
                 drop(guard.disarm());
                 let status = match &r {
                     Ok(_) => 200,
-                    Err(e) => (plan.error_status)(e),
+                    Err(e) => e.status(),
                 };
                 return filtered(&plan.filters, status, final_message(&plan.id, r));
             }
