@@ -285,3 +285,154 @@ async fn c13_legacy_sessions_get_session_wide_notifications_without_ids() {
         notes.iter().any(|n| n["method"] == "notifications/tools/list_changed" && n["params"].get("_meta").is_none())
     );
 }
+
+/// A modern `tools/call` whose `_meta` also carries `extra` (e.g. `logLevel`, `progressToken`).
+fn call_with_meta(url: &str, id: i64, tool: &str, extra: Value) -> reqwest::RequestBuilder {
+    let mut m = meta(json!({}));
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        m[k] = v.clone();
+    }
+    modern(&client(), url, json!(id), "tools/call", json!({ "name": tool, "arguments": {}, "_meta": m }))
+}
+
+fn methods(frames: &[Value]) -> Vec<&str> {
+    frames.iter().filter_map(|f| f["method"].as_str()).collect()
+}
+
+#[tokio::test]
+async fn c9_progress_and_log_messages_stay_on_the_request_stream() {
+    let s = HttpServer::start("everything");
+    let logs = std::sync::Mutex::new(Vec::new());
+    let listen_frames = http_listen(
+        &s.url,
+        json!({ "toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true }),
+        async || {
+            let log = send(call_with_meta(
+                &s.url,
+                1,
+                "test_logging_tool",
+                json!({ "io.modelcontextprotocol/logLevel": "debug" }),
+            ))
+            .await;
+            let progress =
+                send(call_with_meta(&s.url, 2, "test_tool_with_progress", json!({ "progressToken": "c9" }))).await;
+            logs.lock().unwrap_or_else(|e| e.into_inner()).push((log.messages, progress.messages));
+        },
+        Duration::from_millis(800),
+    )
+    .await;
+    let (log, progress) = logs.lock().unwrap_or_else(|e| e.into_inner()).pop().expect("both calls ran");
+    // Where they belong: on the calls' own streams, before their results.
+    assert!(methods(&log).contains(&"notifications/message"), "{log:?}");
+    assert!(log.last().is_some_and(|m| m["id"] == 1 && m.get("result").is_some()), "{log:?}");
+    assert!(methods(&progress).contains(&"notifications/progress"), "{progress:?}");
+    assert!(progress.last().is_some_and(|m| m["id"] == 2 && m.get("result").is_some()), "{progress:?}");
+    // Never on the listen stream.
+    let on_listen = methods(&listen_frames);
+    assert_eq!(on_listen.first(), Some(&"notifications/subscriptions/acknowledged"));
+    assert!(
+        on_listen.iter().all(|m| *m != "notifications/message" && *m != "notifications/progress"),
+        "{listen_frames:?}"
+    );
+}
+
+#[tokio::test]
+async fn e11_log_messages_are_sent_only_when_the_request_asks_for_them() {
+    let s = HttpServer::start("everything");
+    let count = |r: &Reply| r.messages.iter().filter(|m| m["method"] == "notifications/message").count();
+    let none = send(call_with_meta(&s.url, 1, "test_logging_tool", json!({}))).await;
+    assert!(none.last().get("result").is_some(), "{:?}", none.messages);
+    assert_eq!(count(&none), 0, "{:?}", none.messages);
+    let info =
+        send(call_with_meta(&s.url, 2, "test_logging_tool", json!({ "io.modelcontextprotocol/logLevel": "info" })))
+            .await;
+    assert!(count(&info) >= 1, "{:?}", info.messages);
+    // The level is a threshold: nothing below `info` is sent.
+    assert!(
+        info.messages
+            .iter()
+            .filter(|m| m["method"] == "notifications/message")
+            .all(|m| m["params"]["level"] != "debug"),
+        "{:?}",
+        info.messages
+    );
+}
+
+/// The list-change methods among `frames`, with their subscription ids, in arrival order.
+fn changes(frames: &[Value]) -> Vec<(String, Value)> {
+    frames
+        .iter()
+        .filter(|f| f["method"].as_str().is_some_and(|m| m.ends_with("/list_changed")))
+        .map(|f| (f["method"].as_str().unwrap_or_default().to_owned(), f["params"]["_meta"][SID].clone()))
+        .collect()
+}
+
+const ALTERNATION: [&str; 6] = [
+    "test_trigger_tool_change",
+    "test_trigger_prompt_change",
+    "test_trigger_tool_change",
+    "test_trigger_prompt_change",
+    "test_trigger_prompt_change",
+    "test_trigger_tool_change",
+];
+
+fn expected_order() -> Vec<String> {
+    ALTERNATION
+        .iter()
+        .map(
+            |t| {
+                if t.contains("tool") {
+                    "notifications/tools/list_changed"
+                } else {
+                    "notifications/prompts/list_changed"
+                }
+            },
+        )
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn c21_one_subscription_sees_its_ack_first_then_events_in_publication_order_on_stdio() {
+    let mut s = Stdio::start();
+    s.send(
+        json!("o"),
+        "subscriptions/listen",
+        json!({ "notifications": { "toolsListChanged": true, "promptsListChanged": true } }),
+    )
+    .await;
+    let mut frames = vec![s.next(Duration::from_secs(10)).await.expect("ack")];
+    // Each trigger publishes before it answers, so the publication order is the call order.
+    for (i, tool) in ALTERNATION.iter().enumerate() {
+        let id = 100 + i as i64;
+        s.send(json!(id), "tools/call", json!({ "name": tool, "arguments": {} })).await;
+        frames.extend(s.until_response(id).await);
+    }
+    while changes(&frames).len() < ALTERNATION.len() {
+        frames.push(s.next(Duration::from_secs(5)).await.expect("a list_changed frame"));
+    }
+    assert_eq!(frames[0]["method"], "notifications/subscriptions/acknowledged");
+    let got = changes(&frames);
+    assert!(got.iter().all(|(_, sid)| *sid == "o"), "{got:?}");
+    assert_eq!(got.into_iter().map(|(m, _)| m).collect::<Vec<_>>(), expected_order());
+}
+
+#[tokio::test]
+async fn c21_one_subscription_sees_events_in_publication_order_over_http() {
+    let s = HttpServer::start("fixture");
+    let frames = http_listen(
+        &s.url,
+        json!({ "toolsListChanged": true, "promptsListChanged": true }),
+        async || {
+            for (i, tool) in ALTERNATION.iter().enumerate() {
+                let call = modern(&client(), &s.url, json!(i), "tools/call", json!({ "name": tool, "arguments": {} }));
+                assert!(send(call).await.last().get("result").is_some());
+            }
+        },
+        Duration::from_millis(1500),
+    )
+    .await;
+    assert_eq!(frames[0]["method"], "notifications/subscriptions/acknowledged");
+    let got: Vec<String> = changes(&frames).into_iter().map(|(m, _)| m).collect();
+    assert_eq!(got, expected_order(), "{frames:?}");
+}
