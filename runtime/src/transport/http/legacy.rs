@@ -26,7 +26,17 @@ pub(crate) async fn initialize(state: &HttpState, msg: Message, principal: Optio
     match state.server.initialize(req.params.as_ref(), new_session_id(), state.config.streaming) {
         Ok((legacy, result)) => {
             let owner = principal.map(|p| p.id.clone());
-            let session = state.sessions.insert(legacy, state.server.shutdown_token(), owner);
+            let session = match state.sessions.insert(legacy, state.server.shutdown_token(), owner) {
+                Ok(s) => s,
+                Err(full) => {
+                    let e = McpError::internal(format!(
+                        "all {} sessions of this server are in use; retry later or end an unused session with DELETE",
+                        full.max
+                    ))
+                    .with_http_status(503);
+                    return respond::error(Some(&req.id), &e);
+                }
+            };
             let mut resp = respond::json(200, &success_response(&req.id, result));
             if let Ok(v) = HeaderValue::from_str(&session.legacy.id) {
                 resp.headers_mut().insert("mcp-session-id", v);
@@ -196,6 +206,7 @@ pub(crate) async fn open_stream(
     let server = state.server.clone();
     tokio::spawn(async move {
         use futures::StreamExt;
+        let _listening = session.listening();
         let mut events = server.inner.hub.subscribe();
         let mut tick = tokio::time::interval(keep_alive);
         loop {

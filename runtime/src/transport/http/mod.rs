@@ -49,8 +49,13 @@ pub struct HttpConfig {
     pub legacy_sessions: bool,
     /// Interval of SSE keep-alive comments on long-lived streams (default 15 s).
     pub keep_alive: Duration,
-    /// Most legacy sessions kept at once (default 10 000); the least recently used is dropped.
+    /// Most legacy sessions kept at once (default 10 000). At the limit, `initialize` closes
+    /// the least recently used session that has no request in flight and no open GET stream;
+    /// when every session is in use it is refused with HTTP 503 and `-32603`.
     pub max_sessions: usize,
+    /// A legacy session with no request and no open stream for this long expires (default
+    /// 30 minutes); its id then gets 404, after which the client re-initializes.
+    pub session_idle_timeout: Duration,
     /// Whether replies may be SSE streams (default true). When false every POST is answered
     /// with one JSON body: progress and log notifications are dropped, `subscriptions/listen`
     /// is `-32601` (404), and no `listChanged`/`subscribe` capability is advertised (E12).
@@ -66,6 +71,7 @@ impl Default for HttpConfig {
             legacy_sessions: true,
             keep_alive: Duration::from_secs(15),
             max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(30 * 60),
             streaming: true,
         }
     }
@@ -81,7 +87,11 @@ pub(crate) struct HttpState {
 /// layers (auth, tracing, CORS) go around it as with any axum router.
 pub fn router(server: Server, config: HttpConfig) -> Router {
     let path = config.path.clone();
-    let state = Arc::new(HttpState { sessions: sessions::SessionStore::new(config.max_sessions), server, config });
+    let state = Arc::new(HttpState {
+        sessions: sessions::SessionStore::new(config.max_sessions, config.session_idle_timeout),
+        server,
+        config,
+    });
     Router::new().route(&path, axum::routing::any(handle)).with_state(state)
 }
 

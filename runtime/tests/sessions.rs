@@ -1,0 +1,93 @@
+//! Bounds on legacy HTTP sessions: at the limit only idle sessions make room, sessions in use are
+//! never closed for a newcomer (`initialize` gets 503 instead), and idle sessions expire.
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+use std::time::Duration;
+use switchyard::Server;
+use switchyard::transport::http::{HttpConfig, router};
+
+async fn serve(config: HttpConfig) -> String {
+    let server = Server::builder("sessions", "1").groups(["none"]).build().expect("builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    tokio::spawn(async move { axum::serve(listener, router(server, config)).await });
+    url
+}
+
+fn post(url: &str, session: Option<&str>, body: Value) -> reqwest::RequestBuilder {
+    let mut rb = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    if let Some(s) = session {
+        rb = rb.header("mcp-session-id", s).header("mcp-protocol-version", "2025-11-25");
+    }
+    rb
+}
+
+/// `initialize`: the session id, or the HTTP status and JSON-RPC error code of the refusal.
+async fn initialize(url: &str) -> Result<String, (u16, Value)> {
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } });
+    let resp = post(url, None, body).send().await.expect("sent");
+    let status = resp.status().as_u16();
+    match resp.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned) {
+        Some(id) => Ok(id),
+        None => Err((status, resp.json::<Value>().await.expect("JSON")["error"]["code"].clone())),
+    }
+}
+
+/// HTTP status of a `ping` on `session`.
+async fn ping(url: &str, session: &str) -> u16 {
+    let body = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" });
+    post(url, Some(session), body).send().await.expect("sent").status().as_u16()
+}
+
+/// Opens the session's GET stream and keeps it open while the returned stream lives.
+async fn listen(url: &str, session: &str) -> impl futures::Stream {
+    let resp = reqwest::Client::new()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(resp.status().as_u16(), 200);
+    let mut body = resp.bytes_stream().boxed();
+    // The server counts the stream once its task runs; a keep-alive comment proves it does.
+    let first = tokio::time::timeout(Duration::from_secs(5), body.next()).await;
+    assert!(matches!(first, Ok(Some(Ok(_)))), "the stream is live");
+    body
+}
+
+#[tokio::test]
+async fn at_the_limit_only_idle_sessions_make_room() {
+    let config = HttpConfig { max_sessions: 2, keep_alive: Duration::from_millis(20), ..HttpConfig::default() };
+    let url = serve(config).await;
+    let a = initialize(&url).await.expect("a");
+    let b = initialize(&url).await.expect("b");
+    let _a_stream = listen(&url, &a).await;
+    // A third session displaces the idle one, not the one with an open stream.
+    let c = initialize(&url).await.expect("c");
+    assert_eq!(ping(&url, &a).await, 200);
+    assert_eq!(ping(&url, &b).await, 404);
+    assert_eq!(ping(&url, &c).await, 200);
+    // With every session in use, a newcomer is refused and nobody is closed.
+    let _c_stream = listen(&url, &c).await;
+    assert_eq!(initialize(&url).await.expect_err("full"), (503, json!(-32603)));
+    assert_eq!(ping(&url, &a).await, 200);
+    assert_eq!(ping(&url, &c).await, 200);
+}
+
+#[tokio::test]
+async fn idle_sessions_expire() {
+    let config = HttpConfig { session_idle_timeout: Duration::from_millis(50), ..HttpConfig::default() };
+    let url = serve(config).await;
+    let a = initialize(&url).await.expect("a");
+    assert_eq!(ping(&url, &a).await, 200);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(ping(&url, &a).await, 404);
+}
