@@ -67,6 +67,11 @@ pub use tokio_util::sync::CancellationToken;
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
 
+/// The subscriptions guide's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/subscriptions.md")]
+pub struct SubscriptionsGuideDoctests;
+
 /// The names most servers need: `use switchyard::prelude::*;`.
 pub mod prelude {
     pub use crate::{
