@@ -32,6 +32,7 @@ pub mod auth;
 pub mod cli;
 pub mod context;
 pub mod handler;
+pub mod input;
 pub mod jsonrpc;
 pub mod model;
 pub mod pipeline;
@@ -69,6 +70,7 @@ pub struct ReadmeDoctests;
 
 /// The names most servers need: `use switchyard::prelude::*;`.
 pub mod prelude {
+    pub use crate::input::{Elicited, InputRequest, InputRound};
     pub use crate::{
         AltNext, Alternate, CallToolParams, CallToolResult, CancellationToken, Completion, Content, GetPromptParams,
         GetPromptResult, Json, Logger, McpError, Next, Progress, PromptMessage, RawNext, RawRequest, RawResponse,
