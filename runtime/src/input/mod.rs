@@ -16,7 +16,12 @@
 //!   to `input_required` and awaits `tasks/update`.
 //!
 //! Only kinds the client declared may be asked: `-32021` with `data.requiredCapabilities`
-//! otherwise (URL mode needs `elicitation.url`). See the guide `docs/input.md`.
+//! otherwise (URL mode needs `elicitation.url`). See the [input guide](self::guide).
+
+/// The input guide (`docs/input.md`); its example runs as a doctest on the modern and legacy
+/// paths.
+#[doc = include_str!("../../../docs/input.md")]
+pub mod guide {}
 
 mod channel;
 mod legacy;
