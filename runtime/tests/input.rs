@@ -1,0 +1,145 @@
+//! The client-input API in-process: the `InputChannel` seam a task runtime plugs into, and
+//! filters seeing the input-required outcome pass through them on the 2026-07-28 wire.
+
+use serde_json::{Map, Value, json};
+use std::sync::{Arc, Mutex, OnceLock};
+use switchyard::input::{InputChannel, InputFuture, InputRound};
+use switchyard::prelude::*;
+use switchyard::testing::TestClient;
+use tokio::sync::Notify;
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    /// A name.
+    name: String,
+}
+
+/// Asks for a name; the same code on every path.
+#[mcp_tool(group = "task_like")]
+async fn seam_greet(ctx: RequestContext) -> Result<String, McpError> {
+    match ctx.elicit::<Name>("who", "Name?").await? {
+        Elicited::Accept(n) => Ok(format!("Hello, {}!", n.name)),
+        _ => Err(McpError::invalid_params("declined")),
+    }
+}
+
+/// What a task runtime's channel does: record the round as pending input, then wait for the
+/// answers to arrive (here from the test, there from `tasks/update`).
+#[derive(Debug, Default)]
+struct TaskLikeChannel {
+    pending: Mutex<Option<Value>>,
+    answers: Mutex<Option<Map<String, Value>>>,
+    asked: Notify,
+    answered: Notify,
+}
+
+impl InputChannel for TaskLikeChannel {
+    fn ask<'a>(&'a self, _ctx: &'a RequestContext, round: &'a InputRound) -> InputFuture<'a> {
+        Box::pin(async move {
+            *self.pending.lock().expect("lock") = Some(round.to_input_requests());
+            self.asked.notify_one();
+            loop {
+                let notified = self.answered.notified();
+                if let Some(a) = self.answers.lock().expect("lock").take() {
+                    return Ok(a);
+                }
+                notified.await;
+            }
+        })
+    }
+}
+
+fn channel() -> &'static Arc<TaskLikeChannel> {
+    static C: OnceLock<Arc<TaskLikeChannel>> = OnceLock::new();
+    C.get_or_init(Arc::default)
+}
+
+/// Stands in for the task runtime's detach step: gives the context the task's channel.
+#[mcp_filter(group = "task_like", order = 1)]
+async fn install_channel(req: RawRequest, next: RawNext) -> RawResponse {
+    if req.ctx.method() == "tools/call" {
+        req.ctx.set_input_channel(channel().clone());
+    }
+    next.run(req).await
+}
+
+#[tokio::test]
+async fn a_context_given_another_channel_awaits_its_answers_instead_of_ending_the_call() {
+    let server = Server::builder("t", "0").groups(["task_like"]).build().expect("builds");
+    let client = TestClient::modern(server).with_capabilities(json!({ "elicitation": {} }));
+    let call = tokio::spawn(async move { client.call_tool("seam_greet", json!({})).await });
+    tokio::time::timeout(std::time::Duration::from_secs(10), channel().asked.notified()).await.expect("asked");
+    let pending = channel().pending.lock().expect("lock").clone().expect("a round");
+    assert_eq!(pending["who"]["method"], "elicitation/create");
+    let mut answers = Map::new();
+    answers.insert("who".into(), json!({ "action": "accept", "content": { "name": "Tess" } }));
+    *channel().answers.lock().expect("lock") = Some(answers);
+    channel().answered.notify_one();
+    let reply = call.await.expect("joined");
+    assert_eq!(reply.result()["resultType"], "complete");
+    assert_eq!(reply.result()["content"][0]["text"], "Hello, Tess!");
+}
+
+/// Counts what passes through it on the way out.
+#[mcp_filter(group = "outcome", order = 1)]
+async fn observe(req: RawRequest, next: RawNext) -> RawResponse {
+    let out = next.run(req).await;
+    if let Err(e) = &out
+        && e.as_input_required().is_some()
+    {
+        SEEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+    out
+}
+
+static SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Asks for roots, then for a name: two rounds.
+#[mcp_tool(group = "outcome")]
+async fn two_rounds(ctx: RequestContext) -> Result<String, McpError> {
+    let roots = ctx.input("roots", InputRequest::list_roots()).await?.into_roots()?;
+    let name = match ctx.elicit::<Name>("name", "Name?").await? {
+        Elicited::Accept(n) => n.name,
+        _ => "nobody".to_owned(),
+    };
+    Ok(format!("{name} has {} roots", roots.roots.len()))
+}
+
+/// `tools/list` cannot ask for input.
+#[mcp_rpc("test/ask", group = "outcome")]
+async fn ask_elsewhere(ctx: RequestContext) -> Result<Value, McpError> {
+    ctx.input("k", InputRequest::list_roots()).await?;
+    Ok(json!({}))
+}
+
+#[tokio::test]
+async fn the_outcome_passes_raw_filters_and_each_round_gets_a_new_state() {
+    let server = Server::builder("t", "0").groups(["outcome"]).build().expect("builds");
+    let client = TestClient::modern(server.clone()).with_capabilities(json!({ "roots": {}, "elicitation": {} }));
+    let r1 = client.call_tool("two_rounds", json!({})).await;
+    let r1 = r1.result();
+    assert_eq!(r1["resultType"], "input_required");
+    assert_eq!(r1["inputRequests"]["roots"]["method"], "roots/list");
+    assert_eq!(SEEN.load(std::sync::atomic::Ordering::SeqCst), 1, "the raw filter saw the outcome");
+    let state1 = r1["requestState"].clone();
+    let retry = |responses: Value, state: Value| json!({ "name": "two_rounds", "arguments": {}, "inputResponses": responses, "requestState": state });
+    let r2 = client
+        .request("tools/call", retry(json!({ "roots": { "roots": [{ "uri": "file:///a" }] } }), state1.clone()))
+        .await;
+    let r2 = r2.result();
+    assert_eq!(r2["resultType"], "input_required");
+    assert!(r2["inputRequests"].get("roots").is_none(), "answered keys are not asked again: {r2}");
+    assert_ne!(r2["requestState"], state1);
+    // Round 3 sends only the newest answer: the roots answer comes from the state.
+    let r3 = client
+        .request(
+            "tools/call",
+            retry(json!({ "name": { "action": "accept", "content": { "name": "Ida" } } }), r2["requestState"].clone()),
+        )
+        .await;
+    assert_eq!(r3.result()["content"][0]["text"], "Ida has 1 roots");
+
+    let other = client.request("test/ask", json!({})).await;
+    assert_eq!(other.error_code(), Some(-32603), "{:?}", other.response);
+    assert!(other.response["error"].get("data").is_none(), "the marker does not leak: {:?}", other.response);
+}
