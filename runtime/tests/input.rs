@@ -80,11 +80,13 @@ async fn a_context_given_another_channel_awaits_its_answers_instead_of_ending_th
     assert_eq!(reply.result()["content"][0]["text"], "Hello, Tess!");
 }
 
-/// Counts what passes through it on the way out.
+/// Counts the input-required outcomes of `tools/call` passing through it on the way out.
 #[mcp_filter(group = "outcome", order = 1)]
 async fn observe(req: RawRequest, next: RawNext) -> RawResponse {
+    let is_call = req.ctx.method() == "tools/call";
     let out = next.run(req).await;
     if let Err(e) = &out
+        && is_call
         && e.as_input_required().is_some()
     {
         SEEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -142,4 +144,29 @@ async fn the_outcome_passes_raw_filters_and_each_round_gets_a_new_state() {
     let other = client.request("test/ask", json!({})).await;
     assert_eq!(other.error_code(), Some(-32603), "{:?}", other.response);
     assert!(other.response["error"].get("data").is_none(), "the marker does not leak: {:?}", other.response);
+}
+
+/// A resource that depends on the client's roots.
+#[mcp_resource(uri = "test://roots-count", name = "Roots count", mime_type = "text/plain", group = "outcome")]
+async fn roots_count(ctx: RequestContext) -> Result<String, McpError> {
+    let roots = ctx.input("roots", InputRequest::list_roots()).await?.into_roots()?;
+    Ok(format!("{} roots", roots.roots.len()))
+}
+
+#[tokio::test]
+async fn resources_read_asks_for_input_and_its_answered_result_is_never_reused() {
+    let cache = switchyard::server::CacheConfig { read_ttl: std::time::Duration::from_secs(30), ..Default::default() };
+    let server = Server::builder("t", "0").groups(["outcome"]).cache(cache).build().expect("builds");
+    let client = TestClient::modern(server).with_capabilities(json!({ "roots": {} }));
+    let r1 = client.request("resources/read", json!({ "uri": "test://roots-count" })).await;
+    let r1 = r1.result();
+    assert_eq!(r1["resultType"], "input_required");
+    assert!(r1.get("ttlMs").is_none() && r1.get("cacheScope").is_none(), "{r1}");
+    let retry = json!({ "uri": "test://roots-count", "requestState": r1["requestState"],
+        "inputResponses": { "roots": { "roots": [] } } });
+    let r2 = client.request("resources/read", retry).await;
+    let r2 = r2.result();
+    assert_eq!(r2["contents"][0]["text"], "0 roots");
+    assert_eq!(r2["ttlMs"], 0, "{r2}");
+    assert_eq!(r2["cacheScope"], "private");
 }

@@ -166,6 +166,7 @@ impl Server {
             matches!(target, Target::Builtin(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead));
         // MRTR (spec digest §4): the retry's answers and state are checked before any filter or
         // handler runs; a state that does not verify is -32602 and nothing runs.
+        let had_input = takes_input && (params.contains_key("inputResponses") || params.contains_key("requestState"));
         let channel = if takes_input {
             let principal_id = principal.as_deref().map(|p| p.id.as_str());
             let c =
@@ -196,7 +197,13 @@ impl Server {
                 Err(e) => return Err(e),
             },
         };
-        Ok(encode::stamp_modern(self, &method_name, result))
+        let mut stamped = encode::stamp_modern(self, &method_name, result);
+        if had_input && let Some(obj) = stamped.as_object_mut().filter(|o| o.contains_key("ttlMs")) {
+            // A result that depends on the client's answers is never reused (spec digest §4.4).
+            obj.insert("ttlMs".into(), json!(0));
+            obj.insert("cacheScope".into(), json!("private"));
+        }
+        Ok(stamped)
     }
 
     /// Serves a request on a legacy session.
