@@ -170,3 +170,73 @@ async fn resources_read_asks_for_input_and_its_answered_result_is_never_reused()
     assert_eq!(r2["ttlMs"], 0, "{r2}");
     assert_eq!(r2["cacheScope"], "private");
 }
+
+/// Sends the user to a URL.
+#[mcp_tool(group = "kinds")]
+async fn open_url(ctx: RequestContext) -> Result<String, McpError> {
+    let answer = ctx.input("login", InputRequest::elicit_url("Log in", "https://example.com/login")).await?;
+    Ok(format!("{:?}", answer.into_elicit()?.action))
+}
+
+/// Asks the model and lists roots in one round.
+#[mcp_tool(group = "kinds")]
+async fn sample_and_roots(ctx: RequestContext) -> Result<String, McpError> {
+    let round = InputRound::new()
+        .ask("q", InputRequest::sample_text("Capital of France?", 20))
+        .ask("r", InputRequest::list_roots());
+    let mut a = ctx.input_round(round).await?;
+    let text = a.take("q")?.into_sampling()?.text().unwrap_or_default().to_owned();
+    let roots = a.take("r")?.into_roots()?.roots.len();
+    Ok(format!("{text} / {roots}"))
+}
+
+fn client_answers(method: &str, _params: &Value) -> Value {
+    match method {
+        "sampling/createMessage" => json!({ "role": "assistant", "content": { "type": "text", "text": "Paris" },
+            "model": "m", "stopReason": "endTurn" }),
+        "roots/list" => json!({ "roots": [{ "uri": "file:///r", "name": "R" }] }),
+        _ => json!({ "action": "accept" }),
+    }
+}
+
+#[tokio::test]
+async fn url_mode_needs_elicitation_url_and_then_works() {
+    let server = Server::builder("t", "0").groups(["kinds"]).build().expect("builds");
+    let form_only = TestClient::modern(server.clone()).with_capabilities(json!({ "elicitation": {} }));
+    let r = form_only.call_tool("open_url", json!({})).await;
+    assert_eq!(r.error_code(), Some(-32021));
+    assert_eq!(r.error()["data"]["requiredCapabilities"], json!({ "elicitation": { "url": {} } }));
+    let url =
+        TestClient::modern(server).with_capabilities(json!({ "elicitation": { "url": {} } })).answering(client_answers);
+    assert_eq!(url.call_tool("open_url", json!({})).await.result()["content"][0]["text"], "Accept");
+}
+
+#[tokio::test]
+async fn one_round_of_sampling_and_roots_on_both_wires() {
+    let server = Server::builder("t", "0").groups(["kinds"]).build().expect("builds");
+    let modern = TestClient::modern(server.clone())
+        .with_capabilities(json!({ "sampling": {}, "roots": {} }))
+        .answering(client_answers);
+    let r = modern.call_tool("sample_and_roots", json!({})).await;
+    assert_eq!(r.result()["content"][0]["text"], "Paris / 1");
+    let legacy = TestClient::legacy(server, "2025-11-25").await.expect("initialize").answering(client_answers);
+    let r = legacy.call_tool("sample_and_roots", json!({})).await;
+    assert_eq!(r.result()["content"][0]["text"], "Paris / 1");
+}
+
+/// Asks under the same key twice: a programming error.
+#[mcp_tool(group = "kinds")]
+async fn same_key_twice(ctx: RequestContext) -> Result<String, McpError> {
+    ctx.input("k", InputRequest::list_roots()).await?;
+    ctx.input("k", InputRequest::list_roots()).await?;
+    Ok("unreachable".to_owned())
+}
+
+#[tokio::test]
+async fn a_key_asked_twice_in_one_request_is_an_internal_error() {
+    let server = Server::builder("t", "0").groups(["kinds"]).build().expect("builds");
+    let legacy = TestClient::legacy(server, "2025-11-25").await.expect("initialize").answering(client_answers);
+    let r = legacy.call_tool("same_key_twice", json!({})).await;
+    assert_eq!(r.error_code(), Some(-32603));
+    assert!(r.error()["message"].as_str().unwrap_or_default().contains("`k`"), "{:?}", r.response);
+}
