@@ -6,6 +6,7 @@
 //! cargo run --example everything -- --stdio
 //! ```
 
+mod input;
 mod prompts;
 mod resources;
 mod tools;

@@ -27,11 +27,15 @@
 //! registrations into one dispatch table and fails with a clear [`BuildError`] on collisions. The
 //! same server answers MCP 2026-07-28 (stateless, per-request `_meta`) and the legacy
 //! session-based revisions 2025-11-25, 2025-06-18 and 2025-03-26, over stdio and Streamable HTTP.
+//!
+//! Handlers ask the client for input (elicitation, sampling, roots) with
+//! [`RequestContext::input`] on every path: see the [input guide](input::guide).
 
 pub mod auth;
 pub mod cli;
 pub mod context;
 pub mod handler;
+pub mod input;
 pub mod jsonrpc;
 pub mod model;
 pub mod pipeline;
@@ -74,6 +78,7 @@ pub struct SubscriptionsGuideDoctests;
 
 /// The names most servers need: `use switchyard::prelude::*;`.
 pub mod prelude {
+    pub use crate::input::{Elicited, InputRequest, InputRound};
     pub use crate::{
         AltNext, Alternate, CallToolParams, CallToolResult, CancellationToken, Completion, Content, GetPromptParams,
         GetPromptResult, Json, Logger, McpError, Next, Progress, PromptMessage, RawNext, RawRequest, RawResponse,

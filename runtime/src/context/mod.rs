@@ -1,6 +1,7 @@
 //! The per-request context handed to handlers, and the extractors built from it.
 
 mod extract;
+mod input;
 mod notify;
 mod request;
 mod state;

@@ -68,6 +68,20 @@ impl Notifier {
         sent
     }
 
+    /// Sends a complete JSON-RPC message (a server→client request of a legacy session) on the
+    /// request's stream, through the message filters; returns false when it was dropped.
+    pub(crate) async fn send_message(&self, msg: Value) -> bool {
+        let Some(tx) = &self.tx else { return false };
+        if self.cancel.is_cancelled() {
+            return false;
+        }
+        let mut sent = false;
+        for m in self.filters.outgoing(msg) {
+            sent = tx.send(Outbound::Message(m)).await.is_ok();
+        }
+        sent
+    }
+
     /// Sends [`Outbound::CloseStream`]; returns false when there is no stream.
     pub async fn close_stream(&self) -> bool {
         match &self.tx {

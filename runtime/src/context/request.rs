@@ -50,6 +50,7 @@ struct Inner {
     server: Server,
     matched: std::sync::OnceLock<String>,
     extensions: std::sync::Mutex<http::Extensions>,
+    input: std::sync::Mutex<super::input::InputSlot>,
 }
 
 impl RequestContext {
@@ -61,6 +62,7 @@ impl RequestContext {
                 server,
                 matched: std::sync::OnceLock::new(),
                 extensions: std::sync::Mutex::new(http::Extensions::new()),
+                input: std::sync::Mutex::new(Default::default()),
             }),
         }
     }
@@ -186,6 +188,11 @@ impl RequestContext {
     /// Shared state of type `T`, if the builder was given one.
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.inner.state.get::<T>()
+    }
+
+    pub(crate) fn input_slot(&self) -> std::sync::MutexGuard<'_, super::input::InputSlot> {
+        // A poisoned lock only means a handler panicked while asking; the slot stays consistent.
+        self.inner.input.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The running server: change its tools at run time from inside a handler.

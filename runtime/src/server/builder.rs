@@ -52,6 +52,8 @@ pub struct ServerBuilder {
     tools_call: Option<(super::ToolsCallReplacement, String)>,
     message_filters: Vec<Arc<dyn crate::pipeline::MessageFilter>>,
     hub: Arc<dyn crate::subscriptions::DeliveryHub>,
+    request_state_key: Option<(Vec<u8>, String)>,
+    request_state_ttl: Duration,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -77,6 +79,8 @@ impl ServerBuilder {
             tools_call: None,
             message_filters: Vec::new(),
             hub: Arc::new(crate::subscriptions::InProcessHub::default()),
+            request_state_key: None,
+            request_state_ttl: Duration::from_secs(600),
         }
     }
 
@@ -138,6 +142,28 @@ impl ServerBuilder {
         self
     }
 
+    /// The HMAC-SHA256 key that authenticates `requestState` (MRTR, spec digest §4.4), at least
+    /// 32 bytes. Give every replica behind a load balancer the same key so that a retry may
+    /// reach any of them.
+    ///
+    /// Without this call a random key is drawn once per process (shared by every server in
+    /// it): states then survive neither a restart nor a hop to another process, and a client
+    /// whose state is rejected gets `-32602` and starts the call again.
+    ///
+    /// [`build`](Self::build) fails when the key is shorter than 32 bytes.
+    #[track_caller]
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.request_state_key = Some((key.into(), std::panic::Location::caller().to_string()));
+        self
+    }
+
+    /// How long a `requestState` stays valid after it was issued (default 10 minutes); a retry
+    /// with an older state gets `-32602`.
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
     /// Replaces the whole `tools/call` pipeline after matching and authorization: `handler`
     /// receives the decoded params and answers instead of the alternate filters, the ordinary
     /// filters and the tool. For servers that route calls elsewhere (a proxy, a sandbox).
@@ -177,6 +203,22 @@ impl ServerBuilder {
                 ),
             });
         }
+        if let Some((key, at)) = &self.request_state_key
+            && key.len() < crate::input::MIN_KEY_BYTES
+        {
+            return Err(BuildError::Invalid {
+                kind: "setting",
+                name: "request_state_key".to_owned(),
+                site: at.clone(),
+                reason: format!(
+                    "the requestState key has {} bytes; use at least {} random bytes",
+                    key.len(),
+                    crate::input::MIN_KEY_BYTES
+                ),
+            });
+        }
+        let request_state =
+            Arc::new(crate::input::StateCodec::new(self.request_state_key.map(|(k, _)| k), self.request_state_ttl));
         let raw = crate::pipeline::RawChain::from_inventory(groups);
         Ok(Server {
             inner: Arc::new(ServerInner {
@@ -194,6 +236,7 @@ impl ServerBuilder {
                 tools_call: self.tools_call.map(|(f, _)| f),
                 messages: crate::pipeline::MessageFilters::new(self.message_filters),
                 hub: self.hub,
+                request_state,
                 fields: crate::subscriptions::collect_fields(groups)?,
             }),
         })

@@ -2,6 +2,7 @@ use super::session::LegacySession;
 use super::{Server, encode, methods};
 use crate::auth::Principal;
 use crate::context::{Notifier, RequestContext, RequestParts};
+use crate::input::{INPUT_METHODS, InputChannel, LegacyChannel, ModernChannel};
 use crate::jsonrpc::{McpError, Request};
 use crate::pipeline::{RawRequest, RawResponse};
 use crate::protocol::{Era, META_PROTOCOL_VERSION, MODERN_VERSION, ModernMeta, negotiate_legacy, parse_modern_meta};
@@ -160,7 +161,20 @@ impl Server {
         principal: Option<Arc<Principal>>,
     ) -> Result<Value, McpError> {
         let target = self.target(&req.method, true).ok_or_else(|| McpError::method_not_found(&req.method))?;
-        let params = req.params.unwrap_or_default();
+        let mut params = req.params.unwrap_or_default();
+        let takes_input =
+            matches!(target, Target::Builtin(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead));
+        // MRTR (spec digest §4): the retry's answers and state are checked before any filter or
+        // handler runs; a state that does not verify is -32602 and nothing runs.
+        let had_input = takes_input && (params.contains_key("inputResponses") || params.contains_key("requestState"));
+        let channel = if takes_input {
+            let principal_id = principal.as_deref().map(|p| p.id.as_str());
+            let c =
+                ModernChannel::from_params(self.inner.request_state.clone(), &req.method, &mut params, principal_id)?;
+            Some(Arc::new(c) as Arc<dyn InputChannel>)
+        } else {
+            None
+        };
         let parts = RequestParts {
             id: req.id,
             method: req.method,
@@ -174,8 +188,22 @@ impl Server {
             principal,
         };
         let method_name = parts.method.clone();
-        let result = self.run(target, parts, params, None).await?;
-        Ok(encode::stamp_modern(self, &method_name, result))
+        let result = match self.run(target, parts, params, None, channel).await {
+            Ok(r) => r,
+            Err(e) => match e.into_input_required() {
+                // An InputRequiredResult is a result, never cached (stamp_modern adds no ttlMs).
+                Ok(input_required) if INPUT_METHODS.contains(&method_name.as_str()) => input_required,
+                Ok(_) => return Err(McpError::internal(format!("{method_name} cannot ask the client for input"))),
+                Err(e) => return Err(e),
+            },
+        };
+        let mut stamped = encode::stamp_modern(self, &method_name, result);
+        if had_input && let Some(obj) = stamped.as_object_mut().filter(|o| o.contains_key("ttlMs")) {
+            // A result that depends on the client's answers is never reused (spec digest §4.4).
+            obj.insert("ttlMs".into(), json!(0));
+            obj.insert("cacheScope".into(), json!("private"));
+        }
+        Ok(stamped)
     }
 
     /// Serves a request on a legacy session.
@@ -204,10 +232,11 @@ impl Server {
             meta: raw_meta(&params),
             log_level: session.log_level(),
             cancel,
-            notifier,
+            notifier: notifier.clone(),
             principal,
         };
-        self.run(target, parts, params, Some(session)).await
+        let channel: Arc<dyn InputChannel> = Arc::new(LegacyChannel::new(session.client_requests().clone(), notifier));
+        self.run(target, parts, params, Some(session), Some(channel)).await
     }
 
     async fn run(
@@ -216,9 +245,13 @@ impl Server {
         parts: RequestParts,
         params: Map<String, Value>,
         session: Option<&Arc<LegacySession>>,
+        input: Option<Arc<dyn InputChannel>>,
     ) -> Result<Value, McpError> {
         let cancel = parts.cancel.clone();
         let ctx = RequestContext::new(parts, self.inner.state.clone(), self.clone());
+        if let Some(channel) = input {
+            ctx.set_input_channel(channel);
+        }
         let server = self.clone();
         let session = session.cloned();
         let terminal: Arc<dyn Fn(RawRequest) -> BoxFuture<RawResponse> + Send + Sync> = Arc::new(move |req| {

@@ -54,6 +54,7 @@ pub(crate) struct ServerInner {
     pub(crate) tools_call: Option<ToolsCallReplacement>,
     pub(crate) messages: crate::pipeline::MessageFilters,
     pub(crate) hub: Arc<dyn crate::subscriptions::DeliveryHub>,
+    pub(crate) request_state: Arc<crate::input::StateCodec>,
     pub(crate) fields:
         std::collections::HashMap<&'static str, &'static crate::subscriptions::SubscriptionFieldRegistration>,
 }

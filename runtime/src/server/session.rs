@@ -22,6 +22,7 @@ pub struct LegacySession {
     log_level: Mutex<Option<LogLevel>>,
     subscriptions: Mutex<BTreeSet<String>>,
     initialized: AtomicBool,
+    client_requests: std::sync::Arc<crate::input::ClientRequests>,
 }
 
 impl LegacySession {
@@ -58,7 +59,15 @@ impl LegacySession {
             log_level: Mutex::new(Some(LogLevel::Info)),
             subscriptions: Mutex::new(BTreeSet::new()),
             initialized: AtomicBool::new(false),
+            client_requests: Default::default(),
         }
+    }
+
+    /// The server→client requests (elicitation, sampling, roots) awaiting the client's
+    /// response. Transports hand every JSON-RPC response the client sends to
+    /// [`ClientRequests::deliver`](crate::input::ClientRequests::deliver).
+    pub fn client_requests(&self) -> &std::sync::Arc<crate::input::ClientRequests> {
+        &self.client_requests
     }
 
     /// The current log threshold.

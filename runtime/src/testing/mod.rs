@@ -57,6 +57,12 @@ impl TestReply {
 
 type Pending = Arc<Mutex<HashMap<String, (oneshot::Sender<Value>, usize)>>>;
 
+/// Answers input requests as a client would: `(method, params) -> result`, e.g.
+/// `("elicitation/create", {..}) -> {"action":"accept","content":{..}}`.
+pub type InputAnswerer = Arc<dyn Fn(&str, &Value) -> Value + Send + Sync>;
+
+type AnswererSlot = Arc<Mutex<Option<InputAnswerer>>>;
+
 /// A test client connected to an in-process server. See the [module docs](self).
 pub struct TestClient {
     tx: mpsc::Sender<String>,
@@ -65,6 +71,7 @@ pub struct TestClient {
     next_id: AtomicI64,
     modern: bool,
     capabilities: Value,
+    answerer: AnswererSlot,
 }
 
 impl TestClient {
@@ -84,13 +91,27 @@ impl TestClient {
         });
         let pending: Pending = Arc::default();
         let notifications: Arc<Mutex<Vec<Value>>> = Arc::default();
-        let (p, n) = (pending.clone(), notifications.clone());
+        let answerer: AnswererSlot = Arc::default();
+        let (p, n, a, reply_tx) = (pending.clone(), notifications.clone(), answerer.clone(), tx.downgrade());
         tokio::spawn(async move {
             let mut lines = BufReader::new(read).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 let Ok(msg) = serde_json::from_str::<Value>(&line) else { continue };
                 let id_key = msg.get("id").map(Value::to_string);
                 let is_response = msg.get("result").is_some() || msg.get("error").is_some();
+                // A server→client request of a legacy session: answered when an answerer is set.
+                let answer = a.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                if let (Some(answer), Some(method), Some(id)) =
+                    (answer, msg.get("method").and_then(Value::as_str), msg.get("id"))
+                {
+                    let result = answer(method, msg.get("params").unwrap_or(&Value::Null));
+                    let reply = json!({ "jsonrpc": "2.0", "id": id, "result": result });
+                    // Weak: the client's own sender alone keeps the server's stdin open.
+                    if let Some(tx) = reply_tx.upgrade() {
+                        let _ = tx.send(reply.to_string()).await;
+                    }
+                    continue;
+                }
                 let mut log = n.lock().unwrap_or_else(|e| e.into_inner());
                 match id_key {
                     Some(key) if is_response => {
@@ -103,7 +124,7 @@ impl TestClient {
                 }
             }
         });
-        TestClient { tx, pending, notifications, next_id: AtomicI64::new(1), modern, capabilities: json!({}) }
+        TestClient { tx, pending, notifications, next_id: AtomicI64::new(1), modern, capabilities: json!({}), answerer }
     }
 
     /// A client speaking 2026-07-28: every request gets the required `_meta`, with the client
@@ -138,6 +159,17 @@ impl TestClient {
     /// Sets the client capabilities sent in modern `_meta`.
     pub fn with_capabilities(mut self, capabilities: Value) -> Self {
         self.capabilities = capabilities;
+        self
+    }
+
+    /// Answers the server's input requests with `answer(method, params) -> result`, as a real
+    /// client would on each path: a legacy client answers `elicitation/create`,
+    /// `sampling/createMessage` and `roots/list` requests from the server; a modern client,
+    /// given an `input_required` result by [`request`](Self::request), answers every entry of
+    /// `inputRequests` and retries with `inputResponses` and the `requestState` (up to 16
+    /// rounds). Without it both are left to the test.
+    pub fn answering(self, answer: impl Fn(&str, &Value) -> Value + Send + Sync + 'static) -> Self {
+        *self.answerer.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(answer));
         self
     }
 
@@ -200,7 +232,27 @@ impl TestClient {
                     .or_insert_with(|| json!({ "name": "switchyard-test-client", "version": "0" }));
             }
         }
-        self.raw_request(method, Value::Object(params)).await
+        let answer = self.answerer.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut reply = self.raw_request(method, Value::Object(params.clone())).await;
+        let Some(answer) = answer.filter(|_| self.modern) else { return reply };
+        for _ in 0..16 {
+            let result = &reply.response["result"];
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                break;
+            }
+            let mut responses = Map::new();
+            for (key, req) in result.get("inputRequests").and_then(Value::as_object).into_iter().flatten() {
+                let method = req.get("method").and_then(Value::as_str).unwrap_or_default();
+                responses.insert(key.clone(), answer(method, req.get("params").unwrap_or(&Value::Null)));
+            }
+            params.insert("inputResponses".into(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(s) => params.insert("requestState".into(), s.clone()),
+                None => params.remove("requestState"),
+            };
+            reply = self.raw_request(method, Value::Object(params.clone())).await;
+        }
+        reply
     }
 
     /// `tools/call` of `name` with `arguments`.

@@ -236,8 +236,12 @@ impl Connection {
             Err(f) if f.notification => {}
             Err(f) => self.send(error_response(f.id.as_ref(), &f.error)).await,
             Ok(Message::Notification(n)) => self.on_notification(&n.method, n.params.as_ref()),
-            Ok(Message::Response { id, .. }) => {
-                tracing::debug!(%id, "stdio: ignoring a response to a request this server never sent");
+            Ok(Message::Response { id, outcome }) => {
+                // Answers to the session's server→client requests (elicitation, sampling, roots).
+                let delivered = self.session.as_ref().is_some_and(|s| s.client_requests().deliver(&id, outcome));
+                if !delivered {
+                    tracing::debug!(%id, "stdio: ignoring a response to no pending server request");
+                }
             }
             Ok(Message::Request(req)) => self.on_request(req).await,
         }

@@ -95,7 +95,13 @@ pub(crate) async fn post(
             }
             return respond::accepted();
         }
-        Message::Response { .. } => return respond::accepted(),
+        Message::Response { id, outcome } => {
+            // The answer to a server→client request sent on one of this session's streams.
+            if !session.legacy.client_requests().deliver(&id, outcome) {
+                tracing::debug!(%id, "http: ignoring a response to no pending server request");
+            }
+            return respond::accepted();
+        }
         Message::Request(r) => r,
     };
     let (ntx, nrx) = mpsc::channel(64);

@@ -1,0 +1,261 @@
+//! `requestState`: the opaque, HMAC-SHA256-authenticated blob that carries a request's answers
+//! and the handler's own data from one MRTR round to the next (spec digest §4.4).
+//!
+//! Format: `v1.<payload>.<tag>`, both parts base64url without padding. The payload is JSON
+//! `{"m":method,"n":name,"a":args-digest,"p":principal|null,"exp":unix-seconds,"ans":{..},"d":..}`
+//! and the tag is HMAC-SHA256 over `v1.<payload>` with the server's key. The payload is
+//! authenticated, not encrypted: the client can read it, it cannot change it.
+
+use crate::jsonrpc::McpError;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, KeyInit, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+const VERSION: &str = "v1";
+
+/// The shortest configured key accepted (bytes): HMAC-SHA256's own output size.
+pub(crate) const MIN_KEY_BYTES: usize = 32;
+
+/// Seals and opens `requestState` values with one key and lifetime.
+#[derive(Clone)]
+pub(crate) struct StateCodec {
+    key: Vec<u8>,
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for StateCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The key never appears in logs.
+        f.debug_struct("StateCodec").field("ttl", &self.ttl).finish_non_exhaustive()
+    }
+}
+
+/// The key used when the builder was given none: 32 random bytes drawn once per process, so
+/// every server of the process accepts the others' states and a restart invalidates them all.
+fn process_key() -> &'static [u8; 32] {
+    static KEY: OnceLock<[u8; 32]> = OnceLock::new();
+    KEY.get_or_init(rand::random::<[u8; 32]>)
+}
+
+/// What a state is bound to: the request that received it must match it exactly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Binding {
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub method: String,
+    /// The tool or prompt name, or the resource URI.
+    pub name: String,
+    /// Hex SHA-256 of the canonical JSON of the arguments (`{}` when absent).
+    pub digest: String,
+    /// The authenticated principal's id; `None` when anonymous.
+    pub principal: Option<String>,
+}
+
+impl Binding {
+    /// The binding of a request from its params (`name`/`uri` and `arguments`).
+    pub(crate) fn of(method: &str, params: &Map<String, Value>, principal: Option<&str>) -> Binding {
+        let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).unwrap_or_default();
+        let args =
+            params.get("arguments").filter(|a| !a.is_null()).cloned().unwrap_or_else(|| Value::Object(Map::new()));
+        // Serializing a `Value` cannot fail (every key is a string).
+        let bytes = serde_json::to_vec(&canonical(&args)).unwrap_or_default();
+        let digest = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        Binding { method: method.to_owned(), name: name.to_owned(), digest, principal: principal.map(str::to_owned) }
+    }
+}
+
+/// What a state carries between rounds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Carried {
+    /// Answers received in earlier rounds, by input key.
+    pub answers: Map<String, Value>,
+    /// The handler's own data ([`RequestContext::set_request_state_data`](crate::RequestContext::set_request_state_data)).
+    pub data: Option<Value>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Payload {
+    m: String,
+    n: String,
+    a: String,
+    p: Option<String>,
+    exp: u64,
+    #[serde(default)]
+    ans: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    d: Option<Value>,
+}
+
+impl StateCodec {
+    /// A codec with `key` (the per-process random key when `None`) and states valid for `ttl`.
+    pub(crate) fn new(key: Option<Vec<u8>>, ttl: Duration) -> Self {
+        StateCodec { key: key.unwrap_or_else(|| process_key().to_vec()), ttl }
+    }
+
+    fn mac(&self) -> Hmac<Sha256> {
+        // HMAC takes keys of any length (longer ones are hashed), so this cannot fail.
+        <Hmac<Sha256> as KeyInit>::new_from_slice(&self.key).unwrap_or_else(|_| unreachable!("HMAC accepts any key"))
+    }
+
+    /// Seals `carried` for a request bound to `binding`, valid until `now + ttl`.
+    pub(crate) fn seal(&self, binding: &Binding, carried: &Carried, now: SystemTime) -> String {
+        let exp = (now + self.ttl).duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default();
+        let payload = Payload {
+            m: binding.method.clone(),
+            n: binding.name.clone(),
+            a: binding.digest.clone(),
+            p: binding.principal.clone(),
+            exp,
+            ans: carried.answers.clone(),
+            d: carried.data.clone(),
+        };
+        // A struct of strings, numbers and JSON values always serializes.
+        let json = serde_json::to_vec(&payload).unwrap_or_default();
+        let body = format!("{VERSION}.{}", URL_SAFE_NO_PAD.encode(json));
+        let mut mac = self.mac();
+        mac.update(body.as_bytes());
+        let tag = URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes());
+        format!("{body}.{tag}")
+    }
+
+    /// Checks `token` and returns what it carries.
+    ///
+    /// Errors: `-32602` (and the handler never runs) when the token is malformed, its tag does
+    /// not verify (tampered, or sealed with another key), it has expired, or it was issued for
+    /// another method, primitive, argument set or principal.
+    pub(crate) fn open(&self, token: &str, binding: &Binding, now: SystemTime) -> Result<Carried, McpError> {
+        let invalid = |why: &str| {
+            McpError::invalid_params(format!(
+                "requestState rejected: {why}; retry the request without requestState and inputResponses"
+            ))
+        };
+        let (body, tag) = token.rsplit_once('.').ok_or_else(|| invalid("it is not a state this server issued"))?;
+        let payload_b64 = body
+            .strip_prefix(VERSION)
+            .and_then(|r| r.strip_prefix('.'))
+            .ok_or_else(|| invalid("unknown state format"))?;
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| invalid("its signature is not base64url"))?;
+        let mut mac = self.mac();
+        mac.update(body.as_bytes());
+        mac.verify_slice(&tag)
+            .map_err(|_| invalid("its signature does not verify (tampered or from another server)"))?;
+        let json = URL_SAFE_NO_PAD.decode(payload_b64).map_err(|_| invalid("its payload is not base64url"))?;
+        let p: Payload = serde_json::from_slice(&json).map_err(|_| invalid("its payload is malformed"))?;
+        let now_s = now.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default();
+        if now_s >= p.exp {
+            return Err(invalid("it has expired"));
+        }
+        if p.m != binding.method || p.n != binding.name {
+            return Err(invalid(&format!("it was issued for {} `{}`", p.m, p.n)));
+        }
+        if p.a != binding.digest {
+            return Err(invalid("it was issued for different arguments"));
+        }
+        if p.p != binding.principal {
+            return Err(invalid("it was issued to another principal"));
+        }
+        Ok(Carried { answers: p.ans, data: p.d })
+    }
+}
+
+/// `v` with every object's keys sorted, so equal arguments digest equally whatever their order.
+fn canonical(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(keys.into_iter().map(|k| (k.clone(), canonical(&m[k]))).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn binding(name: &str, args: Value, principal: Option<&str>) -> Binding {
+        let params = json!({ "name": name, "arguments": args });
+        Binding::of("tools/call", params.as_object().expect("object"), principal)
+    }
+
+    fn codec() -> StateCodec {
+        StateCodec::new(Some(vec![7u8; 32]), Duration::from_secs(60))
+    }
+
+    fn carried() -> Carried {
+        let mut answers = Map::new();
+        answers.insert("user_name".into(), json!({"action":"accept","content":{"name":"Ada"}}));
+        Carried { answers, data: Some(json!({"step": 2})) }
+    }
+
+    #[test]
+    fn round_trips_answers_and_data() {
+        let now = SystemTime::now();
+        let b = binding("ask_name", json!({"x": 1, "y": [1, 2]}), Some("alice"));
+        let token = codec().seal(&b, &carried(), now);
+        assert!(token.starts_with("v1."));
+        assert_eq!(codec().open(&token, &b, now).expect("valid"), carried());
+    }
+
+    #[test]
+    fn argument_order_does_not_matter() {
+        let a = binding("t", json!({"x": 1, "y": {"b": 1, "a": 2}}), None);
+        let b = binding("t", json!({"y": {"a": 2, "b": 1}, "x": 1}), None);
+        assert_eq!(a, b);
+        let null_args = Binding::of("tools/call", json!({"name":"t","arguments":null}).as_object().expect("o"), None);
+        assert_eq!(null_args, binding("t", json!({}), None));
+    }
+
+    #[test]
+    fn tampering_is_rejected() {
+        let now = SystemTime::now();
+        let b = binding("t", json!({}), None);
+        let token = codec().seal(&b, &carried(), now);
+        for bad in [format!("{token}-TAMPERED"), token.replacen("v1.", "v1.e", 1), "garbage".to_owned(), String::new()]
+        {
+            let e = codec().open(&bad, &b, now).expect_err("tampered");
+            assert_eq!(e.code, crate::ErrorCode::INVALID_PARAMS, "{bad}");
+        }
+        let other_key = StateCodec::new(Some(vec![8u8; 32]), Duration::from_secs(60));
+        assert!(other_key.open(&token, &b, now).is_err());
+    }
+
+    #[test]
+    fn expired_states_are_rejected() {
+        let then = SystemTime::now();
+        let b = binding("t", json!({}), None);
+        let token = codec().seal(&b, &carried(), then);
+        let e = codec().open(&token, &b, then + Duration::from_secs(61)).expect_err("expired");
+        assert!(e.message.contains("expired"));
+    }
+
+    #[test]
+    fn states_are_bound_to_tool_arguments_method_and_principal() {
+        let now = SystemTime::now();
+        let b = binding("t", json!({"n": 1}), Some("alice"));
+        let token = codec().seal(&b, &carried(), now);
+        assert!(codec().open(&token, &binding("other", json!({"n": 1}), Some("alice")), now).is_err());
+        assert!(codec().open(&token, &binding("t", json!({"n": 2}), Some("alice")), now).is_err());
+        assert!(codec().open(&token, &binding("t", json!({"n": 1}), Some("bob")), now).is_err());
+        assert!(codec().open(&token, &binding("t", json!({"n": 1}), None), now).is_err());
+        let mut prompt = b.clone();
+        prompt.method = "prompts/get".into();
+        assert!(codec().open(&token, &prompt, now).is_err());
+    }
+
+    #[test]
+    fn the_default_key_is_random_but_stable_in_a_process() {
+        let a = StateCodec::new(None, Duration::from_secs(60));
+        let b = StateCodec::new(None, Duration::from_secs(60));
+        assert_eq!(a.key, b.key);
+        assert_eq!(a.key.len(), 32);
+        assert_ne!(a.key, vec![0u8; 32]);
+    }
+}
