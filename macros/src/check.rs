@@ -531,6 +531,21 @@ pub fn check_tool(cx: &Ctxt, attrs: &ToolAttrs, name: &Named, handler: &Handler<
     }
     hints_agree(cx, attrs);
     check_roles(cx, attrs.common.roles.as_ref());
+    if let Some(mode) = &attrs.task_support {
+        report(cx, mode.span(), task_support(&mode.value()).map(|_| ()));
+    }
+}
+
+/// The `TaskSupport` variant named by `task_support = "..."`.
+pub fn task_support(value: &str) -> Result<&'static str, String> {
+    match value {
+        "optional" => Ok("Optional"),
+        "required" => Ok("Required"),
+        other => Err(format!(
+            "`task_support` takes \"optional\" or \"required\", not {other:?}; \
+             leave it out for a tool that never runs as a task"
+        )),
+    }
 }
 
 pub fn check_prompt(cx: &Ctxt, attrs: &PromptAttrs, name: &Named, handler: &Handler<'_>) {

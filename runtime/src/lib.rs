@@ -98,7 +98,7 @@ pub mod __private {
     };
     pub use crate::registry::{
         BoxFuture, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, ResourceRequest,
-        Site, ToolRegistration,
+        Site, TaskSupport, ToolRegistration,
     };
     pub use crate::subscriptions::{SubscriptionFieldRegistration, grant_shim};
     pub use inventory;

@@ -52,6 +52,7 @@ pub struct ServerBuilder {
     tools_call: Option<(super::ToolsCallReplacement, String)>,
     message_filters: Vec<Arc<dyn crate::pipeline::MessageFilter>>,
     hub: Arc<dyn crate::subscriptions::DeliveryHub>,
+    extensions: serde_json::Map<String, serde_json::Value>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -77,6 +78,7 @@ impl ServerBuilder {
             tools_call: None,
             message_filters: Vec::new(),
             hub: Arc::new(crate::subscriptions::InProcessHub::default()),
+            extensions: serde_json::Map::new(),
         }
     }
 
@@ -129,6 +131,22 @@ impl ServerBuilder {
     pub fn delivery_hub(mut self, hub: impl crate::subscriptions::DeliveryHub) -> Self {
         self.hub = Arc::new(hub);
         self
+    }
+
+    /// Declares that the server supports the extension `id` (e.g.
+    /// `"io.modelcontextprotocol/tasks"`): `server/discover` then lists
+    /// `capabilities.extensions[id] = settings` (spec digest §1.4, §3.1). Extensions call this
+    /// when they are installed; declaring one twice keeps the last settings. The legacy
+    /// `initialize` result does not carry extensions (2025-11-25 has no such capability).
+    pub fn extension_capability(mut self, id: impl Into<String>, settings: serde_json::Value) -> Self {
+        self.extensions.insert(id.into(), settings);
+        self
+    }
+
+    /// Shared state of type `T` given to [`state`](Self::state) so far, if any: lets an
+    /// extension's installer find what the application registered (e.g. an executor).
+    pub fn state_value<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.state.get::<T>()
     }
 
     /// Adds a message filter (see [`MessageFilter`](crate::pipeline::MessageFilter)); the first
@@ -195,6 +213,7 @@ impl ServerBuilder {
                 messages: crate::pipeline::MessageFilters::new(self.message_filters),
                 hub: self.hub,
                 fields: crate::subscriptions::collect_fields(groups)?,
+                extensions: self.extensions,
             }),
         })
     }

@@ -1,0 +1,44 @@
+//! The seam for input requests inside tasks (requirement D24): a tool running as a task asks the
+//! client something; the task shows `input_required` with `inputRequests` until `tasks/update`
+//! answers. The input-required API of the runtime builds elicitation/sampling/roots requests on
+//! top of [`request_input`].
+
+use crate::CurrentTask;
+use crate::model::TaskState;
+use crate::tasks::installed;
+use serde_json::{Map, Value};
+use switchyard::{McpError, RequestContext};
+
+/// Publishes `requests` (`{key: {method, params}}`, keys unique for the task's whole life) as the
+/// task's outstanding `inputRequests`, waits until `tasks/update` has answered every key (a
+/// partial answer keeps the rest outstanding), sets the task back to `working` and returns the
+/// answers by key.
+///
+/// Errors: `-32600` when `ctx` is not the context of a running task; `-32603` when the store
+/// fails; `-32603` "cancelled" when the task is cancelled or ends while waiting.
+pub async fn request_input(ctx: &RequestContext, requests: Map<String, Value>) -> Result<Map<String, Value>, McpError> {
+    let id = ctx.extensions().get::<CurrentTask>().map(|t| t.id.clone());
+    let (Some(id), Some(tasks)) = (id, installed(ctx)) else {
+        return Err(McpError::invalid_request("input requests need a request that runs as a task"));
+    };
+    let mut rx = tasks.input_channel(&id);
+    let mut outstanding = requests;
+    let mut answers = Map::new();
+    while !outstanding.is_empty() {
+        if !tasks.set_state(ctx.server(), &id, TaskState::InputRequired(outstanding.clone())).await? {
+            return Err(McpError::internal("the task ended while waiting for input"));
+        }
+        let got = tokio::select! {
+            got = rx.recv() => got,
+            _ = ctx.cancellation().cancelled() => None,
+        };
+        let Some(got) = got else { return Err(McpError::internal("the task was cancelled while waiting for input")) };
+        for (k, v) in got {
+            if outstanding.remove(&k).is_some() {
+                answers.insert(k, v);
+            }
+        }
+    }
+    tasks.set_state(ctx.server(), &id, TaskState::Working).await?;
+    Ok(answers)
+}

@@ -1,0 +1,21 @@
+/// Whether a tool may run as a task of the Tasks extension (`io.modelcontextprotocol/tasks`,
+/// spec digest §3.2).
+///
+/// A registration-time setting only: the 2026-07-28 `Tool` has no `execution` field, so it never
+/// appears on the wire. Declared with `#[mcp_tool(task_support = "optional" | "required")]` or
+/// [`DynamicTool::task_support`](crate::server::DynamicTool::task_support); read from
+/// [`ToolEntry::task_support`](crate::registry::ToolEntry::task_support) by the Tasks extension
+/// (crate `switchyard-tasks`), which alone acts on it. Without that extension installed every
+/// tool runs synchronously.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TaskSupport {
+    /// Never a task: the call always returns a `CallToolResult` (the default).
+    #[default]
+    Forbidden,
+    /// A task when the request declares the extension in its own `clientCapabilities`,
+    /// otherwise a direct result.
+    Optional,
+    /// Always a task; a request that does not declare the extension gets `-32021` with
+    /// `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"] = {}`.
+    Required,
+}
