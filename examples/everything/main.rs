@@ -8,6 +8,7 @@
 
 mod prompts;
 mod resources;
+mod tasks;
 mod tools;
 
 use std::process::ExitCode;
@@ -15,10 +16,10 @@ use switchyard::Server;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let server = match Server::builder("switchyard-everything", env!("CARGO_PKG_VERSION"))
-        .instructions("Conformance fixtures: tools, resources, prompts and completions for every scenario.")
-        .build()
-    {
+    let builder = Server::builder("switchyard-everything", env!("CARGO_PKG_VERSION"))
+        .instructions("Conformance fixtures: tools, resources, prompts and completions for every scenario.");
+    // The Tasks extension (`tasks-*` scenarios), with its in-memory store and in-process executor.
+    let server = match switchyard_tasks::TasksExtension::new().install(builder).build() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");

@@ -6,8 +6,8 @@
 use crate::ctxt::Ctxt;
 use crate::symbol::{
     ALTERNATE, ARGUMENT, CAPABILITY, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT, INPUT_SCHEMA, KEY,
-    METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME, RPC, Symbol, TASK_SUPPORT,
-    TITLE, URI,
+    METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME, RPC, Symbol,
+    TASK_SUPPORT, TITLE, URI,
 };
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -151,7 +151,8 @@ pub struct ToolAttrs {
 impl ToolAttrs {
     pub fn parse(cx: &Ctxt, tokens: TokenStream) -> ToolAttrs {
         let mut attrs = ToolAttrs::default();
-        let keys: Vec<Symbol> = COMMON_KEYS.into_iter().chain([INPUT_SCHEMA, TASK_SUPPORT]).chain(HINTS.map(|h| h.0)).collect();
+        let keys: Vec<Symbol> =
+            COMMON_KEYS.into_iter().chain([INPUT_SCHEMA, TASK_SUPPORT]).chain(HINTS.map(|h| h.0)).collect();
         for_each_key(cx, "mcp_tool", tokens, &keys, |key, meta| {
             if attrs.common.accept(cx, key, meta) {
                 return;

@@ -139,9 +139,7 @@ impl std::fmt::Debug for TaskExecution {
 impl TaskExecution {
     pub(crate) fn new(tasks: Arc<Tasks>, info: TaskRecord, cancel: CancellationToken, work: Work) -> Self {
         let server = work.ctx.server().clone();
-        TaskExecution {
-            inner: Arc::new(ExecutionInner { tasks, info, cancel, server, work: Mutex::new(Some(work)) }),
-        }
+        TaskExecution { inner: Arc::new(ExecutionInner { tasks, info, cancel, server, work: Mutex::new(Some(work)) }) }
     }
 
     fn work(&self) -> std::sync::MutexGuard<'_, Option<Work>> {

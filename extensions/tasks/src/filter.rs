@@ -17,7 +17,9 @@ pub fn declares_tasks(ctx: &RequestContext) -> bool {
 /// The `-32021` for a `required` tool called without the extension.
 fn needs_tasks(tool: &str) -> McpError {
     McpError::missing_capability(
-        format!("the tool `{tool}` runs only as a task: declare the extension {EXTENSION} in the request's capabilities"),
+        format!(
+            "the tool `{tool}` runs only as a task: declare the extension {EXTENSION} in the request's capabilities"
+        ),
         json!({ "extensions": { EXTENSION: {} } }),
     )
 }

@@ -24,10 +24,13 @@ pub async fn request_input(ctx: &RequestContext, requests: Map<String, Value>) -
     let mut rx = tasks.input_channel(&id);
     let mut outstanding = requests;
     let mut answers = Map::new();
+    // `tasks/update` moves the task back to `working` (or to the keys still outstanding).
+    if !outstanding.is_empty()
+        && !tasks.set_state(ctx.server(), &id, TaskState::InputRequired(outstanding.clone())).await?
+    {
+        return Err(McpError::internal("the task ended while waiting for input"));
+    }
     while !outstanding.is_empty() {
-        if !tasks.set_state(ctx.server(), &id, TaskState::InputRequired(outstanding.clone())).await? {
-            return Err(McpError::internal("the task ended while waiting for input"));
-        }
         let got = tokio::select! {
             got = rx.recv() => got,
             _ = ctx.cancellation().cancelled() => None,
@@ -39,6 +42,5 @@ pub async fn request_input(ctx: &RequestContext, requests: Map<String, Value>) -
             }
         }
     }
-    tasks.set_state(ctx.server(), &id, TaskState::Working).await?;
     Ok(answers)
 }

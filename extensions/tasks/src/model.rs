@@ -148,7 +148,8 @@ pub fn now_ms() -> u64 {
 /// `2026-08-01T12:00:00.000Z` for a time in milliseconds since the Unix epoch.
 pub fn iso8601(ms: u64) -> String {
     let t = time::OffsetDateTime::UNIX_EPOCH + time::Duration::milliseconds(ms as i64);
-    let format = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+    let format =
+        time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
     t.format(&format).unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned())
 }
 

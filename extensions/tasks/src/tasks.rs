@@ -125,7 +125,8 @@ impl Tasks {
             (None, None) => Arc::new(InProcessExecutor),
         };
         let server = req.ctx.server().clone();
-        let execution = TaskExecution::new(self.clone(), record.clone(), cancel, Work { ctx, params: req.params, next });
+        let execution =
+            TaskExecution::new(self.clone(), record.clone(), cancel, Work { ctx, params: req.params, next });
         if let Err(e) = executor.start(execution.clone()).await {
             execution.dispose();
             let error = TaskError::internal(format!("the task could not be started: {e}"));
@@ -221,11 +222,21 @@ impl Tasks {
         if answered.is_empty() {
             return Ok(());
         }
-        let tx = self.running().get(id).and_then(|r| r.input.clone());
-        if let Some(tx) = tx {
-            // The receiver is gone only when the task ended meanwhile: the answer is dropped.
-            let _ = tx.send(answered);
-        }
+        let Some(tx) = self.running().get(id).and_then(|r| r.input.clone()) else {
+            // Nobody in this process waits for the answer (the task runs elsewhere or ended).
+            return Ok(());
+        };
+        // The store changes before the acknowledgement, so the next tasks/get lists only the
+        // keys still outstanding (spec digest §3.7).
+        let remaining: Map<String, Value> = outstanding
+            .iter()
+            .filter(|(k, _)| !answered.contains_key(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let next = if remaining.is_empty() { TaskState::Working } else { TaskState::InputRequired(remaining) };
+        self.set_state(ctx.server(), id, next).await?;
+        // The receiver is gone only when the task ended meanwhile: the answer is dropped.
+        let _ = tx.send(answered);
         Ok(())
     }
 

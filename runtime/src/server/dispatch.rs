@@ -203,6 +203,7 @@ impl Server {
         }
         let target = self.target(&req.method, false).ok_or_else(|| McpError::method_not_found(&req.method))?;
         let params = req.params.unwrap_or_default();
+        super::legacy_meta::reject_modern_envelope(&params)?;
         let parts = RequestParts {
             id: req.id,
             method: req.method,

@@ -4,6 +4,7 @@ mod builder;
 mod dispatch;
 mod dynamic;
 mod encode;
+mod legacy_meta;
 mod methods;
 mod session;
 
