@@ -427,3 +427,37 @@ async fn sqlite_store_survives_a_restart() {
     drop(w);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn delegation_to_a_worker_process_through_the_sqlite_store() {
+    let dir = std::env::temp_dir().join(format!("switchyard-worker-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let db = dir.join("jobs.db");
+    let _ = std::fs::remove_file(&db);
+    let db_arg = db.display().to_string();
+    let mut server = stdio_child("tasks_worker", &["serve", "--db", &db_arg]);
+    let mut worker = tokio::process::Command::new(example("tasks_worker"))
+        .args(["work", "--db", &db_arg])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the worker starts");
+    let mut w = Wire::Stdio {
+        stdin: server.stdin.take().expect("stdin"),
+        out: Box::new(BufReader::new(server.stdout.take().expect("stdout")).lines()),
+        _child: server,
+        seen: Vec::new(),
+    };
+    // Without the extension the tool runs in the server itself.
+    let r = w.req(1, "tools/call", json!({ "name": "crunch_numbers", "arguments": { "n": 4 } }), m()).await;
+    assert_eq!(r["result"]["content"][0]["text"], "sum of 1..=4 is 10", "{r}");
+    // As a task it is handed to the worker process, which records the result in the store.
+    let id = w.start_task(2, "crunch_numbers", json!({ "n": 100 })).await["taskId"].as_str().expect("id").to_owned();
+    let done = w.wait_terminal(3, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "sum of 1..=100 is 5050");
+    let _ = worker.kill().await;
+    drop(w);
+    let _ = std::fs::remove_dir_all(&dir);
+}
