@@ -531,3 +531,24 @@ async fn d26_a_failed_create_is_an_error_and_starts_nothing() {
     assert_eq!(r.error_code(), Some(-32603), "{}", r.response);
     assert_eq!((exec.starts.load(Ordering::SeqCst), h.probe.count("tool")), (0, 0));
 }
+
+#[tokio::test]
+async fn dynamic_tools_declare_task_support_too() {
+    use switchyard::registry::TaskSupport;
+    use switchyard::server::DynamicTool;
+    let h = harness(|e| e, None);
+    h.server
+        .add_tool(
+            DynamicTool::new("dyn_required", |_ctx, _args: Value| async { Ok::<_, ToolError>("dyn".to_owned()) })
+                .description("runs only as a task")
+                .task_support(TaskSupport::Required),
+        )
+        .expect("added");
+    let id = h.create("dyn_required").await;
+    assert_eq!(h.wait_terminal(&id).await["result"]["content"][0]["text"], "dyn");
+    let plain = TestClient::modern(h.server.clone());
+    let r = plain.call_tool("dyn_required", json!({})).await;
+    assert_eq!(r.error_code(), Some(-32021), "{}", r.response);
+    assert_eq!(r.error()["data"]["requiredCapabilities"]["extensions"][TASKS], json!({}));
+    assert_eq!(h.server.table().tool("dyn_required").map(|t| t.task_support), Some(TaskSupport::Required));
+}

@@ -143,12 +143,6 @@ impl ServerBuilder {
         self
     }
 
-    /// Shared state of type `T` given to [`state`](Self::state) so far, if any: lets an
-    /// extension's installer find what the application registered (e.g. an executor).
-    pub fn state_value<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.state.get::<T>()
-    }
-
     /// Adds a message filter (see [`MessageFilter`](crate::pipeline::MessageFilter)); the first
     /// added is the outermost in both directions.
     pub fn message_filter(mut self, filter: impl crate::pipeline::MessageFilter) -> Self {

@@ -45,3 +45,63 @@ impl RequestContext {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::context::{Notifier, RequestParts};
+    use crate::jsonrpc::RequestId;
+    use crate::protocol::Era;
+    use crate::{RequestContext, Server};
+    use serde_json::json;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio_util::sync::CancellationToken;
+
+    /// Counts its drops (of the last clone: the value is shared through an `Arc`).
+    #[derive(Clone)]
+    struct Scoped(Arc<AtomicUsize>);
+
+    impl Drop for Scoped {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_detached_context_keeps_the_identity_and_owns_its_scope_and_cancellation() {
+        let server = Server::builder("t", "0").groups(["none"]).build().expect("builds");
+        let origin_cancel = CancellationToken::new();
+        let parts = RequestParts {
+            id: RequestId::Number(7),
+            method: "tools/call".into(),
+            era: Era::Modern,
+            client_capabilities: json!({ "extensions": { "x/y": {} } }),
+            client_info: None,
+            meta: serde_json::Map::new(),
+            log_level: None,
+            cancel: origin_cancel.clone(),
+            notifier: Notifier::disconnected(),
+            principal: Some(Arc::new(crate::auth::Principal::new("alice", ["ops"]))),
+        };
+        let origin = RequestContext::new(parts, Arc::new(Default::default()), server);
+        origin.set_matched("echo".into());
+        let drops = Arc::new(AtomicUsize::new(0));
+        origin.extensions().insert(Scoped(drops.clone()));
+        let task_cancel = CancellationToken::new();
+        let detached = origin.detach(task_cancel.clone());
+        assert!(!detached.same_context(&origin) && origin.same_context(&origin.clone()));
+        assert_eq!(detached.principal().map(|p| p.id.as_str()), Some("alice"));
+        assert_eq!((detached.matched_primitive(), detached.method()), (Some("echo"), "tools/call"));
+        assert_eq!(detached.client_capabilities(), origin.client_capabilities());
+        assert!(detached.extensions().get::<Scoped>().is_none(), "a fresh request scope");
+        origin_cancel.cancel();
+        assert!(!detached.is_cancelled(), "not tied to the originating request");
+        task_cancel.cancel();
+        assert!(detached.is_cancelled());
+        detached.extensions().insert(Scoped(drops.clone()));
+        drop(origin);
+        assert_eq!(drops.load(Ordering::SeqCst), 1, "the origin's scope went with the origin");
+        drop(detached);
+        assert_eq!(drops.load(Ordering::SeqCst), 2, "the detached scope is dropped exactly once");
+    }
+}
