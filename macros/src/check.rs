@@ -797,4 +797,13 @@ mod tests {
         assert!(mime_type("text/").is_err());
         assert!(mime_type("text /plain").is_err());
     }
+
+    #[test]
+    fn task_support_names_two_modes() {
+        assert_eq!(task_support("optional"), Ok("Optional"));
+        assert_eq!(task_support("required"), Ok("Required"));
+        for bad in ["forbidden", "Optional", "", "always"] {
+            assert!(task_support(bad).expect_err(bad).contains("\"optional\" or \"required\""), "{bad}");
+        }
+    }
 }
