@@ -30,6 +30,10 @@
 //! # Ok(()) }
 //! ```
 //!
+//! The crate's registrations (the Tasks filter, `tasks/*`, the `taskIds` subscription field)
+//! are in group `"default"`: a server that selects groups with `ServerBuilder::groups` must
+//! include it.
+//!
 //! Installing declares the extension: `server/discover` lists
 //! `capabilities.extensions["io.modelcontextprotocol/tasks"] = {}`. Without it, `tasks/*`
 //! answer `-32601`, nothing is advertised and every tool runs synchronously.
