@@ -9,6 +9,7 @@
 mod input;
 mod prompts;
 mod resources;
+mod tasks;
 mod tools;
 
 use std::process::ExitCode;
@@ -16,10 +17,10 @@ use switchyard::Server;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let server = match Server::builder("switchyard-everything", env!("CARGO_PKG_VERSION"))
-        .instructions("Conformance fixtures: tools, resources, prompts and completions for every scenario.")
-        .build()
-    {
+    let builder = Server::builder("switchyard-everything", env!("CARGO_PKG_VERSION"))
+        .instructions("Conformance fixtures: tools, resources, prompts and completions for every scenario.");
+    // The Tasks extension (`tasks-*` scenarios), with its in-memory store and in-process executor.
+    let server = match switchyard_tasks::TasksExtension::new().install(builder).build() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");

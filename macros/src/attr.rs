@@ -6,8 +6,8 @@
 use crate::ctxt::Ctxt;
 use crate::symbol::{
     ALTERNATE, ARGUMENT, CAPABILITY, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT, INPUT_SCHEMA, KEY,
-    METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME, RPC, Symbol, TITLE,
-    URI,
+    METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME, RPC, Symbol,
+    TASK_SUPPORT, TITLE, URI,
 };
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -144,18 +144,23 @@ pub struct ToolAttrs {
     pub common: Common,
     pub input_schema: Option<LitStr>,
     pub hints: Vec<Hint>,
+    /// `task_support = "optional" | "required" | "escalate"` as written; checked by `check::check_tool`.
+    pub task_support: Option<LitStr>,
 }
 
 impl ToolAttrs {
     pub fn parse(cx: &Ctxt, tokens: TokenStream) -> ToolAttrs {
         let mut attrs = ToolAttrs::default();
-        let keys: Vec<Symbol> = COMMON_KEYS.into_iter().chain([INPUT_SCHEMA]).chain(HINTS.map(|h| h.0)).collect();
+        let keys: Vec<Symbol> =
+            COMMON_KEYS.into_iter().chain([INPUT_SCHEMA, TASK_SUPPORT]).chain(HINTS.map(|h| h.0)).collect();
         for_each_key(cx, "mcp_tool", tokens, &keys, |key, meta| {
             if attrs.common.accept(cx, key, meta) {
                 return;
             }
             if key == INPUT_SCHEMA {
                 attrs.input_schema = string(cx, key, meta);
+            } else if key == TASK_SUPPORT {
+                attrs.task_support = string(cx, key, meta);
             } else if let Some(&(_, json_key)) = HINTS.iter().find(|h| h.0 == key)
                 && let Some(value) = flag(cx, key, meta)
             {

@@ -531,6 +531,22 @@ pub fn check_tool(cx: &Ctxt, attrs: &ToolAttrs, name: &Named, handler: &Handler<
     }
     hints_agree(cx, attrs);
     check_roles(cx, attrs.common.roles.as_ref());
+    if let Some(mode) = &attrs.task_support {
+        report(cx, mode.span(), task_support(&mode.value()).map(|_| ()));
+    }
+}
+
+/// The `TaskSupport` variant named by `task_support = "..."`.
+pub fn task_support(value: &str) -> Result<&'static str, String> {
+    match value {
+        "optional" => Ok("Optional"),
+        "required" => Ok("Required"),
+        "escalate" => Ok("Escalate"),
+        other => Err(format!(
+            "`task_support` takes \"optional\", \"required\" or \"escalate\", not {other:?}; \
+             leave it out for a tool that never runs as a task"
+        )),
+    }
 }
 
 pub fn check_prompt(cx: &Ctxt, attrs: &PromptAttrs, name: &Named, handler: &Handler<'_>) {
@@ -781,5 +797,15 @@ mod tests {
         assert!(mime_type("text").is_err());
         assert!(mime_type("text/").is_err());
         assert!(mime_type("text /plain").is_err());
+    }
+
+    #[test]
+    fn task_support_names_three_modes() {
+        assert_eq!(task_support("optional"), Ok("Optional"));
+        assert_eq!(task_support("required"), Ok("Required"));
+        assert_eq!(task_support("escalate"), Ok("Escalate"));
+        for bad in ["forbidden", "Optional", "", "always"] {
+            assert!(task_support(bad).expect_err(bad).contains("\"optional\", \"required\" or \"escalate\""), "{bad}");
+        }
     }
 }

@@ -83,7 +83,7 @@ pub mod prelude {
         AltNext, Alternate, CallToolParams, CallToolResult, CancellationToken, Completion, Content, GetPromptParams,
         GetPromptResult, Json, Logger, McpError, Next, Progress, PromptMessage, RawNext, RawRequest, RawResponse,
         ReadResourceParams, ReadResourceResult, RequestContext, ResourceContents, ResourceRequest, Server, State,
-        ToolError, TypedRequest, mcp_completion, mcp_filter, mcp_prompt, mcp_resource, mcp_rpc, mcp_tool,
+        ToolError, ToolFailure, TypedRequest, mcp_completion, mcp_filter, mcp_prompt, mcp_resource, mcp_rpc, mcp_tool,
         subscription_field,
     };
 }
@@ -108,7 +108,7 @@ pub mod __private {
     };
     pub use crate::registry::{
         BoxFuture, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, ResourceRequest,
-        Site, ToolRegistration,
+        Site, TaskSupport, ToolRegistration,
     };
     pub use crate::subscriptions::{SubscriptionFieldRegistration, grant_shim};
     pub use inventory;

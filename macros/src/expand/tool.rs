@@ -90,6 +90,13 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let roles = roles(attrs.common.roles.as_ref());
     let site = site(handler.ident);
     let guard = duplicate_guard("tool", &group, &name);
+    let task_support = match attrs.task_support.as_ref().map(|m| check::task_support(&m.value())) {
+        Some(Ok(variant)) => {
+            let v = syn::Ident::new(variant, proc_macro2::Span::call_site());
+            quote!(#p::TaskSupport::#v)
+        }
+        _ => quote!(#p::TaskSupport::Forbidden),
+    };
 
     quote! {
         #input_schema
@@ -116,6 +123,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 output_schema: #output_schema,
                 annotations: #annotations,
                 roles: #roles,
+                task_support: #task_support,
                 handler: __call,
                 site: #site,
             }

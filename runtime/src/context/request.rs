@@ -1,3 +1,5 @@
+mod detach;
+
 use super::{Logger, Notifier, Progress, StateMap};
 use crate::auth::Principal;
 use crate::jsonrpc::{McpError, RequestId};

@@ -53,6 +53,8 @@ pub struct ToolRegistration {
     /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
     /// authorization, see `switchyard::auth`.
     pub roles: &'static [&'static str],
+    /// Whether the tool may run as a task of the Tasks extension (not on the wire).
+    pub task_support: super::TaskSupport,
     /// The handler shim.
     pub handler: ToolHandler,
     /// Where it was declared.

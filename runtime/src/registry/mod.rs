@@ -7,6 +7,7 @@
 
 mod items;
 mod table;
+mod task_support;
 mod uri_template;
 
 pub use items::{
@@ -17,4 +18,5 @@ pub use table::{
     BuildError, CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ToolCallFn, ToolEntry,
 };
 pub(crate) use table::{ToolParts, build_tool};
+pub use task_support::TaskSupport;
 pub use uri_template::UriTemplate;

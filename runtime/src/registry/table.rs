@@ -70,6 +70,9 @@ pub struct ToolEntry {
     pub site: Option<Site>,
     /// Roles a caller needs (any one); empty: anyone.
     pub roles: &'static [&'static str],
+    /// Whether the tool may run as a task of the Tasks extension (spec digest §3.2; not on the
+    /// wire).
+    pub task_support: super::TaskSupport,
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -326,6 +329,7 @@ pub(crate) struct ToolParts<'a> {
     pub(crate) output_schema: Option<Value>,
     pub(crate) annotations: Option<Value>,
     pub(crate) roles: &'static [&'static str],
+    pub(crate) task_support: super::TaskSupport,
     pub(crate) site: Option<Site>,
 }
 
@@ -359,6 +363,7 @@ pub(crate) fn build_tool(parts: ToolParts<'_>, call: ToolCallFn) -> Result<ToolE
         param_headers,
         site: parts.site,
         roles: parts.roles,
+        task_support: parts.task_support,
     })
 }
 
@@ -372,6 +377,7 @@ fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, Bui
         output_schema: reg.output_schema.map(|f| f()),
         annotations: reg.annotations.map(|f| f()),
         roles: reg.roles,
+        task_support: reg.task_support,
         site: Some(reg.site),
     };
     build_tool(parts, call).map_err(|reason| BuildError::Invalid {

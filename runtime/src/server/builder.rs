@@ -54,6 +54,7 @@ pub struct ServerBuilder {
     hub: Arc<dyn crate::subscriptions::DeliveryHub>,
     request_state_key: Option<(Vec<u8>, String)>,
     request_state_ttl: Duration,
+    extensions: serde_json::Map<String, serde_json::Value>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -81,6 +82,7 @@ impl ServerBuilder {
             hub: Arc::new(crate::subscriptions::InProcessHub::default()),
             request_state_key: None,
             request_state_ttl: Duration::from_secs(600),
+            extensions: serde_json::Map::new(),
         }
     }
 
@@ -132,6 +134,16 @@ impl ServerBuilder {
     /// in-process [`InProcessHub`](crate::subscriptions::InProcessHub)).
     pub fn delivery_hub(mut self, hub: impl crate::subscriptions::DeliveryHub) -> Self {
         self.hub = Arc::new(hub);
+        self
+    }
+
+    /// Declares that the server supports the extension `id` (e.g.
+    /// `"io.modelcontextprotocol/tasks"`): `server/discover` then lists
+    /// `capabilities.extensions[id] = settings` (spec digest §1.4, §3.1). Extensions call this
+    /// when they are installed; declaring one twice keeps the last settings. The legacy
+    /// `initialize` result does not carry extensions (2025-11-25 has no such capability).
+    pub fn extension_capability(mut self, id: impl Into<String>, settings: serde_json::Value) -> Self {
+        self.extensions.insert(id.into(), settings);
         self
     }
 
@@ -238,6 +250,7 @@ impl ServerBuilder {
                 hub: self.hub,
                 request_state,
                 fields: crate::subscriptions::collect_fields(groups)?,
+                extensions: self.extensions,
             }),
         })
     }

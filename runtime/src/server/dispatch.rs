@@ -11,6 +11,10 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+/// The Tasks extension's identifier; its `tasks/*` methods are served only when a server
+/// declares it with [`ServerBuilder::extension_capability`](crate::ServerBuilder::extension_capability).
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
 /// The built-in MCP methods, per era (spec digest §0.1 and the 2025-11-25 schema).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Method {
@@ -68,6 +72,10 @@ impl Server {
             return Some(Target::Builtin(m));
         }
         let (&name, reg) = self.inner.pipelines.rpcs.get_key_value(method)?;
+        // `tasks/*` exist only while the Tasks extension is installed (it declares itself).
+        if name.starts_with("tasks/") && !self.has_extension(TASKS_EXTENSION) {
+            return None;
+        }
         reg.eras.serves(modern).then_some(Target::Rpc(name))
     }
 
@@ -223,6 +231,7 @@ impl Server {
         }
         let target = self.target(&req.method, false).ok_or_else(|| McpError::method_not_found(&req.method))?;
         let params = req.params.unwrap_or_default();
+        super::legacy_meta::reject_modern_envelope(&params)?;
         let parts = RequestParts {
             id: req.id,
             method: req.method,

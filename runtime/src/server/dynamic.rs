@@ -28,6 +28,7 @@ pub struct DynamicTool {
     input_schema: Value,
     call: ToolCallFn,
     roles: &'static [&'static str],
+    task_support: crate::registry::TaskSupport,
 }
 
 impl DynamicTool {
@@ -46,6 +47,7 @@ impl DynamicTool {
             description: None,
             input_schema: json!({ "type": "object", "properties": {} }),
             roles: &[],
+            task_support: crate::registry::TaskSupport::Forbidden,
             call: Arc::new(move |ctx, args| {
                 let fut = handler(ctx, args);
                 Box::pin(async move { fut.await.into_tool_outcome() })
@@ -62,6 +64,13 @@ impl DynamicTool {
     /// Restricts the tool to callers holding one of `roles` (as `#[mcp_tool(roles = [..])]`).
     pub fn roles(mut self, roles: &'static [&'static str]) -> Self {
         self.roles = roles;
+        self
+    }
+
+    /// Lets the tool run as a task of the Tasks extension (as `#[mcp_tool(task_support = ..)]`;
+    /// default [`TaskSupport::Forbidden`](crate::registry::TaskSupport::Forbidden)).
+    pub fn task_support(mut self, mode: crate::registry::TaskSupport) -> Self {
+        self.task_support = mode;
         self
     }
 
@@ -97,6 +106,7 @@ impl Server {
             output_schema: None,
             annotations: None,
             roles: tool.roles,
+            task_support: tool.task_support,
             site: None,
         };
         let entry = build_tool(parts, tool.call).map_err(McpError::invalid_params)?;

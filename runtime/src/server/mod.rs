@@ -4,10 +4,12 @@ mod builder;
 mod dispatch;
 mod dynamic;
 mod encode;
+mod legacy_meta;
 mod methods;
 mod session;
 
 pub use builder::{CacheConfig, ServerBuilder};
+pub use dispatch::TASKS_EXTENSION;
 pub use dynamic::DynamicTool;
 pub use session::LegacySession;
 
@@ -57,6 +59,8 @@ pub(crate) struct ServerInner {
     pub(crate) request_state: Arc<crate::input::StateCodec>,
     pub(crate) fields:
         std::collections::HashMap<&'static str, &'static crate::subscriptions::SubscriptionFieldRegistration>,
+    /// Declared extensions, advertised by `server/discover` under `capabilities.extensions`.
+    pub(crate) extensions: serde_json::Map<String, Value>,
 }
 
 impl std::fmt::Debug for Server {
@@ -144,6 +148,12 @@ impl Server {
         cancel: CancellationToken,
     ) -> crate::context::Notifier {
         crate::context::Notifier::new(tx, cancel).with_filters(self.inner.messages.clone())
+    }
+
+    /// True when the extension `id` was declared with
+    /// [`ServerBuilder::extension_capability`] (it is then advertised by `server/discover`).
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.inner.extensions.contains_key(id)
     }
 
     /// Begins a graceful shutdown: in-flight requests are cancelled and transports stop accepting.

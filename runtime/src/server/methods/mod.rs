@@ -46,6 +46,9 @@ fn discover(server: &Server, streams: bool) -> Value {
         "supportedVersions": crate::protocol::SUPPORTED_VERSIONS,
         "capabilities": server.capabilities_for(streams),
     });
+    if !server.inner.extensions.is_empty() {
+        result["capabilities"]["extensions"] = Value::Object(server.inner.extensions.clone());
+    }
     if let Some(i) = &server.inner.instructions {
         result["instructions"] = json!(i);
     }

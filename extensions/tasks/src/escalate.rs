@@ -1,0 +1,76 @@
+//! Escalation: a tool that starts on the request path (gathering input through 2026-07-28
+//! input-required rounds, say) and hands the rest of its work to a task on the final round
+//! (spec digest §3.5, "MRTR composition"; conformance fixture `test_tool_with_task`).
+
+use crate::CurrentTask;
+use crate::executor::Body;
+use crate::filter::declares_tasks;
+use crate::tasks::installed;
+use futures::future::BoxFuture;
+use serde_json::{Map, Value};
+use std::future::Future;
+use switchyard::registry::TaskSupport;
+use switchyard::{CallToolParams, CallToolResult, McpError, RequestContext};
+
+/// The part of a tool handed to a task: runs once, in the background, with the task's own
+/// request context.
+pub(crate) type Continuation =
+    Box<dyn FnOnce(RequestContext) -> BoxFuture<'static, Result<CallToolResult, McpError>> + Send>;
+
+/// Where the escalation outcome rides through the filters between the tool and the Tasks
+/// filter, which turns it into the `CreateTaskResult`.
+const MARKER: &str = "dev.switchyard/taskCreated";
+
+/// Hands the rest of a tool's work to a task and ends the `tools/call` with the
+/// `CreateTaskResult` (`{"resultType":"task","taskId":..,"status":"working",..}`).
+///
+/// For a tool declared `#[mcp_tool(task_support = "escalate")]`, whose body runs on the request
+/// path: everything before `escalate` (typically `ctx.input(..)` rounds, answered by the
+/// client's retries) happens synchronously; `rest` then runs once in the background with the
+/// task's request context (its own cancellation, wired to `tasks/cancel`; `ctx.input` there
+/// asks through `tasks/update`), and its outcome becomes the task's: a `CallToolResult` makes
+/// it `completed`, an error `failed`. The task is stored before the `CreateTaskResult` is sent.
+///
+/// `rest` runs inline instead, and its result is returned as it is, when no task can be made:
+/// the request does not declare `io.modelcontextprotocol/tasks` in its own capabilities (a
+/// legacy session never does), the extension is not installed, the tool's `task_support` is
+/// not `"escalate"`, or the call already runs as a task.
+///
+/// Errors: the error of `rest` when it runs inline; `-32603` when the store cannot create the
+/// task. When a task is made, the `Err` this returns carries the `CreateTaskResult`: return it
+/// from the tool with `?` and let it pass through filters unchanged (the Tasks filter turns it
+/// into the result; anywhere else it is an honest `-32603`).
+pub async fn escalate<F, Fut>(ctx: &RequestContext, rest: F) -> Result<CallToolResult, McpError>
+where
+    F: FnOnce(RequestContext) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+{
+    let in_task = ctx.extensions().get::<CurrentTask>().is_some();
+    let tool = ctx.matched_primitive().map(str::to_owned).unwrap_or_default();
+    let mode = ctx.server().table().tool(&tool).map(|t| t.task_support).unwrap_or_default();
+    let tasks = installed(ctx).filter(|_| !in_task && mode == TaskSupport::Escalate && declares_tasks(ctx));
+    let Some(tasks) = tasks else { return rest(ctx.clone()).await };
+    let params = ctx
+        .extensions()
+        .get::<CallToolParams>()
+        .cloned()
+        .unwrap_or(CallToolParams { name: tool, arguments: Map::new() });
+    let body: Continuation = Box::new(move |ctx| Box::pin(rest(ctx)));
+    let created = tasks.start(ctx, params, Body::Continuation(body)).await?;
+    Err(marker(created))
+}
+
+fn marker(created: Value) -> McpError {
+    let mut data = Map::new();
+    data.insert(MARKER.into(), created);
+    McpError::internal("the tool became a task, but no Tasks filter was there to answer with it")
+        .with_data(Value::Object(data))
+}
+
+/// The `CreateTaskResult` an escalation carries, if `e` is one.
+pub(crate) fn escalated(e: &McpError) -> Option<Value> {
+    if e.code != switchyard::ErrorCode::INTERNAL_ERROR {
+        return None;
+    }
+    e.data.as_ref()?.get(MARKER).cloned()
+}

@@ -1,0 +1,223 @@
+//! Who runs a task: the [`TaskExecutor`] trait (delegation to an external runtime), the
+//! per-task [`TaskExecution`] context, and the built-in executors.
+
+use crate::model::TaskRecord;
+use crate::tasks::Tasks;
+use futures::future::BoxFuture;
+use std::sync::{Arc, Mutex};
+use switchyard::{AltNext, CallToolParams, CallToolResult, CancellationToken, RequestContext};
+
+/// Why an executor could not take a task (its queue is full, its backend is down, ...). The
+/// task is then marked `failed` with `-32603` and this message before the `CreateTaskResult` is
+/// sent (requirement D18).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StartError(pub String);
+
+/// Runs tasks: the framework calls [`start`](Self::start) once per task, after the task record
+/// is stored and before the `CreateTaskResult` is sent (requirements D14, D17).
+///
+/// `start` returns once execution is durably handed off; the response waits for it. It may run
+/// the work itself ([`TaskExecution::run_tool_pipeline`]), queue it, or hand it to another
+/// system and call [`TaskExecution::dispose`]: then the ordinary filters and the tool do not run
+/// in this process at all (D20), and whoever does the work records the outcome in the shared
+/// [`TaskStore`](crate::TaskStore).
+///
+/// Selection (D16): [`TasksExtension::executor`](crate::TasksExtension::executor), else a
+/// [`RegisteredExecutor`] in the server's shared state, else [`InProcessExecutor`].
+pub trait TaskExecutor: Send + Sync + 'static {
+    /// Takes the task.
+    ///
+    /// Errors: [`StartError`] when the task could not be handed off.
+    fn start(&self, execution: TaskExecution) -> BoxFuture<'static, Result<(), StartError>>;
+}
+
+/// An executor registered in the server's shared state (`ServerBuilder::state`), used when the
+/// extension was not given one explicitly.
+#[derive(Clone)]
+pub struct RegisteredExecutor(pub Arc<dyn TaskExecutor>);
+
+impl std::fmt::Debug for RegisteredExecutor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RegisteredExecutor")
+    }
+}
+
+/// The default executor: runs each task in the background on the current Tokio runtime, in this
+/// process (D15).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InProcessExecutor;
+
+impl TaskExecutor for InProcessExecutor {
+    fn start(&self, execution: TaskExecution) -> BoxFuture<'static, Result<(), StartError>> {
+        tokio::spawn(async move {
+            execution.run_tool_pipeline().await;
+        });
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// An executor with its own pool of `workers` Tokio tasks fed through a bounded queue of
+/// `queue` tasks: at most `workers` tasks run at once, at most `queue` wait, and a task arriving
+/// at a full queue fails to start (D18) instead of stalling the request.
+#[derive(Debug, Clone)]
+pub struct WorkerPoolExecutor {
+    tx: tokio::sync::mpsc::Sender<TaskExecution>,
+}
+
+impl WorkerPoolExecutor {
+    /// Starts the workers on the current Tokio runtime.
+    ///
+    /// Errors: [`StartError`] when called outside a Tokio runtime, or `workers` or `queue` is 0.
+    pub fn new(workers: usize, queue: usize) -> Result<Self, StartError> {
+        if workers == 0 || queue == 0 {
+            return Err(StartError("a worker pool needs at least one worker and one queue slot".into()));
+        }
+        let handle = tokio::runtime::Handle::try_current()
+            .map_err(|_| StartError("a worker pool must be created inside a Tokio runtime".into()))?;
+        let (tx, rx) = tokio::sync::mpsc::channel::<TaskExecution>(queue);
+        let rx = Arc::new(tokio::sync::Mutex::new(rx));
+        for _ in 0..workers {
+            let rx = rx.clone();
+            handle.spawn(async move {
+                loop {
+                    let next = rx.lock().await.recv().await;
+                    match next {
+                        Some(execution) => {
+                            execution.run_tool_pipeline().await;
+                        }
+                        None => break,
+                    }
+                }
+            });
+        }
+        Ok(WorkerPoolExecutor { tx })
+    }
+}
+
+impl TaskExecutor for WorkerPoolExecutor {
+    fn start(&self, execution: TaskExecution) -> BoxFuture<'static, Result<(), StartError>> {
+        let sent = self.tx.try_send(execution).map_err(|e| match e {
+            tokio::sync::mpsc::error::TrySendError::Full(_) => StartError("the task queue is full".into()),
+            tokio::sync::mpsc::error::TrySendError::Closed(_) => StartError("the worker pool has stopped".into()),
+        });
+        Box::pin(async move { sent })
+    }
+}
+
+/// The execution context of one task, handed to [`TaskExecutor::start`] (requirement D14).
+///
+/// Cheap to clone; every clone is the same execution. It offers the task id and the record as
+/// created, the matched `tools/call` request bound to a fresh request context (its own request
+/// scope; see `RequestContext::detach`), [`run_tool_pipeline`](Self::run_tool_pipeline), the
+/// cancellation token wired to `tasks/cancel`, and [`dispose`](Self::dispose).
+#[derive(Clone)]
+pub struct TaskExecution {
+    inner: Arc<ExecutionInner>,
+}
+
+struct ExecutionInner {
+    tasks: Arc<Tasks>,
+    info: TaskRecord,
+    cancel: CancellationToken,
+    server: switchyard::Server,
+    work: Mutex<Option<Work>>,
+}
+
+pub(crate) struct Work {
+    pub(crate) ctx: RequestContext,
+    pub(crate) params: CallToolParams,
+    pub(crate) body: Body,
+}
+
+/// What runs in the background: the rest of the pipeline (a task made before the tool ran), or
+/// the part a tool handed over with [`escalate`](crate::escalate).
+pub(crate) enum Body {
+    Pipeline(AltNext<CallToolParams, CallToolResult>),
+    Continuation(crate::escalate::Continuation),
+}
+
+impl std::fmt::Debug for TaskExecution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskExecution").field("task_id", &self.inner.info.id).finish_non_exhaustive()
+    }
+}
+
+impl TaskExecution {
+    pub(crate) fn new(tasks: Arc<Tasks>, info: TaskRecord, cancel: CancellationToken, work: Work) -> Self {
+        let server = work.ctx.server().clone();
+        TaskExecution { inner: Arc::new(ExecutionInner { tasks, info, cancel, server, work: Mutex::new(Some(work)) }) }
+    }
+
+    fn work(&self) -> std::sync::MutexGuard<'_, Option<Work>> {
+        // Poisoning only follows a panic between take() calls; the Option is still valid.
+        self.inner.work.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The task id.
+    pub fn task_id(&self) -> &str {
+        &self.inner.info.id
+    }
+
+    /// The task as it was created (status `working`).
+    pub fn info(&self) -> &TaskRecord {
+        &self.inner.info
+    }
+
+    /// The fresh request context of the task's execution (same principal, params `_meta`,
+    /// capabilities and server as the `tools/call`; its own request scope and cancellation);
+    /// `None` once the pipeline ran or the execution was disposed.
+    pub fn request(&self) -> Option<RequestContext> {
+        self.work().as_ref().map(|w| w.ctx.clone())
+    }
+
+    /// The `tools/call` params the task runs (`{name, arguments}`); `None` once the pipeline ran
+    /// or the execution was disposed.
+    pub fn params(&self) -> Option<CallToolParams> {
+        self.work().as_ref().map(|w| w.params.clone())
+    }
+
+    /// Fires when the client cancels the task with `tasks/cancel` (after the store says
+    /// `cancelled`, D9/D21). Not tied to the HTTP request that created the task.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
+    /// Runs the rest of the `tools/call` pipeline in this process (the alternate filters inside
+    /// the Tasks filter, the ordinary filters and the tool; for a task made by
+    /// [`escalate`](crate::escalate), the part of the tool it handed over), then records the outcome: a
+    /// `CallToolResult` (also one with `isError: true`) makes the task `completed`, a JSON-RPC
+    /// error makes it `failed`, an alternate result from an inner filter makes it `failed` with
+    /// `-32603` (A15). `tasks/cancel` stops the work (the task stays `cancelled`). The request
+    /// scope is dropped when it returns.
+    ///
+    /// Runs at most once: returns false (doing nothing) when it ran before or the execution was
+    /// disposed.
+    pub async fn run_tool_pipeline(&self) -> bool {
+        let Some(work) = self.work().take() else { return false };
+        let run = async move {
+            match work.body {
+                Body::Pipeline(next) => next.run(switchyard::TypedRequest { ctx: work.ctx, params: work.params }).await,
+                Body::Continuation(rest) => rest(work.ctx).await.map(switchyard::Alternate::Ordinary),
+            }
+        };
+        let outcome = tokio::select! {
+            r = run => Some(r),
+            _ = self.inner.cancel.cancelled() => None,
+        };
+        if let Some(outcome) = outcome {
+            self.inner.tasks.record_outcome(&self.inner.server, &self.inner.info.id, outcome).await;
+        }
+        self.inner.tasks.unregister(&self.inner.info.id);
+        true
+    }
+
+    /// Releases what the execution holds in this process (the request scope, the rest of the
+    /// pipeline, the `tasks/cancel` registration) without running anything: for executors that
+    /// hand the work elsewhere. Idempotent.
+    pub fn dispose(&self) {
+        let work = self.work().take();
+        drop(work);
+        self.inner.tasks.unregister(&self.inner.info.id);
+    }
+}

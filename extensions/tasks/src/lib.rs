@@ -1,0 +1,225 @@
+//! # switchyard-tasks: the MCP Tasks extension (`io.modelcontextprotocol/tasks`)
+//!
+//! Lets a `tools/call` answer at once with a task handle (`CreateTaskResult`) while the tool
+//! runs in the background; the client polls `tasks/get`, answers input with `tasks/update`,
+//! stops the work with `tasks/cancel`, or follows the task through `subscriptions/listen`
+//! (`notifications/tasks`). Wire rules: spec digest §3 (SEP-2663).
+//!
+//! ## Installing
+//! Link the crate and install it on the builder; declare which tools may run as tasks:
+//!
+//! ```no_run
+//! use switchyard::prelude::*;
+//! use switchyard_tasks::TasksExtension;
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Job { seconds: u64 }
+//!
+//! /// A long job: a task when the client opts in, a direct result otherwise.
+//! #[mcp_tool(task_support = "optional")]
+//! async fn long_job(job: Job, ctx: RequestContext) -> Result<String, ToolError> {
+//!     tokio::select! {
+//!         _ = tokio::time::sleep(std::time::Duration::from_secs(job.seconds)) => Ok("done".into()),
+//!         _ = ctx.cancellation().cancelled() => Err(ToolError::new("cancelled")),
+//!     }
+//! }
+//!
+//! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = TasksExtension::new().install(Server::builder("jobs", "1.0.0")).build()?;
+//! switchyard::transport::stdio::serve(server).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! The crate's registrations (the Tasks filter, `tasks/*`, the `taskIds` subscription field)
+//! are in group `"default"`: a server that selects groups with `ServerBuilder::groups` must
+//! include it.
+//!
+//! Installing declares the extension: `server/discover` lists
+//! `capabilities.extensions["io.modelcontextprotocol/tasks"] = {}`. Without it, `tasks/*`
+//! answer `-32601`, nothing is advertised and every tool runs synchronously.
+//!
+//! A tool's `task_support` (not on the wire; the server alone decides, §3.2):
+//! - none (default): never a task;
+//! - `"optional"`: a task when the request's own `_meta` client capabilities declare the
+//!   extension, a direct result otherwise;
+//! - `"required"`: a task, or `-32021` with
+//!   `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"] = {}`.
+//!
+//! Only 2026-07-28 requests can opt in; legacy sessions never get tasks, and a legacy `task`
+//! param on `tools/call` is ignored.
+//!
+//! ## Where tasks sit in the pipeline, and authorization
+//! The Tasks filter is an alternate-result filter on `tools/call` at order
+//! [`TASKS_FILTER_ORDER`] (1000). On the request path, before the task exists, run: the raw
+//! filters, the tool's authorization (always outside every alternate filter: a denied caller
+//! gets `-32600` and no task is created), and the alternate filters with a lower order. The task
+//! record is then stored, the executor started, and the `CreateTaskResult` sent. In the
+//! background run, once: the alternate filters with a higher order, the ordinary (typed)
+//! filters and the tool, with a fresh request context (its own request scope, dropped when the
+//! background work ends; a cancellation token wired to `tasks/cancel`, not to the HTTP request;
+//! progress and log notifications are dropped, as the request's stream is closed). If an
+//! ordinary filter swaps the tool, the new tool is authorized again before it runs, and a
+//! denial ends the task `failed` with `-32600`. An inner filter returning an alternate result of
+//! its own ends the task `failed` with `-32603`.
+//!
+//! ## Outcomes
+//! A `CallToolResult` (also one with `isError: true`, a tool error) ends the task `completed`
+//! with it as `result`; a JSON-RPC error ends it `failed` with `error: {code, message, data?}`;
+//! `tasks/cancel` ends it `cancelled` first and then fires the token. Terminal states never
+//! change. Tasks are visible only to the principal that created them (others get `-32602`, as
+//! for an unknown id).
+//!
+//! ## Stores
+//! [`InMemoryTaskStore`] (default) is fast and lost on exit. [`SqliteTaskStore`] keeps tasks in
+//! one SQLite file: a task is committed before the `CreateTaskResult` is sent; completed results
+//! stay readable after a restart until their TTL passes; tasks that were running when the
+//! process stopped are reported `failed` ("the server stopped while the task was running")
+//! after [`SqliteTaskStore::open_for_server`]; several processes may share the file. Any other
+//! backend implements [`TaskStore`]. Expired tasks (TTL, default one hour, counted from
+//! creation) answer `-32602` and are purged.
+//!
+//! ## Executors
+//! [`InProcessExecutor`] (default) runs each task on the current Tokio runtime.
+//! [`WorkerPoolExecutor`] runs them on a bounded pool behind a bounded queue. A custom
+//! [`TaskExecutor`] receives a [`TaskExecution`]: it may call
+//! [`run_tool_pipeline`](TaskExecution::run_tool_pipeline) later or elsewhere in the process,
+//! or hand the task to another system and [`dispose`](TaskExecution::dispose) it (the ordinary
+//! filters and the tool then never run here; the other system records the outcome in the shared
+//! store). `start` returning an error marks the task `failed` (-32603) before the response.
+//! A store failure while creating the task is `-32603` for the `tools/call`; a store failure
+//! while recording an outcome is logged and the task marked `failed` when possible.
+//!
+//! ## Input inside tasks
+//! [`request_input`] is the seam through which a tool running as a task asks the client
+//! for input (`input_required` + `tasks/update`).
+
+mod escalate;
+mod executor;
+mod filter;
+mod id;
+mod input;
+mod methods;
+mod model;
+mod store;
+mod subscription;
+mod tasks;
+
+pub use escalate::escalate;
+pub use executor::{
+    InProcessExecutor, RegisteredExecutor, StartError, TaskExecution, TaskExecutor, WorkerPoolExecutor,
+};
+pub use filter::declares_tasks;
+pub use id::new_task_id;
+pub use input::{TaskInputChannel, request_input};
+pub use methods::{TaskRef, TaskUpdate};
+pub use model::{TaskError, TaskRecord, TaskState, iso8601, now_ms};
+pub use store::{InMemoryTaskStore, SqliteTaskStore, StoreError, TaskStore, Transition};
+
+use std::sync::Arc;
+use std::time::Duration;
+use switchyard::ServerBuilder;
+
+/// The extension's identifier, as declared by clients and advertised by `server/discover`.
+pub const EXTENSION: &str = switchyard::server::TASKS_EXTENSION;
+
+/// The `subscriptions/listen` filter key for task status notifications.
+pub const TASK_IDS_KEY: &str = "taskIds";
+
+/// The order of the Tasks filter among the alternate-result filters of `tools/call`: filters
+/// with a lower order run on the request path before the task is created, filters with a higher
+/// order run in the background inside it.
+pub const TASKS_FILTER_ORDER: i32 = 1000;
+
+/// Put into the request scope of a task's background execution: the id of the task it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurrentTask {
+    /// The task id.
+    pub id: String,
+}
+
+impl CurrentTask {
+    /// The task that `ctx` runs, when it is a task's background context.
+    pub fn of(ctx: &switchyard::RequestContext) -> Option<CurrentTask> {
+        ctx.extensions().get::<CurrentTask>().cloned()
+    }
+}
+
+/// Settings of the extension; [`install`](Self::install) puts it on a server builder.
+pub struct TasksExtension {
+    store: Arc<dyn TaskStore>,
+    executor: Option<Arc<dyn TaskExecutor>>,
+    ttl: Option<Duration>,
+    poll_interval: Duration,
+}
+
+impl std::fmt::Debug for TasksExtension {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TasksExtension").field("ttl", &self.ttl).field("poll_interval", &self.poll_interval).finish()
+    }
+}
+
+impl Default for TasksExtension {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TasksExtension {
+    /// In-memory store, the default executor selection, a TTL of one hour and a suggested poll
+    /// interval of 500 ms.
+    pub fn new() -> Self {
+        TasksExtension {
+            store: Arc::new(InMemoryTaskStore::new()),
+            executor: None,
+            ttl: Some(Duration::from_secs(3600)),
+            poll_interval: Duration::from_millis(500),
+        }
+    }
+
+    /// Uses `store` for the task records.
+    pub fn store(self, store: impl TaskStore) -> Self {
+        self.shared_store(Arc::new(store))
+    }
+
+    /// Uses a store shared with other code (e.g. a test that inspects it).
+    pub fn shared_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Runs tasks with `executor` (wins over a [`RegisteredExecutor`] and the default).
+    pub fn executor(self, executor: impl TaskExecutor) -> Self {
+        self.shared_executor(Arc::new(executor))
+    }
+
+    /// Runs tasks with a shared executor.
+    pub fn shared_executor(mut self, executor: Arc<dyn TaskExecutor>) -> Self {
+        self.executor = Some(executor);
+        self
+    }
+
+    /// The time to live of new tasks, counted from creation (`ttlMs`; whole milliseconds);
+    /// `None`: unlimited (`ttlMs: null`).
+    pub fn ttl(mut self, ttl: Option<Duration>) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The suggested polling interval (`pollIntervalMs`, whole milliseconds, at least 1).
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// Installs the extension: keeps it in the builder's shared state and declares the
+    /// extension for `server/discover`.
+    pub fn install(self, builder: ServerBuilder) -> ServerBuilder {
+        let tasks = tasks::Tasks::new(
+            self.store,
+            self.executor,
+            self.ttl.map(|t| t.as_millis().max(1) as u64),
+            self.poll_interval.as_millis().max(1) as u64,
+        );
+        builder.state(tasks::TasksState(Arc::new(tasks))).extension_capability(EXTENSION, serde_json::json!({}))
+    }
+}

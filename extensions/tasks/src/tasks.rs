@@ -1,0 +1,286 @@
+//! The installed extension's state: store, executor, settings, and the cancellation
+//! registrations of the tasks running in this process.
+
+use crate::executor::{Body, InProcessExecutor, RegisteredExecutor, TaskExecution, TaskExecutor, Work};
+use crate::model::{TaskError, TaskRecord, TaskState, now_ms};
+use crate::store::{TaskStore, Transition};
+use crate::{EXTENSION, TASK_IDS_KEY};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use switchyard::subscriptions::Event;
+use switchyard::{Alternate, CallToolResult, CancellationToken, McpError, RequestContext, Server};
+
+/// What one running task holds in this process.
+#[derive(Default)]
+struct Running {
+    cancel: Option<CancellationToken>,
+    input: Option<tokio::sync::mpsc::UnboundedSender<Map<String, Value>>>,
+}
+
+/// The extension as installed on a server (kept in its shared state).
+pub(crate) struct Tasks {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) executor: Option<Arc<dyn TaskExecutor>>,
+    pub(crate) ttl_ms: Option<u64>,
+    pub(crate) poll_interval_ms: u64,
+    running: Mutex<HashMap<String, Running>>,
+}
+
+/// The installed extension of `ctx`'s server, if any.
+pub(crate) fn installed(ctx: &RequestContext) -> Option<Arc<Tasks>> {
+    if !ctx.server().has_extension(EXTENSION) {
+        return None;
+    }
+    ctx.state::<TasksState>().map(|s| s.0.clone())
+}
+
+/// The shared-state entry under which the extension keeps itself.
+pub(crate) struct TasksState(pub(crate) Arc<Tasks>);
+
+/// The `-32602` every lookup of an unknown, expired or foreign task gets (one answer for all
+/// three, so ids of other callers are not revealed).
+fn unknown(id: &str) -> McpError {
+    McpError::invalid_params(format!("unknown or expired task: {id:?}"))
+}
+
+fn store_error(what: &str, e: impl std::fmt::Display) -> McpError {
+    tracing::error!(error = %e, "tasks: {what}");
+    McpError::internal(format!("the task store failed while trying to {what}"))
+}
+
+/// The id of `ctx`'s caller as a task owner.
+pub(crate) fn owner_of(ctx: &RequestContext) -> Option<String> {
+    ctx.principal().map(|p| p.id.clone())
+}
+
+impl Tasks {
+    pub(crate) fn new(
+        store: Arc<dyn TaskStore>,
+        executor: Option<Arc<dyn TaskExecutor>>,
+        ttl_ms: Option<u64>,
+        poll_interval_ms: u64,
+    ) -> Self {
+        Tasks { store, executor, ttl_ms, poll_interval_ms, running: Mutex::new(HashMap::new()) }
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+        // Poisoning only follows a panic during a map update; the map is still consistent.
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn unregister(&self, id: &str) {
+        self.running().remove(id);
+    }
+
+    /// The task `id` if `ctx`'s caller may see it and it has not expired.
+    ///
+    /// Errors: `-32602` for an unknown, expired or foreign task; `-32603` when the store fails.
+    pub(crate) async fn visible(&self, ctx: &RequestContext, id: &str) -> Result<TaskRecord, McpError> {
+        let now = now_ms();
+        let record = self.store.get(id).await.map_err(|e| store_error("read a task", e))?;
+        match record {
+            Some(r) if r.is_expired(now) => {
+                if let Err(e) = self.store.purge_expired(now).await {
+                    tracing::warn!(error = %e, "tasks: purging expired tasks failed");
+                }
+                Err(unknown(id))
+            }
+            Some(r) if r.owner == owner_of(ctx) => Ok(r),
+            _ => Err(unknown(id)),
+        }
+    }
+
+    /// Creates a task for the `tools/call` in `req` and hands it to the executor; returns the
+    /// `CreateTaskResult`.
+    ///
+    /// Errors: `-32603` when the store cannot create the task (D26): nothing is started.
+    pub(crate) async fn create(
+        self: &Arc<Self>,
+        req: switchyard::TypedRequest<switchyard::CallToolParams>,
+        next: switchyard::AltNext<switchyard::CallToolParams, CallToolResult>,
+    ) -> Result<Value, McpError> {
+        self.start(&req.ctx, req.params, Body::Pipeline(next)).await
+    }
+
+    /// Stores a new task for the `tools/call` of `ctx` and hands `body` to the executor; returns
+    /// the `CreateTaskResult`.
+    ///
+    /// Errors: `-32603` when the store cannot create the task (D26): nothing is started.
+    pub(crate) async fn start(
+        self: &Arc<Self>,
+        request: &RequestContext,
+        params: switchyard::CallToolParams,
+        body: Body,
+    ) -> Result<Value, McpError> {
+        let now = now_ms();
+        if let Err(e) = self.store.purge_expired(now).await {
+            tracing::warn!(error = %e, "tasks: purging expired tasks failed");
+        }
+        let record = TaskRecord {
+            id: crate::id::new_task_id(),
+            owner: owner_of(request),
+            state: TaskState::Working,
+            status_message: None,
+            created_at_ms: now,
+            last_updated_at_ms: now,
+            ttl_ms: self.ttl_ms,
+            poll_interval_ms: Some(self.poll_interval_ms),
+        };
+        self.store.create(record.clone()).await.map_err(|e| store_error("create a task", e))?;
+        let cancel = CancellationToken::new();
+        let ctx = request.detach(cancel.clone());
+        ctx.extensions().insert(crate::CurrentTask { id: record.id.clone() });
+        // `ctx.input` inside the task asks through the task (`input_required` + tasks/update).
+        ctx.set_input_channel(Arc::new(crate::input::TaskInputChannel));
+        self.running().insert(record.id.clone(), Running { cancel: Some(cancel.clone()), input: None });
+        let executor: Arc<dyn TaskExecutor> = match (&self.executor, request.state::<RegisteredExecutor>()) {
+            (Some(e), _) => e.clone(),
+            (None, Some(r)) => r.0.clone(),
+            (None, None) => Arc::new(InProcessExecutor),
+        };
+        let server = request.server().clone();
+        let execution = TaskExecution::new(self.clone(), record.clone(), cancel, Work { ctx, params, body });
+        if let Err(e) = executor.start(execution.clone()).await {
+            execution.dispose();
+            let error = TaskError::internal(format!("the task could not be started: {e}"));
+            self.finish(&server, &record.id, TaskState::Failed(error)).await;
+        }
+        Ok(record.create_result_json())
+    }
+
+    /// Records what the background pipeline returned (see `TaskExecution::run_tool_pipeline`).
+    pub(crate) async fn record_outcome(
+        &self,
+        server: &Server,
+        id: &str,
+        outcome: Result<Alternate<CallToolResult>, McpError>,
+    ) {
+        let state = match outcome {
+            Ok(Alternate::Ordinary(result)) => match serde_json::to_value(result) {
+                Ok(Value::Object(mut m)) => {
+                    m.insert("resultType".into(), json!("complete"));
+                    TaskState::Completed(Value::Object(m))
+                }
+                Ok(other) => TaskState::Completed(other),
+                Err(e) => TaskState::Failed(TaskError::internal(format!("the tool result could not be encoded: {e}"))),
+            },
+            Ok(Alternate::Other(_)) => TaskState::Failed(TaskError::internal(
+                "a filter inside the task returned an alternate result; only the Tasks filter may turn a call into a task",
+            )),
+            Err(e) => TaskState::Failed(TaskError::from(&e)),
+        };
+        self.finish(server, id, state).await;
+    }
+
+    /// Moves the task to a terminal `state`. When the store fails, logs it and tries once to mark
+    /// the task `failed` with `-32603` instead (D25).
+    pub(crate) async fn finish(&self, server: &Server, id: &str, state: TaskState) {
+        let message = match &state {
+            TaskState::Failed(e) => Some(e.message.clone()),
+            _ => None,
+        };
+        match self.store.transition(id, state, message, now_ms()).await {
+            Ok(t) => self.announce(server, &t),
+            Err(e) => {
+                tracing::error!(task = id, error = %e, "tasks: recording the outcome failed; marking the task failed");
+                let error = TaskError::internal("the task's outcome could not be recorded");
+                let msg = Some(error.message.clone());
+                match self.store.transition(id, TaskState::Failed(error), msg, now_ms()).await {
+                    Ok(t) => self.announce(server, &t),
+                    Err(e) => tracing::error!(task = id, error = %e, "tasks: marking the task failed failed too"),
+                }
+            }
+        }
+    }
+
+    /// Sends `notifications/tasks` (the full `DetailedTask`) to listen subscriptions granted
+    /// this task (spec digest §3.12) after an applied change.
+    fn announce(&self, server: &Server, t: &Transition) {
+        if let Transition::Applied(record) = t {
+            publish(server, record);
+        }
+    }
+
+    /// `tasks/cancel`: `cancelled` in the store first, then the token fires (D9). A terminal
+    /// task is left as it is.
+    pub(crate) async fn cancel(&self, ctx: &RequestContext, id: &str) -> Result<(), McpError> {
+        let record = self.visible(ctx, id).await?;
+        if record.state.is_terminal() {
+            return Ok(());
+        }
+        let t = self
+            .store
+            .transition(id, TaskState::Cancelled, Some("cancelled by the client".into()), now_ms())
+            .await
+            .map_err(|e| store_error("cancel a task", e))?;
+        self.announce(ctx.server(), &t);
+        let token = self.running().get(id).and_then(|r| r.cancel.clone());
+        if let Some(token) = token {
+            token.cancel();
+        }
+        Ok(())
+    }
+
+    /// `tasks/update`: passes the answers for outstanding keys to the task waiting for them;
+    /// other keys are ignored (spec digest §3.7).
+    pub(crate) async fn update(
+        &self,
+        ctx: &RequestContext,
+        id: &str,
+        responses: Map<String, Value>,
+    ) -> Result<(), McpError> {
+        let record = self.visible(ctx, id).await?;
+        let TaskState::InputRequired(outstanding) = &record.state else { return Ok(()) };
+        let answered: Map<String, Value> = responses.into_iter().filter(|(k, _)| outstanding.contains_key(k)).collect();
+        if answered.is_empty() {
+            return Ok(());
+        }
+        let Some(tx) = self.running().get(id).and_then(|r| r.input.clone()) else {
+            // Nobody in this process waits for the answer (the task runs elsewhere or ended).
+            return Ok(());
+        };
+        // The store changes before the acknowledgement, so the next tasks/get lists only the
+        // keys still outstanding (spec digest §3.7).
+        let remaining: Map<String, Value> = outstanding
+            .iter()
+            .filter(|(k, _)| !answered.contains_key(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let next = if remaining.is_empty() { TaskState::Working } else { TaskState::InputRequired(remaining) };
+        self.set_state(ctx.server(), id, next).await?;
+        // The receiver is gone only when the task ended meanwhile: the answer is dropped.
+        let _ = tx.send(answered);
+        Ok(())
+    }
+
+    /// Registers the channel on which `tasks/update` answers for task `id` arrive.
+    pub(crate) fn input_channel(&self, id: &str) -> tokio::sync::mpsc::UnboundedReceiver<Map<String, Value>> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        self.running().entry(id.to_owned()).or_default().input = Some(tx);
+        rx
+    }
+
+    /// Moves a non-terminal task to `state` and announces it.
+    ///
+    /// Errors: `-32603` when the store fails; `-32602` when the task is unknown.
+    pub(crate) async fn set_state(&self, server: &Server, id: &str, state: TaskState) -> Result<bool, McpError> {
+        let t = self.store.transition(id, state, None, now_ms()).await.map_err(|e| store_error("update a task", e))?;
+        self.announce(server, &t);
+        match t {
+            Transition::Applied(_) => Ok(true),
+            Transition::Terminal(_) => Ok(false),
+            Transition::Unknown => Err(unknown(id)),
+        }
+    }
+}
+
+/// Publishes `notifications/tasks` for `record` to the subscriptions granted its id.
+pub(crate) fn publish(server: &Server, record: &TaskRecord) {
+    server.publisher().publish(Event::Extension {
+        key: TASK_IDS_KEY.to_owned(),
+        item: json!(record.id),
+        method: "notifications/tasks".to_owned(),
+        params: Value::Object(record.detailed_json()),
+    });
+}

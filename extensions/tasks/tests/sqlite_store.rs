@@ -1,0 +1,92 @@
+//! The durable SQLite store: restart recovery, terminal states, TTL purge, sharing one file
+//! between two handles (as a worker process would).
+
+use serde_json::json;
+use switchyard_tasks::{SqliteTaskStore, TaskError, TaskRecord, TaskState, TaskStore, Transition};
+
+fn record(id: &str, now: u64, ttl: Option<u64>) -> TaskRecord {
+    TaskRecord {
+        id: id.to_owned(),
+        owner: Some("alice".into()),
+        state: TaskState::Working,
+        status_message: None,
+        created_at_ms: now,
+        last_updated_at_ms: now,
+        ttl_ms: ttl,
+        poll_interval_ms: Some(500),
+    }
+}
+
+fn temp_db(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("switchyard-sqlite-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join("tasks.db")
+}
+
+#[tokio::test]
+async fn tasks_survive_a_restart_and_running_ones_are_reported_failed() {
+    let db = temp_db("restart");
+    {
+        let store = SqliteTaskStore::open_for_server(&db).expect("opens");
+        store.create(record("t_running", 1_000, None)).await.expect("create");
+        store.create(record("t_done", 1_000, None)).await.expect("create");
+        let result = json!({ "content": [{ "type": "text", "text": "done" }], "isError": false });
+        let t = store.transition("t_done", TaskState::Completed(result), None, 2_000).await.expect("write");
+        assert!(matches!(t, Transition::Applied(_)));
+    }
+    let store = SqliteTaskStore::open_for_server(&db).expect("reopens");
+    let done = store.get("t_done").await.expect("read").expect("kept");
+    assert_eq!(
+        done.state,
+        TaskState::Completed(json!({ "content": [{ "type": "text", "text": "done" }], "isError": false }))
+    );
+    assert_eq!(
+        (done.owner.as_deref(), done.last_updated_at_ms, done.poll_interval_ms),
+        (Some("alice"), 2_000, Some(500))
+    );
+    let running = store.get("t_running").await.expect("read").expect("kept");
+    match &running.state {
+        TaskState::Failed(e) => {
+            assert_eq!(e.code, -32603);
+            assert!(e.message.contains("server stopped"), "{}", e.message);
+        }
+        other => panic!("expected failed, got {other:?}"),
+    }
+    assert!(running.status_message.is_some());
+    let _ = std::fs::remove_dir_all(db.parent().expect("dir"));
+}
+
+#[tokio::test]
+async fn terminal_states_never_change_across_handles() {
+    let db = temp_db("terminal");
+    let server = SqliteTaskStore::open_for_server(&db).expect("opens");
+    // A worker process opens the same file without recovering anything.
+    let worker = SqliteTaskStore::open(&db).expect("opens");
+    server.create(record("t_1", 1_000, None)).await.expect("create");
+    assert!(worker.get("t_1").await.expect("read").is_some(), "visible to the other handle at once");
+    let t = server.transition("t_1", TaskState::Cancelled, Some("cancelled".into()), 1_500).await.expect("cancel");
+    assert!(matches!(t, Transition::Applied(_)));
+    let late = worker.transition("t_1", TaskState::Completed(json!({})), None, 2_000).await.expect("write");
+    assert!(matches!(late, Transition::Terminal(ref r) if r.state == TaskState::Cancelled), "{late:?}");
+    let failed = TaskState::Failed(TaskError::internal("x"));
+    assert_eq!(worker.transition("t_none", failed, None, 2_000).await.expect("write"), Transition::Unknown);
+    let _ = std::fs::remove_dir_all(db.parent().expect("dir"));
+}
+
+#[tokio::test]
+async fn input_requests_round_trip_and_expired_tasks_are_purged() {
+    let db = temp_db("ttl");
+    let store = SqliteTaskStore::open(&db).expect("opens");
+    store.create(record("t_short", 1_000, Some(50))).await.expect("create");
+    store.create(record("t_long", 1_000, None)).await.expect("create");
+    let mut requests = serde_json::Map::new();
+    requests.insert("k1".into(), json!({ "method": "elicitation/create", "params": {} }));
+    store.transition("t_long", TaskState::InputRequired(requests.clone()), None, 1_010).await.expect("write");
+    assert_eq!(store.get("t_long").await.expect("read").expect("kept").state, TaskState::InputRequired(requests));
+    assert_eq!(store.purge_expired(1_049).await.expect("purge"), 0);
+    assert_eq!(store.purge_expired(1_050).await.expect("purge"), 1);
+    assert!(store.get("t_short").await.expect("read").is_none());
+    assert!(store.get("t_long").await.expect("read").is_some());
+    let _ = std::fs::remove_dir_all(db.parent().expect("dir"));
+}

@@ -1,0 +1,110 @@
+//! Detaching a request for work that outlives it (the Tasks extension's background execution).
+
+use super::{Inner, RequestContext};
+use crate::context::Notifier;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+impl RequestContext {
+    /// A fresh context for work that goes on after this request has been answered, e.g. a task
+    /// of the Tasks extension (requirement A8).
+    ///
+    /// The new context keeps the request's identity: id, method, era, `_meta`, client
+    /// capabilities and info, principal, matched primitive, shared state and server. It gets:
+    /// - its own request scope ([`extensions`](Self::extensions)), empty, dropped exactly once
+    ///   when the last clone of the new context is dropped, independently of this request's;
+    /// - `cancel` as its cancellation token, instead of this request's (which fires when the
+    ///   client disconnects or the transport ends the request);
+    /// - a disconnected notification channel: the request's response stream is closed once it
+    ///   has been answered, so progress and log notifications of the detached work are dropped
+    ///   rather than written to a closed stream.
+    ///
+    /// This context itself is not changed.
+    pub fn detach(&self, cancel: CancellationToken) -> RequestContext {
+        let mut parts = self.inner.parts.clone();
+        parts.cancel = cancel;
+        parts.notifier = Notifier::disconnected();
+        let matched = std::sync::OnceLock::new();
+        if let Some(m) = self.inner.matched.get() {
+            let _ = matched.set(m.clone());
+        }
+        RequestContext {
+            inner: Arc::new(Inner {
+                parts,
+                state: self.inner.state.clone(),
+                server: self.inner.server.clone(),
+                matched,
+                extensions: std::sync::Mutex::new(http::Extensions::new()),
+                // The background part asks through the channel its owner installs (a task's
+                // `tasks/update`), never through the request's retry or session.
+                input: std::sync::Mutex::new(Default::default()),
+            }),
+        }
+    }
+
+    /// True when both handles are the same request context (clones of one another); a
+    /// [`detach`](Self::detach)ed context is never the same as its origin.
+    pub fn same_context(&self, other: &RequestContext) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::context::{Notifier, RequestParts};
+    use crate::jsonrpc::RequestId;
+    use crate::protocol::Era;
+    use crate::{RequestContext, Server};
+    use serde_json::json;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio_util::sync::CancellationToken;
+
+    /// Counts its drops (of the last clone: the value is shared through an `Arc`).
+    #[derive(Clone)]
+    struct Scoped(Arc<AtomicUsize>);
+
+    impl Drop for Scoped {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_detached_context_keeps_the_identity_and_owns_its_scope_and_cancellation() {
+        let server = Server::builder("t", "0").groups(["none"]).build().expect("builds");
+        let origin_cancel = CancellationToken::new();
+        let parts = RequestParts {
+            id: RequestId::Number(7),
+            method: "tools/call".into(),
+            era: Era::Modern,
+            client_capabilities: json!({ "extensions": { "x/y": {} } }),
+            client_info: None,
+            meta: serde_json::Map::new(),
+            log_level: None,
+            cancel: origin_cancel.clone(),
+            notifier: Notifier::disconnected(),
+            principal: Some(Arc::new(crate::auth::Principal::new("alice", ["ops"]))),
+        };
+        let origin = RequestContext::new(parts, Arc::new(Default::default()), server);
+        origin.set_matched("echo".into());
+        let drops = Arc::new(AtomicUsize::new(0));
+        origin.extensions().insert(Scoped(drops.clone()));
+        let task_cancel = CancellationToken::new();
+        let detached = origin.detach(task_cancel.clone());
+        assert!(!detached.same_context(&origin) && origin.same_context(&origin.clone()));
+        assert_eq!(detached.principal().map(|p| p.id.as_str()), Some("alice"));
+        assert_eq!((detached.matched_primitive(), detached.method()), (Some("echo"), "tools/call"));
+        assert_eq!(detached.client_capabilities(), origin.client_capabilities());
+        assert!(detached.extensions().get::<Scoped>().is_none(), "a fresh request scope");
+        origin_cancel.cancel();
+        assert!(!detached.is_cancelled(), "not tied to the originating request");
+        task_cancel.cancel();
+        assert!(detached.is_cancelled());
+        detached.extensions().insert(Scoped(drops.clone()));
+        drop(origin);
+        assert_eq!(drops.load(Ordering::SeqCst), 1, "the origin's scope went with the origin");
+        drop(detached);
+        assert_eq!(drops.load(Ordering::SeqCst), 2, "the detached scope is dropped exactly once");
+    }
+}
