@@ -43,7 +43,14 @@
 //! - `"optional"`: a task when the request's own `_meta` client capabilities declare the
 //!   extension, a direct result otherwise;
 //! - `"required"`: a task, or `-32021` with
-//!   `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"] = {}`.
+//!   `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"] = {}`;
+//! - `"escalate"`: the tool starts on the request path (where it can gather input through
+//!   input-required rounds) and becomes a task when it calls [`escalate`]; without the extension
+//!   the escalated part runs inline.
+//!
+//! Inside a task, `ctx.input`, `ctx.input_round` and `ctx.elicit` ask through the task
+//! ([`TaskInputChannel`]: `input_required`, then `tasks/update`), so one handler serves the
+//! 2026-07-28 wire, legacy sessions and tasks.
 //!
 //! Only 2026-07-28 requests can opt in; legacy sessions never get tasks, and a legacy `task`
 //! param on `tools/call` is ignored.
