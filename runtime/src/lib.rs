@@ -31,6 +31,8 @@
 pub mod auth;
 pub mod cli;
 pub mod context;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod handler;
 pub mod jsonrpc;
 pub mod model;

@@ -114,6 +114,12 @@ pub async fn serve_app(
     axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await
 }
 
+/// The header check of [`fuzzing::mirrored_header`](crate::fuzzing::mirrored_header).
+#[doc(hidden)]
+pub fn fuzz_mirrored(headers: &http::HeaderMap, name: &str) -> Result<Option<String>, crate::jsonrpc::McpError> {
+    headers::mirrored(headers, name)
+}
+
 async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Response {
     let (parts, body) = req.into_parts();
     if let Some(resp) = security::reject(&state.config.hosts, &parts.headers) {
