@@ -55,10 +55,10 @@ fn parse(args: &[String]) -> Res<Plan> {
         Plan {
             quick,
             stdio_requests: 20_000,
-            http_warmup: Duration::from_millis(300),
-            http_measure: Duration::from_millis(1500),
+            http_warmup: Duration::from_millis(200),
+            http_measure: Duration::from_secs(1),
             subscriptions: 1_000,
-            tools: 50,
+            tools: 20,
             repeats: 1,
             only,
         }
