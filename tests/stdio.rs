@@ -247,3 +247,17 @@ async fn protocol_errors_carry_the_standard_codes() {
     let r = p.request(7, "tools/list", json!({})).await;
     assert!(r["result"]["tools"].is_array());
 }
+
+#[tokio::test]
+async fn eof_ends_a_legacy_session_too() {
+    // The session-wide notification task once held stdout open after EOF, so a process that
+    // had been initialized never exited.
+    let mut p = Proc::start();
+    p.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#).await;
+    assert!(p.next().await["result"].is_object());
+    p.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    drop(p.stdin.take());
+    let status =
+        tokio::time::timeout(Duration::from_secs(10), p.child.wait()).await.expect("exits after EOF").expect("status");
+    assert!(status.success(), "{status:?}");
+}

@@ -76,7 +76,8 @@ pub async fn serve_with(server: Server, mode: Mode, options: ServeOptions) -> Ex
     let result = match mode {
         Mode::Stdio => {
             let config = StdioConfig { principal: options.principal, ..StdioConfig::default() };
-            let result = stdio::serve_io(server, tokio::io::stdin(), tokio::io::stdout(), config).await;
+            let (reader, writer) = stdio::process_streams();
+            let result = stdio::serve_io(server, reader, writer, config).await;
             // tokio reads stdin on a blocking thread that a runtime cannot interrupt: after a
             // shutdown with stdin still open, returning from main would wait for input forever.
             // Everything is written and flushed at this point, so end the process here.

@@ -34,6 +34,8 @@
 pub mod auth;
 pub mod cli;
 pub mod context;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod handler;
 pub mod input;
 pub mod jsonrpc;

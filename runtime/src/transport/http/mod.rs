@@ -105,7 +105,7 @@ pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: Ht
 }
 
 /// Serves an axum app (e.g. [`router`] with layers around it, or merged into a larger app)
-/// until `shutdown` fires.
+/// until `shutdown` fires. Accepted connections get `TCP_NODELAY`.
 ///
 /// Errors: I/O errors of the listener.
 pub async fn serve_app(
@@ -113,7 +113,21 @@ pub async fn serve_app(
     app: Router,
     shutdown: tokio_util::sync::CancellationToken,
 ) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    // SSE replies go out in several writes (events, keep-alives); without TCP_NODELAY a small
+    // write can wait for the peer's delayed ACK (~40 ms on Linux).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "http: cannot set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await
+}
+
+/// The header check of [`fuzzing::mirrored_header`](crate::fuzzing::mirrored_header).
+#[doc(hidden)]
+pub fn fuzz_mirrored(headers: &http::HeaderMap, name: &str) -> Result<Option<String>, crate::jsonrpc::McpError> {
+    headers::mirrored(headers, name)
 }
 
 async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Response {

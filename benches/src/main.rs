@@ -1,0 +1,234 @@
+//! `bench`: Switchyard against rmcp (the official Rust SDK) and a raw reference (hyper +
+//! serde_json; a plain read-parse-write loop on stdio), measured interleaved in one run.
+//!
+//! ```text
+//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,fanout,compile]
+//! ```
+//!
+//! Prints one row per figure, tab-separated:
+//! `NAME<TAB>OURS<TAB>RMCP<TAB>RAW<TAB>OURS/RMCP<TAB>OURS/RAW`; `(higher)` or `(lower)` in
+//! NAME says which way is better; `n/a` where a server has no equivalent. Servers are separate
+//! processes (`bench role NAME`) pinned to CPU 1; the load generator runs on CPU 0.
+
+mod compile;
+mod fanout;
+mod load_http;
+mod load_stdio;
+mod proc;
+mod servers;
+mod table;
+
+use load_http::Wire;
+use std::time::Duration;
+use table::{Figure, Table};
+
+/// The harness's error type: every failure ends the run with its message.
+pub type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// Sizes of one run.
+struct Plan {
+    quick: bool,
+    stdio_requests: usize,
+    http_warmup: Duration,
+    http_measure: Duration,
+    subscriptions: usize,
+    tools: usize,
+    repeats: usize,
+    only: Option<Vec<String>>,
+}
+
+impl Plan {
+    fn wants(&self, group: &str) -> bool {
+        self.only.as_ref().is_none_or(|o| o.iter().any(|g| g == group))
+    }
+}
+
+fn parse(args: &[String]) -> Res<Plan> {
+    let quick = args.iter().any(|a| a == "--quick");
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .map(|i| args.get(i + 1).ok_or("--only needs a list, e.g. --only stdio,http"))
+        .transpose()?
+        .map(|l| l.split(',').map(str::to_owned).collect());
+    Ok(if quick {
+        Plan {
+            quick,
+            stdio_requests: 20_000,
+            http_warmup: Duration::from_millis(200),
+            http_measure: Duration::from_secs(1),
+            subscriptions: 1_000,
+            tools: 20,
+            repeats: 1,
+            only,
+        }
+    } else {
+        Plan {
+            quick,
+            stdio_requests: 100_000,
+            http_warmup: Duration::from_secs(1),
+            http_measure: Duration::from_secs(5),
+            subscriptions: 10_000,
+            tools: 200,
+            repeats: 3,
+            only,
+        }
+    })
+}
+
+fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("role") => match args.get(1) {
+            Some(name) => servers::run_role(name, &args[2..]),
+            None => Err("role needs a name".into()),
+        },
+        Some("--help" | "-h") => {
+            println!("usage: bench [--quick] [--only stdio,http,fanout,compile]");
+            Ok(())
+        }
+        _ => pin_and_run(&args),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Re-executes the harness pinned to CPU 0 (servers get CPU 1), then runs the plan.
+fn pin_and_run(args: &[String]) -> Res<()> {
+    if std::env::var_os("BENCH_PINNED").is_none() && std::path::Path::new("/usr/bin/taskset").exists() {
+        let exe = std::env::current_exe()?;
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let status = proc::pinned("0", &exe, &argv).env("BENCH_PINNED", "1").status()?;
+        return if status.success() { Ok(()) } else { Err("the pinned harness failed".into()) };
+    }
+    let plan = parse(args)?;
+    let mut table = Table::default();
+    if plan.wants("stdio") {
+        stdio(&plan, &mut table)?;
+    }
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    if plan.wants("http") {
+        rt.block_on(http(&plan, &mut table))?;
+    }
+    if plan.wants("fanout") {
+        rt.block_on(fan_out(&plan, &mut table))?;
+    }
+    if plan.wants("compile") {
+        compile(&plan, &mut table)?;
+    }
+    eprintln!("({} run)", if plan.quick { "quick" } else { "full" });
+    print!("{}", table.render());
+    Ok(())
+}
+
+fn stdio(plan: &Plan, table: &mut Table) -> Res<()> {
+    let n = plan.stdio_requests;
+    for (window, rmcp_role, label) in
+        [(None, "rmcp-stdio", "pipelined"), (Some(32), "rmcp-stdio-pipes", "32 in flight")]
+    {
+        let mut rps = Figure::new(format!("stdio {n} tools/call {label}, req/s (higher)"));
+        let mut rss = Figure::new(format!("stdio {n} tools/call {label}, peak RSS MiB (lower)"));
+        for _ in 0..plan.repeats {
+            for (col, role) in [(0, "ours-stdio"), (1, rmcp_role), (2, "raw-stdio")] {
+                eprintln!("stdio {label}: {role}");
+                let r = load_stdio::run(role, n, window)?;
+                rps.add(col, r.rps);
+                rss.add(col, r.peak_rss as f64 / (1024.0 * 1024.0));
+            }
+        }
+        table.push(rps);
+        table.push(rss);
+    }
+    Ok(())
+}
+
+async fn http(plan: &Plan, table: &mut Table) -> Res<()> {
+    for (wire, wire_name, rmcp_role) in
+        [(Wire::Modern, "stateless", "rmcp-http"), (Wire::Legacy, "legacy session", "rmcp-http-legacy")]
+    {
+        for conc in [1, 32] {
+            let name = |what: &str| format!("http {wire_name} c{conc} {what}");
+            let mut rps = Figure::new(name("req/s (higher)"));
+            let mut p50 = Figure::new(name("p50 µs (lower)"));
+            let mut p99 = Figure::new(name("p99 µs (lower)"));
+            let mut cpu = Figure::new(name("server CPU µs/req (lower)"));
+            for _ in 0..plan.repeats {
+                for (col, role) in [(0, "ours-http"), (1, rmcp_role), (2, "raw-http")] {
+                    eprintln!("http {wire_name} c{conc}: {role}");
+                    let server = proc::spawn_http(role)?;
+                    let url = server.url.clone().ok_or("no URL")?;
+                    let pid = server.pid();
+                    let cpu_start = std::cell::Cell::new(0u64);
+                    let run = load_http::run(&url, wire, conc, plan.http_warmup, plan.http_measure, || {
+                        cpu_start.set(proc::cpu_micros(pid).unwrap_or(0));
+                    })
+                    .await
+                    .map_err(|e| format!("{role}: {e}"))?;
+                    let cpu_end = proc::cpu_micros(pid)?;
+                    rps.add(col, run.rps);
+                    p50.add(col, run.p50_us);
+                    p99.add(col, run.p99_us);
+                    cpu.add(col, cpu_end.saturating_sub(cpu_start.get()) as f64 / run.count.max(1) as f64);
+                }
+            }
+            table.push(rps);
+            table.push(p50);
+            table.push(p99);
+            table.push(cpu);
+        }
+    }
+    Ok(())
+}
+
+async fn fan_out(plan: &Plan, table: &mut Table) -> Res<()> {
+    let n = plan.subscriptions;
+    let mut mem = Figure::new(format!("listen fan-out {n} idle subscriptions, KiB each (lower)"));
+    let mut deliver = Figure::new(format!("listen fan-out {n}, ms to deliver one event to all (lower)"));
+    // rmcp has no subscriptions/listen and the raw reference no subscriptions: their columns
+    // stay n/a.
+    for _ in 0..plan.repeats {
+        eprintln!("fan-out: ours-http, {n} subscriptions");
+        let r = fanout::run("ours-http", n).await?;
+        mem.add(0, r.bytes_per_subscription / 1024.0);
+        deliver.add(0, r.deliver_ms);
+    }
+    table.push(mem);
+    table.push(deliver);
+    Ok(())
+}
+
+fn compile(plan: &Plan, table: &mut Table) -> Res<()> {
+    use compile::Framework::{Ours, Rmcp};
+    let t = plan.tools;
+    let bench = compile::Workbench::generate(t)?;
+    eprintln!("compile: building the dependencies of the generated crates (untimed; slow the first time)");
+    bench.warm(Ours)?;
+    bench.warm(Rmcp)?;
+    let mut clean = Figure::new(format!("compile {t} tools, clean release build of the crate, s (lower)"));
+    let mut incr = Figure::new(format!("compile {t} tools, rebuild after touching one tool, s (lower)"));
+    for rep in 0..plan.repeats {
+        for (col, fw) in [(0, Ours), (1, Rmcp)] {
+            eprintln!("compile: {fw:?} clean");
+            clean.add(col, bench.clean_build(fw)?.as_secs_f64());
+            eprintln!("compile: {fw:?} touch one tool");
+            incr.add(col, bench.touch_one_tool(fw, t, rep + 2)?.as_secs_f64());
+        }
+    }
+    table.push(clean);
+    table.push(incr);
+    let runs = if plan.quick { 3 } else { 9 };
+    let mut start = Figure::new(format!("start-up to first response, {t} tools, ms (lower)"));
+    let raw = std::env::current_exe()?;
+    for _ in 0..runs {
+        start.add(0, compile::startup_ms(&bench.binary(Ours), &[])?);
+        start.add(1, compile::startup_ms(&bench.binary(Rmcp), &[])?);
+        start.add(2, compile::startup_ms(&raw, &["role", "raw-stdio"])?);
+    }
+    table.push(start);
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! Server processes: start one pinned to its CPU, read its CPU time and memory from `/proc`.
+
+use crate::Res;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// The CPU servers run on; the load generator runs on CPU 0 (see `main`).
+pub const SERVER_CPU: &str = "1";
+
+/// A running server process; killed when dropped.
+pub struct ServerProc {
+    /// The process (its stdin/stdout are piped for stdio servers).
+    pub child: Child,
+    /// `http://ADDR/mcp` for HTTP servers.
+    pub url: Option<String>,
+}
+
+impl ServerProc {
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for ServerProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A command that runs `program args` pinned to `cpu` when `taskset` exists.
+pub fn pinned(cpu: &str, program: &Path, args: &[&str]) -> Command {
+    if Path::new("/usr/bin/taskset").exists() {
+        let mut c = Command::new("/usr/bin/taskset");
+        c.arg("-c").arg(cpu).arg(program).args(args);
+        c
+    } else {
+        let mut c = Command::new(program);
+        c.args(args);
+        c
+    }
+}
+
+/// Starts `bench role NAME` with piped stdin/stdout (stdio servers, and the `bump` trigger of
+/// the fan-out benchmark).
+pub fn spawn_role(role: &str, extra: &[&str]) -> Res<ServerProc> {
+    let exe = std::env::current_exe()?;
+    let mut args = vec!["role", role];
+    args.extend_from_slice(extra);
+    let child =
+        pinned(SERVER_CPU, &exe, &args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    Ok(ServerProc { child, url: None })
+}
+
+/// Starts an HTTP server role on a free loopback port and waits for its
+/// `listening on http://ADDR/mcp` line.
+pub fn spawn_http(role: &str) -> Res<ServerProc> {
+    let mut p = spawn_role(role, &["127.0.0.1:0"])?;
+    let stderr = p.child.stderr.take().ok_or("no stderr")?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stderr).lines();
+        let mut tx = Some(tx);
+        while let Some(Ok(line)) = lines.next() {
+            if let Some(url) = line.strip_prefix("listening on ") {
+                if let Some(tx) = tx.take() {
+                    let _ = tx.send(url.trim().to_owned());
+                }
+            } else if std::env::var_os("BENCH_VERBOSE").is_some() {
+                eprintln!("[server] {line}");
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(30)).map_err(|_| format!("{role} did not start listening"))?;
+    p.url = Some(url);
+    Ok(p)
+}
+
+/// Total CPU time (user + system) of process `pid` in microseconds.
+pub fn cpu_micros(pid: u32) -> Res<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The command name may hold spaces; the fields after its closing parenthesis do not.
+    let rest = stat.rsplit_once(')').ok_or("unreadable /proc/PID/stat")?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| -> Res<u64> { Ok(fields.get(i).ok_or("short /proc/PID/stat")?.parse::<u64>()?) };
+    // Fields 14 and 15 of stat(5) (utime, stime), counted from the state field (3).
+    let total = ticks(11)? + ticks(12)?;
+    Ok(total * 1_000_000 / clock_ticks())
+}
+
+fn clock_ticks() -> u64 {
+    // `getconf CLK_TCK`; 100 on every Linux this runs on when getconf is missing.
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100)
+}
+
+/// A field of `/proc/PID/status` in bytes (`VmRSS`, `VmHWM`).
+pub fn status_bytes(pid: u32, field: &str) -> Res<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))
+        .ok_or_else(|| format!("no {field} in /proc/{pid}/status"))?;
+    let kib: u64 = line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse()?;
+    Ok(kib * 1024)
+}

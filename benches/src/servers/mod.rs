@@ -1,0 +1,31 @@
+//! The three servers under test, each run as its own process (`bench role NAME ...`) so that
+//! CPU time and memory are read per server from `/proc`.
+//!
+//! Every server answers the same `tools/call` of a tool named `echo` with arguments
+//! `{"text": STRING}` by returning `STRING` as one text content block.
+
+pub mod ours;
+pub mod raw;
+pub mod rmcp_echo;
+
+use crate::Res;
+
+/// Runs the server role `name` with its arguments; returns when the server stops.
+pub fn run_role(name: &str, args: &[String]) -> Res<()> {
+    // One runtime thread for every server: the issue compares servers on one core, and the
+    // harness pins each server process to one CPU with taskset as well.
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    let addr = args.first().cloned().unwrap_or_else(|| "127.0.0.1:0".to_owned());
+    match name {
+        "ours-stdio" => rt.block_on(ours::stdio()),
+        "ours-http" => rt.block_on(ours::http(addr)),
+        "rmcp-stdio" => rt.block_on(rmcp_echo::stdio(false)),
+        "rmcp-stdio-pipes" => rt.block_on(rmcp_echo::stdio(true)),
+        "rmcp-http" => rt.block_on(rmcp_echo::http(addr, false)),
+        "rmcp-http-legacy" => rt.block_on(rmcp_echo::http(addr, true)),
+        // The raw stdio loop is plain blocking std I/O: no runtime at all.
+        "raw-stdio" => raw::stdio(),
+        "raw-http" => rt.block_on(raw::http(addr)),
+        other => Err(format!("unknown role {other:?}").into()),
+    }
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for a bounded time (default 600 s each, one after the other); not run
+# in CI. New interesting inputs land in fuzz/corpus/TARGET; crashes in fuzz/artifacts/TARGET.
+# Needs cargo-fuzz (`cargo install cargo-fuzz`). On a stable toolchain RUSTC_BOOTSTRAP=1 lets
+# it pass the sanitizer flags libFuzzer builds need.
+#
+#   fuzz/run.sh [SECONDS] [TARGET...]      e.g. fuzz/run.sh 60 envelope
+set -euo pipefail
+cd "$(dirname "$0")"
+secs="${1:-600}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(envelope headers dispatch)
+export RUSTC_BOOTSTRAP="${RUSTC_BOOTSTRAP:-1}"
+cargo fuzz build -O
+for t in "${targets[@]}"; do
+  echo "== $t: ${secs}s"
+  # -rss_limit_mb bounds memory; -timeout flags an input that runs longer than 10 s as a hang.
+  cargo fuzz run -O "$t" -- -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+done
