@@ -185,6 +185,13 @@ async fn d3_d13_legacy_sessions_get_no_tasks_and_no_tasks_methods() {
     stdin.write_all(format!("{line}\n").as_bytes()).await.expect("write");
     let r = w.response(4).await;
     assert_eq!(r["error"]["code"], -32600, "{r}");
+    // Not even with the whole 2026-07-28 envelope: after `initialize` the process is legacy.
+    let Wire::Stdio { stdin, .. } = &mut w else { unreachable!() };
+    let line = json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "slow", "arguments": { "seconds": 0 }, "_meta": meta(mt()) } });
+    stdin.write_all(format!("{line}\n").as_bytes()).await.expect("write");
+    let r = w.response(5).await;
+    assert_eq!(r["error"]["code"], -32600, "{r}");
 }
 
 #[tokio::test]

@@ -201,6 +201,14 @@ impl TaskExecution {
                 Body::Continuation(rest) => rest(work.ctx).await.map(switchyard::Alternate::Ordinary),
             }
         };
+        // A panicking tool ends its task `failed` (-32603) instead of leaving it `working`.
+        let run = async move {
+            use futures::FutureExt;
+            std::panic::AssertUnwindSafe(run).catch_unwind().await.unwrap_or_else(|_| {
+                tracing::error!("tasks: the tool panicked");
+                Err(switchyard::McpError::internal("the tool failed (it panicked); see the server log"))
+            })
+        };
         let outcome = tokio::select! {
             r = run => Some(r),
             _ = self.inner.cancel.cancelled() => None,

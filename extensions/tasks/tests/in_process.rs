@@ -552,3 +552,76 @@ async fn dynamic_tools_declare_task_support_too() {
     assert_eq!(r.error()["data"]["requiredCapabilities"]["extensions"][TASKS], json!({}));
     assert_eq!(h.server.table().tool("dyn_required").map(|t| t.task_support), Some(TaskSupport::Required));
 }
+
+/// Panics (a bug in a tool must not hang the client or its task).
+#[mcp_tool(task_support = "optional")]
+async fn panics() -> Result<String, ToolError> {
+    panic!("a bug in the tool")
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NameForm {
+    name: String,
+}
+
+/// Asks on the request path, then escalates.
+#[mcp_tool(task_support = "escalate")]
+async fn escalating(ctx: RequestContext) -> Result<CallToolResult, McpError> {
+    let name = match ctx.elicit::<NameForm>("who", "Name?").await? {
+        Elicited::Accept(f) => f.name,
+        _ => "nobody".to_owned(),
+    };
+    switchyard_tasks::escalate(&ctx, move |_ctx| async move {
+        Ok(CallToolResult::success(vec![Content::text(format!("done for {name}"))]))
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_panicking_tool_answers_minus_32603_directly_and_fails_its_task() {
+    let h = harness(|e| e, None);
+    let direct = TestClient::modern(h.server.clone());
+    let r = direct.call_tool("panics", json!({})).await;
+    assert_eq!(r.error_code(), Some(-32603), "{}", r.response);
+    // The connection (and the server) go on.
+    let r = direct.call_tool("work", json!({})).await;
+    assert_eq!(r.result()["content"][0]["text"], "worked");
+    let id = h.create("panics").await;
+    let t = h.wait_terminal(&id).await;
+    assert_eq!((t["status"].clone(), t["error"]["code"].clone()), (json!("failed"), json!(-32603)), "{t}");
+}
+
+#[tokio::test]
+async fn escalation_after_input_rounds_keeps_the_task_ttl() {
+    let h = harness(|e| e.ttl(Some(Duration::from_secs(120))), None);
+    let client = TestClient::modern(h.server.clone())
+        .with_capabilities(json!({ "elicitation": {}, "extensions": { TASKS: {} } }));
+    let first = client.call_tool("escalating", json!({})).await;
+    assert_eq!(first.result()["resultType"], "input_required", "{}", first.response);
+    let state = first.result()["requestState"].clone();
+    let answer = json!({ "who": { "action": "accept", "content": { "name": "Ada" } } });
+    let second = client
+        .request(
+            "tools/call",
+            json!({ "name": "escalating", "arguments": {}, "inputResponses": answer, "requestState": state }),
+        )
+        .await;
+    let created = second.result();
+    assert_eq!(created["resultType"], "task", "{}", second.response);
+    assert_eq!(created["ttlMs"], 120_000, "the task's retention, not a cache hint: {created}");
+    assert!(created.get("cacheScope").is_none() && created.get("requestState").is_none(), "{created}");
+    let id = created["taskId"].as_str().expect("taskId").to_owned();
+    let t = h.wait_terminal(&id).await;
+    assert_eq!(t["result"]["content"][0]["text"], "done for Ada", "{t}");
+    // Without the extension the same tool answers directly after its input round.
+    let plain = TestClient::modern(h.server.clone()).with_capabilities(json!({ "elicitation": {} }));
+    let first = plain.call_tool("escalating", json!({})).await;
+    let state = first.result()["requestState"].clone();
+    let direct = plain
+        .request(
+            "tools/call",
+            json!({ "name": "escalating", "arguments": {}, "inputResponses": answer, "requestState": state }),
+        )
+        .await;
+    assert_eq!(direct.result()["content"][0]["text"], "done for Ada", "{}", direct.response);
+}

@@ -5,7 +5,7 @@ use crate::context::{Notifier, RequestContext, RequestParts};
 use crate::input::{INPUT_METHODS, InputChannel, LegacyChannel, ModernChannel};
 use crate::jsonrpc::{McpError, Request};
 use crate::pipeline::{RawRequest, RawResponse};
-use crate::protocol::{Era, META_PROTOCOL_VERSION, MODERN_VERSION, ModernMeta, negotiate_legacy, parse_modern_meta};
+use crate::protocol::{Era, MODERN_VERSION, ModernMeta, negotiate_legacy, parse_modern_meta};
 use crate::registry::BoxFuture;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -131,9 +131,9 @@ impl Server {
         Err(err)
     }
 
-    /// Serves a request whose era the transport has not decided: a request carrying
-    /// `_meta["io.modelcontextprotocol/protocolVersion"]`, or any request without a legacy
-    /// session, is served statelessly (2026-07-28); otherwise under the session's version.
+    /// Serves a request whose era the transport has not decided: with a legacy session (a stdio
+    /// process that began with `initialize`) under the session's version, whatever its `_meta`
+    /// (a 2026-07-28 envelope there is `-32600`); without one statelessly (2026-07-28).
     ///
     /// `initialize` is not handled here: transports call [`Server::initialize`] to create the
     /// session. `principal` is the authenticated caller (`None`: anonymous). Returns the result
@@ -146,11 +146,11 @@ impl Server {
         notifier: Notifier,
         principal: Option<Arc<Principal>>,
     ) -> Result<Value, McpError> {
-        let has_modern_meta =
-            req.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some();
+        // After `initialize` the legacy rules cover the whole connection (spec digest §1.8), so
+        // a request carrying the 2026-07-28 envelope there is a legacy request (and refused).
         match session {
-            Some(s) if !has_modern_meta => self.serve_legacy(req, s, cancel, notifier, principal).await,
-            _ => {
+            Some(s) => self.serve_legacy(req, s, cancel, notifier, principal).await,
+            None => {
                 let meta = parse_modern_meta(req.params.as_ref())?;
                 self.check_modern_version(&meta)?;
                 self.serve_modern(req, meta, cancel, notifier, principal).await
@@ -206,7 +206,10 @@ impl Server {
             },
         };
         let mut stamped = encode::stamp_modern(self, &method_name, result);
-        if had_input && let Some(obj) = stamped.as_object_mut().filter(|o| o.contains_key("ttlMs")) {
+        // A task's `ttlMs` is its retention, not a cache hint: a CreateTaskResult keeps it.
+        if had_input
+            && let Some(obj) = stamped.as_object_mut().filter(|o| o.contains_key("ttlMs") && o["resultType"] != "task")
+        {
             // A result that depends on the client's answers is never reused (spec digest §4.4).
             obj.insert("ttlMs".into(), json!(0));
             obj.insert("cacheScope".into(), json!("private"));
@@ -268,7 +271,9 @@ impl Server {
             let session = session.clone();
             Box::pin(async move { server.dispatch(target, req.ctx, req.params, session.as_ref()).await })
         });
-        let work = self.inner.raw.run(RawRequest { ctx, params }, terminal);
+        // A panicking filter or handler ends its own request with -32603, never the connection:
+        // the request still gets its answer and its id is released.
+        let work = contain_panics(self.inner.raw.run(RawRequest { ctx, params }, terminal));
         if matches!(target, Target::Builtin(Method::Listen)) {
             // A subscription ends itself: with its result on shutdown, silently when cancelled.
             return work.await;
@@ -386,4 +391,28 @@ fn declares(have: &Value, need: &Value) -> bool {
 
 fn raw_meta(params: &Map<String, Value>) -> Map<String, Value> {
     params.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default()
+}
+
+/// Turns a panic inside `work` into `-32603` (logged), so one faulty handler cannot take the
+/// response, the request id or the connection with it. The request's state is dropped with the
+/// future, so no half-updated value is observed afterwards (hence the `AssertUnwindSafe`).
+pub(crate) async fn contain_panics<F>(work: F) -> Result<Value, McpError>
+where
+    F: std::future::Future<Output = Result<Value, McpError>>,
+{
+    use futures::FutureExt;
+    match std::panic::AssertUnwindSafe(work).catch_unwind().await {
+        Ok(r) => r,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a non-string payload".to_owned());
+            tracing::error!(panic = %what, "a filter or handler panicked");
+            Err(McpError::internal(
+                "the server failed while handling this request (a handler panicked); see the server log",
+            ))
+        }
+    }
 }

@@ -8,8 +8,10 @@
 //!   requests waiting for the client (a legacy session's `elicitation/create`) or long-lived
 //!   subscriptions can always be answered or cancelled. `notifications/cancelled {requestId}`
 //!   cancels one request (running or waiting) and suppresses its response.
-//! - A first `initialize` turns the process into a legacy session (2025-11-25 rules); requests
-//!   carrying modern `_meta` are served statelessly either way.
+//! - An `initialize` turns the process into a legacy session: from then on every request is
+//!   served under the negotiated legacy version (spec digest §1.8), and one carrying the
+//!   2026-07-28 `_meta` envelope is `-32600`. Without it, each request is served statelessly from
+//!   its own `_meta` (2026-07-28).
 //! - EOF on stdin cancels everything in flight and returns `Ok(())`.
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 

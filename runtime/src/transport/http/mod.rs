@@ -150,11 +150,18 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
         _ => return respond::method_not_allowed(),
     }
     let bytes = match read_body(body, state.config.max_body_bytes).await {
-        Some(b) => b,
-        None => {
+        Ok(b) => b,
+        Err(BodyError::TooLarge) => {
             let err =
                 McpError::invalid_request(format!("request body is larger than {} bytes", state.config.max_body_bytes))
                     .with_http_status(413);
+            return respond::error(None, &err);
+        }
+        Err(BodyError::Broken) => {
+            let err = McpError::invalid_request(
+                "the request body ended early or could not be read (shorter than its Content-Length?)",
+            )
+            .with_http_status(400);
             return respond::error(None, &err);
         }
     };
@@ -203,22 +210,30 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     modern::post(&state, &parts.headers, msg, principal).await
 }
 
-/// Reads a body of at most `limit` bytes; `None` when it is larger (or breaks off). An oversized
-/// body is still read to its end (discarding it, up to 16 times the limit) so that the client,
-/// which is usually still sending, receives the 413 instead of a reset connection.
-async fn read_body(body: Body, limit: usize) -> Option<bytes::Bytes> {
+/// Why a request body could not be taken.
+enum BodyError {
+    /// Larger than the limit (413).
+    TooLarge,
+    /// The connection broke off, or the body ended before its `Content-Length` (400).
+    Broken,
+}
+
+/// Reads a body of at most `limit` bytes. An oversized body is still read to its end
+/// (discarding it, up to 16 times the limit) so that the client, which is usually still
+/// sending, receives the 413 instead of a reset connection.
+async fn read_body(body: Body, limit: usize) -> Result<bytes::Bytes, BodyError> {
     use futures::StreamExt;
     let mut stream = body.into_data_stream();
     let mut buf = bytes::BytesMut::new();
     let mut seen = 0usize;
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.ok()?;
+        let chunk = chunk.map_err(|_| if seen > limit { BodyError::TooLarge } else { BodyError::Broken })?;
         seen += chunk.len();
         if seen <= limit {
             buf.extend_from_slice(&chunk);
         } else if seen > limit.saturating_mul(16) {
-            return None;
+            return Err(BodyError::TooLarge);
         }
     }
-    (seen <= limit).then(|| buf.freeze())
+    if seen <= limit { Ok(buf.freeze()) } else { Err(BodyError::TooLarge) }
 }
