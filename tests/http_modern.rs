@@ -243,6 +243,9 @@ async fn unsupported_version_is_400_with_supported_and_requested() {
     assert_eq!(r.error_code(), Some(-32022));
     assert_eq!(r.last()["error"]["data"]["requested"], "v999.0.0");
     assert!(r.last()["error"]["data"]["supported"].as_array().is_some_and(|a| a.contains(&json!(MODERN))));
+    // E6: the list is the one server/discover advertises.
+    let discover = send(modern(&client(), &s.url, json!(302), "server/discover", json!({}))).await;
+    assert_eq!(r.last()["error"]["data"]["supported"], discover.last()["result"]["supportedVersions"]);
 }
 
 #[tokio::test]

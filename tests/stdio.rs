@@ -204,7 +204,9 @@ async fn meta_values_are_validated() {
     p.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}"#).await;
     let r = p.next().await;
     assert_eq!(r["error"]["code"], -32022);
-    assert_eq!(r["error"]["data"]["supported"], json!([MODERN]));
+    // E6: the versions server/discover advertises (legacy ones through `initialize`).
+    assert_eq!(r["error"]["data"]["supported"][0], MODERN);
+    assert!(r["error"]["message"].as_str().is_some_and(|m| m.contains("initialize")), "{r}");
     let r = p.request(4, "tools/list", json!({ "cursor": "bzEwMDAwMDA" })).await;
     assert_eq!(r["error"]["code"], -32602, "a cursor past the end is invalid");
 }
@@ -221,9 +223,9 @@ async fn a_legacy_handshake_switches_the_process_to_sessions() {
     p.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).await;
     let r = p.next().await;
     assert!(r["result"]["tools"].is_array() && r["result"].get("resultType").is_none());
-    // A request with modern _meta is still served statelessly.
+    // From now on the process is legacy (spec digest §1.8): the 2026-07-28 envelope is refused.
     let r = p.request(3, "tools/list", json!({})).await;
-    assert_eq!(r["result"]["resultType"], "complete");
+    assert_eq!(r["error"]["code"], -32600, "{r}");
 }
 
 #[tokio::test]

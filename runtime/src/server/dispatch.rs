@@ -114,13 +114,14 @@ impl Server {
 
     /// Checks the `_meta` protocol version of a modern request.
     ///
-    /// Errors: `-32022` (HTTP 400) with `data = {supported: ["2026-07-28"], requested}` unless it
-    /// is 2026-07-28 (legacy versions are negotiated with `initialize`, which the message says).
+    /// Errors: `-32022` (HTTP 400) with `data = {supported, requested}` unless it is 2026-07-28;
+    /// `supported` is the list `server/discover` advertises (requirement E6), and for a legacy
+    /// version the message says to negotiate it with `initialize`.
     pub fn check_modern_version(&self, meta: &ModernMeta) -> Result<(), McpError> {
         if meta.protocol_version == MODERN_VERSION {
             return Ok(());
         }
-        let mut err = McpError::unsupported_version(&meta.protocol_version, &[MODERN_VERSION]);
+        let mut err = McpError::unsupported_version(&meta.protocol_version, crate::protocol::SUPPORTED_VERSIONS);
         if crate::protocol::is_legacy_version(&meta.protocol_version) {
             err.message = format!(
                 "protocol version {:?} is session-based: send `initialize` (without the 2026-07-28 `_meta`) to use it; \
