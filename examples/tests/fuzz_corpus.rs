@@ -14,9 +14,13 @@ mod resources;
 #[allow(dead_code)]
 mod tools;
 
+use serde_json::{Value, json};
 use std::path::PathBuf;
 use switchyard::Server;
-use switchyard::fuzzing::{check_server_message, decode_envelope, dispatch_input, mirrored_header, stdio_exchange};
+use switchyard::fuzzing::{
+    check_server_message, decode_envelope, dispatch_input, mirrored_header, seal_request_state, stdio_exchange,
+    verify_request_state,
+};
 
 /// Every file of `fuzz/corpus/TARGET`, sorted; at least one (an empty corpus tests nothing).
 fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
@@ -64,4 +68,74 @@ fn dispatch_corpus_gets_well_formed_answers() {
             }
         }
     }
+}
+
+/// The `request_state` fuzz target's decoding of one input (see
+/// `fuzz/fuzz_targets/request_state.rs`): the token to verify and the `inputResponses`.
+fn request_state_case(data: &[u8], valid: &str) -> Option<(String, Option<Value>)> {
+    let (&mode, rest) = data.split_first()?;
+    let (state_part, responses_part) = match rest.iter().position(|&b| b == 0) {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    let responses = responses_part
+        .map(|r| serde_json::from_slice(r).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(r).into_owned())));
+    let token = if mode & 1 == 0 {
+        String::from_utf8_lossy(state_part).into_owned()
+    } else {
+        let mut bytes = valid.as_bytes().to_vec();
+        for pair in state_part.chunks_exact(2) {
+            let at = usize::from(pair[0]) * 7 % bytes.len();
+            bytes[at] = pair[1];
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    Some((token, responses))
+}
+
+#[test]
+fn request_state_corpus_is_rejected_unless_genuine() {
+    let valid = seal_request_state("fuzz");
+    for (path, data) in corpus("request_state") {
+        let Some((token, responses)) = request_state_case(&data, &valid) else { continue };
+        let responses_ok = matches!(responses, None | Some(Value::Null) | Some(Value::Object(_)));
+        let outcome = verify_request_state("fuzz", Value::String(token.clone()), responses);
+        if token == valid && responses_ok {
+            let answers = outcome.unwrap_or_else(|e| panic!("{}: the genuine state failed: {e:?}", path.display()));
+            assert!(answers.contains_key("confirm"), "{}: {answers:?}", path.display());
+        } else {
+            let e =
+                outcome.expect_err(&format!("{}: a forged state or bad inputResponses was accepted", path.display()));
+            assert_eq!(e.code.0, -32602, "{}: {e:?}", path.display());
+        }
+    }
+}
+
+#[test]
+fn request_state_verification_rejects_every_single_byte_tamper() {
+    let valid = seal_request_state("fuzz");
+    let genuine = verify_request_state("fuzz", json!(valid), Some(json!({ "extra": { "action": "decline" } })))
+        .expect("the genuine state verifies");
+    assert_eq!(genuine["confirm"], json!({ "action": "accept" }));
+    assert_eq!(genuine["extra"], json!({ "action": "decline" }));
+    // Bound to the arguments: the same state on another `text` is rejected.
+    let e = verify_request_state("other", json!(valid), None).expect_err("bound to the arguments");
+    assert_eq!(e.code.0, -32602);
+    for at in 0..valid.len() {
+        for replacement in [b'A', b'_', b'.', b'0'] {
+            let mut bytes = valid.clone().into_bytes();
+            if bytes[at] == replacement {
+                continue;
+            }
+            bytes[at] = replacement;
+            let token = String::from_utf8(bytes).expect("ASCII");
+            let e = verify_request_state("fuzz", json!(token), None).expect_err(&format!("tampered at {at}: {token}"));
+            assert_eq!(e.code.0, -32602, "{e:?}");
+        }
+    }
+    for wrong in [json!(42), json!(["v1"]), json!({ "state": valid })] {
+        assert_eq!(verify_request_state("fuzz", wrong, None).expect_err("not a string").code.0, -32602);
+    }
+    let e = verify_request_state("fuzz", json!(valid), Some(json!([1]))).expect_err("inputResponses not an object");
+    assert_eq!(e.code.0, -32602);
 }

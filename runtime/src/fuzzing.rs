@@ -125,3 +125,50 @@ pub fn check_server_message(line: &[u8]) -> Result<(), String> {
         _ => Err("a response needs exactly one of result and error".into()),
     }
 }
+
+/// The fixed key of the `requestState` seam below (32 bytes, the shortest accepted).
+const STATE_KEY: &[u8; 32] = b"switchyard-fuzz-request-state-k!";
+
+fn state_codec() -> std::sync::Arc<crate::input::StateCodec> {
+    std::sync::Arc::new(crate::input::StateCodec::new(Some(STATE_KEY.to_vec()), Duration::from_secs(600)))
+}
+
+/// The params of a `tools/call echo {text}` retry, for the `requestState` seam.
+fn echo_params(text: &str) -> serde_json::Map<String, Value> {
+    let mut params = serde_json::Map::new();
+    params.insert("name".into(), Value::String("echo".into()));
+    params.insert("arguments".into(), serde_json::json!({ "text": text }));
+    params
+}
+
+/// A `requestState` this seam's key issued for `tools/call echo {text}` that carries the
+/// answer `{"confirm": {"action": "accept"}}`: the valid token the `request_state` fuzz target
+/// tampers with.
+pub fn seal_request_state(text: &str) -> String {
+    let binding = crate::input::Binding::of("tools/call", &echo_params(text), None);
+    let mut answers = serde_json::Map::new();
+    answers.insert("confirm".into(), serde_json::json!({ "action": "accept" }));
+    let carried = crate::input::Carried { answers, data: None };
+    state_codec().seal(&binding, &carried, std::time::SystemTime::now())
+}
+
+/// Verifies `state` and `input_responses` the way a 2026-07-28 `tools/call echo {text}` retry
+/// is verified before its handler runs (`params.requestState`, `params.inputResponses`; spec
+/// digest §4.4), with this seam's fixed key.
+///
+/// Returns the answers the handler would see (carried ones merged under the new responses)
+/// or the `-32602` error the request gets: `requestState` or `inputResponses` of the wrong
+/// type, or a state that does not verify (malformed, tampered, expired, other binding).
+pub fn verify_request_state(
+    text: &str,
+    state: Value,
+    input_responses: Option<Value>,
+) -> Result<serde_json::Map<String, Value>, McpError> {
+    let mut params = echo_params(text);
+    params.insert("requestState".into(), state);
+    if let Some(r) = input_responses {
+        params.insert("inputResponses".into(), r);
+    }
+    let channel = crate::input::ModernChannel::from_params(state_codec(), "tools/call", &mut params, None)?;
+    Ok(channel.visible_answers())
+}

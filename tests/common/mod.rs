@@ -158,3 +158,18 @@ pub fn modern(c: &reqwest::Client, url: &str, id: Value, method: &str, mut param
     }
     rb.body(body.to_string())
 }
+
+/// Resident set size of process `pid` in KiB (`VmRSS` of /proc/PID/status), or `None` where
+/// /proc is not available (the memory checks of the load tests are then skipped).
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+impl HttpServer {
+    /// The server process's id (for reading its memory use).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}

@@ -38,4 +38,4 @@ pub use response::{CreateMessageResult, ElicitAction, ElicitResult, Elicited, In
 pub(crate) use legacy::LegacyChannel;
 pub(crate) use modern::{INPUT_METHODS, ModernChannel};
 pub(crate) use request::{declares, merge_capabilities};
-pub(crate) use state::{MIN_KEY_BYTES, StateCodec};
+pub(crate) use state::{Binding, Carried, MIN_KEY_BYTES, StateCodec};

@@ -61,6 +61,14 @@ impl ModernChannel {
     fn lookup(&self, key: &str) -> Option<&Value> {
         self.responses.get(key).or_else(|| self.carried.answers.get(key))
     }
+
+    /// Every answer a handler can look up: the carried ones, overridden by this retry's
+    /// `inputResponses` (the order [`lookup`](Self::lookup) consults them in).
+    pub(crate) fn visible_answers(&self) -> Map<String, Value> {
+        let mut all = self.carried.answers.clone();
+        all.extend(self.responses.iter().map(|(k, v)| (k.clone(), v.clone())));
+        all
+    }
 }
 
 impl InputChannel for ModernChannel {
