@@ -1,5 +1,7 @@
 use super::{McpError, RequestId};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 
 /// A JSON-RPC request: `{"jsonrpc":"2.0","id":..,"method":..,"params"?:{..}}`.
 #[derive(Debug, Clone)]
@@ -56,7 +58,53 @@ pub struct ParseFailure {
 /// 2.0 message (batches, a missing `"jsonrpc":"2.0"`, a non-string method, a `null` or fractional
 /// id, non-object params). Boxed: failures are rare and the success path stays small.
 pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<ParseFailure>> {
+    if let Some(req) = parse_plain_request(bytes) {
+        return Ok(Message::Request(req));
+    }
     parse(bytes).map_err(|(error, id, notification)| Box::new(ParseFailure { error: *error, id, notification }))
+}
+
+/// The shape of a well-formed request, decoded straight from the bytes: no intermediate map
+/// for the envelope (its keys, hashing and removals were a large share of the per-request cost).
+/// Anything else, duplicate keys included, fails here and takes the general path below, which
+/// alone decides errors; so this only ever accepts what [`parse`] would turn into the same
+/// [`Request`].
+#[derive(Deserialize)]
+struct PlainRequest<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    id: Value,
+    method: String,
+    /// `Some` whenever the key is present, `null` included (which is invalid, not absent).
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
+    // A derived struct also accepts a JSON array (fields by position): only objects qualify.
+    let first = bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
+    if *first != b'{' {
+        return None;
+    }
+    let plain: PlainRequest = serde_json::from_slice(bytes).ok()?;
+    if plain.jsonrpc != "2.0" {
+        return None;
+    }
+    let id = match plain.id {
+        Value::String(s) => RequestId::String(s),
+        Value::Number(n) => RequestId::Number(n.as_i64()?),
+        _ => return None,
+    };
+    let params = match plain.params {
+        None => None,
+        Some(Value::Object(m)) => Some(m),
+        Some(_) => return None,
+    };
+    Some(Request { id, method: plain.method, params })
 }
 
 type Failure = (Box<McpError>, Option<RequestId>, bool);
@@ -121,4 +169,43 @@ pub fn error_response(id: Option<&RequestId>, error: &McpError) -> Value {
         "id": id.map(RequestId::to_value).unwrap_or(Value::Null),
         "error": error.to_error_object(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain path accepts only what the general path turns into the same request.
+    #[test]
+    fn plain_path_agrees_with_the_general_path() {
+        let accepted = [
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"b":1,"a":2}}}"#,
+            r#"  {"method":"ping","id":"x\"y","jsonrpc":"2\u002e0","extra":[1,2]}"#,
+            r#"{"jsonrpc":"2.0","id":-3,"method":"m","result":1}"#,
+        ];
+        for line in accepted {
+            let plain = parse_plain_request(line.as_bytes()).expect(line);
+            let Ok(Message::Request(general)) = parse(line.as_bytes()) else { panic!("general path: {line}") };
+            assert_eq!(plain.id, general.id, "{line}");
+            assert_eq!(plain.method, general.method, "{line}");
+            assert_eq!(plain.params, general.params, "{line}");
+            let order: Option<Vec<&String>> = plain.params.as_ref().map(|p| p.keys().collect());
+            assert_eq!(order, general.params.as_ref().map(|p| p.keys().collect()), "{line}");
+        }
+        let declined = [
+            r#"["2.0",1,"m"]"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m"} x"#,
+        ];
+        for line in declined {
+            assert!(parse_plain_request(line.as_bytes()).is_none(), "{line}");
+        }
+    }
 }

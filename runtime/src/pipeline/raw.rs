@@ -82,6 +82,11 @@ impl RawChain {
     }
 
     /// Runs `req` through every raw filter, then `terminal`.
+    /// True when no raw filter is registered: callers may then run the terminal step directly.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.filters.is_empty()
+    }
+
     pub(crate) async fn run(&self, req: RawRequest, terminal: Terminal) -> RawResponse {
         RawNext { filters: self.filters.clone(), index: 0, terminal }.run(req).await
     }

@@ -265,16 +265,23 @@ impl Server {
         if let Some(channel) = input {
             ctx.set_input_channel(channel);
         }
-        let server = self.clone();
-        let session = session.cloned();
-        let terminal: Arc<dyn Fn(RawRequest) -> BoxFuture<RawResponse> + Send + Sync> = Arc::new(move |req| {
-            let server = server.clone();
-            let session = session.clone();
-            Box::pin(async move { server.dispatch(target, req.ctx, req.params, session.as_ref()).await })
-        });
         // A panicking filter or handler ends its own request with -32603, never the connection:
         // the request still gets its answer and its id is released.
-        let work = contain_panics(self.inner.raw.run(RawRequest { ctx, params }, terminal));
+        let work = contain_panics(async move {
+            if self.inner.raw.is_empty() {
+                // No raw filter to pass through: the terminal step itself, without the shared
+                // closure and boxed future that a chain needs.
+                return self.dispatch(target, ctx, params, session).await;
+            }
+            let server = self.clone();
+            let session = session.cloned();
+            let terminal: Arc<dyn Fn(RawRequest) -> BoxFuture<RawResponse> + Send + Sync> = Arc::new(move |req| {
+                let server = server.clone();
+                let session = session.clone();
+                Box::pin(async move { server.dispatch(target, req.ctx, req.params, session.as_ref()).await })
+            });
+            self.inner.raw.run(RawRequest { ctx, params }, terminal).await
+        });
         if matches!(target, Target::Builtin(Method::Listen)) {
             // A subscription ends itself: with its result on shutdown, silently when cancelled.
             return work.await;

@@ -103,7 +103,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out_tx, out_rx) = mpsc::channel::<Value>(1024);
+    let (out_tx, out_rx) = mpsc::channel::<OutLine>(1024);
     // Buffered: one write (and one syscall or blocking-thread hop) per burst of answers, not
     // per answer; `write_lines` flushes whenever its queue runs empty.
     let writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
@@ -194,7 +194,7 @@ where
 async fn broadcast_to_session(
     server: Server,
     session: Arc<LegacySession>,
-    out: mpsc::Sender<Value>,
+    out: mpsc::Sender<OutLine>,
     input_closed: CancellationToken,
 ) {
     use futures::StreamExt;
@@ -221,15 +221,33 @@ async fn broadcast_to_session(
 }
 
 /// Sends a server message through the outgoing message filters.
-async fn emit(out: &mpsc::Sender<Value>, filters: &crate::pipeline::MessageFilters, msg: Value) {
+async fn emit(out: &mpsc::Sender<OutLine>, filters: &crate::pipeline::MessageFilters, msg: Value) {
     // The writer only stops when stdout is gone; then there is no one left to tell.
     if filters.is_empty() {
-        let _ = out.send(msg).await;
+        let _ = out.send(OutLine::Message(msg)).await;
         return;
     }
     for m in filters.outgoing(msg) {
-        let _ = out.send(m).await;
+        let _ = out.send(OutLine::Message(m)).await;
     }
+}
+
+/// One message for the writer task.
+enum OutLine {
+    /// Any message, written as it is.
+    Message(Value),
+    /// A success response, written straight from its parts: the same bytes as
+    /// [`success_response`] without building (and dropping) its envelope map for every answer.
+    /// Only sent when no outgoing message filter has to see the message as a [`Value`].
+    Success(RequestId, Value),
+}
+
+/// `{"jsonrpc":"2.0","id":..,"result":..}` in the key order of [`success_response`].
+#[derive(serde::Serialize)]
+struct SuccessLine<'a> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a Value,
 }
 
 enum Line {
@@ -300,12 +318,18 @@ impl LineReader {
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<Value>) -> std::io::Result<()> {
+async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<OutLine>) -> std::io::Result<()> {
     let mut line = Vec::with_capacity(1024);
     while let Some(msg) = rx.recv().await {
         // serde_json escapes control characters, so a serialized message never holds a newline.
         line.clear();
-        serde_json::to_writer(&mut line, &msg).map_err(std::io::Error::other)?;
+        match &msg {
+            OutLine::Message(v) => serde_json::to_writer(&mut line, v),
+            OutLine::Success(id, result) => {
+                serde_json::to_writer(&mut line, &SuccessLine { jsonrpc: "2.0", id, result })
+            }
+        }
+        .map_err(std::io::Error::other)?;
         line.push(b'\n');
         writer.write_all(&line).await?;
         // Flush only when nothing else is queued: fewer syscalls under load, no added latency.
@@ -318,7 +342,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receive
 
 struct Connection {
     server: Server,
-    out: mpsc::Sender<Value>,
+    out: mpsc::Sender<OutLine>,
     in_flight: Arc<Mutex<HashMap<RequestId, CancellationToken>>>,
     session: Option<Arc<LegacySession>>,
     permits: Arc<Semaphore>,
@@ -457,13 +481,13 @@ impl Connection {
             let outcome = loop {
                 tokio::select! {
                     biased;
-                    Some(n) = nrx.recv() => if let Outbound::Message(m) = n { let _ = out.send(m).await; },
+                    Some(n) = nrx.recv() => if let Outbound::Message(m) = n { let _ = out.send(OutLine::Message(m)).await; },
                     r = &mut work => break r,
                 }
             };
             while let Ok(n) = nrx.try_recv() {
                 if let Outbound::Message(m) = n {
-                    let _ = out.send(m).await;
+                    let _ = out.send(OutLine::Message(m)).await;
                 }
             }
             // Still registered unless the client cancelled it (or EOF's grace ran out): only
@@ -472,11 +496,13 @@ impl Connection {
             if token.is_cancelled() && !(registered && server.shutdown_token().is_cancelled()) {
                 return;
             }
-            let msg = match outcome {
-                Ok(result) => success_response(&id, result),
-                Err(e) => error_response(Some(&id), &e),
-            };
-            emit(&out, server.message_filters(), msg).await;
+            match outcome {
+                Ok(result) if server.message_filters().is_empty() => {
+                    let _ = out.send(OutLine::Success(id.clone(), result)).await;
+                }
+                Ok(result) => emit(&out, server.message_filters(), success_response(&id, result)).await,
+                Err(e) => emit(&out, server.message_filters(), error_response(Some(&id), &e)).await,
+            }
             if is_listen && server.shutdown_token().is_cancelled() {
                 // The subscription ended from the server side: say so on the shared channel
                 // too (spec digest §2.5; decided in the requirements: result first, then this).
