@@ -22,6 +22,8 @@ use crate::protocol::META_PROTOCOL_VERSION;
 use crate::server::{LegacySession, Server};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -123,19 +125,28 @@ where
     let mut lines = LineReader::default();
     let shutdown = server.shutdown_token().clone();
     let max_backlog = config.max_backlog.max(1);
+    // The pending wait for a permit outlives loop turns: re-creating it for every line read
+    // while requests wait would queue and unqueue a semaphore waiter per line (a quarter of the
+    // pipelined throughput, measured).
+    let mut acquire: Option<Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Send>>> = None;
     loop {
-        let permits = conn.permits.clone();
-        let waiting = !conn.backlog.is_empty();
+        if !conn.backlog.is_empty() && acquire.is_none() {
+            let permits = conn.permits.clone();
+            acquire = Some(Box::pin(async move { permits.acquire_owned().await.ok() }));
+        }
         let can_read = conn.backlog.len() < max_backlog;
-        // Both other branches are cancel-safe: a permit is either taken or not, and the line
-        // reader keeps a partly read line for the next call.
+        // The read is cancel-safe (the line reader keeps a partly read line for the next call);
+        // the permit wait is kept, not dropped, when a line comes first.
         let step = tokio::select! {
             biased;
             _ = shutdown.cancelled() => break,
-            p = permits.acquire_owned(), if waiting => match p {
-                Ok(p) => Step::Permit(p),
-                Err(_) => break,
-            },
+            p = async { acquire.as_mut().expect("guarded by the branch condition").await }, if acquire.is_some() => {
+                acquire = None;
+                match p {
+                    Some(p) => Step::Permit(p),
+                    None => break,
+                }
+            }
             r = lines.next(&mut reader, config.max_line_bytes), if can_read => Step::Read(r),
         };
         let read = match step {
