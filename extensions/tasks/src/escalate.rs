@@ -4,7 +4,7 @@
 
 use crate::CurrentTask;
 use crate::executor::Body;
-use crate::filter::declares_tasks;
+use crate::filter::{declares_tasks, task_support};
 use crate::tasks::installed;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
@@ -47,7 +47,7 @@ where
 {
     let in_task = ctx.extensions().get::<CurrentTask>().is_some();
     let tool = ctx.matched_primitive().map(str::to_owned).unwrap_or_default();
-    let mode = ctx.server().table().tool(&tool).map(|t| t.task_support).unwrap_or_default();
+    let mode = task_support(ctx, &tool);
     let tasks = installed(ctx).filter(|_| !in_task && mode == TaskSupport::Escalate && declares_tasks(ctx));
     let Some(tasks) = tasks else { return rest(ctx.clone()).await };
     let params = ctx

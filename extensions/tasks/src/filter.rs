@@ -15,6 +15,11 @@ pub fn declares_tasks(ctx: &RequestContext) -> bool {
         && ctx.client_capabilities().get("extensions").and_then(|e| e.get(EXTENSION)).is_some_and(Value::is_object)
 }
 
+/// The declared `task_support` of `tool` on `ctx`'s server (`Forbidden` for an unknown tool).
+pub(crate) fn task_support(ctx: &RequestContext, tool: &str) -> TaskSupport {
+    ctx.server().table().tool(tool).map(|t| t.task_support).unwrap_or_default()
+}
+
 /// The `-32021` for a `required` tool called without the extension.
 fn needs_tasks(tool: &str) -> McpError {
     McpError::missing_capability(
@@ -35,7 +40,7 @@ async fn tasks_filter(
     const _: () = assert!(TASKS_FILTER_ORDER == 1000, "keep the attribute's order equal to TASKS_FILTER_ORDER");
     let Some(tasks) = installed(&req.ctx) else { return next.run(req).await };
     let tool = req.ctx.matched_primitive().unwrap_or(req.params.name.as_str()).to_owned();
-    let mode = req.ctx.server().table().tool(&tool).map(|t| t.task_support).unwrap_or_default();
+    let mode = task_support(&req.ctx, &tool);
     match (mode, declares_tasks(&req.ctx)) {
         (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => next.run(req).await,
         (TaskSupport::Required, false) => Err(needs_tasks(&tool)),
