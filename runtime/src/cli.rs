@@ -141,20 +141,27 @@ fn fail(msg: &str) -> ExitCode {
 }
 
 fn spawn_signal_handler(server: Server) {
-    tokio::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let Ok(mut term) = signal(SignalKind::terminate()) else { return };
+    // Register the handlers before anything is served: registering inside the spawned task raced
+    // with the listener, and a SIGTERM that arrived first killed the process with the default
+    // action instead of shutting it down.
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+            tracing::warn!("cannot install the SIGTERM/SIGINT handlers; signals end the process abruptly");
+            return;
+        };
+        tokio::spawn(async move {
             tokio::select! {
                 _ = term.recv() => {}
-                _ = tokio::signal::ctrl_c() => {}
+                _ = int.recv() => {}
             }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+            server.shutdown();
+        });
+    }
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
         server.shutdown();
     });
 }
