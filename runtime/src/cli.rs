@@ -77,7 +77,13 @@ pub async fn serve_with(server: Server, mode: Mode, options: ServeOptions) -> Ex
         Mode::Stdio => {
             let config = StdioConfig { principal: options.principal, ..StdioConfig::default() };
             let (reader, writer) = stdio::process_streams();
-            let result = stdio::serve_io(server, reader, writer, config).await;
+            // On a runtime worker rather than in `block_on` on the main thread: requests are
+            // spawned tasks, and a reader on the main thread handed each one to a worker and
+            // back (a futex wake per request, and allocations freed across threads).
+            let result = match tokio::spawn(stdio::serve_io(server, reader, writer, config)).await {
+                Ok(r) => r,
+                Err(e) => Err(std::io::Error::other(format!("the stdio transport stopped: {e}"))),
+            };
             // tokio reads stdin on a blocking thread that a runtime cannot interrupt: after a
             // shutdown with stdin still open, returning from main would wait for input forever.
             // Everything is written and flushed at this point, so end the process here.

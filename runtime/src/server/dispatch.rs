@@ -282,13 +282,13 @@ impl Server {
             });
             self.inner.raw.run(RawRequest { ctx, params }, terminal).await
         });
-        if matches!(target, Target::Builtin(Method::Listen)) {
-            // A subscription ends itself: with its result on shutdown, silently when cancelled.
-            return work.await;
-        }
+        // A subscription ends itself: with its result on shutdown, silently when cancelled.
+        // One await of `work` for both cases: two would each keep a copy of its (large) state
+        // in this future.
+        let ends_itself = matches!(target, Target::Builtin(Method::Listen));
         tokio::select! {
             r = work => r,
-            _ = cancel.cancelled() => Err(McpError::internal("request cancelled")),
+            _ = cancel.cancelled(), if !ends_itself => Err(McpError::internal("request cancelled")),
         }
     }
 

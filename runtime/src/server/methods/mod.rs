@@ -31,12 +31,14 @@ pub(crate) async fn call(
         Method::ResourcesList => resources::list(server, &ctx, &params),
         Method::TemplatesList => resources::templates(server, &ctx, &params),
         Method::ResourcesRead => resources::read(server, ctx, params).await,
-        Method::Complete => completion::complete(server, ctx, params).await,
+        Method::Complete => Box::pin(completion::complete(server, ctx, params)).await,
         Method::Ping => Ok(json!({})),
         Method::SetLevel => session::set_level(session, &params),
         Method::Subscribe => session::subscribe(session, &params, true),
         Method::Unsubscribe => session::subscribe(session, &params, false),
-        Method::Listen => crate::subscriptions::listen::listen(server, ctx, params).await,
+        // Boxed: a subscription's state is larger than every other method's, and inline it
+        // would size the future of every request (allocated and copied per request).
+        Method::Listen => Box::pin(crate::subscriptions::listen::listen(server, ctx, params)).await,
     }
 }
 
