@@ -84,14 +84,32 @@ impl Wire {
 
     /// Sends a request whose `params._meta` holds `meta` (plus the 2026-07-28 envelope unless
     /// on a legacy session) and collects what came back for it.
-    async fn exchange(&mut self, method: &str, mut params: Value, meta: Value) -> Answer {
+    async fn exchange(&mut self, method: &str, params: Value, meta: Value) -> Answer {
+        let (id, params) = self.prepare(params, meta);
+        self.raw_request(id, method, params).await
+    }
+
+    /// Like [`exchange`](Self::exchange) for a request the server should not answer: on stdio
+    /// only writes it (the answer is empty), on HTTP returns the reply. Also returns its id.
+    async fn unanswered(&mut self, method: &str, params: Value, meta: Value) -> (i64, Answer) {
+        let (id, params) = self.prepare(params, meta);
+        if let Transport::Stdio { stdin, .. } = &mut self.transport {
+            write_line(stdin, &json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
+            return (id, Answer { status: None, messages: Vec::new() });
+        }
+        (id, self.raw_request(id, method, params).await)
+    }
+
+    /// The next id, and `params` with `_meta` = `meta` (plus the 2026-07-28 envelope unless on
+    /// a legacy session).
+    fn prepare(&mut self, mut params: Value, meta: Value) -> (i64, Value) {
         let mut m =
             if self.legacy { Map::new() } else { common::meta(json!({})).as_object().cloned().unwrap_or_default() };
         m.extend(meta.as_object().cloned().unwrap_or_default());
         params["_meta"] = Value::Object(m);
         let id = self.next_id;
         self.next_id += 1;
-        self.raw_request(id, method, params).await
+        (id, params)
     }
 
     /// [`exchange`](Self::exchange) with probe `probe` (none: no probe key), returning the
@@ -401,6 +419,52 @@ async fn a16_an_outgoing_message_filter_drops_progress_on_the_wire() {
     .await;
 }
 
+/// A16: an incoming message filter may drop a request: it is never routed nor answered (HTTP:
+/// 202 without a body), and the connection serves the next request.
+#[tokio::test]
+async fn a16_an_incoming_message_filter_may_drop_a_request() {
+    modern_wires(async |mut w| {
+        w.reset().await;
+        let (id, dropped) = w.unanswered("acme/sum", json!({ "a": 1, "b": 2 }), json!({ PROBE: "drop" })).await;
+        if let Some(status) = dropped.status {
+            assert_eq!((status, dropped.messages.len()), (202, 0), "{}: {:?}", w.label, dropped.messages);
+        }
+        let next = w.exchange("acme/sum", json!({ "a": 2, "b": 3 }), json!({})).await;
+        assert_eq!(next.response()["result"]["sum"], 5, "{}: {:?}", w.label, next.messages);
+        assert!(next.messages.iter().all(|m| m["id"] != id), "{}: {:?}", w.label, next.messages);
+        let c = w.counts().await;
+        assert_eq!((n(&c, "in:dropped:acme/sum"), n(&c, "in:acme/sum")), (1, 1), "{}: {c}", w.label);
+        assert_eq!((n(&c, "t1"), n(&c, "handler:acme/sum")), (1, 1), "{}: only the second ran: {c}", w.label);
+    })
+    .await;
+}
+
+/// A16: an outgoing message filter may inject messages; they reach the wire in order, between
+/// the notifications sent from inside the handler and before the response.
+#[tokio::test]
+async fn a16_an_outgoing_message_filter_may_inject_messages() {
+    modern_wires(async |mut w| {
+        let call = json!({ "name": "progress_probe", "arguments": {} });
+        let a = w.exchange("tools/call", call, json!({ "progressToken": "inject-1" })).await;
+        assert_eq!(a.response()["result"]["content"][0]["text"], "done", "{}: {:?}", w.label, a.messages);
+        let methods: Vec<&str> = a.notifications().iter().filter_map(|m| m["method"].as_str()).collect();
+        assert_eq!(
+            methods,
+            ["notifications/progress", "notifications/message", "notifications/progress", "notifications/message"],
+            "{}: {:?}",
+            w.label,
+            a.messages
+        );
+        assert_eq!(
+            a.notifications()[1]["params"],
+            json!({ "level": "info", "logger": "fixture/probes", "data": "injected after progress for inject-1" }),
+            "{}",
+            w.label
+        );
+    })
+    .await;
+}
+
 // ---- B5 ------------------------------------------------------------------------------------
 
 /// B5: a raw filter answers `-32021` without calling next: the id is echoed, the typed filters
@@ -434,6 +498,19 @@ async fn b5_a_raw_filter_answers_without_typed_filters_or_the_handler() {
 
 // ---- B9 ------------------------------------------------------------------------------------
 
+/// The `CreateTaskResult` body the fixture's `task` probe answers with.
+fn probe_task() -> Value {
+    json!({
+        "resultType": "task",
+        "taskId": "probe-task",
+        "status": "working",
+        "createdAt": "2026-08-01T12:00:00Z",
+        "lastUpdatedAt": "2026-08-01T12:00:00Z",
+        "ttlMs": 60000,
+        "pollIntervalMs": 1000,
+    })
+}
+
 /// B9: an alternate filter on the custom RPC `acme/sum` answers a `resultType: "task"` body,
 /// serialized as given; the ordinary path still gets `resultType: "complete"`.
 #[tokio::test]
@@ -441,20 +518,7 @@ async fn b9_a_custom_rpc_takes_an_alternate_result_in_its_own_shape() {
     modern_wires(async |mut w| {
         w.reset().await;
         let r = w.request("acme/sum", json!({ "a": 1, "b": 2 }), Some("task")).await;
-        assert_eq!(
-            body(&r),
-            json!({
-                "resultType": "task",
-                "taskId": "probe-task",
-                "status": "working",
-                "createdAt": "2026-08-01T12:00:00Z",
-                "lastUpdatedAt": "2026-08-01T12:00:00Z",
-                "ttlMs": 60000,
-                "pollIntervalMs": 1000,
-            }),
-            "{}: {r}",
-            w.label
-        );
+        assert_eq!(body(&r), probe_task(), "{}: {r}", w.label);
         // The alternate answered outside the typed filters.
         assert_eq!(trace(&r), [">r1", ">r2", "<r2", "<r1"], "{}", w.label);
 
@@ -462,6 +526,19 @@ async fn b9_a_custom_rpc_takes_an_alternate_result_in_its_own_shape() {
         assert_eq!(body(&r), json!({ "sum": 3, "resultType": "complete" }), "{}: {r}", w.label);
         let c = w.counts().await;
         assert_eq!((n(&c, "t1"), n(&c, "handler:acme/sum")), (1, 1), "{}: {c}", w.label);
+    })
+    .await;
+}
+
+/// B9 on a 2025-11-25 session: the alternate is sent in its own shape there too; the ordinary
+/// result gets no `resultType` (A12).
+#[tokio::test]
+async fn b9_a_custom_rpc_takes_an_alternate_result_on_a_legacy_session() {
+    legacy_wires(async |mut w| {
+        let r = w.request("acme/sum", json!({ "a": 1, "b": 2 }), Some("task")).await;
+        assert_eq!(body(&r), probe_task(), "{}: {r}", w.label);
+        let r = w.request("acme/sum", json!({ "a": 1, "b": 2 }), None).await;
+        assert_eq!(body(&r), json!({ "sum": 3 }), "{}: {r}", w.label);
     })
     .await;
 }
