@@ -456,3 +456,36 @@ async fn odd_host_headers_and_repeated_headers_are_refused() {
     let r = send(modern(&c, &s.url, json!(1), "tools/list", json!({})).header("mcp-method", "tools/call")).await;
     assert_eq!((r.status, r.error_code()), (400, Some(-32020)));
 }
+
+#[tokio::test]
+async fn http2_with_prior_knowledge_serves_results_and_streams() {
+    let s = HttpServer::start("everything");
+    let c = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .timeout(std::time::Duration::from_secs(20))
+        .build()
+        .expect("an h2c client");
+    // A plain result, on HTTP/2 (no Host header: the host check reads `:authority`).
+    let resp = modern(&c, &s.url, json!(1), "tools/list", json!({})).send().await.expect("sent");
+    assert_eq!(resp.version(), reqwest::Version::HTTP_2);
+    assert_eq!(resp.status().as_u16(), 200);
+    let body: Value = resp.json().await.expect("JSON");
+    assert_eq!(body["result"]["resultType"], "complete");
+    // An SSE reply on a stream of the same connection.
+    let mut m = meta(json!({}));
+    m["progressToken"] = json!("h2");
+    let params = json!({ "name": "test_tool_with_progress", "arguments": {}, "_meta": m });
+    let r = send(modern(&c, &s.url, json!(2), "tools/call", params)).await;
+    assert!(r.content_type.starts_with("text/event-stream"), "{}", r.content_type);
+    assert!(r.messages.iter().any(|m| m["method"] == "notifications/progress"));
+    assert_eq!(r.last()["result"]["resultType"], "complete");
+    // A foreign authority is refused like a foreign Host.
+    let foreign = s.url.replace("127.0.0.1", "localhost.evil.example");
+    let c2 = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .resolve("localhost.evil.example", std::net::SocketAddr::from(([127, 0, 0, 1], s.port)))
+        .build()
+        .expect("an h2c client");
+    let r = send(modern(&c2, &foreign, json!(3), "tools/list", json!({}))).await;
+    assert_eq!(r.status, 403);
+}

@@ -132,7 +132,7 @@ pub fn fuzz_mirrored(headers: &http::HeaderMap, name: &str) -> Result<Option<Str
 
 async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Response {
     let (parts, body) = req.into_parts();
-    if let Some(resp) = security::reject(&state.config.hosts, &parts.headers) {
+    if let Some(resp) = security::reject(&state.config.hosts, &parts.headers, &parts.uri) {
         return resp;
     }
     let session_id = headers::session_id(&parts.headers);

@@ -13,7 +13,7 @@ pub struct HostPolicy {
 
 impl HostPolicy {
     /// Accepts `localhost`, `127.0.0.1` and `\[::1\]` on any port (the default). A request without
-    /// a `Host` header, or with an `Origin` that is not `http(s)://` plus an allowed host and
+    /// a host (the `Host` header, or on HTTP/2 the `:authority` pseudo-header), or with an `Origin` that is not `http(s)://` plus an allowed host and
     /// optional port (so also `Origin: null`), is refused with 403.
     pub fn localhost() -> Self {
         HostPolicy { hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()], any: false }
@@ -59,13 +59,19 @@ fn split_host(host_port: &str) -> Option<&str> {
 
 /// The 403 response for a request whose `Host` or (when present) `Origin` is not allowed, with
 /// an id-less JSON-RPC error naming the header; `None` when both are fine.
-pub(crate) fn reject(policy: &HostPolicy, headers: &HeaderMap) -> Option<Response> {
+///
+/// The host is the `Host` header or, when there is none, the request's authority: HTTP/2
+/// carries the host in its `:authority` pseudo-header, which arrives as the URI's authority.
+pub(crate) fn reject(policy: &HostPolicy, headers: &HeaderMap, uri: &http::Uri) -> Option<Response> {
     let forbidden = |what: &str| {
         respond::error(None, &McpError::invalid_request(format!("{what} is not allowed")).with_http_status(403))
     };
-    // HTTP/1.1 requires Host, and without one the rebinding check has nothing to check.
-    let host_ok = policy.any
-        || headers.get(http::header::HOST).and_then(|h| h.to_str().ok()).is_some_and(|h| policy.allows_host(h));
+    // Without a host the rebinding check has nothing to check.
+    let host = match headers.get(http::header::HOST) {
+        Some(h) => h.to_str().ok(),
+        None => uri.authority().map(|a| a.as_str()),
+    };
+    let host_ok = policy.any || host.is_some_and(|h| policy.allows_host(h));
     if !host_ok {
         return Some(forbidden("Host"));
     }
@@ -97,5 +103,21 @@ mod tests {
         assert!(!p.allows_host("localhost:"));
         assert!(!p.allows_host(":80"));
         assert!(p.allows_host("LOCALHOST:80"));
+    }
+
+    #[test]
+    fn without_a_host_header_the_authority_is_checked() {
+        let p = HostPolicy::localhost();
+        let none = HeaderMap::new();
+        let local: http::Uri = "http://127.0.0.1:8080/mcp".parse().expect("a URI");
+        let evil: http::Uri = "http://evil.example.com/mcp".parse().expect("a URI");
+        let bare: http::Uri = "/mcp".parse().expect("a URI");
+        assert!(reject(&p, &none, &local).is_none());
+        assert_eq!(reject(&p, &none, &evil).map(|r| r.status().as_u16()), Some(403));
+        assert_eq!(reject(&p, &none, &bare).map(|r| r.status().as_u16()), Some(403));
+        // A Host header wins over the authority.
+        let mut host = HeaderMap::new();
+        host.insert(http::header::HOST, http::HeaderValue::from_static("evil.example.com"));
+        assert_eq!(reject(&p, &host, &local).map(|r| r.status().as_u16()), Some(403));
     }
 }
