@@ -36,7 +36,10 @@ pub(crate) async fn call(
         Method::SetLevel => session::set_level(session, &params),
         Method::Subscribe => session::subscribe(session, &params, true),
         Method::Unsubscribe => session::subscribe(session, &params, false),
-        Method::Listen => crate::subscriptions::listen::listen(server, ctx, params).await,
+        Method::Listen => match &server.inner.listen {
+            Some(handler) => crate::subscriptions::replacement::listen(server, handler, ctx, params).await,
+            None => crate::subscriptions::listen::listen(server, ctx, params).await,
+        },
     }
 }
 
