@@ -26,7 +26,8 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListenEnd {
     /// The client ended it: closed the HTTP response, or sent `notifications/cancelled` for the
-    /// listen id on stdio. Nothing more reaches the client, and the handler's future is dropped.
+    /// listen id on stdio. Nothing more reaches the client, and the handler's future is dropped
+    /// at once, so only tasks the handler spawned with a clone of the stream observe this.
     ClientClosed,
     /// The server is shutting down: return the listen result (e.g.
     /// [`ListenStream::result`]) so the client learns the subscription ended (spec digest §2.5).
@@ -169,8 +170,10 @@ pub(crate) async fn listen(
         tokio::time::sleep(SHUTDOWN_GRACE).await;
     };
     tokio::select! {
-        r = work => r.map(|v| with_subscription_id(v, &sid)),
+        // The client's end first: the handler is then dropped before it could observe it.
+        biased;
         _ = client_closed => Err(McpError::internal("subscription cancelled by the client")),
+        r = work => r.map(|v| with_subscription_id(v, &sid)),
         _ = overdue => {
             tracing::warn!(subscription = %sid, "the listen handler did not return within {SHUTDOWN_GRACE:?} of shutdown; sending the standard result");
             Ok(standard)
