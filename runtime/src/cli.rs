@@ -3,7 +3,8 @@
 //! - `--stdio`: serve on stdin/stdout (the default when no flag is given);
 //! - `--http HOST:PORT`: serve Streamable HTTP at `/mcp`, printing exactly one line
 //!   `listening on http://HOST:PORT/mcp` to stderr once connections are accepted (`PORT` 0
-//!   picks a free port; the line shows the real one).
+//!   picks a free port; the line shows the real one; the path is
+//!   [`ServeOptions::http`]'s, `/mcp` by default).
 //!
 //! SIGTERM, Ctrl-C and (on stdio) EOF shut the server down gracefully. Logs go to stderr only,
 //! filtered by `RUST_LOG` (default `warn`).
@@ -62,6 +63,9 @@ pub struct ServeOptions {
     pub auth: Option<BearerAuth>,
     /// stdio: the principal the peer acts as (stdio has no authentication of its own).
     pub principal: Option<Principal>,
+    /// HTTP: the transport configuration (default [`HttpConfig::default`]: path `/mcp`,
+    /// localhost only, keep-alive comments every 15 s, ...).
+    pub http: HttpConfig,
 }
 
 /// Serves `server` in `mode` until shutdown. Returns the process exit code: 0 after a graceful
@@ -70,7 +74,7 @@ pub async fn serve(server: Server, mode: Mode) -> ExitCode {
     serve_with(server, mode, ServeOptions::default()).await
 }
 
-/// [`serve`] with transport options (authentication).
+/// [`serve`] with transport options (authentication, the HTTP configuration).
 pub async fn serve_with(server: Server, mode: Mode, options: ServeOptions) -> ExitCode {
     spawn_signal_handler(server.clone());
     let result = match mode {
@@ -96,11 +100,11 @@ pub async fn serve_with(server: Server, mode: Mode, options: ServeOptions) -> Ex
         Mode::Http(addr) => match tokio::net::TcpListener::bind(&addr).await {
             Ok(listener) => {
                 match listener.local_addr() {
-                    Ok(a) => eprintln!("listening on http://{a}/mcp"),
+                    Ok(a) => eprintln!("listening on http://{a}{}", options.http.path),
                     Err(e) => return fail(&format!("cannot read the bound address: {e}")),
                 }
                 let shutdown = server.shutdown_token().clone();
-                let mut app = router(server, HttpConfig::default());
+                let mut app = router(server, options.http);
                 if let Some(auth) = options.auth {
                     app = app.layer(auth);
                 }

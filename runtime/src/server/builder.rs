@@ -50,6 +50,7 @@ pub struct ServerBuilder {
     page_size: usize,
     policy: std::sync::Arc<dyn crate::auth::Policy>,
     tools_call: Option<(super::ToolsCallReplacement, String)>,
+    listen: Option<crate::subscriptions::replacement::ListenReplacement>,
     message_filters: Vec<Arc<dyn crate::pipeline::MessageFilter>>,
     hub: Arc<dyn crate::subscriptions::DeliveryHub>,
     request_state_key: Option<(Vec<u8>, String)>,
@@ -78,6 +79,7 @@ impl ServerBuilder {
             page_size: 100,
             policy: std::sync::Arc::new(crate::auth::RolePolicy),
             tools_call: None,
+            listen: None,
             message_filters: Vec::new(),
             hub: Arc::new(crate::subscriptions::InProcessHub::default()),
             request_state_key: None,
@@ -194,6 +196,37 @@ impl ServerBuilder {
         self
     }
 
+    /// Replaces the built-in `subscriptions/listen` handler (requirement C22, spec digest §2):
+    /// for every listen request, `handler` receives the request context and the subscription's
+    /// [`ListenStream`](crate::subscriptions::ListenStream) and owns that stream. The built-in
+    /// grant, acknowledgement, tracking ([`Server::open_subscriptions`]) and automatic fan-out of
+    /// published events are all off for it: the handler sends the
+    /// `notifications/subscriptions/acknowledged` itself, then any tagged notifications, and
+    /// returns the `SubscriptionsListenResult` (a JSON object; `resultType` and
+    /// `_meta["io.modelcontextprotocol/subscriptionId"]` are added when missing) when it ends.
+    ///
+    /// What still applies: only 2026-07-28 requests reach it (a legacy session gets `-32601`);
+    /// a transport that cannot hold a stream answers `-32601` (E12); a filter that is not an
+    /// object or has a standard key of the wrong type is `-32602` (C3); global raw filters run
+    /// around it and may refuse the request before it runs (C18). Listen has no typed or
+    /// alternate filters (`#[mcp_filter]` cannot name `subscriptions/listen`), so nothing is
+    /// skipped silently.
+    ///
+    /// How it ends: when the client closes the HTTP response or cancels the listen id on stdio,
+    /// the handler's future is dropped and nothing is answered. On server shutdown
+    /// [`ListenStream::ended`](crate::subscriptions::ListenStream::ended) resolves and the
+    /// handler's result is sent (on stdio followed by `notifications/cancelled`); a handler that
+    /// has not returned 2 s after shutdown began is dropped and the standard result is sent.
+    /// An error it returns is sent as the listen request's JSON-RPC error.
+    pub fn replace_listen<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(crate::RequestContext, crate::subscriptions::ListenStream) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<serde_json::Value, crate::McpError>> + Send + 'static,
+    {
+        self.listen = Some(Arc::new(move |ctx, stream| Box::pin(handler(ctx, stream))));
+        self
+    }
+
     /// Collects the registrations of the selected groups into the dispatch table.
     ///
     /// Errors: [`BuildError`] for a name registered twice (naming both definitions) or a
@@ -246,6 +279,8 @@ impl ServerBuilder {
                 raw,
                 pipelines,
                 tools_call: self.tools_call.map(|(f, _)| f),
+                listen: self.listen,
+                open_subscriptions: Arc::default(),
                 messages: crate::pipeline::MessageFilters::new(self.message_filters),
                 hub: self.hub,
                 request_state,

@@ -102,7 +102,9 @@ impl Server {
             | Method::Unsubscribe => t.has_resources(),
             Method::Complete => t.has_completions(),
             Method::Discover | Method::Ping | Method::SetLevel => true,
-            Method::Listen => t.has_tools() || t.prompts().next().is_some() || t.has_resources(),
+            Method::Listen => {
+                self.inner.listen.is_some() || t.has_tools() || t.prompts().next().is_some() || t.has_resources()
+            }
         };
         served.then_some(m)
     }

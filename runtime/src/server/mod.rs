@@ -54,6 +54,10 @@ pub(crate) struct ServerInner {
     pub(crate) raw: crate::pipeline::RawChain,
     pub(crate) pipelines: crate::pipeline::Pipelines,
     pub(crate) tools_call: Option<ToolsCallReplacement>,
+    /// The replacement `subscriptions/listen` handler (C22), if one was installed.
+    pub(crate) listen: Option<crate::subscriptions::replacement::ListenReplacement>,
+    /// The built-in listen subscriptions open now (C20).
+    pub(crate) open_subscriptions: Arc<crate::subscriptions::OpenSubscriptions>,
     pub(crate) messages: crate::pipeline::MessageFilters,
     pub(crate) hub: Arc<dyn crate::subscriptions::DeliveryHub>,
     pub(crate) request_state: Arc<crate::input::StateCodec>,
@@ -133,6 +137,15 @@ impl Server {
     /// server's listen subscriptions.
     pub fn publisher(&self) -> crate::subscriptions::Publisher {
         crate::subscriptions::Publisher { hub: self.inner.hub.clone() }
+    }
+
+    /// How many built-in `subscriptions/listen` subscriptions this server is serving now, over
+    /// every transport and connection. A subscription leaves the count when it ends for any
+    /// reason: its result was sent, the client cancelled it, or its transport broke (the HTTP
+    /// connection closed, requirement C20). Subscriptions served by a handler installed with
+    /// [`ServerBuilder::replace_listen`] are not counted: the author tracks those.
+    pub fn open_subscriptions(&self) -> usize {
+        self.inner.open_subscriptions.count()
     }
 
     /// The server's message filters (for transports).

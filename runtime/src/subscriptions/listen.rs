@@ -64,7 +64,7 @@ impl Grant {
 }
 
 /// Reads and checks the filter; `-32602` for a missing filter or a field of the wrong type.
-fn requested(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError> {
+pub(super) fn requested(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError> {
     let filter = params.get("notifications").and_then(Value::as_object).ok_or_else(|| {
         McpError::invalid_params("subscriptions/listen: params.notifications (an object) is required")
     })?;
@@ -146,6 +146,7 @@ pub(crate) async fn listen(
     let sid = ctx.request_id().to_value();
     // Subscribe before acknowledging, so nothing published after the ack can be missed.
     let mut events = server.inner.hub.subscribe();
+    let _open = server.inner.open_subscriptions.open();
     let notifier = ctx.notifier();
     let mut ack = json!({ "notifications": grant.to_json() });
     ack["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });

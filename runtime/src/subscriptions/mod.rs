@@ -9,10 +9,14 @@ mod event;
 mod field;
 mod hub;
 pub(crate) mod listen;
+mod open;
 mod publisher;
+pub(crate) mod replacement;
 
 pub use event::Event;
 pub(crate) use field::collect_fields;
 pub use field::{GrantFn, SubscriptionFieldRegistration, grant_shim};
 pub use hub::{DeliveryHub, EventStream, InProcessHub, Lagged};
+pub(crate) use open::OpenSubscriptions;
 pub use publisher::Publisher;
+pub use replacement::{ListenEnd, ListenStream};

@@ -38,7 +38,10 @@ pub(crate) async fn call(
         Method::Unsubscribe => session::subscribe(session, &params, false),
         // Boxed: a subscription's state is larger than every other method's, and inline it
         // would size the future of every request (allocated and copied per request).
-        Method::Listen => Box::pin(crate::subscriptions::listen::listen(server, ctx, params)).await,
+        Method::Listen => match &server.inner.listen {
+            Some(handler) => Box::pin(crate::subscriptions::replacement::listen(server, handler, ctx, params)).await,
+            None => Box::pin(crate::subscriptions::listen::listen(server, ctx, params)).await,
+        },
     }
 }
 

@@ -47,7 +47,10 @@ pub struct HttpConfig {
     /// Serve legacy (2025-11-25 / 2025-06-18 / 2025-03-26) sessions beside the stateless wire
     /// (default true). When false, `initialize` is `-32601` and GET/DELETE are 405.
     pub legacy_sessions: bool,
-    /// Interval of SSE keep-alive comments on long-lived streams (default 15 s).
+    /// Interval of SSE keep-alive comments (`: keep-alive`, not JSON-RPC frames) on idle
+    /// long-lived streams: listen subscriptions, legacy GET streams and slow requests
+    /// (requirement C19; default 15 s, well under idle timeouts such as undici's 300 s body
+    /// timeout). Values under 1 ms are raised to 1 ms.
     pub keep_alive: Duration,
     /// Most legacy sessions kept at once (default 10 000). At the limit, `initialize` closes
     /// the least recently used session that has no request in flight and no open GET stream;
@@ -85,7 +88,9 @@ pub(crate) struct HttpState {
 
 /// An axum [`Router`] serving `server` at `config.path`. Nest or merge it into your own app;
 /// layers (auth, tracing, CORS) go around it as with any axum router.
-pub fn router(server: Server, config: HttpConfig) -> Router {
+pub fn router(server: Server, mut config: HttpConfig) -> Router {
+    // A zero period has no meaning for a timer (tokio's interval rejects it).
+    config.keep_alive = config.keep_alive.max(Duration::from_millis(1));
     let path = config.path.clone();
     let state = Arc::new(HttpState {
         sessions: sessions::SessionStore::new(config.max_sessions, config.session_idle_timeout),
