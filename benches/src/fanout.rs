@@ -1,9 +1,13 @@
 //! Listen fan-out: N idle `subscriptions/listen` streams on one server, the memory each costs
-//! and the time one event takes to reach them all.
+//! and the time one event takes to reach them all, over HTTP/1.1 (one connection per stream)
+//! and over HTTP/2 (streams multiplexed on shared connections).
 
 use crate::Res;
-use crate::load_http::{await_list_changed, listen};
+use crate::load_http::{acknowledged, await_list_changed, listen, listen_request, split_url};
 use crate::proc::{spawn_http, status_bytes};
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -15,25 +19,71 @@ pub struct FanOut {
     pub deliver_ms: f64,
 }
 
-/// Opens `n` listen streams on server role `role` (HTTP) and publishes one event.
-pub async fn run(role: &str, n: usize) -> Res<FanOut> {
+/// How the subscriptions reach the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// HTTP/1.1: each listen stream holds a connection of its own.
+    Http1,
+    /// HTTP/2 with prior knowledge: this many listen streams share each connection.
+    Http2 {
+        /// Streams per connection (at most the server's `max_concurrent_streams`, 200 in hyper).
+        per_connection: usize,
+    },
+}
+
+/// Opens `n` listen streams over HTTP/2, `per_connection` on each connection.
+async fn open_h2(url: &str, n: usize, per_connection: usize) -> Res<Vec<hyper::body::Incoming>> {
+    let (authority, _) = split_url(url)?;
+    let mut streams = Vec::with_capacity(n);
+    let mut left = n;
+    while left > 0 {
+        let here = left.min(per_connection.max(1));
+        let tcp = tokio::net::TcpStream::connect(&authority).await?;
+        tcp.set_nodelay(true)?;
+        let (sender, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tcp)).await?;
+        tokio::spawn(conn);
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..here {
+            let mut sender: hyper::client::conn::http2::SendRequest<Full<Bytes>> = sender.clone();
+            let req = listen_request(url, "")?;
+            set.spawn(async move {
+                sender.ready().await?;
+                acknowledged(sender.send_request(req).await?).await
+            });
+        }
+        while let Some(r) = set.join_next().await {
+            streams.push(r?.map_err(|e| e.to_string())?);
+        }
+        left -= here;
+    }
+    Ok(streams)
+}
+
+/// Opens `n` listen streams on server role `role` (HTTP) over `wire` and publishes one event.
+pub async fn run(role: &str, n: usize, wire: Wire) -> Res<FanOut> {
     let mut server = spawn_http(role)?;
     let url = server.url.clone().ok_or("no URL")?;
     let pid = server.pid();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = status_bytes(pid, "VmRSS")?;
-    // Opened 200 at a time so the accept backlog never overflows.
-    let mut streams = Vec::with_capacity(n);
-    for chunk in (0..n).collect::<Vec<_>>().chunks(200) {
-        let mut set = tokio::task::JoinSet::new();
-        for _ in chunk {
-            let url = url.clone();
-            set.spawn(async move { listen(&url).await });
+    let streams = match wire {
+        Wire::Http1 => {
+            // Opened 200 at a time so the accept backlog never overflows.
+            let mut streams = Vec::with_capacity(n);
+            for chunk in (0..n).collect::<Vec<_>>().chunks(200) {
+                let mut set = tokio::task::JoinSet::new();
+                for _ in chunk {
+                    let url = url.clone();
+                    set.spawn(async move { listen(&url).await.map_err(|e| e.to_string()) });
+                }
+                while let Some(r) = set.join_next().await {
+                    streams.push(r??);
+                }
+            }
+            streams
         }
-        while let Some(r) = set.join_next().await {
-            streams.push(r??);
-        }
-    }
+        Wire::Http2 { per_connection } => open_h2(&url, n, per_connection).await?,
+    };
     tokio::time::sleep(Duration::from_millis(500)).await;
     let after = status_bytes(pid, "VmRSS")?;
     let mut waiters = tokio::task::JoinSet::new();

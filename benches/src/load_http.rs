@@ -31,7 +31,7 @@ pub struct HttpRun {
 }
 
 /// `host:port` and path of `http://HOST:PORT/PATH`.
-fn split_url(url: &str) -> Res<(String, String)> {
+pub fn split_url(url: &str) -> Res<(String, String)> {
     let rest = url.strip_prefix("http://").ok_or("URL must start with http://")?;
     let (authority, path) = rest.split_once('/').ok_or("URL without a path")?;
     Ok((authority.to_owned(), format!("/{path}")))
@@ -115,7 +115,7 @@ impl Client {
     }
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
+pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 
@@ -186,20 +186,33 @@ pub async fn run(
 /// once the subscription is acknowledged, with the rest of the stream.
 pub async fn listen(url: &str) -> Res<hyper::body::Incoming> {
     let mut c = Client::connect(url).await?;
+    let req = listen_request(&c.path, &c.authority)?;
+    c.sender.ready().await?;
+    acknowledged(c.sender.send_request(req).await?).await
+}
+
+/// The `subscriptions/listen` request (tools list changes) for `uri`, with `host` as its Host
+/// header (HTTP/1.1) or `None` (HTTP/2 takes the authority from `uri`).
+pub fn listen_request(uri: &str, host: &str) -> Res<hyper::Request<Full<Bytes>>> {
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
         "notifications": { "toolsListChanged": true },
         "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                    "io.modelcontextprotocol/clientCapabilities": {} } } })
     .to_string();
-    let req = hyper::Request::post(&c.path)
-        .header("host", &c.authority)
+    let mut req = hyper::Request::post(uri);
+    if !host.is_empty() {
+        req = req.header("host", host);
+    }
+    Ok(req
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", "subscriptions/listen")
-        .body(Full::new(Bytes::from(body)))?;
-    c.sender.ready().await?;
-    let resp = c.sender.send_request(req).await?;
+        .body(Full::new(Bytes::from(body)))?)
+}
+
+/// Reads a listen response up to its acknowledgement; returns the rest of the stream.
+pub async fn acknowledged(resp: hyper::Response<hyper::body::Incoming>) -> Res<hyper::body::Incoming> {
     if !resp.status().is_success() {
         return Err(format!("listen: HTTP {}", resp.status()).into());
     }

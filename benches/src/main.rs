@@ -186,19 +186,25 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<()> {
 }
 
 async fn fan_out(plan: &Plan, table: &mut Table) -> Res<()> {
+    use fanout::Wire;
     let n = plan.subscriptions;
-    let mut mem = Figure::new(format!("listen fan-out {n} idle subscriptions, KiB each (lower)"));
-    let mut deliver = Figure::new(format!("listen fan-out {n}, ms to deliver one event to all (lower)"));
     // rmcp has no subscriptions/listen and the raw reference no subscriptions: their columns
     // stay n/a.
-    for _ in 0..plan.repeats {
-        eprintln!("fan-out: ours-http, {n} subscriptions");
-        let r = fanout::run("ours-http", n).await?;
-        mem.add(0, r.bytes_per_subscription / 1024.0);
-        deliver.add(0, r.deliver_ms);
+    for (wire, label) in [
+        (Wire::Http1, "HTTP/1.1, a connection each"),
+        (Wire::Http2 { per_connection: 100 }, "HTTP/2, 100 per connection"),
+    ] {
+        let mut mem = Figure::new(format!("listen fan-out {n} idle subscriptions ({label}), KiB each (lower)"));
+        let mut deliver = Figure::new(format!("listen fan-out {n} ({label}), ms to deliver one event to all (lower)"));
+        for _ in 0..plan.repeats {
+            eprintln!("fan-out: ours-http, {n} subscriptions, {label}");
+            let r = fanout::run("ours-http", n, wire).await?;
+            mem.add(0, r.bytes_per_subscription / 1024.0);
+            deliver.add(0, r.deliver_ms);
+        }
+        table.push(mem);
+        table.push(deliver);
     }
-    table.push(mem);
-    table.push(deliver);
     Ok(())
 }
 

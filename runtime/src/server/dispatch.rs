@@ -321,7 +321,7 @@ impl Server {
         // Handlers never see the reserved envelope as user data; they read it through the context.
         params.remove("_meta");
         let decoded = (reg.decode)(Value::Object(params))?;
-        crate::pipeline::run_method(self, name, ctx, decoded, reg.handler, reg.encode).await
+        Box::pin(crate::pipeline::run_method(self, name, ctx, decoded, reg.handler, reg.encode)).await
     }
 
     /// Handles a legacy `initialize`: negotiates the version (the client's when served, else

@@ -25,19 +25,19 @@ pub(crate) async fn call(
     match method {
         Method::Discover => Ok(discover(server, ctx.notifier().can_deliver())),
         Method::ToolsList => tools::list(server, &ctx, &params),
-        Method::ToolsCall => tools::call(server, ctx, params).await,
+        Method::ToolsCall => Box::pin(tools::call(server, ctx, params)).await,
         Method::PromptsList => prompts::list(server, &ctx, &params),
-        Method::PromptsGet => prompts::get(server, ctx, params).await,
+        Method::PromptsGet => Box::pin(prompts::get(server, ctx, params)).await,
         Method::ResourcesList => resources::list(server, &ctx, &params),
         Method::TemplatesList => resources::templates(server, &ctx, &params),
-        Method::ResourcesRead => resources::read(server, ctx, params).await,
+        Method::ResourcesRead => Box::pin(resources::read(server, ctx, params)).await,
         Method::Complete => Box::pin(completion::complete(server, ctx, params)).await,
         Method::Ping => Ok(json!({})),
         Method::SetLevel => session::set_level(session, &params),
         Method::Subscribe => session::subscribe(session, &params, true),
         Method::Unsubscribe => session::subscribe(session, &params, false),
-        // Boxed: a subscription's state is larger than every other method's, and inline it
-        // would size the future of every request (allocated and copied per request).
+        // Each awaiting branch is boxed: inline, the largest would size the future of every
+        // request, and a listen subscription keeps that future for its whole life.
         Method::Listen => match &server.inner.listen {
             Some(handler) => Box::pin(crate::subscriptions::replacement::listen(server, handler, ctx, params)).await,
             None => Box::pin(crate::subscriptions::listen::listen(server, ctx, params)).await,

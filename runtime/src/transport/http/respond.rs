@@ -56,8 +56,16 @@ pub(crate) fn sse_event(msg: &Value, event_id: Option<&str>) -> Bytes {
 
 /// A streaming `text/event-stream` response fed by `rx`.
 pub(crate) fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
-    let stream =
-        futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx)) });
+    sse_stream_response(futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
+    }))
+}
+
+/// A streaming `text/event-stream` response with the frames of `stream`.
+fn sse_stream_response<S>(stream: S) -> Response
+where
+    S: futures::Stream<Item = Result<Bytes, Infallible>> + Send + 'static,
+{
     let mut resp = Response::new(Body::from_stream(stream));
     let h = resp.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -153,42 +161,89 @@ pub(crate) async fn reply(
             }
         },
     };
-    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    let mut pending = std::collections::VecDeque::new();
     if let Some(n) = first {
-        let _ = tx.try_send(sse_event(&n, None));
+        pending.push_back(sse_event(&n, None));
     }
-    tokio::spawn(async move {
-        let _guard = guard;
-        if let Some(r) = done {
-            while let Some(n) = queued_message(&mut notes) {
-                if tx.send(sse_event(&n, None)).await.is_err() {
-                    return;
-                }
-            }
-            for m in plan.filters.outgoing(final_message(&plan.id, r)) {
-                let _ = tx.send(sse_event(&m, None)).await;
-            }
-            return;
+    let mut stream = SseReply {
+        work: Some(work),
+        notes,
+        tick: keep_alive_ticks(plan.keep_alive),
+        pending,
+        plan,
+        _cancel_on_drop: guard,
+    };
+    if let Some(r) = done {
+        stream.finish(r);
+    }
+    sse_stream_response(futures::stream::unfold(stream, |mut s| async move {
+        let next = std::future::poll_fn(|cx| s.poll_next_frame(cx)).await?;
+        Some((Ok::<_, Infallible>(next), s))
+    }))
+}
+
+/// Keep-alive ticks every `every`, the first one `every` from now; ticks missed while the
+/// stream was not polled are not sent in a burst.
+fn keep_alive_ticks(every: Duration) -> tokio::time::Interval {
+    let every = every.max(Duration::from_millis(1));
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick
+}
+
+/// The SSE body of a request that streams: its notifications as they come, keep-alive comments
+/// while it is idle, then its final message. The body drives the request itself, so an open
+/// stream costs no task and no channel of its own (a listen subscription holds one for
+/// its whole life); dropping the body (the client went away) drops the request and fires its
+/// cancellation token.
+struct SseReply {
+    /// The request; `None` once it finished.
+    work: Option<BoxFuture<Result<Value, McpError>>>,
+    notes: mpsc::Receiver<Outbound>,
+    tick: tokio::time::Interval,
+    /// Frames ready to send, in order.
+    pending: std::collections::VecDeque<Bytes>,
+    plan: ReplyPlan,
+    _cancel_on_drop: tokio_util::sync::DropGuard,
+}
+
+impl SseReply {
+    /// Queues what is left after the request finished with `r`: notifications it sent just
+    /// before, then its final message (through the outgoing message filters).
+    fn finish(&mut self, r: Result<Value, McpError>) {
+        self.work = None;
+        while let Some(n) = queued_message(&mut self.notes) {
+            self.pending.push_back(sse_event(&n, None));
         }
-        let mut tick = tokio::time::interval(plan.keep_alive);
-        tick.tick().await;
+        for m in self.plan.filters.outgoing(final_message(&self.plan.id, r)) {
+            self.pending.push_back(sse_event(&m, None));
+        }
+    }
+
+    /// The next frame: queued frames first, then a notification, then the final message once
+    /// the request finishes, else a keep-alive when one is due. `None` ends the body.
+    fn poll_next_frame(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Bytes>> {
+        use std::task::Poll;
         loop {
-            tokio::select! {
-                biased;
-                _ = tx.closed() => return,
-                Some(n) = next_message(&mut notes) => if tx.send(sse_event(&n, None)).await.is_err() { return },
-                r = &mut work => {
-                    while let Some(n) = queued_message(&mut notes) {
-                        if tx.send(sse_event(&n, None)).await.is_err() { return; }
-                    }
-                    for m in plan.filters.outgoing(final_message(&plan.id, r)) {
-                        let _ = tx.send(sse_event(&m, None)).await;
-                    }
-                    return;
-                }
-                _ = tick.tick() => if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { return },
+            if let Some(frame) = self.pending.pop_front() {
+                return Poll::Ready(Some(frame));
             }
+            let Some(work) = self.work.as_mut() else { return Poll::Ready(None) };
+            match self.notes.poll_recv(cx) {
+                Poll::Ready(Some(Outbound::Message(m))) => return Poll::Ready(Some(sse_event(&m, None))),
+                // The stateless wire has no resumable streams to close.
+                Poll::Ready(Some(Outbound::CloseStream)) => continue,
+                // Every sender is gone: only the final message can still come.
+                Poll::Ready(None) | Poll::Pending => {}
+            }
+            if let Poll::Ready(r) = work.as_mut().poll(cx) {
+                self.finish(r);
+                continue;
+            }
+            return match self.tick.poll_tick(cx) {
+                Poll::Ready(_) => Poll::Ready(Some(Bytes::from_static(b": keep-alive\n\n"))),
+                Poll::Pending => Poll::Pending,
+            };
         }
-    });
-    sse_response(rx)
+    }
 }
