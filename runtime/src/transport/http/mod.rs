@@ -10,6 +10,11 @@
 //! Every request is checked against DNS rebinding first (`Host` and `Origin` allow-lists, 403)
 //! and bodies are limited in size (413 with a JSON-RPC error).
 //!
+//! [`serve`] and [`serve_app`] speak HTTP/1.1 and HTTP/2 over cleartext with prior knowledge
+//! (h2c; TLS termination is left to a proxy). Over HTTP/2 many SSE replies and listen streams
+//! share one connection, where HTTP/1.1 needs a connection each; the `Host` check then reads
+//! the `:authority` pseudo-header.
+//!
 //! Nest [`router`] into an existing axum app, or run it with [`serve`].
 
 mod headers;
