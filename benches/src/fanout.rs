@@ -4,7 +4,7 @@
 
 use crate::Res;
 use crate::load_http::{acknowledged, await_list_changed, listen, listen_request, split_url};
-use crate::proc::{spawn_http, status_bytes};
+use crate::proc::{cpu_micros, spawn_http, status_bytes};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -17,6 +17,9 @@ pub struct FanOut {
     pub bytes_per_subscription: f64,
     /// From publishing one event to the last of the N streams receiving it, milliseconds.
     pub deliver_ms: f64,
+    /// Server CPU time (user + system) spent meanwhile, milliseconds: steadier than the wall
+    /// clock on a shared machine.
+    pub deliver_cpu_ms: f64,
 }
 
 /// How the subscriptions reach the server.
@@ -93,6 +96,7 @@ pub async fn run(role: &str, n: usize, wire: Wire) -> Res<FanOut> {
     // Let every waiter reach its first poll before the clock starts.
     tokio::task::yield_now().await;
     tokio::time::sleep(Duration::from_millis(100)).await;
+    let cpu_before = cpu_micros(pid)?;
     let start = Instant::now();
     let stdin = server.child.stdin.as_mut().ok_or("no stdin")?;
     stdin.write_all(b"bump\n")?;
@@ -106,5 +110,6 @@ pub async fn run(role: &str, n: usize, wire: Wire) -> Res<FanOut> {
         delivered += 1;
     }
     let deliver_ms = start.elapsed().as_secs_f64() * 1000.0;
-    Ok(FanOut { bytes_per_subscription: after.saturating_sub(before) as f64 / n as f64, deliver_ms })
+    let deliver_cpu_ms = cpu_micros(pid)?.saturating_sub(cpu_before) as f64 / 1000.0;
+    Ok(FanOut { bytes_per_subscription: after.saturating_sub(before) as f64 / n as f64, deliver_ms, deliver_cpu_ms })
 }

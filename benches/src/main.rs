@@ -196,14 +196,17 @@ async fn fan_out(plan: &Plan, table: &mut Table) -> Res<()> {
     ] {
         let mut mem = Figure::new(format!("listen fan-out {n} idle subscriptions ({label}), KiB each (lower)"));
         let mut deliver = Figure::new(format!("listen fan-out {n} ({label}), ms to deliver one event to all (lower)"));
+        let mut cpu = Figure::new(format!("listen fan-out {n} ({label}), server CPU ms to deliver it (lower)"));
         for _ in 0..plan.repeats {
             eprintln!("fan-out: ours-http, {n} subscriptions, {label}");
             let r = fanout::run("ours-http", n, wire).await?;
             mem.add(0, r.bytes_per_subscription / 1024.0);
             deliver.add(0, r.deliver_ms);
+            cpu.add(0, r.deliver_cpu_ms);
         }
         table.push(mem);
         table.push(deliver);
+        table.push(cpu);
     }
     Ok(())
 }

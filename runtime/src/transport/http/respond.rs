@@ -220,8 +220,9 @@ impl SseReply {
         }
     }
 
-    /// The next frame: queued frames first, then a notification, then the final message once
-    /// the request finishes, else a keep-alive when one is due. `None` ends the body.
+    /// The next frame: queued frames first, then (after letting the request run) its next
+    /// notification, or its remaining notifications and final message once it finished, else a
+    /// keep-alive when one is due. `None` ends the body.
     fn poll_next_frame(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Bytes>> {
         use std::task::Poll;
         loop {
@@ -229,16 +230,18 @@ impl SseReply {
                 return Poll::Ready(Some(frame));
             }
             let Some(work) = self.work.as_mut() else { return Poll::Ready(None) };
+            // The request first, so that what it sends in this poll goes out in this poll too
+            // (a notification queued after the channel was polled would wait for a self-wake).
+            if let Poll::Ready(r) = work.as_mut().poll(cx) {
+                self.finish(r);
+                continue;
+            }
             match self.notes.poll_recv(cx) {
                 Poll::Ready(Some(Outbound::Message(m))) => return Poll::Ready(Some(sse_event(&m, None))),
                 // The stateless wire has no resumable streams to close.
                 Poll::Ready(Some(Outbound::CloseStream)) => continue,
                 // Every sender is gone: only the final message can still come.
                 Poll::Ready(None) | Poll::Pending => {}
-            }
-            if let Poll::Ready(r) = work.as_mut().poll(cx) {
-                self.finish(r);
-                continue;
             }
             return match self.tick.poll_tick(cx) {
                 Poll::Ready(_) => Poll::Ready(Some(Bytes::from_static(b": keep-alive\n\n"))),
