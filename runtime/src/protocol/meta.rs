@@ -23,19 +23,35 @@ pub struct ModernMeta {
 /// then `-32022`), following the order of spec digest §1.7.
 pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMeta, McpError> {
     let bad = |msg: &str| McpError::invalid_params(msg.to_owned()).with_http_status(400);
-    let meta = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .ok_or_else(|| bad("params._meta is required on every 2026-07-28 request"))?;
-    let protocol_version = meta
-        .get(META_PROTOCOL_VERSION)
-        .and_then(Value::as_str)
-        .ok_or_else(|| bad("params._meta[\"io.modelcontextprotocol/protocolVersion\"] is required"))?
-        .to_owned();
-    let client_capabilities =
-        meta.get(META_CLIENT_CAPABILITIES).filter(|v| v.is_object()).cloned().ok_or_else(|| {
-            bad("params._meta[\"io.modelcontextprotocol/clientCapabilities\"] is required (an object; {} for none)")
-        })?;
+    let meta = match params.and_then(|p| p.get("_meta")) {
+        Some(Value::Object(m)) => m,
+        None => return Err(bad("params._meta is required on every 2026-07-28 request")),
+        Some(other) => return Err(bad(&format!("params._meta must be an object, not {}", kind(other)))),
+    };
+    let protocol_version = match meta.get(META_PROTOCOL_VERSION) {
+        Some(Value::String(v)) => v.clone(),
+        None => return Err(bad("params._meta[\"io.modelcontextprotocol/protocolVersion\"] is required")),
+        Some(other) => {
+            return Err(bad(&format!(
+                "params._meta[\"io.modelcontextprotocol/protocolVersion\"] must be a string, not {}",
+                kind(other)
+            )));
+        }
+    };
+    let client_capabilities = match meta.get(META_CLIENT_CAPABILITIES) {
+        Some(v @ Value::Object(_)) => v.clone(),
+        None => {
+            return Err(bad(
+                "params._meta[\"io.modelcontextprotocol/clientCapabilities\"] is required (an object; {} for none)",
+            ));
+        }
+        Some(other) => {
+            return Err(bad(&format!(
+                "params._meta[\"io.modelcontextprotocol/clientCapabilities\"] must be an object ({{}} for none), not {}",
+                kind(other)
+            )));
+        }
+    };
     if let Some(t) = meta.get("progressToken")
         && !(t.is_string() || t.is_i64() || t.is_u64())
     {
@@ -53,4 +69,46 @@ pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMe
         client_info: meta.get(META_CLIENT_INFO).cloned(),
         log_level,
     })
+}
+
+/// The JSON type of `v`, for error messages.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn message(params: Value) -> String {
+        let err = parse_modern_meta(params.as_object()).expect_err("refused");
+        assert_eq!(err.code, crate::jsonrpc::ErrorCode::INVALID_PARAMS);
+        err.message
+    }
+
+    #[test]
+    fn a_missing_key_and_a_wrong_type_get_different_messages() {
+        assert!(message(json!({})).contains("_meta is required"));
+        assert!(message(json!({ "_meta": 3 })).contains("_meta must be an object, not a number"));
+        let caps = json!({});
+        assert!(
+            message(json!({ "_meta": { "io.modelcontextprotocol/clientCapabilities": caps } })).contains("is required")
+        );
+        let m = message(
+            json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": 20260728, "io.modelcontextprotocol/clientCapabilities": {} } }),
+        );
+        assert!(m.contains("must be a string, not a number"), "{m}");
+        let m = message(
+            json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": [] } }),
+        );
+        assert!(m.contains("must be an object ({} for none), not an array"), "{m}");
+    }
 }
