@@ -3,7 +3,7 @@ use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::CallToolResult;
-use crate::pipeline::{CallToolParams, ErasedValue, decode_erased, encode_erased, rpc_shim};
+use crate::pipeline::{CallToolParams, ErasedValue, encode_erased, rpc_shim};
 use crate::registry::BoxFuture;
 use crate::server::Server;
 use serde_json::{Map, Value};
@@ -27,9 +27,8 @@ pub(crate) async fn call(
     mut params: Map<String, Value>,
 ) -> Result<Value, McpError> {
     params.remove("_meta");
-    let decoded = decode_erased::<CallToolParams>(Value::Object(params))
-        .map_err(|e| McpError::invalid_params(format!("tools/call: {}", e.message)))?;
-    let name = decoded.downcast_ref::<CallToolParams>().map(|p| p.name.clone()).unwrap_or_default();
+    let decoded = call_params(params)?;
+    let name = decoded.name.clone();
     let roles = server.table().tool(&name).map(|t| t.roles);
     let Some(roles) = roles else {
         return Err(McpError::invalid_params(format!("unknown tool: {name}")));
@@ -38,13 +37,33 @@ pub(crate) async fn call(
     server.authorize(&ctx, Primitive::Tool(&name), roles)?;
     ctx.set_matched(name);
     if let Some(replacement) = &server.inner.tools_call {
-        let params =
-            decoded.downcast::<CallToolParams>().map_err(|_| McpError::internal("tools/call params type mismatch"))?;
-        let result = replacement(ctx, *params).await?;
+        let result = replacement(ctx, decoded).await?;
         return serde_json::to_value(result)
             .map_err(|e| McpError::internal(format!("tool result could not be encoded: {e}")));
     }
+    let decoded: ErasedValue = Box::new(decoded);
     crate::pipeline::run_method(server, "tools/call", ctx, decoded, run_tool, encode_erased::<CallToolResult>).await
+}
+
+/// Decodes the params of `tools/call` (without `_meta`) into [`CallToolParams`].
+///
+/// The usual shape (`name` a string; `arguments` an object, `null` or absent) is taken apart in
+/// place: serde would rebuild the `arguments` map entry by entry (an allocation and a SipHash
+/// per key) only to hand over the same entries. Any other shape goes through serde, which alone
+/// words the errors.
+///
+/// Errors: `-32602` naming the serde error when the params do not decode.
+fn call_params(mut params: Map<String, Value>) -> Result<CallToolParams, McpError> {
+    match (params.remove("name"), params.remove("arguments")) {
+        (Some(Value::String(name)), None | Some(Value::Null)) => Ok(CallToolParams { name, arguments: Map::new() }),
+        (Some(Value::String(name)), Some(Value::Object(arguments))) => Ok(CallToolParams { name, arguments }),
+        (name, arguments) => {
+            params.extend(name.map(|n| ("name".to_owned(), n)));
+            params.extend(arguments.map(|a| ("arguments".to_owned(), a)));
+            serde_json::from_value::<CallToolParams>(Value::Object(params))
+                .map_err(|e| McpError::invalid_params(format!("tools/call: invalid params: {e}")))
+        }
+    }
 }
 
 /// The innermost step: resolves `params.name` again and, when a filter swapped the tool,
@@ -62,4 +81,44 @@ fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<Erased
         }
         call(ctx, Value::Object(p.arguments)).await
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::call_params;
+    use crate::pipeline::CallToolParams;
+    use serde_json::{Value, json};
+
+    fn params(v: Value) -> serde_json::Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn the_fast_path_decodes_what_serde_decodes() {
+        for v in [
+            json!({"name": "echo", "arguments": {"text": "hi", "n": [1, 2]}}),
+            json!({"name": "echo", "arguments": null}),
+            json!({"name": "echo"}),
+            json!({"name": "echo", "arguments": {}, "extra": true}),
+        ] {
+            let fast = call_params(params(v.clone())).expect("decodes");
+            let serde: CallToolParams = serde_json::from_value(v).expect("decodes");
+            assert_eq!(fast, serde);
+        }
+    }
+
+    #[test]
+    fn other_shapes_get_the_serde_error() {
+        for (v, needle) in [
+            (json!({"arguments": {}}), "missing field `name`"),
+            (json!({"name": 3}), "invalid type"),
+            (json!({"name": "echo", "arguments": [1]}), "invalid type"),
+            (json!({"name": "echo", "arguments": "x"}), "invalid type"),
+        ] {
+            let err = call_params(params(v.clone())).expect_err("rejected");
+            assert_eq!(err.code, crate::jsonrpc::ErrorCode::INVALID_PARAMS, "{v}");
+            assert!(err.message.starts_with("tools/call: invalid params: "), "{}", err.message);
+            assert!(err.message.contains(needle), "{v}: {}", err.message);
+        }
+    }
 }
