@@ -442,11 +442,14 @@ impl Connection {
         let token = self.server.shutdown_token().child_token();
         let duplicate = {
             let mut map = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-            let duplicate = map.contains_key(&req.id);
-            if !duplicate {
-                map.insert(req.id.clone(), token.clone());
+            // One lookup (the id's hash once) for both the check and the insertion.
+            match map.entry(req.id.clone()) {
+                std::collections::hash_map::Entry::Occupied(_) => true,
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(token.clone());
+                    false
+                }
             }
-            duplicate
         };
         if duplicate {
             let err = McpError::invalid_request(format!("request id {} is already in flight", req.id));

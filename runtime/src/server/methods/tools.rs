@@ -21,12 +21,7 @@ pub(crate) fn list(server: &Server, ctx: &RequestContext, params: &Map<String, V
 /// Errors: `-32602` for malformed params, an unknown or disabled tool (before any filter runs),
 /// or arguments the tool's params type rejects; whatever protocol error a filter or the tool
 /// returns.
-pub(crate) async fn call(
-    server: &Server,
-    ctx: RequestContext,
-    mut params: Map<String, Value>,
-) -> Result<Value, McpError> {
-    params.remove("_meta");
+pub(crate) async fn call(server: &Server, ctx: RequestContext, params: Map<String, Value>) -> Result<Value, McpError> {
     let decoded = call_params(params)?;
     let name = decoded.name.clone();
     let roles = server.table().tool(&name).map(|t| t.roles);
@@ -45,25 +40,36 @@ pub(crate) async fn call(
     crate::pipeline::run_method(server, "tools/call", ctx, decoded, run_tool, encode_erased::<CallToolResult>).await
 }
 
-/// Decodes the params of `tools/call` (without `_meta`) into [`CallToolParams`].
+/// Decodes the params of `tools/call` into [`CallToolParams`]; other keys (`_meta` included)
+/// are ignored, as serde ignores them.
 ///
 /// The usual shape (`name` a string; `arguments` an object, `null` or absent) is taken apart in
-/// place: serde would rebuild the `arguments` map entry by entry (an allocation and a SipHash
-/// per key) only to hand over the same entries. Any other shape goes through serde, which alone
-/// words the errors.
+/// one pass over the entries: serde would rebuild the `arguments` map entry by entry (an
+/// allocation and a SipHash per key) only to hand over the same entries, and removing the two
+/// keys by name would hash each. Any other shape goes through serde, which alone words the
+/// errors.
 ///
 /// Errors: `-32602` naming the serde error when the params do not decode.
-fn call_params(mut params: Map<String, Value>) -> Result<CallToolParams, McpError> {
-    match (params.remove("name"), params.remove("arguments")) {
-        (Some(Value::String(name)), None | Some(Value::Null)) => Ok(CallToolParams { name, arguments: Map::new() }),
-        (Some(Value::String(name)), Some(Value::Object(arguments))) => Ok(CallToolParams { name, arguments }),
-        (name, arguments) => {
-            params.extend(name.map(|n| ("name".to_owned(), n)));
-            params.extend(arguments.map(|a| ("arguments".to_owned(), a)));
-            serde_json::from_value::<CallToolParams>(Value::Object(params))
-                .map_err(|e| McpError::invalid_params(format!("tools/call: invalid params: {e}")))
+fn call_params(params: Map<String, Value>) -> Result<CallToolParams, McpError> {
+    let plain = params.iter().fold(0u8, |found, (k, v)| match (k.as_str(), v) {
+        ("name", Value::String(_)) => found | 1,
+        ("arguments", Value::Null | Value::Object(_)) => found,
+        ("name" | "arguments", _) => found | 2,
+        _ => found,
+    }) == 1;
+    if !plain {
+        return serde_json::from_value::<CallToolParams>(Value::Object(params))
+            .map_err(|e| McpError::invalid_params(format!("tools/call: invalid params: {e}")));
+    }
+    let mut decoded = CallToolParams { name: String::new(), arguments: Map::new() };
+    for (k, v) in params {
+        match (k.as_str(), v) {
+            ("name", Value::String(name)) => decoded.name = name,
+            ("arguments", Value::Object(arguments)) => decoded.arguments = arguments,
+            _ => {}
         }
     }
+    Ok(decoded)
 }
 
 /// The innermost step: resolves `params.name` again and, when a filter swapped the tool,
@@ -100,6 +106,7 @@ mod tests {
             json!({"name": "echo", "arguments": null}),
             json!({"name": "echo"}),
             json!({"name": "echo", "arguments": {}, "extra": true}),
+            json!({"_meta": {"progressToken": 1}, "arguments": {"a": 1}, "name": "echo"}),
         ] {
             let fast = call_params(params(v.clone())).expect("decodes");
             let serde: CallToolParams = serde_json::from_value(v).expect("decodes");
@@ -111,6 +118,7 @@ mod tests {
     fn other_shapes_get_the_serde_error() {
         for (v, needle) in [
             (json!({"arguments": {}}), "missing field `name`"),
+            (json!({"_meta": {}}), "missing field `name`"),
             (json!({"name": 3}), "invalid type"),
             (json!({"name": "echo", "arguments": [1]}), "invalid type"),
             (json!({"name": "echo", "arguments": "x"}), "invalid type"),
