@@ -286,6 +286,8 @@ impl Server {
         // One await of `work` for both cases: two would each keep a copy of its (large) state
         // in this future.
         let ends_itself = matches!(target, Target::Builtin(Method::Listen));
+        // Polled in place: handing `work` to `select!` by value would copy its state once more.
+        let work = std::pin::pin!(work);
         tokio::select! {
             r = work => r,
             _ = cancel.cancelled(), if !ends_itself => Err(McpError::internal("request cancelled")),
