@@ -1,5 +1,6 @@
 use crate::pipeline::MessageFilters;
 use crate::protocol::LogLevel;
+use crate::transport::stdio::OutLine;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -22,15 +23,46 @@ pub enum Outbound {
 /// slows the handler down rather than growing memory); sends after cancellation are dropped.
 #[derive(Debug, Clone)]
 pub struct Notifier {
-    tx: Option<mpsc::Sender<Outbound>>,
+    sink: Sink,
     cancel: CancellationToken,
     filters: MessageFilters,
+}
+
+/// Where a [`Notifier`]'s messages go.
+#[derive(Debug, Clone)]
+enum Sink {
+    /// No stream: everything is dropped.
+    None,
+    /// The request's own channel, which the transport drains onto that request's stream (HTTP).
+    Request(mpsc::Sender<Outbound>),
+    /// The connection's writer queue (stdio): every request shares one stream, so a separate
+    /// channel per request (allocated for every request, mostly never used) would only be
+    /// forwarded into this queue. The request's answer is queued after its work ends, so
+    /// notifications still come before it.
+    Connection(mpsc::Sender<OutLine>),
+}
+
+impl Sink {
+    /// Queues one message; false when the receiving side is gone or there is none.
+    async fn send(&self, msg: Value) -> bool {
+        match self {
+            Sink::None => false,
+            Sink::Request(tx) => tx.send(Outbound::Message(msg)).await.is_ok(),
+            Sink::Connection(tx) => tx.send(OutLine::Message(msg)).await.is_ok(),
+        }
+    }
 }
 
 impl Notifier {
     /// A notifier writing into `tx`; nothing is sent once `cancel` fires.
     pub fn new(tx: mpsc::Sender<Outbound>, cancel: CancellationToken) -> Self {
-        Notifier { tx: Some(tx), cancel, filters: MessageFilters::default() }
+        Notifier { sink: Sink::Request(tx), cancel, filters: MessageFilters::default() }
+    }
+
+    /// A notifier writing straight into a connection's writer queue (stdio), where
+    /// [`Outbound::CloseStream`] has no meaning.
+    pub(crate) fn connection(tx: mpsc::Sender<OutLine>, cancel: CancellationToken) -> Self {
+        Notifier { sink: Sink::Connection(tx), cancel, filters: MessageFilters::default() }
     }
 
     /// Runs every notification through the server's outgoing message filters.
@@ -41,29 +73,28 @@ impl Notifier {
 
     /// A notifier that drops everything (no stream to write on).
     pub fn disconnected() -> Self {
-        Notifier { tx: None, cancel: CancellationToken::new(), filters: MessageFilters::default() }
+        Notifier { sink: Sink::None, cancel: CancellationToken::new(), filters: MessageFilters::default() }
     }
 
     /// True when notifications reach the client (the transport holds a stream for this
     /// request); false on a transport that answers with one JSON body only.
     pub fn can_deliver(&self) -> bool {
-        self.tx.is_some()
+        !matches!(self.sink, Sink::None)
     }
 
     /// Sends one notification `{"jsonrpc":"2.0","method":method,"params":params}`; returns false
     /// when it was dropped (no stream, request cancelled, stream closed).
     pub async fn send(&self, method: &str, params: Value) -> bool {
-        let Some(tx) = &self.tx else { return false };
-        if self.cancel.is_cancelled() {
+        if !self.can_deliver() || self.cancel.is_cancelled() {
             return false;
         }
         let msg = json!({ "jsonrpc": "2.0", "method": method, "params": params });
         if self.filters.is_empty() {
-            return tx.send(Outbound::Message(msg)).await.is_ok();
+            return self.sink.send(msg).await;
         }
         let mut sent = false;
         for m in self.filters.outgoing(msg) {
-            sent = tx.send(Outbound::Message(m)).await.is_ok();
+            sent = self.sink.send(m).await;
         }
         sent
     }
@@ -71,22 +102,26 @@ impl Notifier {
     /// Sends a complete JSON-RPC message (a server→client request of a legacy session) on the
     /// request's stream, through the message filters; returns false when it was dropped.
     pub(crate) async fn send_message(&self, msg: Value) -> bool {
-        let Some(tx) = &self.tx else { return false };
-        if self.cancel.is_cancelled() {
+        if !self.can_deliver() || self.cancel.is_cancelled() {
             return false;
         }
         let mut sent = false;
         for m in self.filters.outgoing(msg) {
-            sent = tx.send(Outbound::Message(m)).await.is_ok();
+            sent = self.sink.send(m).await;
         }
         sent
     }
 
-    /// Sends [`Outbound::CloseStream`]; returns false when there is no stream.
+    /// Sends [`Outbound::CloseStream`]; returns false when there is no stream. On a connection
+    /// stream (stdio) there is nothing to close: true while the stream is open.
     pub async fn close_stream(&self) -> bool {
-        match &self.tx {
-            Some(tx) if !self.cancel.is_cancelled() => tx.send(Outbound::CloseStream).await.is_ok(),
-            _ => false,
+        if self.cancel.is_cancelled() {
+            return false;
+        }
+        match &self.sink {
+            Sink::None => false,
+            Sink::Request(tx) => tx.send(Outbound::CloseStream).await.is_ok(),
+            Sink::Connection(tx) => !tx.is_closed(),
         }
     }
 }

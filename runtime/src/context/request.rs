@@ -19,9 +19,11 @@ pub struct RequestParts {
     /// The era it is served under.
     pub era: Era,
     /// The client's capabilities: from this request's `_meta` (modern) or the session (legacy).
-    pub client_capabilities: Value,
-    /// The client's `Implementation`, when known.
-    pub client_info: Option<Value>,
+    /// Shared: a legacy session's requests all refer to the values of its `initialize` rather
+    /// than each copying them.
+    pub client_capabilities: Arc<Value>,
+    /// The client's `Implementation`, when known (shared like `client_capabilities`).
+    pub client_info: Option<Arc<Value>>,
     /// The request's raw `params._meta` (empty when absent).
     pub meta: Map<String, Value>,
     /// Minimum level of log messages the client wants for this request; `None` sends none.
@@ -115,7 +117,7 @@ impl RequestContext {
 
     /// The client's `Implementation` (`{name, version, ...}`), when it sent one.
     pub fn client_info(&self) -> Option<&Value> {
-        self.inner.parts.client_info.as_ref()
+        self.inner.parts.client_info.as_deref()
     }
 
     /// The raw `params._meta` of the request.

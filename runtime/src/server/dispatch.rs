@@ -190,8 +190,8 @@ impl Server {
             id: req.id,
             method: req.method,
             era: Era::Modern,
-            client_capabilities: meta.client_capabilities,
-            client_info: meta.client_info,
+            client_capabilities: Arc::new(meta.client_capabilities),
+            client_info: meta.client_info.map(Arc::new),
             meta: raw_meta(&params),
             log_level: meta.log_level,
             cancel,
@@ -288,6 +288,8 @@ impl Server {
         // One await of `work` for both cases: two would each keep a copy of its (large) state
         // in this future.
         let ends_itself = matches!(target, Target::Builtin(Method::Listen));
+        // Polled in place: handing `work` to `select!` by value would copy its state once more.
+        let work = std::pin::pin!(work);
         tokio::select! {
             r = work => r,
             _ = cancel.cancelled(), if !ends_itself => Err(McpError::internal("request cancelled")),

@@ -15,10 +15,10 @@ pub struct LegacySession {
     pub id: String,
     /// The negotiated protocol version.
     pub version: &'static str,
-    /// The client's capabilities from `initialize`.
-    pub client_capabilities: Value,
-    /// The client's `clientInfo` from `initialize`.
-    pub client_info: Option<Value>,
+    /// The client's capabilities from `initialize`, shared with every request of the session.
+    pub client_capabilities: std::sync::Arc<Value>,
+    /// The client's `clientInfo` from `initialize`, shared with every request of the session.
+    pub client_info: Option<std::sync::Arc<Value>>,
     log_level: Mutex<Option<LogLevel>>,
     subscriptions: Mutex<BTreeSet<String>>,
     initialized: AtomicBool,
@@ -53,8 +53,8 @@ impl LegacySession {
         LegacySession {
             id,
             version,
-            client_capabilities,
-            client_info,
+            client_capabilities: std::sync::Arc::new(client_capabilities),
+            client_info: client_info.map(std::sync::Arc::new),
             // Until the client picks a level, informational messages and above are sent.
             log_level: Mutex::new(Some(LogLevel::Info)),
             subscriptions: Mutex::new(BTreeSet::new()),

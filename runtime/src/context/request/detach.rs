@@ -78,7 +78,7 @@ mod tests {
             id: RequestId::Number(7),
             method: "tools/call".into(),
             era: Era::Modern,
-            client_capabilities: json!({ "extensions": { "x/y": {} } }),
+            client_capabilities: Arc::new(json!({ "extensions": { "x/y": {} } })),
             client_info: None,
             meta: serde_json::Map::new(),
             log_level: None,

@@ -3,7 +3,7 @@ use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::CallToolResult;
-use crate::pipeline::{CallToolParams, ErasedValue, decode_erased, encode_erased, rpc_shim};
+use crate::pipeline::{CallToolParams, ErasedValue, encode_erased, rpc_shim};
 use crate::registry::BoxFuture;
 use crate::server::Server;
 use serde_json::{Map, Value};
@@ -21,15 +21,9 @@ pub(crate) fn list(server: &Server, ctx: &RequestContext, params: &Map<String, V
 /// Errors: `-32602` for malformed params, an unknown or disabled tool (before any filter runs),
 /// or arguments the tool's params type rejects; whatever protocol error a filter or the tool
 /// returns.
-pub(crate) async fn call(
-    server: &Server,
-    ctx: RequestContext,
-    mut params: Map<String, Value>,
-) -> Result<Value, McpError> {
-    params.remove("_meta");
-    let decoded = decode_erased::<CallToolParams>(Value::Object(params))
-        .map_err(|e| McpError::invalid_params(format!("tools/call: {}", e.message)))?;
-    let name = decoded.downcast_ref::<CallToolParams>().map(|p| p.name.clone()).unwrap_or_default();
+pub(crate) async fn call(server: &Server, ctx: RequestContext, params: Map<String, Value>) -> Result<Value, McpError> {
+    let decoded = call_params(params)?;
+    let name = decoded.name.clone();
     let roles = server.table().tool(&name).map(|t| t.roles);
     let Some(roles) = roles else {
         return Err(McpError::invalid_params(format!("unknown tool: {name}")));
@@ -38,13 +32,44 @@ pub(crate) async fn call(
     server.authorize(&ctx, Primitive::Tool(&name), roles)?;
     ctx.set_matched(name);
     if let Some(replacement) = &server.inner.tools_call {
-        let params =
-            decoded.downcast::<CallToolParams>().map_err(|_| McpError::internal("tools/call params type mismatch"))?;
-        let result = replacement(ctx, *params).await?;
+        let result = replacement(ctx, decoded).await?;
         return serde_json::to_value(result)
             .map_err(|e| McpError::internal(format!("tool result could not be encoded: {e}")));
     }
+    let decoded: ErasedValue = Box::new(decoded);
     crate::pipeline::run_method(server, "tools/call", ctx, decoded, run_tool, encode_erased::<CallToolResult>).await
+}
+
+/// Decodes the params of `tools/call` into [`CallToolParams`]; other keys (`_meta` included)
+/// are ignored, as serde ignores them.
+///
+/// The usual shape (`name` a string; `arguments` an object, `null` or absent) is taken apart in
+/// one pass over the entries: serde would rebuild the `arguments` map entry by entry (an
+/// allocation and a SipHash per key) only to hand over the same entries, and removing the two
+/// keys by name would hash each. Any other shape goes through serde, which alone words the
+/// errors.
+///
+/// Errors: `-32602` naming the serde error when the params do not decode.
+fn call_params(params: Map<String, Value>) -> Result<CallToolParams, McpError> {
+    let plain = params.iter().fold(0u8, |found, (k, v)| match (k.as_str(), v) {
+        ("name", Value::String(_)) => found | 1,
+        ("arguments", Value::Null | Value::Object(_)) => found,
+        ("name" | "arguments", _) => found | 2,
+        _ => found,
+    }) == 1;
+    if !plain {
+        return serde_json::from_value::<CallToolParams>(Value::Object(params))
+            .map_err(|e| McpError::invalid_params(format!("tools/call: invalid params: {e}")));
+    }
+    let mut decoded = CallToolParams { name: String::new(), arguments: Map::new() };
+    for (k, v) in params {
+        match (k.as_str(), v) {
+            ("name", Value::String(name)) => decoded.name = name,
+            ("arguments", Value::Object(arguments)) => decoded.arguments = arguments,
+            _ => {}
+        }
+    }
+    Ok(decoded)
 }
 
 /// The innermost step: resolves `params.name` again and, when a filter swapped the tool,
@@ -62,4 +87,46 @@ fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<Erased
         }
         call(ctx, Value::Object(p.arguments)).await
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::call_params;
+    use crate::pipeline::CallToolParams;
+    use serde_json::{Value, json};
+
+    fn params(v: Value) -> serde_json::Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn the_fast_path_decodes_what_serde_decodes() {
+        for v in [
+            json!({"name": "echo", "arguments": {"text": "hi", "n": [1, 2]}}),
+            json!({"name": "echo", "arguments": null}),
+            json!({"name": "echo"}),
+            json!({"name": "echo", "arguments": {}, "extra": true}),
+            json!({"_meta": {"progressToken": 1}, "arguments": {"a": 1}, "name": "echo"}),
+        ] {
+            let fast = call_params(params(v.clone())).expect("decodes");
+            let serde: CallToolParams = serde_json::from_value(v).expect("decodes");
+            assert_eq!(fast, serde);
+        }
+    }
+
+    #[test]
+    fn other_shapes_get_the_serde_error() {
+        for (v, needle) in [
+            (json!({"arguments": {}}), "missing field `name`"),
+            (json!({"_meta": {}}), "missing field `name`"),
+            (json!({"name": 3}), "invalid type"),
+            (json!({"name": "echo", "arguments": [1]}), "invalid type"),
+            (json!({"name": "echo", "arguments": "x"}), "invalid type"),
+        ] {
+            let err = call_params(params(v.clone())).expect_err("rejected");
+            assert_eq!(err.code, crate::jsonrpc::ErrorCode::INVALID_PARAMS, "{v}");
+            assert!(err.message.starts_with("tools/call: invalid params: "), "{}", err.message);
+            assert!(err.message.contains(needle), "{v}: {}", err.message);
+        }
+    }
 }
