@@ -4,11 +4,18 @@
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
-use switchyard::Server;
+use switchyard::prelude::*;
 use switchyard::transport::http::{HttpConfig, router};
 
+/// Sleeps for a second, then answers `{}`.
+#[mcp_rpc("test/nap", group = "sessions")]
+async fn nap() -> Result<Value, McpError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Ok(json!({}))
+}
+
 async fn serve(config: HttpConfig) -> String {
-    let server = Server::builder("sessions", "1").groups(["none"]).build().expect("builds");
+    let server = Server::builder("sessions", "1").groups(["sessions"]).build().expect("builds");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
     tokio::spawn(async move { axum::serve(listener, router(server, config)).await });
@@ -90,4 +97,33 @@ async fn idle_sessions_expire() {
     assert_eq!(ping(&url, &a).await, 200);
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(ping(&url, &a).await, 404);
+}
+
+/// A client that gives up on a request before its JSON answer leaves the session in use only
+/// while that request lasts: its registration used to stay behind when the connection closed,
+/// so the session counted as busy forever, never expired and was never displaced (with enough
+/// such sessions every `initialize` got 503).
+#[tokio::test]
+async fn a_request_whose_client_left_does_not_keep_its_session_busy() {
+    let url = serve(HttpConfig { max_sessions: 1, ..HttpConfig::default() }).await;
+    let a = initialize(&url).await.expect("a");
+    let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "test/nap", "params": {} });
+    // The client closes its connection while the tool runs (before any byte of the answer).
+    let gave_up = post(&url, Some(&a), call).timeout(Duration::from_millis(200)).send().await;
+    assert!(gave_up.is_err(), "the client timed out: {gave_up:?}");
+    // Once the request is over (dropped with the connection, or finished), `a` is idle and a
+    // newcomer displaces it. An upper bound for liveness, not a timing requirement.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let b = loop {
+        match initialize(&url).await {
+            Ok(b) => break b,
+            Err(refused) if tokio::time::Instant::now() < deadline => {
+                assert_eq!(refused, (503, json!(-32603)));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(refused) => panic!("session a stays busy after its client left: {refused:?}"),
+        }
+    };
+    assert_eq!(ping(&url, &a).await, 404);
+    assert_eq!(ping(&url, &b).await, 200);
 }

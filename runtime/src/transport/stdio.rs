@@ -114,6 +114,7 @@ where
         server: server.clone(),
         out: out_tx,
         in_flight: Arc::new(Mutex::new(HashMap::new())),
+        next_seq: 0,
         session: None,
         permits: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
         tasks: TaskTracker::new(),
@@ -191,8 +192,8 @@ where
     conn.input_closed.cancel();
     conn.tasks.close();
     let _ = tokio::time::timeout_at(deadline, conn.tasks.wait()).await;
-    for (_, token) in conn.in_flight.lock().unwrap_or_else(|e| e.into_inner()).drain() {
-        token.cancel();
+    for (_, entry) in conn.in_flight.lock().unwrap_or_else(|e| e.into_inner()).drain() {
+        entry.token.cancel();
     }
     conn.tasks.close();
     conn.tasks.wait().await;
@@ -352,10 +353,21 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receive
     writer.flush().await
 }
 
+/// A request registered under its id until it answers or the client cancels it.
+#[derive(Clone)]
+struct InFlight {
+    /// Which request holds the id: a client may reuse the id of a request it cancelled while
+    /// that one is still winding down, and the old request must not unregister the new one.
+    seq: u64,
+    token: CancellationToken,
+}
+
 struct Connection {
     server: Server,
     out: mpsc::Sender<OutLine>,
-    in_flight: Arc<Mutex<HashMap<RequestId, CancellationToken>>>,
+    in_flight: Arc<Mutex<HashMap<RequestId, InFlight>>>,
+    /// The `seq` of the next registered request.
+    next_seq: u64,
     session: Option<Arc<LegacySession>>,
     permits: Arc<Semaphore>,
     tasks: TaskTracker,
@@ -364,7 +376,7 @@ struct Connection {
     /// the writer open and keep `serve_io` from returning.
     input_closed: CancellationToken,
     /// Requests received while every permit was taken, in arrival order.
-    backlog: VecDeque<(Request, CancellationToken)>,
+    backlog: VecDeque<(Request, InFlight)>,
 }
 
 impl Connection {
@@ -405,9 +417,9 @@ impl Connection {
                 // Malformed or unknown cancellations are ignored (spec digest §8.3).
                 let id = params.and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
                 if let Some(id) = id
-                    && let Some(token) = self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
+                    && let Some(entry) = self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
                 {
-                    token.cancel();
+                    entry.token.cancel();
                 }
             }
             "notifications/initialized" => {
@@ -439,14 +451,15 @@ impl Connection {
             }
             return;
         }
-        let token = self.server.shutdown_token().child_token();
+        let entry = InFlight { seq: self.next_seq, token: self.server.shutdown_token().child_token() };
+        self.next_seq += 1;
         let duplicate = {
             let mut map = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
             // One lookup (the id's hash once) for both the check and the insertion.
             match map.entry(req.id.clone()) {
                 std::collections::hash_map::Entry::Occupied(_) => true,
                 std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(token.clone());
+                    v.insert(entry.clone());
                     false
                 }
             }
@@ -460,24 +473,25 @@ impl Connection {
         if self.backlog.is_empty()
             && let Ok(permit) = self.permits.clone().try_acquire_owned()
         {
-            self.start(req, token, permit);
+            self.start(req, entry, permit);
         } else {
-            self.backlog.push_back((req, token));
+            self.backlog.push_back((req, entry));
         }
     }
 
     /// Starts the oldest waiting request with `permit`; one the client cancelled meanwhile is
     /// dropped without an answer, like a cancelled running request.
     fn start_waiting(&mut self, permit: OwnedSemaphorePermit) {
-        while let Some((req, token)) = self.backlog.pop_front() {
-            if !token.is_cancelled() {
-                self.start(req, token, permit);
+        while let Some((req, entry)) = self.backlog.pop_front() {
+            if !entry.token.is_cancelled() {
+                self.start(req, entry, permit);
                 return;
             }
         }
     }
 
-    fn start(&mut self, req: Request, token: CancellationToken, permit: OwnedSemaphorePermit) {
+    fn start(&mut self, req: Request, entry: InFlight, permit: OwnedSemaphorePermit) {
+        let InFlight { seq, token } = entry;
         let server = self.server.clone();
         let session = self.session.clone();
         let out = self.out.clone();
@@ -498,7 +512,14 @@ impl Connection {
                 Box::pin(server.handle_request(req, session.as_ref(), token.clone(), notifier, principal)).await;
             // Still registered unless the client cancelled it (or EOF's grace ran out): only
             // those are answered.
-            let registered = in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id).is_some();
+            let registered = {
+                let mut map = in_flight.lock().unwrap_or_else(|e| e.into_inner());
+                let ours = map.get(&id).is_some_and(|e| e.seq == seq);
+                if ours {
+                    map.remove(&id);
+                }
+                ours
+            };
             if token.is_cancelled() && !(registered && server.shutdown_token().is_cancelled()) {
                 return;
             }

@@ -106,7 +106,7 @@ pub(crate) async fn post(
     };
     let (ntx, nrx) = mpsc::channel(64);
     let cancel = session.closed.child_token();
-    session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(req.id.clone(), cancel.clone());
+    let registration = Registration::new(&session, &req.id, &cancel);
     let notifier = if state.config.streaming {
         state.server.notifier(ntx, cancel.clone())
     } else {
@@ -116,12 +116,38 @@ pub(crate) async fn post(
     let id = req.id.clone();
     let s = session.clone();
     let work = Box::pin(async move {
-        let id = req.id.clone();
-        let r = server.serve_legacy(req, &s.legacy, cancel, notifier, principal).await;
-        s.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
-        r
+        let _registration = registration;
+        server.serve_legacy(req, &s.legacy, cancel, notifier, principal).await
     });
     reply(session, id, work, nrx, state.config.keep_alive, state.server.message_filters().clone()).await
+}
+
+/// A request's entry in its session's in-flight map (for `notifications/cancelled`, and what
+/// keeps the session busy), removed when the request's work ends, also when it is dropped
+/// unfinished: a client that closes the connection before a JSON answer drops it with the
+/// handler, and an entry left behind kept the session busy, unexpirable and never displaced.
+struct Registration {
+    session: Arc<HttpSession>,
+    id: RequestId,
+    token: Arc<tokio_util::sync::CancellationToken>,
+}
+
+impl Registration {
+    fn new(session: &Arc<HttpSession>, id: &RequestId, cancel: &tokio_util::sync::CancellationToken) -> Self {
+        let token = Arc::new(cancel.clone());
+        session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), token.clone());
+        Registration { session: session.clone(), id: id.clone(), token }
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let mut map = self.session.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        // Only our own entry: a later request may hold the id after this one was cancelled.
+        if map.get(&self.id).is_some_and(|t| Arc::ptr_eq(t, &self.token)) {
+            map.remove(&self.id);
+        }
+    }
 }
 
 /// Answers a legacy request: JSON when the result comes before any notification; otherwise a
@@ -140,7 +166,9 @@ async fn reply(
 ) -> Response {
     let (first, done) = tokio::select! {
         biased;
-        n = notes.recv() => (n, None),
+        // Only an item switches to SSE: the channel also closes when the handler merely
+        // dropped its context (and with it the notifier) before its result.
+        Some(n) = notes.recv() => (Some(n), None),
         r = &mut work => match notes.try_recv() {
             Ok(n) => (Some(n), Some(r)),
             // Legacy JSON-RPC errors travel with HTTP 200: only transport problems get 4xx.

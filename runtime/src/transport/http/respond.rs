@@ -147,7 +147,9 @@ pub(crate) async fn reply(
     let guard = cancel.clone().drop_guard();
     let (first, done) = tokio::select! {
         biased;
-        n = next_message(&mut notes) => (n, None),
+        // Only a message switches to SSE: the channel also closes when the handler merely
+        // dropped its context (and with it the notifier) before its result.
+        Some(n) = next_message(&mut notes) => (Some(n), None),
         r = &mut work => match queued_message(&mut notes) {
             // A notification raced the result: stream both, in order.
             Some(n) => (Some(n), Some(r)),

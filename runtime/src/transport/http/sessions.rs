@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 /// `notifications/cancelled`, a cancellation token for DELETE).
 pub(crate) struct HttpSession {
     pub(crate) legacy: Arc<LegacySession>,
-    pub(crate) in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    pub(crate) in_flight: Mutex<HashMap<RequestId, Arc<CancellationToken>>>,
     pub(crate) closed: CancellationToken,
     pub(crate) streams: super::resume::Streams,
     /// The principal id that created the session (`None`: anonymous); only it may use it.
