@@ -124,7 +124,11 @@ fn parse(bytes: &[u8]) -> Result<Message, Failure> {
         Some(v) => match RequestId::from_value(v) {
             Some(id) => Some(id),
             None => {
-                return Err((Box::new(McpError::invalid_request("id must be a string or an integer")), None, false));
+                return Err((
+                    Box::new(McpError::invalid_request("id must be a string or an integer from -2^63 to 2^63-1")),
+                    None,
+                    false,
+                ));
             }
         },
     };

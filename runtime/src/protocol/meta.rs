@@ -25,7 +25,11 @@ pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMe
     let bad = |msg: &str| McpError::invalid_params(msg.to_owned()).with_http_status(400);
     let meta = match params.and_then(|p| p.get("_meta")) {
         Some(Value::Object(m)) => m,
-        None => return Err(bad("params._meta is required on every 2026-07-28 request")),
+        None => {
+            return Err(bad(
+                "params._meta is required on every 2026-07-28 request (clients of 2025-11-25 and earlier send initialize first)",
+            ));
+        }
         Some(other) => return Err(bad(&format!("params._meta must be an object, not {}", kind(other)))),
     };
     let protocol_version = match meta.get(META_PROTOCOL_VERSION) {

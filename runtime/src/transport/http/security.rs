@@ -66,12 +66,17 @@ pub(crate) fn reject(policy: &HostPolicy, headers: &HeaderMap, uri: &http::Uri) 
     let forbidden = |what: &str| {
         respond::error(None, &McpError::invalid_request(format!("{what} is not allowed")).with_http_status(403))
     };
-    // Without a host the rebinding check has nothing to check.
-    let host = match headers.get(http::header::HOST) {
-        Some(h) => h.to_str().ok(),
-        None => uri.authority().map(|a| a.as_str()),
-    };
-    let host_ok = policy.any || host.is_some_and(|h| policy.allows_host(h));
+    // Without a host the rebinding check has nothing to check. When both a `Host` header and an
+    // authority came (HTTP/2 with both, or an absolute-form HTTP/1.1 target), both must pass:
+    // otherwise an allowed one could vouch for a foreign one.
+    let header = headers.get(http::header::HOST).map(|h| h.to_str().ok());
+    let authority = uri.authority().map(|a| a.as_str());
+    let host_ok = policy.any
+        || match (header, authority) {
+            (None, None) => false,
+            (Some(h), a) => h.is_some_and(|h| policy.allows_host(h)) && a.is_none_or(|a| policy.allows_host(a)),
+            (None, Some(a)) => policy.allows_host(a),
+        };
     if !host_ok {
         return Some(forbidden("Host"));
     }
@@ -115,9 +120,13 @@ mod tests {
         assert!(reject(&p, &none, &local).is_none());
         assert_eq!(reject(&p, &none, &evil).map(|r| r.status().as_u16()), Some(403));
         assert_eq!(reject(&p, &none, &bare).map(|r| r.status().as_u16()), Some(403));
-        // A Host header wins over the authority.
-        let mut host = HeaderMap::new();
-        host.insert(http::header::HOST, http::HeaderValue::from_static("evil.example.com"));
-        assert_eq!(reject(&p, &host, &local).map(|r| r.status().as_u16()), Some(403));
+        // With both, both must pass.
+        let mut evil_host = HeaderMap::new();
+        evil_host.insert(http::header::HOST, http::HeaderValue::from_static("evil.example.com"));
+        assert_eq!(reject(&p, &evil_host, &local).map(|r| r.status().as_u16()), Some(403));
+        let mut local_host = HeaderMap::new();
+        local_host.insert(http::header::HOST, http::HeaderValue::from_static("localhost:80"));
+        assert_eq!(reject(&p, &local_host, &evil).map(|r| r.status().as_u16()), Some(403));
+        assert!(reject(&p, &local_host, &local).is_none());
     }
 }
