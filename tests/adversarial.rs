@@ -7,36 +7,6 @@ use common::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
-/// A stdio fixture with line-level access.
-struct Stdio {
-    _child: tokio::process::Child,
-    stdin: tokio::process::ChildStdin,
-    out: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-}
-
-impl Stdio {
-    fn start(args: &[&str]) -> Stdio {
-        let mut child = stdio_child("fixture", args);
-        let stdin = child.stdin.take().expect("stdin");
-        let out = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        Stdio { _child: child, stdin, out }
-    }
-
-    /// Writes `lines` in one write, so the server reads them in one turn.
-    async fn write(&mut self, lines: &[Value]) {
-        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        self.stdin.write_all(text.as_bytes()).await.expect("write");
-        self.stdin.flush().await.expect("flush");
-    }
-
-    /// The next message within `wait`, if any.
-    async fn next(&mut self, wait: Duration) -> Option<Value> {
-        let line = tokio::time::timeout(wait, self.out.next_line()).await.ok()?.ok()??;
-        Some(serde_json::from_str(&line).expect("JSON"))
-    }
-}
 
 fn slow(id: i64, seconds: f64) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -52,7 +22,7 @@ fn cancel(id: i64) -> Value {
 /// unregister it, so the second cancellation was ignored and the new request answered.
 #[tokio::test]
 async fn stdio_a_request_reusing_a_cancelled_id_can_still_be_cancelled() {
-    let mut s = Stdio::start(&[]);
+    let mut s = StdioPeer::start("fixture", &[]);
     s.write(&[slow(5, 30.0)]).await;
     // Cancel it and reuse its id in the same read turn.
     s.write(&[cancel(5), slow(5, 3.0)]).await;

@@ -9,47 +9,38 @@ use common::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 const SID: &str = "io.modelcontextprotocol/subscriptionId";
 const LIST_CHANGED: &str = "notifications/tools/list_changed";
 
-struct Stdio {
-    child: tokio::process::Child,
-    stdin: tokio::process::ChildStdin,
-    out: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+/// The fixture over stdio, with a request helper that adds the modern `_meta`.
+struct Stdio(StdioPeer);
+
+impl std::ops::Deref for Stdio {
+    type Target = StdioPeer;
+    fn deref(&self) -> &StdioPeer {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Stdio {
+    fn deref_mut(&mut self) -> &mut StdioPeer {
+        &mut self.0
+    }
 }
 
 impl Stdio {
     fn start(args: &[&str]) -> Stdio {
-        let mut child = stdio_child("fixture", args);
-        let stdin = child.stdin.take().expect("stdin");
-        let out = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        Stdio { child, stdin, out }
+        Stdio(StdioPeer::start("fixture", args))
     }
 
     async fn line(&mut self, msg: Value) {
-        self.stdin.write_all(format!("{msg}\n").as_bytes()).await.expect("write");
+        self.0.write(&[msg]).await;
     }
 
     async fn send(&mut self, id: Value, method: &str, mut params: Value) {
         params["_meta"] = meta(json!({}));
         self.line(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
-    }
-
-    /// The next message within `wait`, if any.
-    async fn next(&mut self, wait: Duration) -> Option<Value> {
-        let line = tokio::time::timeout(wait, self.out.next_line()).await.ok()?.ok()??;
-        Some(serde_json::from_str(&line).expect("JSON"))
-    }
-
-    /// Every message until `wait` passes without one.
-    async fn drain(&mut self, wait: Duration) -> Vec<Value> {
-        let mut seen = Vec::new();
-        while let Some(m) = self.next(wait).await {
-            seen.push(m);
-        }
-        seen
     }
 }
 

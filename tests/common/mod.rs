@@ -45,6 +45,47 @@ pub fn stdio_child(example_name: &str, args: &[&str]) -> tokio::process::Child {
         .expect("the example starts")
 }
 
+/// An example serving stdio, spoken to line by line: JSON-RPC messages in, parsed messages out.
+pub struct StdioPeer {
+    pub child: tokio::process::Child,
+    pub stdin: tokio::process::ChildStdin,
+    out: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+impl StdioPeer {
+    /// Starts `example_name --stdio ARGS...` (see [`stdio_child`]).
+    pub fn start(example_name: &str, args: &[&str]) -> StdioPeer {
+        use tokio::io::AsyncBufReadExt;
+        let mut child = stdio_child(example_name, args);
+        let stdin = child.stdin.take().expect("stdin");
+        let out = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+        StdioPeer { child, stdin, out }
+    }
+
+    /// Writes `lines` in one write, so the server reads them in one turn.
+    pub async fn write(&mut self, lines: &[Value]) {
+        use tokio::io::AsyncWriteExt;
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        self.stdin.write_all(text.as_bytes()).await.expect("write");
+        self.stdin.flush().await.expect("flush");
+    }
+
+    /// The next message within `wait`, if any.
+    pub async fn next(&mut self, wait: Duration) -> Option<Value> {
+        let line = tokio::time::timeout(wait, self.out.next_line()).await.ok()?.ok()??;
+        Some(serde_json::from_str(&line).expect("JSON"))
+    }
+
+    /// Every message until `wait` passes without one.
+    pub async fn drain(&mut self, wait: Duration) -> Vec<Value> {
+        let mut seen = Vec::new();
+        while let Some(m) = self.next(wait).await {
+            seen.push(m);
+        }
+        seen
+    }
+}
+
 /// A server process serving Streamable HTTP on a free port; killed on drop.
 pub struct HttpServer {
     pub child: Child,
