@@ -100,29 +100,50 @@ fn claim(conn: &Connection) -> Result<Option<(String, String)>, String> {
     .map_err(|e| e.to_string())
 }
 
-/// The worker loop: claim, compute, record; polls every 50 ms when idle.
+/// The worker loop: claim, compute, record; polls every 50 ms when idle. A failed step (the
+/// file briefly locked longer than the 5 s busy wait, say) is logged and retried after 1 s
+/// rather than ending the worker; a job whose outcome could not be recorded is released for
+/// the next claim, so it is never dropped.
 async fn work(db: std::path::PathBuf) -> Result<(), String> {
     let store = SqliteTaskStore::open(&db).map_err(|e| e.to_string())?;
     let jobs = open_jobs(&db)?;
     loop {
-        let Some((id, arguments)) = claim(&jobs)? else {
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(50)) => continue,
-                _ = tokio::signal::ctrl_c() => return Ok(()),
+        let pause = match step(&store, &jobs).await {
+            Ok(true) => continue,
+            Ok(false) => Duration::from_millis(50),
+            Err(e) => {
+                eprintln!("warning: {e}; retrying in 1 s");
+                Duration::from_secs(1)
             }
         };
-        let state = match serde_json::from_str::<CrunchArgs>(&arguments) {
-            Ok(args) => {
-                let result = CallToolResult::success(vec![Content::text(crunch(args.n))]);
-                let mut value = serde_json::to_value(result).map_err(|e| e.to_string())?;
-                value["resultType"] = json!("complete");
-                TaskState::Completed(value)
-            }
-            Err(e) => TaskState::Failed(TaskError { code: -32602, message: format!("bad arguments: {e}"), data: None }),
-        };
-        store.transition(&id, state, None, now_ms()).await.map_err(|e| e.to_string())?;
-        jobs.execute("DELETE FROM jobs WHERE task_id = ?1", params![id]).map_err(|e| e.to_string())?;
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+        }
     }
+}
+
+/// Runs one job if there is one: `Ok(true)` when a job ran, `Ok(false)` when none was waiting.
+async fn step(store: &SqliteTaskStore, jobs: &Connection) -> Result<bool, String> {
+    let Some((id, arguments)) = claim(jobs)? else {
+        return Ok(false);
+    };
+    let state = match serde_json::from_str::<CrunchArgs>(&arguments) {
+        Ok(args) => {
+            let result = CallToolResult::success(vec![Content::text(crunch(args.n))]);
+            let mut value = serde_json::to_value(result).map_err(|e| e.to_string())?;
+            value["resultType"] = json!("complete");
+            TaskState::Completed(value)
+        }
+        Err(e) => TaskState::Failed(TaskError { code: -32602, message: format!("bad arguments: {e}"), data: None }),
+    };
+    if let Err(e) = store.transition(&id, state, None, now_ms()).await {
+        // Best effort: if even this fails, the job stays claimed and the task reaches its TTL.
+        let _ = jobs.execute("UPDATE jobs SET claimed = 0 WHERE task_id = ?1", params![id]);
+        return Err(format!("task {id} not recorded: {e}"));
+    }
+    jobs.execute("DELETE FROM jobs WHERE task_id = ?1", params![id]).map_err(|e| e.to_string())?;
+    Ok(true)
 }
 
 const USAGE: &str = "usage: tasks_worker serve --db PATH (--stdio | --http HOST:PORT) | tasks_worker work --db PATH";

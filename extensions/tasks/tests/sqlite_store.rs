@@ -90,3 +90,22 @@ async fn input_requests_round_trip_and_expired_tasks_are_purged() {
     assert!(store.get("t_long").await.expect("read").is_some());
     let _ = std::fs::remove_dir_all(db.parent().expect("dir"));
 }
+
+/// A server and its worker processes start together and open a file nobody created yet: the
+/// first opens race to switch it to WAL and create the table, which SQLite answers with
+/// "database is locked" at once (no busy wait can resolve two readers both upgrading).
+#[test]
+fn many_handles_can_open_a_fresh_file_at_once() {
+    for round in 0..20 {
+        let db = temp_db(&format!("fresh-{round}"));
+        let opened: Vec<_> = (0..8)
+            .map(|_| {
+                let db = db.clone();
+                std::thread::spawn(move || SqliteTaskStore::open(&db).map(drop))
+            })
+            .collect();
+        for handle in opened {
+            handle.join().expect("no panic").expect("every handle opens");
+        }
+    }
+}

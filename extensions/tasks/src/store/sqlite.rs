@@ -3,10 +3,11 @@
 use super::{StoreError, TaskStore, Transition};
 use crate::model::{TaskError, TaskRecord, TaskState};
 use futures::future::BoxFuture;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS switchyard_tasks (
@@ -53,10 +54,8 @@ impl SqliteTaskStore {
     /// Errors: [`StoreError`] when the file cannot be opened or the schema not created.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let conn = Connection::open(path).map_err(err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(err)?;
-        // WAL lets readers in other processes proceed while one writes.
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(err)?;
-        conn.execute_batch(SCHEMA).map_err(err)?;
+        conn.busy_timeout(LOCK_WAIT).map_err(err)?;
+        init(&conn).map_err(err)?;
         Ok(SqliteTaskStore { conn: Arc::new(Mutex::new(conn)) })
     }
 
@@ -106,6 +105,35 @@ impl SqliteTaskStore {
             .map_err(|e| StoreError(format!("store worker failed: {e}")))?
         })
     }
+}
+
+/// How long a statement waits for a lock another connection or process holds.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// Switches the file to WAL and creates the table, retrying while another opener holds it.
+///
+/// A fresh file starts in rollback-journal mode, where two connections that both read and then
+/// want to write would deadlock; SQLite answers one of them "database is locked" at once
+/// instead of calling the busy handler. Server and worker processes starting together hit
+/// exactly that, so the whole step is retried until [`LOCK_WAIT`] has passed.
+fn init(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = Instant::now() + LOCK_WAIT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        // WAL lets readers in other processes proceed while one writes.
+        let attempt = conn.pragma_update(None, "journal_mode", "WAL").and_then(|()| conn.execute_batch(SCHEMA));
+        match attempt {
+            Err(e) if is_busy(&e) && Instant::now() < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(e.sqlite_error_code(), Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked))
 }
 
 fn err(e: rusqlite::Error) -> StoreError {
