@@ -4,7 +4,7 @@
 
 use crate::Res;
 use crate::load_http::{acknowledged, await_list_changed, listen, listen_request, split_url};
-use crate::proc::{cpu_micros, spawn_http, status_bytes};
+use crate::proc::{cpu_micros, spawn_http, start_profiler, status_bytes, stop_profiler};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -96,20 +96,24 @@ pub async fn run(role: &str, n: usize, wire: Wire) -> Res<FanOut> {
     // Let every waiter reach its first poll before the clock starts.
     tokio::task::yield_now().await;
     tokio::time::sleep(Duration::from_millis(100)).await;
+    let profiler = start_profiler(pid)?;
     let cpu_before = cpu_micros(pid)?;
     let start = Instant::now();
     let stdin = server.child.stdin.as_mut().ok_or("no stdin")?;
     stdin.write_all(b"bump\n")?;
     stdin.flush()?;
-    let mut delivered = 0;
+    // Streams stay open until the clock stops: closing them as they get the event would
+    // charge the server's teardown of each subscription to the delivery.
+    let mut delivered = Vec::with_capacity(n);
     while let Some(r) = tokio::time::timeout(Duration::from_secs(60), waiters.join_next())
         .await
-        .map_err(|_| format!("only {delivered} of {n} streams got the event within 60 s"))?
+        .map_err(|_| format!("only {} of {n} streams got the event within 60 s", delivered.len()))?
     {
-        r??;
-        delivered += 1;
+        delivered.push(r??);
     }
     let deliver_ms = start.elapsed().as_secs_f64() * 1000.0;
     let deliver_cpu_ms = cpu_micros(pid)?.saturating_sub(cpu_before) as f64 / 1000.0;
+    stop_profiler(profiler)?;
+    drop(delivered);
     Ok(FanOut { bytes_per_subscription: after.saturating_sub(before) as f64 / n as f64, deliver_ms, deliver_cpu_ms })
 }

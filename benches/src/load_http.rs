@@ -228,7 +228,7 @@ pub async fn acknowledged(resp: hyper::Response<hyper::body::Incoming>) -> Res<h
 }
 
 /// Waits on an acknowledged listen stream for `notifications/tools/list_changed`.
-pub async fn await_list_changed(mut body: hyper::body::Incoming) -> Res<()> {
+pub async fn await_list_changed(mut body: hyper::body::Incoming) -> Res<hyper::body::Incoming> {
     let mut seen = Vec::new();
     while !contains(&seen, b"notifications/tools/list_changed") {
         let frame = body.frame().await.ok_or("listen stream ended before the event")??;
@@ -236,5 +236,5 @@ pub async fn await_list_changed(mut body: hyper::body::Incoming) -> Res<()> {
             seen.extend_from_slice(&data);
         }
     }
-    Ok(())
+    Ok(body)
 }

@@ -2,8 +2,11 @@
 //! serde_json; a plain read-parse-write loop on stdio), measured interleaved in one run.
 //!
 //! ```text
-//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,fanout,compile]
+//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,fanout,compile] [--repeats N]
 //! ```
+//!
+//! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
+//! overrides how often each figure is measured (1 quick, 3 full).
 //!
 //! Prints one row per figure, tab-separated:
 //! `NAME<TAB>OURS<TAB>RMCP<TAB>RAW<TAB>OURS/RMCP<TAB>OURS/RAW`; `(higher)` or `(lower)` in
@@ -41,6 +44,11 @@ impl Plan {
     fn wants(&self, group: &str) -> bool {
         self.only.as_ref().is_none_or(|o| o.iter().any(|g| g == group))
     }
+
+    /// The fan-out rows over one wire (`h1`, `h2`): wanted with `fanout` or `fanout-WIRE`.
+    fn wants_fanout(&self, wire: &str) -> bool {
+        self.wants("fanout") || self.wants(&format!("fanout-{wire}"))
+    }
 }
 
 fn parse(args: &[String]) -> Res<Plan> {
@@ -51,7 +59,13 @@ fn parse(args: &[String]) -> Res<Plan> {
         .map(|i| args.get(i + 1).ok_or("--only needs a list, e.g. --only stdio,http"))
         .transpose()?
         .map(|l| l.split(',').map(str::to_owned).collect());
-    Ok(if quick {
+    let repeats = args
+        .iter()
+        .position(|a| a == "--repeats")
+        .map(|i| args.get(i + 1).and_then(|n| n.parse::<usize>().ok()).filter(|n| *n > 0))
+        .map(|n| n.ok_or("--repeats needs a positive count"))
+        .transpose()?;
+    let plan = if quick {
         Plan {
             quick,
             stdio_requests: 20_000,
@@ -73,7 +87,8 @@ fn parse(args: &[String]) -> Res<Plan> {
             repeats: 3,
             only,
         }
-    })
+    };
+    Ok(Plan { repeats: repeats.unwrap_or(plan.repeats), ..plan })
 }
 
 fn main() -> std::process::ExitCode {
@@ -84,7 +99,7 @@ fn main() -> std::process::ExitCode {
             None => Err("role needs a name".into()),
         },
         Some("--help" | "-h") => {
-            println!("usage: bench [--quick] [--only stdio,http,fanout,compile]");
+            println!("usage: bench [--quick] [--only stdio,http,fanout,fanout-h1,fanout-h2,compile] [--repeats N]");
             Ok(())
         }
         _ => pin_and_run(&args),
@@ -115,7 +130,7 @@ fn pin_and_run(args: &[String]) -> Res<()> {
     if plan.wants("http") {
         rt.block_on(http(&plan, &mut table))?;
     }
-    if plan.wants("fanout") {
+    if plan.wants_fanout("h1") || plan.wants_fanout("h2") {
         rt.block_on(fan_out(&plan, &mut table))?;
     }
     if plan.wants("compile") {
@@ -190,10 +205,13 @@ async fn fan_out(plan: &Plan, table: &mut Table) -> Res<()> {
     let n = plan.subscriptions;
     // rmcp has no subscriptions/listen and the raw reference no subscriptions: their columns
     // stay n/a.
-    for (wire, label) in [
-        (Wire::Http1, "HTTP/1.1, a connection each"),
-        (Wire::Http2 { per_connection: 100 }, "HTTP/2, 100 per connection"),
+    for (wire, tag, label) in [
+        (Wire::Http1, "h1", "HTTP/1.1, a connection each"),
+        (Wire::Http2 { per_connection: 100 }, "h2", "HTTP/2, 100 per connection"),
     ] {
+        if !plan.wants_fanout(tag) {
+            continue;
+        }
         let mut mem = Figure::new(format!("listen fan-out {n} idle subscriptions ({label}), KiB each (lower)"));
         let mut deliver = Figure::new(format!("listen fan-out {n} ({label}), ms to deliver one event to all (lower)"));
         let mut cpu = Figure::new(format!("listen fan-out {n} ({label}), server CPU ms to deliver it (lower)"));

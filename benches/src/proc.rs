@@ -44,6 +44,44 @@ pub fn pinned(cpu: &str, program: &Path, args: &[&str]) -> Command {
     }
 }
 
+/// [`pinned`], with `BENCH_SERVER_WRAPPER` (split on spaces) in front of `program` when it is
+/// set: a server role run under a profiler, e.g. `BENCH_SERVER_WRAPPER="heaptrack -o
+/// /tmp/server"`. The memory figures then describe the wrapper, not the server.
+fn pinned_server(program: &Path, args: &[&str]) -> Command {
+    let wrapper = std::env::var("BENCH_SERVER_WRAPPER").unwrap_or_default();
+    let mut words: Vec<String> = wrapper.split_whitespace().map(str::to_owned).collect();
+    if words.is_empty() {
+        return pinned(SERVER_CPU, program, args);
+    }
+    words.push(program.display().to_string());
+    words.extend(args.iter().map(|a| (*a).to_owned()));
+    let argv: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    pinned(SERVER_CPU, Path::new(&words[0]), &argv)
+}
+
+/// Starts `BENCH_PROFILE_CMD` (split on spaces, `{pid}` replaced by `pid`) if it is set, to
+/// profile a server during one phase of a benchmark, e.g.
+/// `BENCH_PROFILE_CMD="perf record -F 5000 -g -o /tmp/deliver.data -p {pid}"`. Stop it with
+/// [`stop_profiler`].
+pub fn start_profiler(pid: u32) -> Res<Option<Child>> {
+    let Ok(cmd) = std::env::var("BENCH_PROFILE_CMD") else { return Ok(None) };
+    let words: Vec<String> = cmd.split_whitespace().map(|w| w.replace("{pid}", &pid.to_string())).collect();
+    let (program, args) = words.split_first().ok_or("BENCH_PROFILE_CMD is empty")?;
+    let child = Command::new(program).args(args).spawn()?;
+    // Profilers need a moment to attach before the phase starts.
+    std::thread::sleep(Duration::from_millis(500));
+    Ok(Some(child))
+}
+
+/// Ends a profiler from [`start_profiler`] with SIGINT (so it writes its data) and waits.
+pub fn stop_profiler(profiler: Option<Child>) -> Res<()> {
+    if let Some(mut child) = profiler {
+        Command::new("kill").arg("-INT").arg(child.id().to_string()).status()?;
+        child.wait()?;
+    }
+    Ok(())
+}
+
 /// Starts `bench role NAME` with piped stdin/stdout (stdio servers, and the `bump` trigger of
 /// the fan-out benchmark).
 pub fn spawn_role(role: &str, extra: &[&str]) -> Res<ServerProc> {
@@ -51,7 +89,7 @@ pub fn spawn_role(role: &str, extra: &[&str]) -> Res<ServerProc> {
     let mut args = vec!["role", role];
     args.extend_from_slice(extra);
     let child =
-        pinned(SERVER_CPU, &exe, &args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+        pinned_server(&exe, &args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
     Ok(ServerProc { child, url: None })
 }
 

@@ -14,7 +14,11 @@ use crate::Res;
 pub fn run_role(name: &str, args: &[String]) -> Res<()> {
     // One runtime thread for every server: the issue compares servers on one core, and the
     // harness pins each server process to one CPU with taskset as well.
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    let rt = if std::env::var("BENCH_RT").as_deref() == Ok("current") {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()?
+    } else {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?
+    };
     let addr = args.first().cloned().unwrap_or_else(|| "127.0.0.1:0".to_owned());
     match name {
         "ours-stdio" => rt.block_on(ours::stdio()),

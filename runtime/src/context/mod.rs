@@ -3,6 +3,7 @@
 mod extract;
 mod input;
 mod notify;
+pub(crate) mod queue;
 mod request;
 mod state;
 

@@ -33,8 +33,10 @@ pub struct Notifier {
 enum Sink {
     /// No stream: everything is dropped.
     None,
-    /// The request's own channel, which the transport drains onto that request's stream (HTTP).
+    /// A channel the transport drains onto that request's stream (a custom transport's).
     Request(mpsc::Sender<Outbound>),
+    /// The request's own queue, which the HTTP transport drains onto that request's stream.
+    Queue(super::queue::Sender<Outbound>),
     /// The connection's writer queue (stdio): every request shares one stream, so a separate
     /// channel per request (allocated for every request, mostly never used) would only be
     /// forwarded into this queue. The request's answer is queued after its work ends, so
@@ -48,6 +50,7 @@ impl Sink {
         match self {
             Sink::None => false,
             Sink::Request(tx) => tx.send(Outbound::Message(msg)).await.is_ok(),
+            Sink::Queue(tx) => tx.send(Outbound::Message(msg)).await.is_ok(),
             Sink::Connection(tx) => tx.send(OutLine::Message(msg)).await.is_ok(),
         }
     }
@@ -57,6 +60,11 @@ impl Notifier {
     /// A notifier writing into `tx`; nothing is sent once `cancel` fires.
     pub fn new(tx: mpsc::Sender<Outbound>, cancel: CancellationToken) -> Self {
         Notifier { sink: Sink::Request(tx), cancel, filters: MessageFilters::default() }
+    }
+
+    /// A notifier writing into a request's own queue (the HTTP transport's).
+    pub(crate) fn queued(tx: super::queue::Sender<Outbound>, cancel: CancellationToken) -> Self {
+        Notifier { sink: Sink::Queue(tx), cancel, filters: MessageFilters::default() }
     }
 
     /// A notifier writing straight into a connection's writer queue (stdio), where
@@ -121,6 +129,7 @@ impl Notifier {
         match &self.sink {
             Sink::None => false,
             Sink::Request(tx) => tx.send(Outbound::CloseStream).await.is_ok(),
+            Sink::Queue(tx) => tx.send(Outbound::CloseStream).await.is_ok(),
             Sink::Connection(tx) => !tx.is_closed(),
         }
     }

@@ -163,6 +163,15 @@ impl Server {
         crate::context::Notifier::new(tx, cancel).with_filters(self.inner.messages.clone())
     }
 
+    /// [`notifier`](Self::notifier) over the HTTP transport's own request queue.
+    pub(crate) fn queued_notifier(
+        &self,
+        tx: crate::context::queue::Sender<crate::context::Outbound>,
+        cancel: CancellationToken,
+    ) -> crate::context::Notifier {
+        crate::context::Notifier::queued(tx, cancel).with_filters(self.inner.messages.clone())
+    }
+
     /// True when the extension `id` was declared with
     /// [`ServerBuilder::extension_capability`] (it is then advertised by `server/discover`).
     pub fn has_extension(&self, id: &str) -> bool {

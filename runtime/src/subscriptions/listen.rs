@@ -152,12 +152,16 @@ pub(crate) async fn listen(
     ack["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });
     notifier.send("notifications/subscriptions/acknowledged", ack).await;
     let result = json!({ "_meta": { META_SUBSCRIPTION_ID: sid } });
-    let shutdown = server.shutdown_token().clone();
+    // Made once, not per event: each of these registers with a token that every subscription
+    // shares, so making and dropping them per loop would cost two locks on it per event.
+    let stopped = server.shutdown_token().cancelled();
+    let gone = ctx.cancellation().cancelled();
+    tokio::pin!(stopped, gone);
     loop {
         tokio::select! {
             biased;
-            _ = shutdown.cancelled() => return Ok(result),
-            _ = ctx.cancellation().cancelled() => return Err(McpError::internal("subscription cancelled")),
+            _ = &mut stopped => return Ok(result),
+            _ = &mut gone => return Err(McpError::internal("subscription cancelled")),
             next = events.next() => match next {
                 Some(Ok(event)) => {
                     if let Some((method, mut params)) = grant.deliver(&event) {

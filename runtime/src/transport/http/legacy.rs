@@ -4,7 +4,7 @@ use super::respond::{self, final_message, queued_message};
 use super::resume::EventLog;
 use super::sessions::{HttpSession, new_session_id};
 use crate::auth::Principal;
-use crate::context::Outbound;
+use crate::context::{Outbound, queue};
 use crate::jsonrpc::{McpError, Message, RequestId, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
@@ -104,11 +104,11 @@ pub(crate) async fn post(
         }
         Message::Request(r) => r,
     };
-    let (ntx, nrx) = mpsc::channel(64);
+    let (ntx, nrx) = queue::channel(64);
     let cancel = session.closed.child_token();
     let registration = Registration::new(&session, &req.id, &cancel);
     let notifier = if state.config.streaming {
-        state.server.notifier(ntx, cancel.clone())
+        state.server.queued_notifier(ntx, cancel.clone())
     } else {
         crate::context::Notifier::disconnected()
     };
@@ -160,7 +160,7 @@ async fn reply(
     session: Arc<HttpSession>,
     id: RequestId,
     mut work: BoxFuture<Result<Value, McpError>>,
-    mut notes: mpsc::Receiver<Outbound>,
+    mut notes: queue::Receiver<Outbound>,
     keep_alive: Duration,
     filters: MessageFilters,
 ) -> Response {
@@ -170,9 +170,9 @@ async fn reply(
         // dropped its context (and with it the notifier) before its result.
         Some(n) = notes.recv() => (Some(n), None),
         r = &mut work => match notes.try_recv() {
-            Ok(n) => (Some(n), Some(r)),
+            Some(n) => (Some(n), Some(r)),
             // Legacy JSON-RPC errors travel with HTTP 200: only transport problems get 4xx.
-            Err(_) => return respond::filtered(&filters, 200, final_message(&id, r)),
+            None => return respond::filtered(&filters, 200, final_message(&id, r)),
         },
     };
     let (log, rx) = session.streams.open(RETRY);
@@ -187,7 +187,7 @@ async fn reply(
         apply(n, &log);
     }
     tokio::spawn(async move {
-        let finish = |log: &Mutex<EventLog>, notes: &mut mpsc::Receiver<Outbound>, r| {
+        let finish = |log: &Mutex<EventLog>, notes: &mut queue::Receiver<Outbound>, r| {
             while let Some(m) = queued_message(notes) {
                 apply(Outbound::Message(m), log);
             }

@@ -2,6 +2,7 @@ use super::HttpState;
 use super::headers::{mirrored, protocol_version};
 use super::respond::{self, ReplyPlan};
 use crate::auth::Principal;
+use crate::context::queue;
 use crate::jsonrpc::{McpError, Message, Request};
 use crate::protocol::{ModernMeta, parse_modern_meta};
 use crate::registry::ParamHeader;
@@ -9,7 +10,6 @@ use axum::response::Response;
 use http::HeaderMap;
 use serde_json::Value;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 
 /// A POST on the stateless 2026-07-28 path. Checks run in the order of spec digest §1.7; the
 /// first failure answers.
@@ -32,10 +32,10 @@ pub(crate) async fn post(
         Ok(m) => m,
         Err(e) => return respond::error(Some(&req.id), &e),
     };
-    let (ntx, nrx) = mpsc::channel(64);
+    let (ntx, nrx) = queue::channel(64);
     let cancel = state.server.shutdown_token().child_token();
     let notifier = if state.config.streaming {
-        state.server.notifier(ntx, cancel.clone())
+        state.server.queued_notifier(ntx, cancel.clone())
     } else {
         crate::context::Notifier::disconnected()
     };

@@ -1,4 +1,4 @@
-use crate::context::Outbound;
+use crate::context::{Outbound, queue};
 use crate::jsonrpc::{McpError, RequestId, error_response, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
@@ -86,7 +86,7 @@ pub(crate) struct ReplyPlan {
 
 /// Receives the next message, skipping stream-control items (the stateless wire has no
 /// resumable streams).
-async fn next_message(rx: &mut mpsc::Receiver<Outbound>) -> Option<Value> {
+async fn next_message(rx: &mut queue::Receiver<Outbound>) -> Option<Value> {
     loop {
         match rx.recv().await? {
             Outbound::Message(m) => return Some(m),
@@ -96,9 +96,9 @@ async fn next_message(rx: &mut mpsc::Receiver<Outbound>) -> Option<Value> {
 }
 
 /// Takes an already queued message, skipping stream-control items.
-pub(crate) fn queued_message(rx: &mut mpsc::Receiver<Outbound>) -> Option<Value> {
+pub(crate) fn queued_message(rx: &mut queue::Receiver<Outbound>) -> Option<Value> {
     loop {
-        match rx.try_recv().ok()? {
+        match rx.try_recv()? {
             Outbound::Message(m) => return Some(m),
             Outbound::CloseStream => continue,
         }
@@ -141,7 +141,7 @@ pub(crate) fn final_message(id: &RequestId, r: Result<Value, McpError>) -> Value
 pub(crate) async fn reply(
     plan: ReplyPlan,
     mut work: BoxFuture<Result<Value, McpError>>,
-    mut notes: mpsc::Receiver<Outbound>,
+    mut notes: queue::Receiver<Outbound>,
     cancel: CancellationToken,
 ) -> Response {
     let guard = cancel.clone().drop_guard();
@@ -201,7 +201,7 @@ fn keep_alive_ticks(every: Duration) -> tokio::time::Interval {
 struct SseReply {
     /// The request; `None` once it finished.
     work: Option<BoxFuture<Result<Value, McpError>>>,
-    notes: mpsc::Receiver<Outbound>,
+    notes: queue::Receiver<Outbound>,
     tick: tokio::time::Interval,
     /// Frames ready to send, in order.
     pending: std::collections::VecDeque<Bytes>,

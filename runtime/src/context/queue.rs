@@ -1,0 +1,224 @@
+//! A request's outbound queue: bounded, any number of senders, one receiver.
+//!
+//! Every HTTP request gets one (its progress and log notifications, and a listen
+//! subscription's events, travel on it), and most never carry a message. A tokio `mpsc`
+//! channel allocates about 2.3 KB up front (cache-padded state plus a block of 32 slots), which
+//! made it the second-largest part of an idle subscription and an allocation on every request.
+//! This queue is one small allocation; its buffer grows only when messages arrive.
+//!
+//! Semantics follow tokio's bounded `mpsc`: `send` waits while `capacity` items are queued and
+//! fails once the receiver is gone; `recv` yields `None` once every sender is gone and the
+//! queue is empty.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+
+struct State<T> {
+    items: VecDeque<T>,
+    capacity: usize,
+    senders: usize,
+    receiver_alive: bool,
+    receiver: Option<Waker>,
+    /// Senders waiting for room; all are woken when an item is taken.
+    waiting: Vec<Waker>,
+}
+
+type Shared<T> = Arc<Mutex<State<T>>>;
+
+fn lock<T>(shared: &Shared<T>) -> MutexGuard<'_, State<T>> {
+    // No code path panics while holding the lock (only moves and wakes happen under it), and
+    // the state stays consistent at every point, so a poisoned lock is still usable.
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A queue holding at most `capacity` items (at least 1).
+pub(crate) fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
+    let shared = Arc::new(Mutex::new(State {
+        items: VecDeque::new(),
+        capacity: capacity.max(1),
+        senders: 1,
+        receiver_alive: true,
+        receiver: None,
+        waiting: Vec::new(),
+    }));
+    (Sender { shared: shared.clone() }, Receiver { shared })
+}
+
+/// The sending side; clone it for more senders.
+pub(crate) struct Sender<T> {
+    shared: Shared<T>,
+}
+
+impl<T> std::fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("queue::Sender").finish_non_exhaustive()
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Self {
+        lock(&self.shared).senders += 1;
+        Sender { shared: self.shared.clone() }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        let wake = {
+            let mut s = lock(&self.shared);
+            s.senders -= 1;
+            if s.senders == 0 { s.receiver.take() } else { None }
+        };
+        if let Some(w) = wake {
+            w.wake();
+        }
+    }
+}
+
+impl<T> Sender<T> {
+    /// Queues `item`, waiting while the queue is full; gives it back when the receiver is gone.
+    pub(crate) async fn send(&self, item: T) -> Result<(), T> {
+        let mut item = Some(item);
+        std::future::poll_fn(|cx| self.poll_send(cx, &mut item)).await
+    }
+
+    fn poll_send(&self, cx: &mut Context<'_>, item: &mut Option<T>) -> Poll<Result<(), T>> {
+        let mut s = lock(&self.shared);
+        // `item` is only taken on the way to `Ready`, and a finished `poll_fn` is never polled.
+        let Some(it) = item.take() else { return Poll::Ready(Ok(())) };
+        if !s.receiver_alive {
+            return Poll::Ready(Err(it));
+        }
+        if s.items.len() >= s.capacity {
+            *item = Some(it);
+            if !s.waiting.iter().any(|w| w.will_wake(cx.waker())) {
+                s.waiting.push(cx.waker().clone());
+            }
+            return Poll::Pending;
+        }
+        s.items.push_back(it);
+        let wake = s.receiver.take();
+        drop(s);
+        if let Some(w) = wake {
+            w.wake();
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// The receiving side.
+pub(crate) struct Receiver<T> {
+    shared: Shared<T>,
+}
+
+impl<T> std::fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("queue::Receiver").finish_non_exhaustive()
+    }
+}
+
+impl<T> Receiver<T> {
+    /// The next item; `None` once every sender is gone and nothing is left.
+    pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        let mut s = lock(&self.shared);
+        if let Some(it) = s.items.pop_front() {
+            let waiting = std::mem::take(&mut s.waiting);
+            drop(s);
+            waiting.into_iter().for_each(Waker::wake);
+            return Poll::Ready(Some(it));
+        }
+        if s.senders == 0 {
+            return Poll::Ready(None);
+        }
+        if !s.receiver.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            s.receiver = Some(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+
+    /// Waits for the next item; `None` once every sender is gone and nothing is left.
+    pub(crate) async fn recv(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// An item already queued, without waiting.
+    pub(crate) fn try_recv(&mut self) -> Option<T> {
+        let mut s = lock(&self.shared);
+        let it = s.items.pop_front()?;
+        let waiting = std::mem::take(&mut s.waiting);
+        drop(s);
+        waiting.into_iter().for_each(Waker::wake);
+        Some(it)
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        let (items, waiting) = {
+            let mut s = lock(&self.shared);
+            s.receiver_alive = false;
+            (std::mem::take(&mut s.items), std::mem::take(&mut s.waiting))
+        };
+        // Dropped outside the lock: an item's destructor may do anything.
+        drop(items);
+        waiting.into_iter().for_each(Waker::wake);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn items_arrive_in_order_and_recv_ends_when_every_sender_is_gone() {
+        let (tx, mut rx) = channel(4);
+        let tx2 = tx.clone();
+        tx.send(1).await.expect("open");
+        tx2.send(2).await.expect("open");
+        assert_eq!(rx.try_recv(), Some(1));
+        drop(tx);
+        assert_eq!(rx.recv().await, Some(2));
+        assert!(rx.try_recv().is_none());
+        let waiter = tokio::spawn(async move { rx.recv().await });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        drop(tx2);
+        assert_eq!(waiter.await.expect("no panic"), None);
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_holds_the_sender_until_an_item_is_taken() {
+        let (tx, mut rx) = channel(1);
+        tx.send(1).await.expect("open");
+        let blocked = tokio::spawn(async move { tx.send(2).await.map_err(|_| "closed") });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        assert!(!blocked.is_finished(), "the second send waits for room");
+        assert_eq!(rx.recv().await, Some(1));
+        blocked.await.expect("no panic").expect("room was made");
+        assert_eq!(rx.recv().await, Some(2));
+    }
+
+    #[tokio::test]
+    async fn senders_learn_that_the_receiver_is_gone() {
+        let (tx, rx) = channel(1);
+        tx.send(1).await.expect("open");
+        let blocked = {
+            let tx = tx.clone();
+            tokio::spawn(async move { tx.send(2).await })
+        };
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        drop(rx);
+        assert_eq!(blocked.await.expect("no panic"), Err(2), "a waiting send gets its item back");
+        assert_eq!(tx.send(3).await, Err(3));
+    }
+
+    #[tokio::test]
+    async fn a_receiver_waiting_on_an_empty_queue_is_woken_by_a_send() {
+        let (tx, mut rx) = channel::<u8>(2);
+        let waiter = tokio::spawn(async move { rx.recv().await });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        tx.send(7).await.expect("open");
+        assert_eq!(waiter.await.expect("no panic"), Some(7));
+    }
+}
