@@ -7,7 +7,10 @@ use crate::jsonrpc::{McpError, Request};
 use crate::pipeline::{RawRequest, RawResponse};
 use crate::protocol::{Era, MODERN_VERSION, ModernMeta, negotiate_legacy, parse_modern_meta};
 use crate::registry::BoxFuture;
+use futures::FutureExt;
+use futures::future::{Either, ready};
 use serde_json::{Map, Value, json};
+use std::future::Future;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -141,36 +144,66 @@ impl Server {
     /// `initialize` is not handled here: transports call [`Server::initialize`] to create the
     /// session. `principal` is the authenticated caller (`None`: anonymous). Returns the result
     /// object (already stamped for its era) or the error to send.
-    pub async fn handle_request(
+    pub fn handle_request(
         &self,
         req: Request,
         session: Option<&Arc<LegacySession>>,
         cancel: CancellationToken,
         notifier: Notifier,
         principal: Option<Arc<Principal>>,
-    ) -> Result<Value, McpError> {
+    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
         // After `initialize` the legacy rules cover the whole connection (spec digest §1.8), so
         // a request carrying the 2026-07-28 envelope there is a legacy request (and refused).
         match session {
-            Some(s) => self.serve_legacy(req, s, cancel, notifier, principal).await,
-            None => {
-                let meta = parse_modern_meta(req.params.as_ref())?;
-                self.check_modern_version(&meta)?;
-                self.serve_modern(req, meta, cancel, notifier, principal).await
-            }
+            Some(s) => Either::Left(self.serve_legacy(req, s, cancel, notifier, principal)),
+            None => Either::Right(
+                match parse_modern_meta(req.params.as_ref()).and_then(|meta| {
+                    self.check_modern_version(&meta)?;
+                    Ok(meta)
+                }) {
+                    Ok(meta) => Either::Left(self.serve_modern(req, meta, cancel, notifier, principal)),
+                    Err(e) => Either::Right(ready(Err(e))),
+                },
+            ),
         }
     }
 
     /// Serves a 2026-07-28 request whose `_meta` was validated (and, on HTTP, whose headers
     /// were checked). Unknown and removed methods are `-32601` (HTTP 404).
-    pub async fn serve_modern(
+    pub fn serve_modern(
         &self,
         req: Request,
         meta: ModernMeta,
         cancel: CancellationToken,
         notifier: Notifier,
         principal: Option<Arc<Principal>>,
-    ) -> Result<Value, McpError> {
+    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
+        // The checks and the request's parts are made here, synchronously; the future keeps
+        // only the running request (see `run`).
+        match self.prepare_modern(req, meta, cancel, notifier, principal) {
+            Err(e) => Either::Left(ready(Err(e))),
+            Ok((target, parts, params, channel, had_input)) => {
+                let method_name = parts.method.clone();
+                let server = self.clone();
+                Either::Right(
+                    self.run(target, parts, params, None, channel)
+                        .map(move |r| server.finish_modern(&method_name, had_input, r)),
+                )
+            }
+        }
+    }
+
+    /// What [`serve_modern`](Self::serve_modern) checks before anything runs: the target, the
+    /// input-required state of a retry, the request's parts.
+    #[allow(clippy::type_complexity)]
+    fn prepare_modern(
+        &self,
+        req: Request,
+        meta: ModernMeta,
+        cancel: CancellationToken,
+        notifier: Notifier,
+        principal: Option<Arc<Principal>>,
+    ) -> Result<(Target, RequestParts, Map<String, Value>, Option<Arc<dyn InputChannel>>, bool), McpError> {
         let target = self.target(&req.method, true).ok_or_else(|| McpError::method_not_found(&req.method))?;
         let mut params = req.params.unwrap_or_default();
         let takes_input =
@@ -198,17 +231,27 @@ impl Server {
             notifier,
             principal,
         };
-        let method_name = parts.method.clone();
-        let result = match self.run(target, parts, params, None, channel).await {
+        Ok((target, parts, params, channel, had_input))
+    }
+
+    /// The modern answer from the outcome of `run`: an input-required error becomes its result
+    /// (for the methods that may ask), results are stamped for the era.
+    fn finish_modern(
+        &self,
+        method_name: &str,
+        had_input: bool,
+        outcome: Result<Value, McpError>,
+    ) -> Result<Value, McpError> {
+        let result = match outcome {
             Ok(r) => r,
             Err(e) => match e.into_input_required() {
                 // An InputRequiredResult is a result, never cached (stamp_modern adds no ttlMs).
-                Ok(input_required) if INPUT_METHODS.contains(&method_name.as_str()) => input_required,
+                Ok(input_required) if INPUT_METHODS.contains(&method_name) => input_required,
                 Ok(_) => return Err(McpError::internal(format!("{method_name} cannot ask the client for input"))),
                 Err(e) => return Err(e),
             },
         };
-        let mut stamped = encode::stamp_modern(self, &method_name, result);
+        let mut stamped = encode::stamp_modern(self, method_name, result);
         // A task's `ttlMs` is its retention, not a cache hint: a CreateTaskResult keeps it.
         if had_input
             && let Some(obj) = stamped.as_object_mut().filter(|o| o.contains_key("ttlMs") && o["resultType"] != "task")
@@ -224,20 +267,24 @@ impl Server {
     ///
     /// Errors: `-32601` for methods the legacy revisions do not have or this server does not
     /// serve, `-32600` for a second `initialize`.
-    pub async fn serve_legacy(
+    pub fn serve_legacy(
         &self,
         req: Request,
         session: &Arc<LegacySession>,
         cancel: CancellationToken,
         notifier: Notifier,
         principal: Option<Arc<Principal>>,
-    ) -> Result<Value, McpError> {
+    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
         if req.method == "initialize" {
-            return Err(McpError::invalid_request("the session is already initialized"));
+            return Either::Left(ready(Err(McpError::invalid_request("the session is already initialized"))));
         }
-        let target = self.target(&req.method, false).ok_or_else(|| McpError::method_not_found(&req.method))?;
+        let Some(target) = self.target(&req.method, false) else {
+            return Either::Left(ready(Err(McpError::method_not_found(&req.method))));
+        };
         let params = req.params.unwrap_or_default();
-        super::legacy_meta::reject_modern_envelope(&params)?;
+        if let Err(e) = super::legacy_meta::reject_modern_envelope(&params) {
+            return Either::Left(ready(Err(e)));
+        }
         let parts = RequestParts {
             id: req.id,
             method: req.method,
@@ -251,49 +298,48 @@ impl Server {
             principal,
         };
         let channel: Arc<dyn InputChannel> = Arc::new(LegacyChannel::new(session.client_requests().clone(), notifier));
-        self.run(target, parts, params, Some(session), Some(channel)).await
+        Either::Right(self.run(target, parts, params, Some(session.clone()), Some(channel)))
     }
 
-    async fn run(
+    /// Runs one request through the raw filters to its method, until it ends or (except a
+    /// subscription, which ends itself) its cancellation token fires.
+    ///
+    /// Not an `async fn`: the context and the work are made here, and the returned future holds
+    /// the running work once. An `async fn` would also keep its arguments (the request's parts
+    /// and params) for the request's whole life, and an open subscription is such a request.
+    fn run(
         &self,
         target: Target,
         parts: RequestParts,
         params: Map<String, Value>,
-        session: Option<&Arc<LegacySession>>,
+        session: Option<Arc<LegacySession>>,
         input: Option<Arc<dyn InputChannel>>,
-    ) -> Result<Value, McpError> {
+    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
         let cancel = parts.cancel.clone();
         let ctx = RequestContext::new(parts, self.inner.state.clone(), self.clone());
         if let Some(channel) = input {
             ctx.set_input_channel(channel);
         }
+        let server = self.clone();
         // A panicking filter or handler ends its own request with -32603, never the connection:
         // the request still gets its answer and its id is released.
         let work = contain_panics(async move {
-            if self.inner.raw.is_empty() {
+            if server.inner.raw.is_empty() {
                 // No raw filter to pass through: the terminal step itself, without the shared
                 // closure and boxed future that a chain needs.
-                return self.dispatch(target, ctx, params, session).await;
+                return server.dispatch(target, ctx, params, session.as_ref()).await;
             }
-            let server = self.clone();
-            let session = session.cloned();
+            let chain = server.clone();
             let terminal: Arc<dyn Fn(RawRequest) -> BoxFuture<RawResponse> + Send + Sync> = Arc::new(move |req| {
-                let server = server.clone();
+                let server = chain.clone();
                 let session = session.clone();
                 Box::pin(async move { server.dispatch(target, req.ctx, req.params, session.as_ref()).await })
             });
-            self.inner.raw.run(RawRequest { ctx, params }, terminal).await
+            server.inner.raw.run(RawRequest { ctx, params }, terminal).await
         });
         // A subscription ends itself: with its result on shutdown, silently when cancelled.
-        // One await of `work` for both cases: two would each keep a copy of its (large) state
-        // in this future.
         let ends_itself = matches!(target, Target::Builtin(Method::Listen));
-        // Polled in place: handing `work` to `select!` by value would copy its state once more.
-        let work = std::pin::pin!(work);
-        tokio::select! {
-            r = work => r,
-            _ = cancel.cancelled(), if !ends_itself => Err(McpError::internal("request cancelled")),
-        }
+        UntilCancelled { work, cancel: (!ends_itself).then(|| cancel.cancelled_owned()) }
     }
 
     /// The innermost step of the raw chain: the built-in method, or the typed RPC with its
@@ -408,12 +454,19 @@ fn raw_meta(params: &Map<String, Value>) -> Map<String, Value> {
 /// Turns a panic inside `work` into `-32603` (logged), so one faulty handler cannot take the
 /// response, the request id or the connection with it. The request's state is dropped with the
 /// future, so no half-updated value is observed afterwards (hence the `AssertUnwindSafe`).
-pub(crate) async fn contain_panics<F>(work: F) -> Result<Value, McpError>
+///
+/// A combinator rather than an `async fn`: an `async fn` would keep `work` twice (its argument,
+/// and the awaited copy), and every request future carries this one.
+pub(crate) fn contain_panics<F>(work: F) -> impl Future<Output = Result<Value, McpError>>
 where
-    F: std::future::Future<Output = Result<Value, McpError>>,
+    F: Future<Output = Result<Value, McpError>>,
 {
     use futures::FutureExt;
-    match std::panic::AssertUnwindSafe(work).catch_unwind().await {
+    std::panic::AssertUnwindSafe(work).catch_unwind().map(settle_panic)
+}
+
+fn settle_panic(outcome: std::thread::Result<Result<Value, McpError>>) -> Result<Value, McpError> {
+    match outcome {
         Ok(r) => r,
         Err(panic) => {
             let what = panic
@@ -425,6 +478,33 @@ where
             Err(McpError::internal(
                 "the server failed while handling this request (a handler panicked); see the server log",
             ))
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// `work`, ended with `-32603` "request cancelled" when `cancel` fires first (no token: `work`
+    /// alone). A struct rather than `select!` in an `async fn`, which would keep a second copy
+    /// of `work`'s state.
+    struct UntilCancelled<F> {
+        #[pin]
+        work: F,
+        #[pin]
+        cancel: Option<tokio_util::sync::WaitForCancellationFutureOwned>,
+    }
+}
+
+impl<F: Future<Output = Result<Value, McpError>>> Future for UntilCancelled<F> {
+    type Output = Result<Value, McpError>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let this = self.project();
+        if let std::task::Poll::Ready(r) = this.work.poll(cx) {
+            return std::task::Poll::Ready(r);
+        }
+        match this.cancel.as_pin_mut().map(|c| c.poll(cx)) {
+            Some(std::task::Poll::Ready(())) => std::task::Poll::Ready(Err(McpError::internal("request cancelled"))),
+            _ => std::task::Poll::Pending,
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
 use axum::response::Response;
 use bytes::Bytes;
+use futures::FutureExt;
 use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -112,13 +113,13 @@ pub(crate) async fn post(
     } else {
         crate::context::Notifier::disconnected()
     };
-    let server = state.server.clone();
     let id = req.id.clone();
-    let s = session.clone();
-    let work = Box::pin(async move {
-        let _registration = registration;
-        server.serve_legacy(req, &s.legacy, cancel, notifier, principal).await
-    });
+    // The registration lives as long as the work: `map` keeps it with the future (an async
+    // block would keep a second copy of the work's state).
+    let work = Box::pin(state.server.serve_legacy(req, &session.legacy, cancel, notifier, principal).map(move |r| {
+        drop(registration);
+        r
+    }));
     reply(session, id, work, nrx, state.config.keep_alive, state.server.message_filters().clone()).await
 }
 

@@ -39,14 +39,13 @@ pub(crate) async fn post(
     } else {
         crate::context::Notifier::disconnected()
     };
-    let server = state.server.clone();
     let plan = ReplyPlan {
         id: req.id.clone(),
         keep_alive: state.config.keep_alive,
         filters: state.server.message_filters().clone(),
     };
     let token = cancel.clone();
-    let work = Box::pin(async move { server.serve_modern(req, meta, token, notifier, principal).await });
+    let work = Box::pin(state.server.serve_modern(req, meta, token, notifier, principal));
     respond::reply(plan, work, nrx, cancel).await
 }
 
