@@ -1,7 +1,9 @@
 use crate::pipeline::MessageFilters;
 use crate::protocol::LogLevel;
 use crate::transport::stdio::OutLine;
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
+use std::future::Future;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -54,6 +56,33 @@ impl Sink {
             Sink::Connection(tx) => tx.send(OutLine::Message(msg)).await.is_ok(),
         }
     }
+
+    /// Queues one message if there is room now: `Ok(sent)` as [`send`](Self::send) would
+    /// return, `Err(msg)` when the queue is full.
+    fn try_send(&self, msg: Value) -> Result<bool, Value> {
+        use tokio::sync::mpsc::error::TrySendError;
+        // Only a message goes in, so only a message can come back when the queue is full; the
+        // other arms cannot happen and count as not sent.
+        match self {
+            Sink::None => Ok(false),
+            Sink::Request(tx) => match tx.try_send(Outbound::Message(msg)) {
+                Ok(()) => Ok(true),
+                Err(TrySendError::Closed(_)) => Ok(false),
+                Err(TrySendError::Full(Outbound::Message(m))) => Err(m),
+                Err(TrySendError::Full(Outbound::CloseStream)) => Ok(false),
+            },
+            Sink::Queue(tx) => tx.try_send(Outbound::Message(msg)).map_err(|o| match o {
+                Outbound::Message(m) => m,
+                Outbound::CloseStream => Value::Null,
+            }),
+            Sink::Connection(tx) => match tx.try_send(OutLine::Message(msg)) {
+                Ok(()) => Ok(true),
+                Err(TrySendError::Closed(_)) => Ok(false),
+                Err(TrySendError::Full(OutLine::Message(m))) => Err(m),
+                Err(TrySendError::Full(_)) => Ok(false),
+            },
+        }
+    }
 }
 
 impl Notifier {
@@ -91,20 +120,25 @@ impl Notifier {
     }
 
     /// Sends one notification `{"jsonrpc":"2.0","method":method,"params":params}`; returns false
-    /// when it was dropped (no stream, request cancelled, stream closed).
-    pub async fn send(&self, method: &str, params: Value) -> bool {
+    /// when it was dropped (no stream, request cancelled, stream closed). Waits while the
+    /// request's queue is full.
+    ///
+    /// The returned future is 16 bytes: the message is queued synchronously when there is room
+    /// (the usual case), and only a send that must wait (or pass through message filters) is
+    /// boxed. A listen subscription holds this future in its state for its whole life.
+    pub fn send(&self, method: &str, params: Value) -> impl Future<Output = bool> + Send + '_ {
+        use futures::future::{Either, ready};
         if !self.can_deliver() || self.cancel.is_cancelled() {
-            return false;
+            return Either::Left(ready(false));
         }
         let msg = json!({ "jsonrpc": "2.0", "method": method, "params": params });
-        if self.filters.is_empty() {
-            return self.sink.send(msg).await;
+        if !self.filters.is_empty() {
+            return Either::Right(Box::pin(self.send_message(msg)) as BoxFuture<'_, bool>);
         }
-        let mut sent = false;
-        for m in self.filters.outgoing(msg) {
-            sent = self.sink.send(m).await;
+        match self.sink.try_send(msg) {
+            Ok(sent) => Either::Left(ready(sent)),
+            Err(msg) => Either::Right(Box::pin(self.sink.send(msg)) as BoxFuture<'_, bool>),
         }
-        sent
     }
 
     /// Sends a complete JSON-RPC message (a server→client request of a legacy session) on the

@@ -83,6 +83,25 @@ impl<T> Sender<T> {
         std::future::poll_fn(|cx| self.poll_send(cx, &mut item)).await
     }
 
+    /// Queues `item` if there is room now: `Ok(true)` queued, `Ok(false)` the receiver is gone
+    /// (the item is dropped), `Err(item)` the queue is full.
+    pub(crate) fn try_send(&self, item: T) -> Result<bool, T> {
+        let mut s = lock(&self.shared);
+        if !s.receiver_alive {
+            return Ok(false);
+        }
+        if s.items.len() >= s.capacity {
+            return Err(item);
+        }
+        s.items.push_back(item);
+        let wake = s.receiver.take();
+        drop(s);
+        if let Some(w) = wake {
+            w.wake();
+        }
+        Ok(true)
+    }
+
     fn poll_send(&self, cx: &mut Context<'_>, item: &mut Option<T>) -> Poll<Result<(), T>> {
         let mut s = lock(&self.shared);
         // `item` is only taken on the way to `Ready`, and a finished `poll_fn` is never polled.
@@ -197,6 +216,15 @@ mod tests {
         assert_eq!(rx.recv().await, Some(1));
         blocked.await.expect("no panic").expect("room was made");
         assert_eq!(rx.recv().await, Some(2));
+    }
+
+    #[tokio::test]
+    async fn try_send_says_full_or_gone_without_waiting() {
+        let (tx, rx) = channel(1);
+        assert_eq!(tx.try_send(1), Ok(true));
+        assert_eq!(tx.try_send(2), Err(2), "full: the item comes back");
+        drop(rx);
+        assert_eq!(tx.try_send(3), Ok(false), "receiver gone");
     }
 
     #[tokio::test]
