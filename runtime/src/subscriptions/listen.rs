@@ -129,49 +129,61 @@ fn grant(server: &Server, filter: &Map<String, Value>) -> Grant {
     }
 }
 
-/// The listen handler. Its result (`{resultType, _meta: {subscriptionId}}`) is sent when the
-/// subscription ends from the server side: shutdown, or a subscriber too slow to keep up.
-pub(crate) async fn listen(
-    server: &Server,
-    ctx: RequestContext,
-    params: Map<String, Value>,
-) -> Result<Value, McpError> {
+/// Checks the filter and makes the grant.
+async fn setup(server: &Server, ctx: &RequestContext, params: Map<String, Value>) -> Result<Grant, McpError> {
     if !ctx.notifier().can_deliver() {
         // A transport that answers with one JSON body cannot hold a subscription (E12).
         return Err(McpError::method_not_found("subscriptions/listen"));
     }
     let filter = requested(&params)?;
     let mut grant = grant(server, &filter);
-    grant.fields = grant_fields(server, &ctx, &filter).await?;
+    grant.fields = grant_fields(server, ctx, &filter).await?;
+    Ok(grant)
+}
+
+/// The listen handler. Its result (`{resultType, _meta: {subscriptionId}}`) is sent when the
+/// subscription ends from the server side: shutdown, or a subscriber too slow to keep up.
+///
+/// This future is held for the subscription's whole life, so it is kept small: the setup runs
+/// in a future of its own (boxed, gone once the grant is made), and what is only needed for a
+/// moment (the acknowledgement, the event being delivered) is scoped so that it is not kept.
+pub(crate) async fn listen(
+    server: &Server,
+    ctx: RequestContext,
+    params: Map<String, Value>,
+) -> Result<Value, McpError> {
+    let grant = Box::pin(setup(server, &ctx, params)).await?;
     let sid = ctx.request_id().to_value();
+    let ended = |sid: Value| json!({ "_meta": { META_SUBSCRIPTION_ID: sid } });
     // Subscribe before acknowledging, so nothing published after the ack can be missed.
     let mut events = server.inner.hub.subscribe();
     let _open = server.inner.open_subscriptions.open();
     let notifier = ctx.notifier();
-    let mut ack = json!({ "notifications": grant.to_json() });
-    ack["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });
-    notifier.send("notifications/subscriptions/acknowledged", ack).await;
-    let result = json!({ "_meta": { META_SUBSCRIPTION_ID: sid } });
+    {
+        let mut ack = json!({ "notifications": grant.to_json() });
+        ack["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });
+        notifier.send("notifications/subscriptions/acknowledged", ack)
+    }
+    .await;
     // Made once, not per event: each of these registers with a token that every subscription
     // shares, so making and dropping them per loop would cost two locks on it per event.
     let stopped = server.shutdown_token().cancelled();
     let gone = ctx.cancellation().cancelled();
     tokio::pin!(stopped, gone);
     loop {
-        tokio::select! {
+        let delivery = tokio::select! {
             biased;
-            _ = &mut stopped => return Ok(result),
+            _ = &mut stopped => return Ok(ended(sid)),
             _ = &mut gone => return Err(McpError::internal("subscription cancelled")),
             next = events.next() => match next {
-                Some(Ok(event)) => {
-                    if let Some((method, mut params)) = grant.deliver(&event) {
-                        params["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });
-                        notifier.send(&method, params).await;
-                    }
-                }
+                Some(Ok(event)) => grant.deliver(&event),
                 // Lagged (or the hub closed): end with the result rather than skip events.
-                Some(Err(_)) | None => return Ok(result),
+                Some(Err(_)) | None => return Ok(ended(sid)),
             },
+        };
+        if let Some((method, mut params)) = delivery {
+            params["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });
+            notifier.send(&method, params).await;
         }
     }
 }
