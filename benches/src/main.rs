@@ -205,9 +205,11 @@ async fn fan_out(plan: &Plan, table: &mut Table) -> Res<()> {
     let n = plan.subscriptions;
     // rmcp has no subscriptions/listen and the raw reference no subscriptions: their columns
     // stay n/a.
-    for (wire, tag, label) in [
-        (Wire::Http1, "h1", "HTTP/1.1, a connection each"),
-        (Wire::Http2 { per_connection: 100 }, "h2", "HTTP/2, 100 per connection"),
+    let h2 = Wire::Http2 { per_connection: 100 };
+    for (wire, tag, role, label) in [
+        (Wire::Http1, "h1", "ours-http", "HTTP/1.1, a connection each"),
+        (h2, "h2", "ours-http", "HTTP/2, 100 per connection"),
+        (h2, "h2", "ours-http-current", "HTTP/2, 100 per connection, current-thread runtime"),
     ] {
         if !plan.wants_fanout(tag) {
             continue;
@@ -216,8 +218,8 @@ async fn fan_out(plan: &Plan, table: &mut Table) -> Res<()> {
         let mut deliver = Figure::new(format!("listen fan-out {n} ({label}), ms to deliver one event to all (lower)"));
         let mut cpu = Figure::new(format!("listen fan-out {n} ({label}), server CPU ms to deliver it (lower)"));
         for _ in 0..plan.repeats {
-            eprintln!("fan-out: ours-http, {n} subscriptions, {label}");
-            let r = fanout::run("ours-http", n, wire).await?;
+            eprintln!("fan-out: {role}, {n} subscriptions, {label}");
+            let r = fanout::run(role, n, wire).await?;
             mem.add(0, r.bytes_per_subscription / 1024.0);
             deliver.add(0, r.deliver_ms);
             cpu.add(0, r.deliver_cpu_ms);

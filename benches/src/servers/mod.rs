@@ -14,7 +14,9 @@ use crate::Res;
 pub fn run_role(name: &str, args: &[String]) -> Res<()> {
     // One runtime thread for every server: the issue compares servers on one core, and the
     // harness pins each server process to one CPU with taskset as well.
-    let rt = if std::env::var("BENCH_RT").as_deref() == Ok("current") {
+    // `ours-http-current` is the same server on a current-thread runtime: the fan-out rows show
+    // both flavours (see docs/performance.md, "Listen fan-out").
+    let rt = if name == "ours-http-current" {
         tokio::runtime::Builder::new_current_thread().enable_all().build()?
     } else {
         tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?
@@ -22,7 +24,7 @@ pub fn run_role(name: &str, args: &[String]) -> Res<()> {
     let addr = args.first().cloned().unwrap_or_else(|| "127.0.0.1:0".to_owned());
     match name {
         "ours-stdio" => rt.block_on(ours::stdio()),
-        "ours-http" => rt.block_on(ours::http(addr)),
+        "ours-http" | "ours-http-current" => rt.block_on(ours::http(addr)),
         "rmcp-stdio" => rt.block_on(rmcp_echo::stdio(false)),
         "rmcp-stdio-pipes" => rt.block_on(rmcp_echo::stdio(true)),
         "rmcp-http" => rt.block_on(rmcp_echo::http(addr, false)),

@@ -156,6 +156,14 @@ impl<T> Receiver<T> {
         Poll::Pending
     }
 
+    /// Forgets the waker registered by the last pending [`poll_recv`](Self::poll_recv), so that
+    /// sends do not wake it. For a receiver polled in the same task as (and right after) the
+    /// code that sends: without this, each such send would wake the task for a second, empty
+    /// poll. Call `poll_recv` afterwards in the same poll, which sees what was sent meanwhile.
+    pub(crate) fn unpark(&mut self) {
+        lock(&self.shared).receiver = None;
+    }
+
     /// Waits for the next item; `None` once every sender is gone and nothing is left.
     pub(crate) async fn recv(&mut self) -> Option<T> {
         std::future::poll_fn(|cx| self.poll_recv(cx)).await

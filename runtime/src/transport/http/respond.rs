@@ -42,16 +42,19 @@ pub(crate) fn method_not_allowed() -> Response {
 
 /// One SSE event carrying a JSON-RPC message.
 pub(crate) fn sse_event(msg: &Value, event_id: Option<&str>) -> Bytes {
-    let mut s = String::new();
+    // Serialized straight into the frame: no intermediate string, and room for a typical
+    // notification up front rather than a chain of reallocations.
+    let mut frame = Vec::with_capacity(256);
     if let Some(id) = event_id {
-        s.push_str("id: ");
-        s.push_str(id);
-        s.push('\n');
+        frame.extend_from_slice(b"id: ");
+        frame.extend_from_slice(id.as_bytes());
+        frame.push(b'\n');
     }
-    s.push_str("event: message\ndata: ");
-    s.push_str(&msg.to_string());
-    s.push_str("\n\n");
-    Bytes::from(s)
+    frame.extend_from_slice(b"event: message\ndata: ");
+    // Cannot fail: writing into a Vec does no I/O, and a `Value`'s map keys are strings.
+    let _ = serde_json::to_writer(&mut frame, msg);
+    frame.extend_from_slice(b"\n\n");
+    Bytes::from(frame)
 }
 
 /// A streaming `text/event-stream` response fed by `rx`.
@@ -232,8 +235,10 @@ impl SseReply {
                 return Poll::Ready(Some(frame));
             }
             let Some(work) = self.work.as_mut() else { return Poll::Ready(None) };
-            // The request first, so that what it sends in this poll goes out in this poll too
-            // (a notification queued after the channel was polled would wait for a self-wake).
+            // The request first, so that what it sends in this poll goes out in this poll too.
+            // Its sends must not wake this task (the queue is polled right below): for a listen
+            // subscription that would be a second, empty poll of the whole request per event.
+            self.notes.unpark();
             if let Poll::Ready(r) = work.as_mut().poll(cx) {
                 self.finish(r);
                 continue;
@@ -250,5 +255,23 @@ impl SseReply {
                 Poll::Pending => Poll::Pending,
             };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sse_event;
+    use serde_json::json;
+
+    #[test]
+    fn an_sse_event_is_one_data_line_with_the_compact_message() {
+        let msg = json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": { "data": "a\nb" } });
+        let plain = sse_event(&msg, None);
+        assert_eq!(
+            &plain[..],
+            b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"a\\nb\"}}\n\n"
+        );
+        let with_id = sse_event(&json!(1), Some("s1-7"));
+        assert_eq!(&with_id[..], b"id: s1-7\nevent: message\ndata: 1\n\n");
     }
 }
