@@ -3,12 +3,17 @@
 //! subscription, the subscriber lags, or the server shuts down.
 
 use super::Event;
+use super::Lagged;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::protocol::META_SUBSCRIPTION_ID;
 use crate::server::Server;
 use futures::StreamExt;
+use futures::task::AtomicWaker;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
 
 /// What a subscription was granted: the requested types this server can publish.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -129,6 +134,27 @@ fn grant(server: &Server, filter: &Map<String, Value>) -> Grant {
     }
 }
 
+/// What woke a subscription's loop.
+enum Step {
+    Stopped,
+    Gone,
+    Event(Option<Result<Event, Lagged>>),
+}
+
+/// The waker a subscription's cancellation futures are polled with: notes that one of them
+/// fired (so the loop polls them only then), and wakes the subscription.
+struct Fired {
+    set: AtomicBool,
+    task: AtomicWaker,
+}
+
+impl futures::task::ArcWake for Fired {
+    fn wake_by_ref(arc: &Arc<Self>) {
+        arc.set.store(true, Ordering::Release);
+        arc.task.wake();
+    }
+}
+
 /// Checks the filter and makes the grant.
 async fn setup(server: &Server, ctx: &RequestContext, params: Map<String, Value>) -> Result<Grant, McpError> {
     if !ctx.notifier().can_deliver() {
@@ -165,21 +191,35 @@ pub(crate) async fn listen(
         notifier.send("notifications/subscriptions/acknowledged", ack)
     }
     .await;
-    // Made once, not per event: each of these registers with a token that every subscription
-    // shares, so making and dropping them per loop would cost two locks on it per event.
+    // Made once, not per event, and polled only after one of them woke the subscription: a
+    // poll locks its token (the shutdown token is shared by every subscription), so checking
+    // both after every event cost two locks per event and subscriber.
     let stopped = server.shutdown_token().cancelled();
     let gone = ctx.cancellation().cancelled();
     tokio::pin!(stopped, gone);
+    let fired = Arc::new(Fired { set: AtomicBool::new(true), task: AtomicWaker::new() });
     loop {
-        let delivery = tokio::select! {
-            biased;
-            _ = &mut stopped => return Ok(ended(sid)),
-            _ = &mut gone => return Err(McpError::internal("subscription cancelled")),
-            next = events.next() => match next {
-                Some(Ok(event)) => grant.deliver(&event),
-                // Lagged (or the hub closed): end with the result rather than skip events.
-                Some(Err(_)) | None => return Ok(ended(sid)),
-            },
+        let step = std::future::poll_fn(|cx| {
+            fired.task.register(cx.waker());
+            if fired.set.swap(false, Ordering::AcqRel) {
+                let waker = futures::task::waker_ref(&fired);
+                let mut on_fire = Context::from_waker(&waker);
+                if stopped.as_mut().poll(&mut on_fire).is_ready() {
+                    return Poll::Ready(Step::Stopped);
+                }
+                if gone.as_mut().poll(&mut on_fire).is_ready() {
+                    return Poll::Ready(Step::Gone);
+                }
+            }
+            events.poll_next_unpin(cx).map(Step::Event)
+        })
+        .await;
+        let delivery = match step {
+            Step::Stopped => return Ok(ended(sid)),
+            Step::Gone => return Err(McpError::internal("subscription cancelled")),
+            Step::Event(Some(Ok(event))) => grant.deliver(&event),
+            // Lagged (or the hub closed): end with the result rather than skip events.
+            Step::Event(Some(Err(_)) | None) => return Ok(ended(sid)),
         };
         if let Some((method, mut params)) = delivery {
             params["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });
