@@ -127,3 +127,33 @@ async fn a_request_whose_client_left_does_not_keep_its_session_busy() {
     assert_eq!(ping(&url, &a).await, 404);
     assert_eq!(ping(&url, &b).await, 200);
 }
+
+/// Says it started, then never answers on its own: only its cancellation ends it.
+#[mcp_rpc("test/hang", group = "sessions")]
+async fn hang() -> Result<Value, McpError> {
+    HANG_STARTED.notify_one();
+    std::future::pending().await
+}
+
+static HANG_STARTED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// A running request keeps its session busy until `notifications/cancelled` ends it: the
+/// request is answered `-32603` "request cancelled" and its session is idle again.
+#[tokio::test]
+async fn a_cancelled_request_answers_request_cancelled_and_frees_its_session() {
+    let url = serve(HttpConfig { max_sessions: 1, ..HttpConfig::default() }).await;
+    let a = initialize(&url).await.expect("a");
+    let call = json!({ "jsonrpc": "2.0", "id": 7, "method": "test/hang", "params": {} });
+    let running = tokio::spawn(post(&url, Some(&a), call).timeout(Duration::from_secs(20)).send());
+    tokio::time::timeout(Duration::from_secs(20), HANG_STARTED.notified()).await.expect("the handler runs");
+    assert_eq!(initialize(&url).await.expect_err("a is busy"), (503, json!(-32603)));
+    let cancel = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 7 } });
+    assert_eq!(post(&url, Some(&a), cancel).send().await.expect("sent").status().as_u16(), 202);
+    let answer: Value = running.await.expect("no panic").expect("answered").json().await.expect("JSON");
+    assert_eq!(answer["id"], 7, "{answer}");
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    assert_eq!(answer["error"]["message"], "request cancelled", "{answer}");
+    let b = initialize(&url).await.expect("a is idle again and makes room");
+    assert_eq!(ping(&url, &a).await, 404);
+    assert_eq!(ping(&url, &b).await, 200);
+}

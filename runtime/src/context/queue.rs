@@ -249,6 +249,38 @@ mod tests {
         assert_eq!(tx.send(3).await, Err(3));
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn senders_on_other_threads_blocked_on_a_full_queue_all_get_through() {
+        const THREADS: usize = 4;
+        const EACH: usize = 2_000;
+        let (tx, mut rx) = channel::<usize>(1);
+        for t in 0..THREADS {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for i in 0..EACH {
+                    futures::executor::block_on(tx.send(t * EACH + i)).expect("open");
+                }
+            });
+        }
+        drop(tx);
+        // The receiver as the SSE body polls it: forget the waker, then poll.
+        let received = tokio::time::timeout(Duration::from_secs(20), async move {
+            let mut seen = vec![false; THREADS * EACH];
+            while let Some(n) = std::future::poll_fn(|cx| {
+                rx.unpark();
+                rx.poll_recv(cx)
+            })
+            .await
+            {
+                assert!(!std::mem::replace(&mut seen[n], true), "{n} twice");
+            }
+            seen
+        })
+        .await
+        .expect("no sender or receiver is left waiting");
+        assert!(received.iter().all(|&s| s), "every item arrived");
+    }
+
     #[tokio::test]
     async fn a_receiver_waiting_on_an_empty_queue_is_woken_by_a_send() {
         let (tx, mut rx) = channel::<u8>(2);
