@@ -123,6 +123,9 @@ impl Notifier {
     /// when it was dropped (no stream, request cancelled, stream closed). Waits while the
     /// request's queue is full.
     ///
+    /// Cancellation is checked and, without message filters, the message queued when this is
+    /// called; await the returned future right away (it is what waits when the queue is full).
+    ///
     /// The returned future is 16 bytes: the message is queued synchronously when there is room
     /// (the usual case), and only a send that must wait (or pass through message filters) is
     /// boxed. A listen subscription holds this future in its state for its whole life.

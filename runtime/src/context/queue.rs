@@ -6,9 +6,11 @@
 //! made it the second-largest part of an idle subscription and an allocation on every request.
 //! This queue is one small allocation; its buffer grows only when messages arrive.
 //!
-//! Semantics follow tokio's bounded `mpsc`: `send` waits while `capacity` items are queued and
-//! fails once the receiver is gone; `recv` yields `None` once every sender is gone and the
-//! queue is empty.
+//! Semantics follow tokio's bounded `mpsc` where callers can see it: `send` waits while
+//! `capacity` items are queued and fails once the receiver is gone; `recv` yields `None` once
+//! every sender is gone and the queue is empty. Unlike tokio, taking an item wakes every
+//! waiting sender (not one, in order) and a waiting sender's waker stays listed until the next
+//! item is taken: a request has one or a few senders, so neither costs anything that matters.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -185,6 +187,7 @@ impl<T> Drop for Receiver<T> {
         let (items, waiting) = {
             let mut s = lock(&self.shared);
             s.receiver_alive = false;
+            s.receiver = None;
             (std::mem::take(&mut s.items), std::mem::take(&mut s.waiting))
         };
         // Dropped outside the lock: an item's destructor may do anything.

@@ -144,6 +144,9 @@ impl Server {
     /// `initialize` is not handled here: transports call [`Server::initialize`] to create the
     /// session. `principal` is the authenticated caller (`None`: anonymous). Returns the result
     /// object (already stamped for its era) or the error to send.
+    ///
+    /// The checks run (and the request's context is made) when this is called; the returned
+    /// future, which owns everything it needs (`'static`), runs the filters and the handler.
     pub fn handle_request(
         &self,
         req: Request,
@@ -170,6 +173,9 @@ impl Server {
 
     /// Serves a 2026-07-28 request whose `_meta` was validated (and, on HTTP, whose headers
     /// were checked). Unknown and removed methods are `-32601` (HTTP 404).
+    ///
+    /// The checks run (and the request's context is made) when this is called; the returned
+    /// future, which owns everything it needs (`'static`), runs the filters and the handler.
     pub fn serve_modern(
         &self,
         req: Request,
@@ -267,6 +273,9 @@ impl Server {
     ///
     /// Errors: `-32601` for methods the legacy revisions do not have or this server does not
     /// serve, `-32600` for a second `initialize`.
+    ///
+    /// The checks run (and the request's context is made) when this is called; the returned
+    /// future, which owns everything it needs (`'static`), runs the filters and the handler.
     pub fn serve_legacy(
         &self,
         req: Request,
