@@ -188,11 +188,12 @@ impl Server {
         // only the running request (see `run`).
         match self.prepare_modern(req, meta, cancel, notifier, principal) {
             Err(e) => Either::Left(ready(Err(e))),
-            Ok((target, parts, params, channel, had_input)) => {
-                let method_name = parts.method.clone();
+            Ok(p) => {
+                let method_name = p.parts.method.clone();
                 let server = self.clone();
+                let had_input = p.had_input;
                 Either::Right(
-                    self.run(target, parts, params, None, channel)
+                    self.run(p.target, p.parts, p.params, None, p.channel)
                         .map(move |r| server.finish_modern(&method_name, had_input, r)),
                 )
             }
@@ -201,7 +202,6 @@ impl Server {
 
     /// What [`serve_modern`](Self::serve_modern) checks before anything runs: the target, the
     /// input-required state of a retry, the request's parts.
-    #[allow(clippy::type_complexity)]
     fn prepare_modern(
         &self,
         req: Request,
@@ -209,7 +209,7 @@ impl Server {
         cancel: CancellationToken,
         notifier: Notifier,
         principal: Option<Arc<Principal>>,
-    ) -> Result<(Target, RequestParts, Map<String, Value>, Option<Arc<dyn InputChannel>>, bool), McpError> {
+    ) -> Result<Prepared, McpError> {
         let target = self.target(&req.method, true).ok_or_else(|| McpError::method_not_found(&req.method))?;
         let mut params = req.params.unwrap_or_default();
         let takes_input =
@@ -237,7 +237,7 @@ impl Server {
             notifier,
             principal,
         };
-        Ok((target, parts, params, channel, had_input))
+        Ok(Prepared { target, parts, params, channel, had_input })
     }
 
     /// The modern answer from the outcome of `run`: an input-required error becomes its result
@@ -489,6 +489,17 @@ fn settle_panic(outcome: std::thread::Result<Result<Value, McpError>>) -> Result
             ))
         }
     }
+}
+
+/// A modern request, checked and ready to run.
+struct Prepared {
+    target: Target,
+    parts: RequestParts,
+    params: Map<String, Value>,
+    /// The input-required channel, for the methods that may ask the client.
+    channel: Option<Arc<dyn InputChannel>>,
+    /// The retry carried answers or state (its result must not be cached).
+    had_input: bool,
 }
 
 pin_project_lite::pin_project! {
