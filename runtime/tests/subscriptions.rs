@@ -26,13 +26,10 @@ fn listen_line(id: i64, caps: Value) -> String {
 }
 
 async fn wait_for(client: &TestClient, what: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..200 {
-        if let Some(m) = client.notifications().into_iter().find(|m| what(m)) {
-            return m;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("no matching message in {:?}", client.notifications());
+    client
+        .wait_for_notification(what, Duration::from_secs(2))
+        .await
+        .unwrap_or_else(|| panic!("no matching message in {:?}", client.notifications()))
 }
 
 #[tokio::test]

@@ -134,6 +134,12 @@ fn grant(server: &Server, filter: &Map<String, Value>) -> Grant {
     }
 }
 
+/// The listen result `{"_meta": {"io.modelcontextprotocol/subscriptionId": sid}}`
+/// (`SubscriptionsListenResult`; `resultType` is added when it is sent).
+pub(super) fn listen_result(sid: &Value) -> Value {
+    json!({ "_meta": { META_SUBSCRIPTION_ID: sid } })
+}
+
 /// What woke a subscription's loop.
 enum Step {
     Stopped,
@@ -180,7 +186,6 @@ pub(crate) async fn listen(
 ) -> Result<Value, McpError> {
     let grant = Box::pin(setup(server, &ctx, params)).await?;
     let sid = ctx.request_id().to_value();
-    let ended = |sid: Value| json!({ "_meta": { META_SUBSCRIPTION_ID: sid } });
     // Subscribe before acknowledging, so nothing published after the ack can be missed.
     let mut events = server.inner.hub.subscribe();
     let _open = server.inner.open_subscriptions.open();
@@ -215,11 +220,11 @@ pub(crate) async fn listen(
         })
         .await;
         let delivery = match step {
-            Step::Stopped => return Ok(ended(sid)),
+            Step::Stopped => return Ok(listen_result(&sid)),
             Step::Gone => return Err(McpError::internal("subscription cancelled")),
             Step::Event(Some(Ok(event))) => grant.deliver(&event),
             // Lagged (or the hub closed): end with the result rather than skip events.
-            Step::Event(Some(Err(_)) | None) => return Ok(ended(sid)),
+            Step::Event(Some(Err(_)) | None) => return Ok(listen_result(&sid)),
         };
         if let Some((method, mut params)) = delivery {
             params["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });

@@ -125,7 +125,7 @@ impl ListenStream {
     /// The standard listen result `{"_meta": {"io.modelcontextprotocol/subscriptionId": ID}}`
     /// (`SubscriptionsListenResult`; `resultType` is added when it is sent).
     pub fn result(&self) -> Value {
-        json!({ "_meta": { META_SUBSCRIPTION_ID: self.id } })
+        super::listen::listen_result(&self.id)
     }
 }
 

@@ -24,6 +24,7 @@ use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
@@ -176,6 +177,21 @@ impl TestClient {
     /// All notifications received so far that were not matched to a reply window.
     pub fn notifications(&self) -> Vec<Value> {
         self.notifications.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Waits (polling every 10 ms, at most `within`) for a received notification that
+    /// `matches`; returns the first one, or `None` when none arrived in time.
+    pub async fn wait_for_notification(&self, matches: impl Fn(&Value) -> bool, within: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(m) = self.notifications().into_iter().find(|m| matches(m)) {
+                return Some(m);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     /// Sends one raw line (for malformed-input tests) without waiting for anything.
