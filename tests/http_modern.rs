@@ -489,3 +489,46 @@ async fn http2_with_prior_knowledge_serves_results_and_streams() {
     let r = send(modern(&c2, &foreign, json!(3), "tools/list", json!({}))).await;
     assert_eq!(r.status, 403);
 }
+
+/// HTTP/2 connections gather the frames of many streams into one write (the transport's
+/// `batched_writes`): many replies finishing together on one connection must each still reach
+/// their own stream, whole and in order, plain JSON and SSE alike.
+#[tokio::test]
+async fn many_concurrent_http2_streams_on_one_connection_each_get_their_own_reply() {
+    let s = HttpServer::start("everything");
+    let c = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .expect("an h2c client");
+    let calls = (0..120).map(|i| {
+        let (c, url) = (c.clone(), s.url.clone());
+        async move {
+            let req = if i % 2 == 0 {
+                modern(&c, &url, json!(i), "tools/call", json!({ "name": "test_simple_text", "arguments": {} }))
+            } else {
+                let mut m = meta(json!({}));
+                m["progressToken"] = json!(format!("p{i}"));
+                let params = json!({ "name": "test_tool_with_progress", "arguments": {}, "_meta": m });
+                modern(&c, &url, json!(i), "tools/call", params)
+            };
+            (i, send(req).await)
+        }
+    });
+    for (i, r) in futures::future::join_all(calls).await {
+        assert_eq!(r.status, 200, "request {i}: {:?}", r.messages);
+        assert_eq!(r.last()["id"], json!(i), "request {i} got another stream's reply");
+        assert_eq!(r.last()["result"]["resultType"], "complete", "request {i}: {:?}", r.messages);
+        if i % 2 == 1 {
+            let tokens: Vec<&Value> = r
+                .messages
+                .iter()
+                .filter(|m| m["method"] == "notifications/progress")
+                .map(|m| &m["params"]["progressToken"])
+                .collect();
+            assert!(!tokens.is_empty(), "request {i}: no progress");
+            assert!(tokens.iter().all(|t| **t == json!(format!("p{i}"))), "request {i}: foreign progress {tokens:?}");
+        }
+    }
+    still_usable(&c, &s.url).await;
+}

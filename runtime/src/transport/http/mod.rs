@@ -17,6 +17,7 @@
 //!
 //! Nest [`router`] into an existing axum app, or run it with [`serve`].
 
+mod batched_writes;
 mod headers;
 mod legacy;
 mod modern;
@@ -131,7 +132,26 @@ pub async fn serve_app(
             tracing::debug!(error = %e, "http: cannot set TCP_NODELAY");
         }
     });
+    let listener = BatchingListener(listener);
     axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await
+}
+
+/// Wraps every accepted connection in [`batched_writes::BatchedWrites`], so an HTTP/2
+/// connection writes the frames of many streams together.
+struct BatchingListener<L>(L);
+
+impl<L: axum::serve::Listener> axum::serve::Listener for BatchingListener<L> {
+    type Io = batched_writes::BatchedWrites<L::Io>;
+    type Addr = L::Addr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let (io, addr) = self.0.accept().await;
+        (batched_writes::BatchedWrites::new(io), addr)
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
 }
 
 /// The header check of [`fuzzing::mirrored_header`](crate::fuzzing::mirrored_header).
