@@ -179,12 +179,16 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<()> {
                     let url = server.url.clone().ok_or("no URL")?;
                     let pid = server.pid();
                     let cpu_start = std::cell::Cell::new(0u64);
+                    // BENCH_PROFILE_CMD covers the warm-up too: starting it inside the window
+                    // would stall the clients while the profiler attaches.
+                    let profiler = proc::start_profiler(pid)?;
                     let run = load_http::run(&url, wire, conc, plan.http_warmup, plan.http_measure, || {
                         cpu_start.set(proc::cpu_micros(pid).unwrap_or(0));
                     })
                     .await
                     .map_err(|e| format!("{role}: {e}"))?;
                     let cpu_end = proc::cpu_micros(pid)?;
+                    proc::stop_profiler(profiler)?;
                     rps.add(col, run.rps);
                     p50.add(col, run.p50_us);
                     p99.add(col, run.p99_us);

@@ -59,13 +59,78 @@ impl Binding {
     /// The binding of a request from its params (`name`/`uri` and `arguments`).
     pub(crate) fn of(method: &str, params: &Map<String, Value>, principal: Option<&str>) -> Binding {
         let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).unwrap_or_default();
-        let args =
-            params.get("arguments").filter(|a| !a.is_null()).cloned().unwrap_or_else(|| Value::Object(Map::new()));
-        // Serializing a `Value` cannot fail (every key is a string).
-        let bytes = serde_json::to_vec(&canonical(&args)).unwrap_or_default();
-        let digest = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let mut hasher = HashWriter(Sha256::new());
+        match params.get("arguments").filter(|a| !a.is_null()) {
+            Some(args) => write_canonical(&mut hasher, args),
+            None => hasher.0.update(b"{}"),
+        }
+        let digest = hex(&hasher.0.finalize());
         Binding { method: method.to_owned(), name: name.to_owned(), digest, principal: principal.map(str::to_owned) }
     }
+}
+
+/// Feeds what is written into a SHA-256.
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes `v` as compact JSON with every object's keys sorted, so equal arguments digest
+/// equally whatever their order. The bytes are those of `serde_json::to_vec` on a copy of `v`
+/// with sorted keys, written without building that copy: every `tools/call`,
+/// `prompts/get` and `resources/read` on the modern wire computes its binding.
+fn write_canonical(out: &mut HashWriter, v: &Value) {
+    use std::io::Write;
+    // Writes into a hasher cannot fail, and serializing a string, number, bool or null
+    // cannot either, so the results below carry no information.
+    match v {
+        Value::Object(m) => {
+            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            let _ = out.write_all(b"{");
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    let _ = out.write_all(b",");
+                }
+                let _ = serde_json::to_writer(&mut *out, k);
+                let _ = out.write_all(b":");
+                write_canonical(out, v);
+            }
+            let _ = out.write_all(b"}");
+        }
+        Value::Array(a) => {
+            let _ = out.write_all(b"[");
+            for (i, v) in a.iter().enumerate() {
+                if i > 0 {
+                    let _ = out.write_all(b",");
+                }
+                write_canonical(out, v);
+            }
+            let _ = out.write_all(b"]");
+        }
+        scalar => {
+            let _ = serde_json::to_writer(&mut *out, scalar);
+        }
+    }
+}
+
+/// Lower-case hex of `bytes`, in one allocation.
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 0xf)] as char);
+    }
+    s
 }
 
 /// What a state carries between rounds.
@@ -162,19 +227,6 @@ impl StateCodec {
     }
 }
 
-/// `v` with every object's keys sorted, so equal arguments digest equally whatever their order.
-fn canonical(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            Value::Object(keys.into_iter().map(|k| (k.clone(), canonical(&m[k]))).collect())
-        }
-        Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),
-        other => other.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +254,33 @@ mod tests {
         let token = codec().seal(&b, &carried(), now);
         assert!(token.starts_with("v1."));
         assert_eq!(codec().open(&token, &b, now).expect("valid"), carried());
+    }
+
+    /// The digest is that of the sorted copy's compact JSON (the format of states sealed
+    /// before the digest was streamed), for nested objects, arrays, escapes and numbers.
+    #[test]
+    fn the_streamed_digest_is_the_digest_of_the_sorted_copy() {
+        fn sorted(v: &Value) -> Value {
+            match v {
+                Value::Object(m) => {
+                    let mut keys: Vec<&String> = m.keys().collect();
+                    keys.sort();
+                    Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k]))).collect())
+                }
+                Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+                other => other.clone(),
+            }
+        }
+        for args in [
+            json!({}),
+            json!({"z": 1, "a": [3, {"y": null, "b": true}], "m": "quote \" and \u{00e9} \n"}),
+            json!({"n": -1.5e300, "big": 18446744073709551615u64, "neg": -9223372036854775808i64, "s": ""}),
+            json!({"nested": {"d": {"c": {"b": {"a": []}}}}, "é": "ü", "A": "upper first"}),
+        ] {
+            let copy = serde_json::to_vec(&sorted(&args)).expect("serializes");
+            let expected = Sha256::digest(&copy).iter().map(|b| format!("{b:02x}")).collect::<String>();
+            assert_eq!(binding("t", args.clone(), None).digest, expected, "{args}");
+        }
     }
 
     #[test]
