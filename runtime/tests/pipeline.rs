@@ -195,3 +195,43 @@ async fn e12_a_json_only_transport_advertises_no_streams_and_refuses_listen() {
     let v: Value = resp.json().await.expect("JSON");
     assert_eq!(v["result"]["content"][0]["text"], "done");
 }
+
+/// Tags every outgoing listen event, so the test sees that the filter got it whole.
+struct TagListenEvents;
+
+impl switchyard::pipeline::MessageFilter for TagListenEvents {
+    fn outgoing(&self, mut message: Value) -> Vec<Value> {
+        if message["method"] == "notifications/tools/list_changed" {
+            message["params"]["seenBy"] = json!(message["params"]["_meta"].clone());
+        }
+        vec![message]
+    }
+}
+
+/// Listen events are encoded once for all subscribers, except where an outgoing message
+/// filter must see each one as a `Value`: it then gets the complete, tagged notification.
+#[tokio::test]
+async fn a16_listen_events_pass_through_message_filters_whole() {
+    let server =
+        Server::builder("a16-listen", "1").groups(["a16"]).message_filter(TagListenEvents).build().expect("builds");
+    let client = TestClient::modern(server.clone());
+    let listen = json!({ "jsonrpc": "2.0", "id": 41, "method": "subscriptions/listen", "params": {
+        "notifications": { "toolsListChanged": true },
+        "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } });
+    client.send_line(&listen.to_string()).await;
+    let wait = |method: &'static str| {
+        let client = &client;
+        async move {
+            client
+                .wait_for_notification(|m| m["method"] == method, std::time::Duration::from_secs(5))
+                .await
+                .unwrap_or_else(|| panic!("no {method} in {:?}", client.notifications()))
+        }
+    };
+    wait("notifications/subscriptions/acknowledged").await;
+    server.publisher().tools_list_changed();
+    let event = wait("notifications/tools/list_changed").await;
+    let tag = json!({ "io.modelcontextprotocol/subscriptionId": 41 });
+    assert_eq!(event["params"]["_meta"], tag);
+    assert_eq!(event["params"]["seenBy"], tag, "the filter saw the tagged event: {event}");
+}

@@ -61,6 +61,34 @@ async fn c16_c17_grant_processors_and_routed_extension_events() {
     assert_eq!(acme.len(), 1, "only the granted id is delivered: {acme:?}");
 }
 
+/// Extension events whose params cannot be encoded once for every subscriber take the slower
+/// path with the same result; params that are not an object cannot carry the subscription id
+/// and are skipped, and the subscription goes on.
+#[tokio::test]
+async fn odd_extension_params_are_tagged_or_skipped_and_the_subscription_goes_on() {
+    let server = Server::builder("c17-odd", "1").groups(["c16"]).build().expect("builds");
+    let client = TestClient::modern(server.clone());
+    client.send_line(&listen_line(5, json!({ "extensions": { "acme/ext": {} } }))).await;
+    wait_for(&client, |m| m["method"] == "notifications/subscriptions/acknowledged").await;
+    let publisher = server.publisher();
+    let event = |params: Value| Event::Extension {
+        key: "acmeIds".into(),
+        item: json!("ok-1"),
+        method: "notifications/acme".into(),
+        params,
+    };
+    publisher.publish(event(json!(["not", "an", "object"])));
+    publisher.publish(event(json!({ "n": 1, "_meta": { "publisher": "own" } })));
+    publisher.publish(event(Value::Null));
+    publisher.publish(event(json!({ "n": 3 })));
+    let last = wait_for(&client, |m| m["method"] == "notifications/acme" && m["params"]["n"] == 3).await;
+    assert_eq!(last["params"]["_meta"], json!({ "io.modelcontextprotocol/subscriptionId": 5 }));
+    let acme: Vec<Value> = client.notifications().into_iter().filter(|m| m["method"] == "notifications/acme").collect();
+    assert_eq!(acme.len(), 3, "the array params are skipped, the others delivered in order: {acme:?}");
+    assert_eq!(acme[0]["params"], json!({ "n": 1, "_meta": { "io.modelcontextprotocol/subscriptionId": 5 } }));
+    assert_eq!(acme[1]["params"], json!({ "_meta": { "io.modelcontextprotocol/subscriptionId": 5 } }));
+}
+
 async fn serve(server: Server, config: switchyard::transport::http::HttpConfig) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));

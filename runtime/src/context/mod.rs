@@ -9,5 +9,6 @@ mod state;
 
 pub use extract::FromRequestContext;
 pub use notify::{Logger, Notifier, Outbound, Progress};
+pub(crate) use notify::{Payload, Queued};
 pub use request::{RequestContext, RequestParts};
 pub use state::{State, StateMap};

@@ -18,6 +18,50 @@ pub enum Outbound {
     CloseStream,
 }
 
+/// A message on its way to a transport's own queue: a `Value`, or JSON text encoded by the
+/// sender (listen deliveries: the event is encoded once and only the subscription id differs
+/// per subscriber, so building and dropping a `Value` tree per subscriber would be most of
+/// the cost of a fan-out).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Payload {
+    /// A JSON-RPC message.
+    Value(Value),
+    /// The compact JSON text of a JSON-RPC message (one line: serde_json escapes newlines).
+    Encoded(String),
+}
+
+impl Payload {
+    /// The message as a `Value`. Encoded text comes from serde_json in this crate, so it
+    /// parses; `Null` would mark a bug, never a client's input.
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Payload::Value(v) => v,
+            Payload::Encoded(text) => serde_json::from_str(&text).unwrap_or(Value::Null),
+        }
+    }
+
+    /// Writes the message's compact JSON into `out`.
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            // Cannot fail: writing into a Vec does no I/O, and a `Value`'s map keys are strings.
+            Payload::Value(v) => {
+                let _ = serde_json::to_writer(out, v);
+            }
+            Payload::Encoded(text) => out.extend_from_slice(text.as_bytes()),
+        }
+    }
+}
+
+/// One item on a transport's own request queue (the HTTP transport's): [`Outbound`] with its
+/// message as a [`Payload`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Queued {
+    /// A notification (or legacy server→client request) for the request's stream.
+    Message(Payload),
+    /// [`Outbound::CloseStream`].
+    CloseStream,
+}
+
 /// The channel a request's own notifications (progress, log messages) travel on to the
 /// transport, which writes them on that request's response stream only (spec digest §8).
 ///
@@ -30,6 +74,11 @@ pub struct Notifier {
     filters: MessageFilters,
 }
 
+/// What [`Notifier::send`] returns: ready at once when the message was queued (or dropped),
+/// boxed only when it must wait for room or pass through message filters. A named type, not
+/// `impl Future`, so that it does not capture the closures that built the message.
+type Delivery<'a> = futures::future::Either<futures::future::Ready<bool>, BoxFuture<'a, bool>>;
+
 /// Where a [`Notifier`]'s messages go.
 #[derive(Debug, Clone)]
 enum Sink {
@@ -38,7 +87,7 @@ enum Sink {
     /// A channel the transport drains onto that request's stream (a custom transport's).
     Request(mpsc::Sender<Outbound>),
     /// The request's own queue, which the HTTP transport drains onto that request's stream.
-    Queue(super::queue::Sender<Outbound>),
+    Queue(super::queue::Sender<Queued>),
     /// The connection's writer queue (stdio): every request shares one stream, so a separate
     /// channel per request (allocated for every request, mostly never used) would only be
     /// forwarded into this queue. The request's answer is queued after its work ends, so
@@ -47,38 +96,45 @@ enum Sink {
 }
 
 impl Sink {
+    /// True when the sink takes [`Payload::Encoded`] as it is (a custom transport's channel
+    /// carries [`Outbound`], which holds a `Value`).
+    fn takes_encoded(&self) -> bool {
+        matches!(self, Sink::Queue(_) | Sink::Connection(_))
+    }
+
     /// Queues one message; false when the receiving side is gone or there is none.
-    async fn send(&self, msg: Value) -> bool {
+    async fn send(&self, msg: Payload) -> bool {
         match self {
             Sink::None => false,
-            Sink::Request(tx) => tx.send(Outbound::Message(msg)).await.is_ok(),
-            Sink::Queue(tx) => tx.send(Outbound::Message(msg)).await.is_ok(),
-            Sink::Connection(tx) => tx.send(OutLine::Message(msg)).await.is_ok(),
+            Sink::Request(tx) => tx.send(Outbound::Message(msg.into_value())).await.is_ok(),
+            Sink::Queue(tx) => tx.send(Queued::Message(msg)).await.is_ok(),
+            Sink::Connection(tx) => tx.send(OutLine::from(msg)).await.is_ok(),
         }
     }
 
     /// Queues one message if there is room now: `Ok(sent)` as [`send`](Self::send) would
     /// return, `Err(msg)` when the queue is full.
-    fn try_send(&self, msg: Value) -> Result<bool, Value> {
+    fn try_send(&self, msg: Payload) -> Result<bool, Payload> {
         use tokio::sync::mpsc::error::TrySendError;
         // Only a message goes in, so only a message can come back when the queue is full; the
         // other arms cannot happen and count as not sent.
         match self {
             Sink::None => Ok(false),
-            Sink::Request(tx) => match tx.try_send(Outbound::Message(msg)) {
+            Sink::Request(tx) => match tx.try_send(Outbound::Message(msg.into_value())) {
                 Ok(()) => Ok(true),
                 Err(TrySendError::Closed(_)) => Ok(false),
-                Err(TrySendError::Full(Outbound::Message(m))) => Err(m),
+                Err(TrySendError::Full(Outbound::Message(m))) => Err(Payload::Value(m)),
                 Err(TrySendError::Full(Outbound::CloseStream)) => Ok(false),
             },
-            Sink::Queue(tx) => tx.try_send(Outbound::Message(msg)).map_err(|o| match o {
-                Outbound::Message(m) => m,
-                Outbound::CloseStream => Value::Null,
+            Sink::Queue(tx) => tx.try_send(Queued::Message(msg)).map_err(|q| match q {
+                Queued::Message(m) => m,
+                Queued::CloseStream => Payload::Value(Value::Null),
             }),
-            Sink::Connection(tx) => match tx.try_send(OutLine::Message(msg)) {
+            Sink::Connection(tx) => match tx.try_send(OutLine::from(msg)) {
                 Ok(()) => Ok(true),
                 Err(TrySendError::Closed(_)) => Ok(false),
-                Err(TrySendError::Full(OutLine::Message(m))) => Err(m),
+                Err(TrySendError::Full(OutLine::Message(m))) => Err(Payload::Value(m)),
+                Err(TrySendError::Full(OutLine::Encoded(t))) => Err(Payload::Encoded(t)),
                 Err(TrySendError::Full(_)) => Ok(false),
             },
         }
@@ -92,7 +148,7 @@ impl Notifier {
     }
 
     /// A notifier writing into a request's own queue (the HTTP transport's).
-    pub(crate) fn queued(tx: super::queue::Sender<Outbound>, cancel: CancellationToken) -> Self {
+    pub(crate) fn queued(tx: super::queue::Sender<Queued>, cancel: CancellationToken) -> Self {
         Notifier { sink: Sink::Queue(tx), cancel, filters: MessageFilters::default() }
     }
 
@@ -130,15 +186,36 @@ impl Notifier {
     /// (the usual case), and only a send that must wait (or pass through message filters) is
     /// boxed. A listen subscription holds this future in its state for its whole life.
     pub fn send(&self, method: &str, params: Value) -> impl Future<Output = bool> + Send + '_ {
+        self.deliver(|| None, move || json!({ "jsonrpc": "2.0", "method": method, "params": params }))
+    }
+
+    /// [`send`](Self::send) for a notification the caller can encode itself: `text()` is its
+    /// compact JSON (or `None`: use `message()`), `message()` the same message as a `Value`,
+    /// built only when the encoding is missing or a sink or an outgoing message filter needs a
+    /// `Value`. The listen loop sends every event this way.
+    pub(crate) fn send_encoded(
+        &self,
+        text: impl FnOnce() -> Option<String>,
+        message: impl FnOnce() -> Value,
+    ) -> Delivery<'_> {
+        self.deliver(text, message)
+    }
+
+    /// Queues `text()` when the sink takes encoded text and no message filter has to see the
+    /// message, else `message()`; waits (boxed) only when the queue is full or filters run.
+    fn deliver(&self, text: impl FnOnce() -> Option<String>, message: impl FnOnce() -> Value) -> Delivery<'_> {
         use futures::future::{Either, ready};
         if !self.can_deliver() || self.cancel.is_cancelled() {
             return Either::Left(ready(false));
         }
-        let msg = json!({ "jsonrpc": "2.0", "method": method, "params": params });
         if !self.filters.is_empty() {
-            return Either::Right(Box::pin(self.send_message(msg)) as BoxFuture<'_, bool>);
+            return Either::Right(Box::pin(self.send_message(message())) as BoxFuture<'_, bool>);
         }
-        match self.sink.try_send(msg) {
+        let payload = match self.sink.takes_encoded().then(text).flatten() {
+            Some(t) => Payload::Encoded(t),
+            None => Payload::Value(message()),
+        };
+        match self.sink.try_send(payload) {
             Ok(sent) => Either::Left(ready(sent)),
             Err(msg) => Either::Right(Box::pin(self.sink.send(msg)) as BoxFuture<'_, bool>),
         }
@@ -152,7 +229,7 @@ impl Notifier {
         }
         let mut sent = false;
         for m in self.filters.outgoing(msg) {
-            sent = self.sink.send(m).await;
+            sent = self.sink.send(Payload::Value(m)).await;
         }
         sent
     }
@@ -166,7 +243,7 @@ impl Notifier {
         match &self.sink {
             Sink::None => false,
             Sink::Request(tx) => tx.send(Outbound::CloseStream).await.is_ok(),
-            Sink::Queue(tx) => tx.send(Outbound::CloseStream).await.is_ok(),
+            Sink::Queue(tx) => tx.send(Queued::CloseStream).await.is_ok(),
             Sink::Connection(tx) => !tx.is_closed(),
         }
     }

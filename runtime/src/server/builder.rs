@@ -283,6 +283,7 @@ impl ServerBuilder {
                 open_subscriptions: Arc::default(),
                 messages: crate::pipeline::MessageFilters::new(self.message_filters),
                 hub: self.hub,
+                encoded_events: Default::default(),
                 request_state,
                 fields: crate::subscriptions::collect_fields(groups)?,
                 extensions: self.extensions,

@@ -60,6 +60,8 @@ pub(crate) struct ServerInner {
     pub(crate) open_subscriptions: Arc<crate::subscriptions::OpenSubscriptions>,
     pub(crate) messages: crate::pipeline::MessageFilters,
     pub(crate) hub: Arc<dyn crate::subscriptions::DeliveryHub>,
+    /// The latest listen event encoded once for every subscription.
+    pub(crate) encoded_events: crate::subscriptions::EncodedEvents,
     pub(crate) request_state: Arc<crate::input::StateCodec>,
     pub(crate) fields:
         std::collections::HashMap<&'static str, &'static crate::subscriptions::SubscriptionFieldRegistration>,
@@ -166,7 +168,7 @@ impl Server {
     /// [`notifier`](Self::notifier) over the HTTP transport's own request queue.
     pub(crate) fn queued_notifier(
         &self,
-        tx: crate::context::queue::Sender<crate::context::Outbound>,
+        tx: crate::context::queue::Sender<crate::context::Queued>,
         cancel: CancellationToken,
     ) -> crate::context::Notifier {
         crate::context::Notifier::queued(tx, cancel).with_filters(self.inner.messages.clone())

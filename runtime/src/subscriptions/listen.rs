@@ -4,6 +4,7 @@
 
 use super::Event;
 use super::Lagged;
+use super::encoded;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::protocol::META_SUBSCRIPTION_ID;
@@ -186,6 +187,8 @@ pub(crate) async fn listen(
 ) -> Result<Value, McpError> {
     let grant = Box::pin(setup(server, &ctx, params)).await?;
     let sid = ctx.request_id().to_value();
+    // Every delivery writes the id; serialized once. Cannot fail: an id is a string or a number.
+    let sid_json = serde_json::to_string(&sid).unwrap_or_default();
     // Subscribe before acknowledging, so nothing published after the ack can be missed.
     let mut events = server.inner.hub.subscribe();
     let _open = server.inner.open_subscriptions.open();
@@ -219,16 +222,32 @@ pub(crate) async fn listen(
             events.poll_next_unpin(cx).map(Step::Event)
         })
         .await;
-        let delivery = match step {
+        let event = match step {
             Step::Stopped => return Ok(listen_result(&sid)),
             Step::Gone => return Err(McpError::internal("subscription cancelled")),
-            Step::Event(Some(Ok(event))) => grant.deliver(&event),
+            Step::Event(Some(Ok(event))) => event,
             // Lagged (or the hub closed): end with the result rather than skip events.
             Step::Event(Some(Err(_)) | None) => return Ok(listen_result(&sid)),
         };
-        if let Some((method, mut params)) = delivery {
-            params["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });
-            notifier.send(&method, params).await;
+        // Scoped, so that the event is not kept in this future's state while the send waits.
+        {
+            let Some((method, params)) = grant.deliver(&event) else { continue };
+            let params = match params {
+                Value::Object(_) => params,
+                Value::Null => json!({}),
+                other => {
+                    // Notification params are an object (JSON-RPC, MCP); there is nowhere to
+                    // put the subscription id. A publisher bug: skip it, keep the subscription.
+                    tracing::warn!(%method, params = %other, "listen: an event's params are not an object; not delivered");
+                    continue;
+                }
+            };
+            let encoded = &server.inner.encoded_events;
+            notifier.send_encoded(
+                || encoded.message(&event, &method, &params, &sid_json),
+                || encoded::message_value(&method, params.clone(), &sid),
+            )
         }
+        .await;
     }
 }

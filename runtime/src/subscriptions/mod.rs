@@ -5,6 +5,7 @@
 //! Every open listen subscription (on any connection of the server) receives the events its
 //! granted filter matches, each tagged with `_meta["io.modelcontextprotocol/subscriptionId"]`.
 
+mod encoded;
 mod event;
 mod field;
 mod hub;
@@ -13,6 +14,7 @@ mod open;
 mod publisher;
 pub(crate) mod replacement;
 
+pub(crate) use encoded::EncodedEvents;
 pub use event::Event;
 pub(crate) use field::collect_fields;
 pub use field::{GrantFn, SubscriptionFieldRegistration, grant_shim};

@@ -16,7 +16,7 @@
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 
 use crate::auth::Principal;
-use crate::context::Notifier;
+use crate::context::{Notifier, Payload};
 use crate::jsonrpc::{McpError, Message, Request, RequestId, error_response, parse_message, success_response};
 use crate::protocol::META_PROTOCOL_VERSION;
 use crate::server::{LegacySession, Server};
@@ -253,6 +253,17 @@ pub(crate) enum OutLine {
     /// [`success_response`] without building (and dropping) its envelope map for every answer.
     /// Only sent when no outgoing message filter has to see the message as a [`Value`].
     Success(RequestId, Value),
+    /// A message already encoded as compact JSON ([`Payload::Encoded`]), written as it is.
+    Encoded(String),
+}
+
+impl From<Payload> for OutLine {
+    fn from(p: Payload) -> Self {
+        match p {
+            Payload::Value(v) => OutLine::Message(v),
+            Payload::Encoded(t) => OutLine::Encoded(t),
+        }
+    }
 }
 
 /// `{"jsonrpc":"2.0","id":..,"result":..}` in the key order of [`success_response`].
@@ -340,6 +351,10 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receive
             OutLine::Message(v) => serde_json::to_writer(&mut line, v),
             OutLine::Success(id, result) => {
                 serde_json::to_writer(&mut line, &SuccessLine { jsonrpc: "2.0", id, result })
+            }
+            OutLine::Encoded(text) => {
+                line.extend_from_slice(text.as_bytes());
+                Ok(())
             }
         }
         .map_err(std::io::Error::other)?;

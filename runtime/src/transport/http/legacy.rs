@@ -4,7 +4,7 @@ use super::respond::{self, final_message, queued_message};
 use super::resume::EventLog;
 use super::sessions::{HttpSession, new_session_id};
 use crate::auth::Principal;
-use crate::context::{Outbound, queue};
+use crate::context::{Queued, queue};
 use crate::jsonrpc::{McpError, Message, RequestId, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
@@ -161,7 +161,7 @@ async fn reply(
     session: Arc<HttpSession>,
     id: RequestId,
     mut work: BoxFuture<Result<Value, McpError>>,
-    mut notes: queue::Receiver<Outbound>,
+    mut notes: queue::Receiver<Queued>,
     keep_alive: Duration,
     filters: MessageFilters,
 ) -> Response {
@@ -177,20 +177,22 @@ async fn reply(
         },
     };
     let (log, rx) = session.streams.open(RETRY);
-    let apply = move |n: Outbound, log: &Mutex<EventLog>| {
+    let apply = move |n: Queued, log: &Mutex<EventLog>| {
         let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
         match n {
-            Outbound::Message(m) => log.push(&m),
-            Outbound::CloseStream => log.detach(),
+            // The event log keeps `Value`s (replayed on resumption); listen, the only sender of
+            // encoded text, is not a legacy method, so the conversion does not happen in practice.
+            Queued::Message(m) => log.push(&m.into_value()),
+            Queued::CloseStream => log.detach(),
         }
     };
     if let Some(n) = first {
         apply(n, &log);
     }
     tokio::spawn(async move {
-        let finish = |log: &Mutex<EventLog>, notes: &mut queue::Receiver<Outbound>, r| {
+        let finish = |log: &Mutex<EventLog>, notes: &mut queue::Receiver<Queued>, r| {
             while let Some(m) = queued_message(notes) {
-                apply(Outbound::Message(m), log);
+                apply(Queued::Message(m), log);
             }
             let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
             for m in filters.outgoing(final_message(&id, r)) {

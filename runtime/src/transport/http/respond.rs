@@ -1,4 +1,4 @@
-use crate::context::{Outbound, queue};
+use crate::context::{Payload, Queued, queue};
 use crate::jsonrpc::{McpError, RequestId, error_response, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
@@ -42,7 +42,20 @@ pub(crate) fn method_not_allowed() -> Response {
 
 /// One SSE event carrying a JSON-RPC message.
 pub(crate) fn sse_event(msg: &Value, event_id: Option<&str>) -> Bytes {
-    // Serialized straight into the frame: no intermediate string, and room for a typical
+    sse_frame(event_id, |frame| {
+        // Cannot fail: writing into a Vec does no I/O, and a `Value`'s map keys are strings.
+        let _ = serde_json::to_writer(frame, msg);
+    })
+}
+
+/// One SSE event carrying a queued message (a `Value`, or JSON text encoded by its sender).
+fn sse_payload(msg: &Payload) -> Bytes {
+    sse_frame(None, |frame| msg.write_json(frame))
+}
+
+/// `id: ..\nevent: message\ndata: <json>\n\n`, the JSON written by `write`.
+fn sse_frame(event_id: Option<&str>, write: impl FnOnce(&mut Vec<u8>)) -> Bytes {
+    // Written straight into the frame: no intermediate string, and room for a typical
     // notification up front rather than a chain of reallocations.
     let mut frame = Vec::with_capacity(256);
     if let Some(id) = event_id {
@@ -51,8 +64,7 @@ pub(crate) fn sse_event(msg: &Value, event_id: Option<&str>) -> Bytes {
         frame.push(b'\n');
     }
     frame.extend_from_slice(b"event: message\ndata: ");
-    // Cannot fail: writing into a Vec does no I/O, and a `Value`'s map keys are strings.
-    let _ = serde_json::to_writer(&mut frame, msg);
+    write(&mut frame);
     frame.extend_from_slice(b"\n\n");
     Bytes::from(frame)
 }
@@ -89,21 +101,21 @@ pub(crate) struct ReplyPlan {
 
 /// Receives the next message, skipping stream-control items (the stateless wire has no
 /// resumable streams).
-async fn next_message(rx: &mut queue::Receiver<Outbound>) -> Option<Value> {
+async fn next_message(rx: &mut queue::Receiver<Queued>) -> Option<Payload> {
     loop {
         match rx.recv().await? {
-            Outbound::Message(m) => return Some(m),
-            Outbound::CloseStream => continue,
+            Queued::Message(m) => return Some(m),
+            Queued::CloseStream => continue,
         }
     }
 }
 
 /// Takes an already queued message, skipping stream-control items.
-pub(crate) fn queued_message(rx: &mut queue::Receiver<Outbound>) -> Option<Value> {
+pub(crate) fn queued_message(rx: &mut queue::Receiver<Queued>) -> Option<Payload> {
     loop {
         match rx.try_recv()? {
-            Outbound::Message(m) => return Some(m),
-            Outbound::CloseStream => continue,
+            Queued::Message(m) => return Some(m),
+            Queued::CloseStream => continue,
         }
     }
 }
@@ -144,7 +156,7 @@ pub(crate) fn final_message(id: &RequestId, r: Result<Value, McpError>) -> Value
 pub(crate) async fn reply(
     plan: ReplyPlan,
     mut work: BoxFuture<Result<Value, McpError>>,
-    mut notes: queue::Receiver<Outbound>,
+    mut notes: queue::Receiver<Queued>,
     cancel: CancellationToken,
 ) -> Response {
     let guard = cancel.clone().drop_guard();
@@ -168,7 +180,7 @@ pub(crate) async fn reply(
     };
     let mut pending = std::collections::VecDeque::new();
     if let Some(n) = first {
-        pending.push_back(sse_event(&n, None));
+        pending.push_back(sse_payload(&n));
     }
     let mut stream = SseReply {
         work: Some(work),
@@ -204,7 +216,7 @@ fn keep_alive_ticks(every: Duration) -> tokio::time::Interval {
 struct SseReply {
     /// The request; `None` once it finished.
     work: Option<BoxFuture<Result<Value, McpError>>>,
-    notes: queue::Receiver<Outbound>,
+    notes: queue::Receiver<Queued>,
     tick: tokio::time::Interval,
     /// Frames ready to send, in order.
     pending: std::collections::VecDeque<Bytes>,
@@ -218,7 +230,7 @@ impl SseReply {
     fn finish(&mut self, r: Result<Value, McpError>) {
         self.work = None;
         while let Some(n) = queued_message(&mut self.notes) {
-            self.pending.push_back(sse_event(&n, None));
+            self.pending.push_back(sse_payload(&n));
         }
         for m in self.plan.filters.outgoing(final_message(&self.plan.id, r)) {
             self.pending.push_back(sse_event(&m, None));
@@ -244,9 +256,9 @@ impl SseReply {
                 continue;
             }
             match self.notes.poll_recv(cx) {
-                Poll::Ready(Some(Outbound::Message(m))) => return Poll::Ready(Some(sse_event(&m, None))),
+                Poll::Ready(Some(Queued::Message(m))) => return Poll::Ready(Some(sse_payload(&m))),
                 // The stateless wire has no resumable streams to close.
-                Poll::Ready(Some(Outbound::CloseStream)) => continue,
+                Poll::Ready(Some(Queued::CloseStream)) => continue,
                 // Every sender is gone: only the final message can still come.
                 Poll::Ready(None) | Poll::Pending => {}
             }
