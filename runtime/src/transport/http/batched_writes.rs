@@ -179,6 +179,35 @@ mod tests {
         assert_eq!(pending_writes(&mut server, b"reply").await, 0);
     }
 
+    /// A burst whose writes the socket holds back (the peer reads slowly, so the inner write
+    /// returns `Pending` on its own) still completes once the peer reads, bytes whole and in
+    /// order, and the burst after the flush is delivered as well.
+    #[tokio::test]
+    async fn writes_the_socket_holds_back_complete_once_the_peer_reads() {
+        let (server, mut client) = tokio::io::duplex(7);
+        let mut server = BatchedWrites::new(server);
+        let sent: Vec<u8> = (0..4096u32).map(|i| (i % 251) as u8).collect();
+        let expected = sent.clone();
+        let serving = tokio::spawn(async move {
+            let mut preface = [0u8; 24];
+            server.read_exact(&mut preface).await.expect("duplex io");
+            for half in sent.chunks(2048) {
+                server.write_all(half).await.expect("duplex io");
+                server.flush().await.expect("duplex io");
+            }
+        });
+        let exchange = async {
+            client.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.expect("duplex io");
+            let mut got = vec![0u8; expected.len()];
+            client.read_exact(&mut got).await.expect("duplex io");
+            got
+        };
+        // A liveness bound, not a timing requirement.
+        let got = tokio::time::timeout(std::time::Duration::from_secs(10), exchange).await.expect("no stall");
+        assert!(got == expected, "nothing is lost or reordered");
+        serving.await.expect("the writer finishes");
+    }
+
     /// Reads `parts` one by one, each in its own read, as a client sending them apart would
     /// have them arrive.
     async fn read_apart(
