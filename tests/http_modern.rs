@@ -532,3 +532,22 @@ async fn many_concurrent_http2_streams_on_one_connection_each_get_their_own_repl
     }
     still_usable(&c, &s.url).await;
 }
+
+/// An 8 MiB body on an HTTP/2 stream is refused like on HTTP/1.1 (413 with a JSON-RPC
+/// error), and the connection goes on serving its other streams.
+#[tokio::test]
+async fn an_oversized_body_over_http2_is_413_with_a_json_rpc_error() {
+    let s = HttpServer::start("everything");
+    let c = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .expect("an h2c client");
+    let params = json!({ "name": "test_simple_text", "arguments": { "pad": "x".repeat(8 * 1024 * 1024) } });
+    let resp = modern(&c, &s.url, json!(9), "tools/call", params).send().await.expect("a reply");
+    assert_eq!(resp.version(), reqwest::Version::HTTP_2);
+    assert_eq!(resp.status().as_u16(), 413);
+    let body: Value = resp.json().await.expect("a JSON body");
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    still_usable(&c, &s.url).await;
+}

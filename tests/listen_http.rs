@@ -20,16 +20,17 @@ impl Listen {
     /// Opens listen `id` for tools changes on its own client (its own connection) and reads
     /// up to the ack.
     async fn open(url: &str, id: i64) -> Listen {
-        let resp = modern(
-            &client(),
-            url,
-            json!(id),
-            "subscriptions/listen",
-            json!({ "notifications": { "toolsListChanged": true } }),
-        )
-        .send()
-        .await
-        .expect("sent");
+        Self::open_on(&client(), url, id).await
+    }
+
+    /// Opens listen `id` for tools changes on `c` (with an HTTP/2 client, a stream of its
+    /// one connection) and reads up to the ack.
+    async fn open_on(c: &reqwest::Client, url: &str, id: i64) -> Listen {
+        let resp =
+            modern(c, url, json!(id), "subscriptions/listen", json!({ "notifications": { "toolsListChanged": true } }))
+                .send()
+                .await
+                .expect("sent");
         assert_eq!(resp.status().as_u16(), 200);
         let body = resp.bytes_stream().map(|c| c.map(|b| b.to_vec())).boxed();
         let mut l = Listen { body, buf: String::new() };
@@ -128,4 +129,116 @@ async fn the_probe_exists_only_with_its_flag() {
     let s = HttpServer::start("fixture");
     let r = send(modern(&client(), &s.url, json!(1), "fixture/subscriptions", json!({}))).await;
     assert_eq!(r.error_code(), Some(-32601), "{:?}", r.messages);
+}
+
+/// A client speaking HTTP/2 without upgrade (prior knowledge): all its requests share one
+/// connection, so the server's `batched_writes` gathers their frames.
+fn h2_client(stream_window: Option<u32>) -> reqwest::Client {
+    reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .http2_initial_stream_window_size(stream_window)
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("an h2c client")
+}
+
+/// Polls the probe until it reports `want` open subscriptions (an upper bound for liveness,
+/// not a timing requirement); returns the last count.
+async fn wait_for_count(url: &str, want: i64) -> i64 {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut count = open_count(url).await;
+    while count != want && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        count = open_count(url).await;
+    }
+    count
+}
+
+/// One event fanned out to many listen streams of one HTTP/2 connection reaches each of
+/// them once, with its own subscription id.
+#[tokio::test]
+async fn http2_fan_out_reaches_every_listen_stream_of_one_connection() {
+    let s = HttpServer::start_with("fixture", &["--listen-probes"]);
+    let c = h2_client(None);
+    let mut streams = futures::future::join_all((1..=40).map(|id| Listen::open_on(&c, &s.url, id))).await;
+    assert_eq!(open_count(&s.url).await, 40);
+    trigger(&s.url).await;
+    for (id, l) in (1..=40).zip(streams.iter_mut()) {
+        let frames = l.frames_until(|f| !f.is_empty(), Duration::from_secs(10)).await;
+        assert_eq!(frames.len(), 1, "listen {id}: {frames:?}");
+        assert_eq!(frames[0]["method"], "notifications/tools/list_changed", "listen {id}");
+        assert_eq!(frames[0]["params"]["_meta"][SID], id, "listen {id} got another stream's frame");
+    }
+}
+
+/// A listen stream whose client stops reading fills its HTTP/2 flow-control window (1 KiB
+/// here); the other streams of the same connection, and new requests on it, go on, and
+/// once the client reads again the stalled stream delivers every frame, in order.
+#[tokio::test]
+async fn an_unread_http2_listen_stream_does_not_hold_up_its_connection() {
+    let s = HttpServer::start_with("fixture", &["--listen-probes"]);
+    let c = h2_client(Some(1024));
+    let mut stalled = Listen::open_on(&c, &s.url, 1).await;
+    let mut kept = Listen::open_on(&c, &s.url, 2).await;
+    // Each frame is well over 100 bytes: 20 of them overflow the stalled stream's window.
+    for _ in 0..20 {
+        trigger(&s.url).await;
+    }
+    let frames = kept.frames_until(|f| f.len() >= 20, Duration::from_secs(10)).await;
+    assert_eq!(frames.len(), 20, "the reading stream gets every frame: {frames:?}");
+    let r = send(modern(&c, &s.url, json!("same-connection"), "tools/list", json!({}))).await;
+    assert_eq!(r.status, 200, "{:?}", r.messages);
+    assert!(r.last()["result"]["tools"].is_array(), "{:?}", r.messages);
+    let frames = stalled.frames_until(|f| f.len() >= 20, Duration::from_secs(10)).await;
+    assert_eq!(frames.len(), 20, "the stalled stream loses nothing: {frames:?}");
+    assert!(frames.iter().all(|f| f["params"]["_meta"][SID] == 1), "{frames:?}");
+}
+
+/// Dropping an HTTP/2 connection with open listen streams and an SSE reply in flight ends
+/// its subscriptions, and the server goes on serving new connections.
+#[tokio::test]
+async fn an_abruptly_closed_http2_connection_frees_its_subscriptions() {
+    let s = HttpServer::start_with("fixture", &["--listen-probes"]);
+    {
+        let c = h2_client(None);
+        let streams = futures::future::join_all((1..=5).map(|id| Listen::open_on(&c, &s.url, id))).await;
+        assert_eq!(open_count(&s.url).await, 5);
+        trigger(&s.url).await;
+        // Gone mid-stream: the client, its connection and every unread body.
+        drop(streams);
+        drop(c);
+    }
+    assert_eq!(wait_for_count(&s.url, 0).await, 0, "the dropped connection's subscriptions end");
+    let c = h2_client(None);
+    let mut l = Listen::open_on(&c, &s.url, 9).await;
+    trigger(&s.url).await;
+    let frames = l.frames_until(|f| !f.is_empty(), Duration::from_secs(10)).await;
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!(frames[0]["params"]["_meta"][SID], 9);
+}
+
+/// Shutting the server down (SIGTERM) while listen streams are open on an HTTP/2 connection
+/// ends each with its own result, then the server exits cleanly.
+#[tokio::test]
+async fn shutdown_ends_http2_listen_streams_with_their_results_and_exits() {
+    let mut s = HttpServer::start("fixture");
+    let c = h2_client(None);
+    let mut streams = futures::future::join_all((1..=3).map(|id| Listen::open_on(&c, &s.url, id))).await;
+    let pid = s.child.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs").success());
+    for (id, l) in (1..=3).zip(streams.iter_mut()) {
+        let frames = l.frames_until(|f| f.iter().any(|f| f.get("result").is_some()), Duration::from_secs(10)).await;
+        let last = frames.last().unwrap_or_else(|| panic!("listen {id}: no result"));
+        assert_eq!(last["id"], id, "{frames:?}");
+        assert_eq!(last["result"]["_meta"][SID], id, "{frames:?}");
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = s.child.try_wait().expect("the server's status") {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "the server exits after its HTTP/2 streams ended");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status:?}");
 }

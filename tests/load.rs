@@ -405,3 +405,34 @@ async fn malformed_and_deeply_nested_lines_over_stdio_get_parse_errors() {
     assert_eq!(v["id"], "after");
     assert_eq!(v["result"]["content"][0]["text"], "still here");
 }
+
+/// Large replies on many streams of a few HTTP/2 connections at once: each reply spans many
+/// DATA frames, so the connections' writes (gathered by the server's `batched_writes`) mix
+/// frames of many streams and often wait for the socket. Every echo must come back whole, to
+/// its own request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_replies_on_many_http2_streams_arrive_whole() {
+    let s = HttpServer::start("fixture");
+    let url = s.url.clone();
+    let clients: Vec<reqwest::Client> = (0..4)
+        .map(|_| {
+            reqwest::Client::builder()
+                .http2_prior_knowledge()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .expect("an h2c client")
+        })
+        .collect();
+    let calls = (0..160usize).map(|i| {
+        let (c, url) = (clients[i % clients.len()].clone(), url.clone());
+        async move {
+            // 64 to 256 KiB, distinct per request so a mixed-up frame shows.
+            let text: String = format!("{i:04}-").repeat((64 + (i % 4) * 64) * 1024 / 5);
+            echo(&c, &url, json!(i), &text).await;
+        }
+    });
+    futures::future::join_all(calls).await;
+    for c in &clients {
+        echo(c, &url, json!("after"), "still serving").await;
+    }
+}

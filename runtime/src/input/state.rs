@@ -256,10 +256,9 @@ mod tests {
         assert_eq!(codec().open(&token, &b, now).expect("valid"), carried());
     }
 
-    /// The digest is that of the sorted copy's compact JSON (the format of states sealed
-    /// before the digest was streamed), for nested objects, arrays, escapes and numbers.
-    #[test]
-    fn the_streamed_digest_is_the_digest_of_the_sorted_copy() {
+    /// The digest of the sorted copy's compact JSON: how bindings were digested before
+    /// `write_canonical` streamed them, so states sealed by either agree.
+    fn digest_of_the_sorted_copy(args: &Value) -> String {
         fn sorted(v: &Value) -> Value {
             match v {
                 Value::Object(m) => {
@@ -271,15 +270,140 @@ mod tests {
                 other => other.clone(),
             }
         }
+        let copy = serde_json::to_vec(&sorted(args)).expect("serializes");
+        Sha256::digest(&copy).iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The digest is that of the sorted copy's compact JSON (the format of states sealed
+    /// before the digest was streamed), for nested objects, arrays, escapes and numbers.
+    #[test]
+    fn the_streamed_digest_is_the_digest_of_the_sorted_copy() {
         for args in [
             json!({}),
             json!({"z": 1, "a": [3, {"y": null, "b": true}], "m": "quote \" and \u{00e9} \n"}),
             json!({"n": -1.5e300, "big": 18446744073709551615u64, "neg": -9223372036854775808i64, "s": ""}),
             json!({"nested": {"d": {"c": {"b": {"a": []}}}}, "é": "ü", "A": "upper first"}),
         ] {
-            let copy = serde_json::to_vec(&sorted(&args)).expect("serializes");
-            let expected = Sha256::digest(&copy).iter().map(|b| format!("{b:02x}")).collect::<String>();
-            assert_eq!(binding("t", args.clone(), None).digest, expected, "{args}");
+            assert_eq!(binding("t", args.clone(), None).digest, digest_of_the_sorted_copy(&args), "{args}");
+        }
+    }
+
+    /// A small deterministic generator (xorshift64*) of JSON values that lean on what
+    /// canonical writing can get wrong: keys needing escapes (quotes, backslashes, control
+    /// characters, U+2028, astral and combining characters), keys that sort differently by
+    /// bytes than by UTF-16 or case, integer and float extremes, deep nesting and empty
+    /// containers, with keys inserted in random order.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+
+        fn string(&mut self) -> String {
+            const PIECES: &[&str] = &[
+                "",
+                "a",
+                "A",
+                "b",
+                "Z",
+                "_",
+                "\"",
+                "\\",
+                "/",
+                "\n",
+                "\r",
+                "\t",
+                "\u{0}",
+                "\u{1f}",
+                "\u{7f}",
+                "\u{80}",
+                "é",
+                "e\u{301}",
+                "\u{2028}",
+                "\u{2029}",
+                "\u{feff}",
+                "\u{ffff}",
+                "\u{10000}",
+                "😀",
+                "\u{10ffff}",
+                "中",
+                "key",
+                "key2",
+                "10",
+                "9",
+                "-",
+                " ",
+            ];
+            (0..self.below(4)).map(|_| PIECES[self.below(PIECES.len() as u64) as usize]).collect()
+        }
+
+        fn number(&mut self) -> Value {
+            match self.below(8) {
+                0 => json!(u64::MAX - self.below(3)),
+                1 => json!(i64::MIN + self.below(3) as i64),
+                2 => json!(self.next() as i64),
+                3 => json!(self.next()),
+                4 => {
+                    // Any bit pattern: a NaN or infinity is no JSON number, so it becomes 0.5.
+                    let f = f64::from_bits(self.next());
+                    json!(if f.is_finite() { f } else { 0.5 })
+                }
+                5 => json!(
+                    [0.0, -0.0, 1e-320, f64::MIN_POSITIVE, f64::MAX, f64::MIN, 0.1, 1e21, 1.5e300]
+                        [self.below(9) as usize]
+                ),
+                6 => json!((self.next() as f64) / 7.0),
+                _ => json!(self.below(100)),
+            }
+        }
+
+        fn value(&mut self, depth: u32) -> Value {
+            match self.below(if depth == 0 { 4 } else { 7 }) {
+                0 => Value::Null,
+                1 => Value::Bool(self.below(2) == 0),
+                2 => self.number(),
+                3 => Value::String(self.string()),
+                4 => Value::Array((0..self.below(4)).map(|_| self.value(depth - 1)).collect()),
+                _ => {
+                    let mut m = Map::new();
+                    for _ in 0..self.below(6) {
+                        let k = self.string();
+                        m.insert(k, self.value(depth - 1));
+                    }
+                    Value::Object(m)
+                }
+            }
+        }
+    }
+
+    /// Thousands of generated values (objects, and any other JSON value as `arguments`)
+    /// digest exactly as their sorted copies do.
+    #[test]
+    fn generated_values_digest_as_their_sorted_copies() {
+        let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+        for round in 0..4000 {
+            let args = match g.value(5) {
+                v @ Value::Object(_) => v,
+                // Half of the rounds wrap non-objects, so objects dominate as they do on the wire.
+                v if round % 2 == 0 => json!({ "v": v }),
+                v => v,
+            };
+            if args.is_null() {
+                continue;
+            }
+            assert_eq!(
+                binding("t", args.clone(), None).digest,
+                digest_of_the_sorted_copy(&args),
+                "round {round}: {args}"
+            );
         }
     }
 

@@ -30,8 +30,9 @@ const H2_PREFACE_START: &[u8] = b"PRI * HTTP/2.0";
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Mode {
-    /// Nothing read yet: the protocol is not known.
-    Unknown,
+    /// The protocol is not known yet: the bytes read so far, this many, begin the preface.
+    /// A first read can be a single byte, and `P` also starts `POST`, `PUT` and `PATCH`.
+    Unknown(usize),
     /// HTTP/1.x (or anything but HTTP/2): writes pass through.
     PassThrough,
     /// HTTP/2, no burst in progress: the next write yields first.
@@ -51,7 +52,7 @@ pin_project! {
 
 impl<T> BatchedWrites<T> {
     pub(crate) fn new(inner: T) -> Self {
-        Self { inner, mode: Mode::Unknown }
+        Self { inner, mode: Mode::Unknown(0) }
     }
 
     /// Whether a write should yield first; moves an idle HTTP/2 connection into its burst.
@@ -70,11 +71,17 @@ impl<T: AsyncRead> AsyncRead for BatchedWrites<T> {
         let this = self.project();
         let before = buf.filled().len();
         let polled = this.inner.poll_read(cx, buf);
-        if *this.mode == Mode::Unknown {
+        if let Mode::Unknown(seen) = *this.mode {
             let read = &buf.filled()[before..];
-            if !read.is_empty() {
-                let n = read.len().min(H2_PREFACE_START.len());
-                *this.mode = if read[..n] == H2_PREFACE_START[..n] { Mode::Idle } else { Mode::PassThrough };
+            let n = read.len().min(H2_PREFACE_START.len() - seen);
+            if n > 0 {
+                *this.mode = if read[..n] != H2_PREFACE_START[seen..seen + n] {
+                    Mode::PassThrough
+                } else if seen + n == H2_PREFACE_START.len() {
+                    Mode::Idle
+                } else {
+                    Mode::Unknown(seen + n)
+                };
             }
         }
         polled
@@ -172,12 +179,68 @@ mod tests {
         assert_eq!(pending_writes(&mut server, b"reply").await, 0);
     }
 
+    /// A burst whose writes the socket holds back (the peer reads slowly, so the inner write
+    /// returns `Pending` on its own) still completes once the peer reads, bytes whole and in
+    /// order, and the burst after the flush is delivered as well.
     #[tokio::test]
-    async fn a_preface_split_across_reads_is_recognised_from_its_first_bytes() {
+    async fn writes_the_socket_holds_back_complete_once_the_peer_reads() {
+        let (server, mut client) = tokio::io::duplex(7);
+        let mut server = BatchedWrites::new(server);
+        let sent: Vec<u8> = (0..4096u32).map(|i| (i % 251) as u8).collect();
+        let expected = sent.clone();
+        let serving = tokio::spawn(async move {
+            let mut preface = [0u8; 24];
+            server.read_exact(&mut preface).await.expect("duplex io");
+            for half in sent.chunks(2048) {
+                server.write_all(half).await.expect("duplex io");
+                server.flush().await.expect("duplex io");
+            }
+        });
+        let exchange = async {
+            client.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.expect("duplex io");
+            let mut got = vec![0u8; expected.len()];
+            client.read_exact(&mut got).await.expect("duplex io");
+            got
+        };
+        // A liveness bound, not a timing requirement.
+        let got = tokio::time::timeout(std::time::Duration::from_secs(10), exchange).await.expect("no stall");
+        assert!(got == expected, "nothing is lost or reordered");
+        serving.await.expect("the writer finishes");
+    }
+
+    /// Reads `parts` one by one, each in its own read, as a client sending them apart would
+    /// have them arrive.
+    async fn read_apart(
+        server: &mut BatchedWrites<tokio::io::DuplexStream>,
+        client: &mut tokio::io::DuplexStream,
+        parts: &[&[u8]],
+    ) {
+        for part in parts {
+            client.write_all(part).await.expect("duplex io");
+            let mut got = vec![0u8; part.len()];
+            server.read_exact(&mut got).await.expect("duplex io");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_preface_split_across_reads_is_recognised_once_it_is_whole() {
         let (mut server, mut client) = pair().await;
-        client.write_all(b"PR").await.expect("duplex io");
-        let mut first = [0u8; 2];
-        server.read_exact(&mut first).await.expect("duplex io");
+        read_apart(&mut server, &mut client, &[b"P", b"RI * HT", b"TP/2.0\r\n\r\nSM\r\n\r\n"]).await;
         assert_eq!(pending_writes(&mut server, b"x").await, 1);
+    }
+
+    /// hyper-util reads the first bytes however they arrive, so a first read can hold one byte;
+    /// `P` starts HTTP/1.1 methods too.
+    #[tokio::test]
+    async fn http1_methods_starting_like_the_preface_pass_through() {
+        for parts in [
+            &[&b"P"[..], b"OST /mcp HTTP/1.1\r\n"][..],
+            &[b"P", b"UT /mcp HTTP/1.1\r\n"],
+            &[b"PR", b"I /mcp HTTP/1.1\r\n"],
+        ] {
+            let (mut server, mut client) = pair().await;
+            read_apart(&mut server, &mut client, parts).await;
+            assert_eq!(pending_writes(&mut server, b"reply").await, 0, "{parts:?}");
+        }
     }
 }
