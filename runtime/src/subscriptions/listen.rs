@@ -186,16 +186,17 @@ pub(crate) async fn listen(
     params: Map<String, Value>,
 ) -> Result<Value, McpError> {
     let grant = Box::pin(setup(server, &ctx, params)).await?;
-    let sid = ctx.request_id().to_value();
-    // Every delivery writes the id; serialized once. Cannot fail: an id is a string or a number.
-    let sid_json = serde_json::to_string(&sid).unwrap_or_default();
+    // Every delivery writes the id, serialized once; the `Value` is made again from `ctx` on
+    // the rare paths that need it, rather than kept in this long-lived state. Cannot fail: an
+    // id is a string or a number.
+    let sid_json = serde_json::to_string(&ctx.request_id().to_value()).unwrap_or_default();
     // Subscribe before acknowledging, so nothing published after the ack can be missed.
     let mut events = server.inner.hub.subscribe();
     let _open = server.inner.open_subscriptions.open();
     let notifier = ctx.notifier();
     {
         let mut ack = json!({ "notifications": grant.to_json() });
-        ack["_meta"] = json!({ META_SUBSCRIPTION_ID: sid });
+        ack["_meta"] = json!({ META_SUBSCRIPTION_ID: ctx.request_id().to_value() });
         notifier.send("notifications/subscriptions/acknowledged", ack)
     }
     .await;
@@ -207,30 +208,31 @@ pub(crate) async fn listen(
     tokio::pin!(stopped, gone);
     let fired = Arc::new(Fired { set: AtomicBool::new(true), task: AtomicWaker::new() });
     loop {
-        let step = std::future::poll_fn(|cx| {
-            fired.task.register(cx.waker());
-            if fired.set.swap(false, Ordering::AcqRel) {
-                let waker = futures::task::waker_ref(&fired);
-                let mut on_fire = Context::from_waker(&waker);
-                if stopped.as_mut().poll(&mut on_fire).is_ready() {
-                    return Poll::Ready(Step::Stopped);
+        // Scoped: the step, the event and its notification end with the block, so this
+        // future's state holds none of them while the send below waits (or while idle).
+        let delivery = {
+            let step = std::future::poll_fn(|cx| {
+                fired.task.register(cx.waker());
+                if fired.set.swap(false, Ordering::AcqRel) {
+                    let waker = futures::task::waker_ref(&fired);
+                    let mut on_fire = Context::from_waker(&waker);
+                    if stopped.as_mut().poll(&mut on_fire).is_ready() {
+                        return Poll::Ready(Step::Stopped);
+                    }
+                    if gone.as_mut().poll(&mut on_fire).is_ready() {
+                        return Poll::Ready(Step::Gone);
+                    }
                 }
-                if gone.as_mut().poll(&mut on_fire).is_ready() {
-                    return Poll::Ready(Step::Gone);
-                }
-            }
-            events.poll_next_unpin(cx).map(Step::Event)
-        })
-        .await;
-        let event = match step {
-            Step::Stopped => return Ok(listen_result(&sid)),
-            Step::Gone => return Err(McpError::internal("subscription cancelled")),
-            Step::Event(Some(Ok(event))) => event,
-            // Lagged (or the hub closed): end with the result rather than skip events.
-            Step::Event(Some(Err(_)) | None) => return Ok(listen_result(&sid)),
-        };
-        // Scoped, so that the event is not kept in this future's state while the send waits.
-        {
+                events.poll_next_unpin(cx).map(Step::Event)
+            })
+            .await;
+            let event = match step {
+                Step::Stopped => return Ok(listen_result(&ctx.request_id().to_value())),
+                Step::Gone => return Err(McpError::internal("subscription cancelled")),
+                Step::Event(Some(Ok(event))) => event,
+                // Lagged (or the hub closed): end with the result rather than skip events.
+                Step::Event(Some(Err(_)) | None) => return Ok(listen_result(&ctx.request_id().to_value())),
+            };
             let Some((method, params)) = grant.deliver(&event) else { continue };
             let params = match params {
                 Value::Object(_) => params,
@@ -245,9 +247,9 @@ pub(crate) async fn listen(
             let encoded = &server.inner.encoded_events;
             notifier.send_encoded(
                 || encoded.message(&event, &method, &params, &sid_json),
-                || encoded::message_value(&method, params.clone(), &sid),
+                || encoded::message_value(&method, params.clone(), &ctx.request_id().to_value()),
             )
-        }
-        .await;
+        };
+        delivery.await;
     }
 }
