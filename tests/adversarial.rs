@@ -55,10 +55,6 @@ async fn stdio_a_request_reusing_a_cancelled_id_can_still_be_cancelled() {
     assert_eq!(first["result"]["content"][0]["text"], "slept 1 s", "{first}");
 }
 
-fn h2c() -> reqwest::Client {
-    reqwest::Client::builder().http2_prior_knowledge().timeout(Duration::from_secs(20)).build().expect("an h2c client")
-}
-
 async fn open_count(c: &reqwest::Client, url: &str) -> i64 {
     let r = send(modern(c, url, json!(50), "fixture/subscriptions", json!({}))).await;
     r.last()["result"]["count"].as_i64().unwrap_or_else(|| panic!("a count: {:?}", r.messages))
@@ -69,7 +65,7 @@ async fn open_count(c: &reqwest::Client, url: &str) -> i64 {
 #[tokio::test]
 async fn h2_a_reset_listen_stream_leaves_the_registry_while_its_neighbour_stays() {
     let s = HttpServer::start_with("fixture", &["--listen-probes"]);
-    let c = h2c();
+    let c = h2_client(None);
     let mut bodies = Vec::new();
     for id in [1, 2] {
         let params = json!({ "notifications": { "toolsListChanged": true } });

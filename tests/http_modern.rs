@@ -460,11 +460,7 @@ async fn odd_host_headers_and_repeated_headers_are_refused() {
 #[tokio::test]
 async fn http2_with_prior_knowledge_serves_results_and_streams() {
     let s = HttpServer::start("everything");
-    let c = reqwest::Client::builder()
-        .http2_prior_knowledge()
-        .timeout(std::time::Duration::from_secs(20))
-        .build()
-        .expect("an h2c client");
+    let c = h2_client(None);
     // A plain result, on HTTP/2 (no Host header: the host check reads `:authority`).
     let resp = modern(&c, &s.url, json!(1), "tools/list", json!({})).send().await.expect("sent");
     assert_eq!(resp.version(), reqwest::Version::HTTP_2);
@@ -496,11 +492,7 @@ async fn http2_with_prior_knowledge_serves_results_and_streams() {
 #[tokio::test]
 async fn many_concurrent_http2_streams_on_one_connection_each_get_their_own_reply() {
     let s = HttpServer::start("everything");
-    let c = reqwest::Client::builder()
-        .http2_prior_knowledge()
-        .timeout(std::time::Duration::from_secs(30))
-        .build()
-        .expect("an h2c client");
+    let c = h2_client(None);
     let calls = (0..120).map(|i| {
         let (c, url) = (c.clone(), s.url.clone());
         async move {
@@ -538,11 +530,7 @@ async fn many_concurrent_http2_streams_on_one_connection_each_get_their_own_repl
 #[tokio::test]
 async fn an_oversized_body_over_http2_is_413_with_a_json_rpc_error() {
     let s = HttpServer::start("everything");
-    let c = reqwest::Client::builder()
-        .http2_prior_knowledge()
-        .timeout(std::time::Duration::from_secs(30))
-        .build()
-        .expect("an h2c client");
+    let c = h2_client(None);
     let params = json!({ "name": "test_simple_text", "arguments": { "pad": "x".repeat(8 * 1024 * 1024) } });
     let resp = modern(&c, &s.url, json!(9), "tools/call", params).send().await.expect("a reply");
     assert_eq!(resp.version(), reqwest::Version::HTTP_2);

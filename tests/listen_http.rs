@@ -131,17 +131,6 @@ async fn the_probe_exists_only_with_its_flag() {
     assert_eq!(r.error_code(), Some(-32601), "{:?}", r.messages);
 }
 
-/// A client speaking HTTP/2 without upgrade (prior knowledge): all its requests share one
-/// connection, so the server's `batched_writes` gathers their frames.
-fn h2_client(stream_window: Option<u32>) -> reqwest::Client {
-    reqwest::Client::builder()
-        .http2_prior_knowledge()
-        .http2_initial_stream_window_size(stream_window)
-        .timeout(Duration::from_secs(30))
-        .build()
-        .expect("an h2c client")
-}
-
 /// Polls the probe until it reports `want` open subscriptions (an upper bound for liveness,
 /// not a timing requirement); returns the last count.
 async fn wait_for_count(url: &str, want: i64) -> i64 {

@@ -414,15 +414,7 @@ async fn malformed_and_deeply_nested_lines_over_stdio_get_parse_errors() {
 async fn large_replies_on_many_http2_streams_arrive_whole() {
     let s = HttpServer::start("fixture");
     let url = s.url.clone();
-    let clients: Vec<reqwest::Client> = (0..4)
-        .map(|_| {
-            reqwest::Client::builder()
-                .http2_prior_knowledge()
-                .timeout(Duration::from_secs(60))
-                .build()
-                .expect("an h2c client")
-        })
-        .collect();
+    let clients: Vec<reqwest::Client> = (0..4).map(|_| h2_client(None)).collect();
     let calls = (0..160usize).map(|i| {
         let (c, url) = (clients[i % clients.len()].clone(), url.clone());
         async move {

@@ -153,6 +153,18 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(Duration::from_secs(20)).build().expect("client")
 }
 
+/// A client speaking HTTP/2 without upgrade (prior knowledge): all its requests share one
+/// connection, so the server's `batched_writes` gathers their frames. `stream_window` sets
+/// the client's receive window per stream (bytes; `None`: the default).
+pub fn h2_client(stream_window: Option<u32>) -> reqwest::Client {
+    reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .http2_initial_stream_window_size(stream_window)
+        .timeout(Duration::from_secs(60))
+        .build()
+        .expect("an h2c client")
+}
+
 pub async fn send(req: reqwest::RequestBuilder) -> Reply {
     let resp = req.send().await.expect("request sent");
     let status = resp.status().as_u16();
