@@ -246,7 +246,7 @@ pub(crate) async fn listen(
             };
             let encoded = &server.inner.encoded_events;
             notifier.send_encoded(
-                || encoded.message(&event, &method, &params, &sid_json),
+                || encoded.message(&method, &params, &sid_json),
                 || encoded::message_value(&method, params.clone(), &ctx.request_id().to_value()),
             )
         };
