@@ -2,6 +2,9 @@
 
 use serde_json::{Value, json};
 use std::time::Duration;
+use switchyard::CancellationToken;
+use switchyard::context::Outbound;
+use switchyard::jsonrpc::{Message, parse_message};
 use switchyard::prelude::*;
 use switchyard::subscriptions::Event;
 use switchyard::testing::TestClient;
@@ -87,6 +90,180 @@ async fn odd_extension_params_are_tagged_or_skipped_and_the_subscription_goes_on
     assert_eq!(acme.len(), 3, "the array params are skipped, the others delivered in order: {acme:?}");
     assert_eq!(acme[0]["params"], json!({ "n": 1, "_meta": { "io.modelcontextprotocol/subscriptionId": 5 } }));
     assert_eq!(acme[1]["params"], json!({ "_meta": { "io.modelcontextprotocol/subscriptionId": 5 } }));
+}
+
+/// A listen request with any id, asking for tool-list changes and the `ok-1` acme events.
+fn listen_with_id(id: &Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+        "notifications": { "toolsListChanged": true, "acmeIds": ["ok-1"] },
+        "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                   "io.modelcontextprotocol/clientCapabilities": { "extensions": { "acme/ext": {} } } } } })
+}
+
+fn acme(params: Value) -> Event {
+    Event::Extension { key: "acmeIds".into(), item: json!("ok-1"), method: "notifications/acme".into(), params }
+}
+
+fn tag(id: &Value) -> Value {
+    json!({ "io.modelcontextprotocol/subscriptionId": id })
+}
+
+/// Ids of every shape the wire allows, each needing care when written into the shared text.
+fn odd_ids() -> [Value; 4] {
+    [json!(-7), json!(i64::MAX), json!("s\"\\/\n\t\u{1}\u{e9}\u{2028}\u{1F600}"), json!("")]
+}
+
+/// Several subscribers with ids of every shape share one encoding per event on stdio; each
+/// gets every event in publication order (C21), tagged with its own id and written as the
+/// publisher built it: two events equal as `Value`s but for their key order (or the sign of a
+/// zero) each keep their own.
+#[tokio::test]
+async fn c21_every_id_shape_gets_its_own_tag_and_each_event_as_written_on_stdio() {
+    let server = Server::builder("c21-ids", "1").groups(["c16"]).build().expect("builds");
+    let client = TestClient::modern(server.clone());
+    let ids = odd_ids();
+    for id in &ids {
+        client.send_line(&listen_with_id(id).to_string()).await;
+    }
+    let acks = |m: &Value| m["method"] == "notifications/subscriptions/acknowledged";
+    for id in &ids {
+        wait_for(&client, |m| acks(m) && m["params"]["_meta"] == tag(id)).await;
+    }
+    let publisher = server.publisher();
+    publisher.tools_list_changed();
+    publisher.publish(acme(json!({ "a": 1, "b": 2 })));
+    publisher.publish(acme(json!({ "b": 2, "a": 1 })));
+    publisher.publish(acme(json!({ "z": 0.0 })));
+    publisher.publish(acme(json!({ "z": -0.0 })));
+    publisher.publish(acme(json!({})));
+    for id in &ids {
+        let mine = |m: &Value| m["params"]["_meta"] == tag(id) && !acks(m);
+        wait_for(&client, |m| {
+            mine(m) && m["params"].as_object().is_some_and(|p| p.len() == 1 && m["method"] == "notifications/acme")
+        })
+        .await;
+        let got: Vec<Value> = client.notifications().into_iter().filter(|m| mine(m)).collect();
+        let methods: Vec<&str> = got.iter().map(|m| m["method"].as_str().unwrap_or("?")).collect();
+        assert_eq!(methods[0], "notifications/tools/list_changed", "{id}: {got:?}");
+        assert_eq!(methods[1..], ["notifications/acme"; 5], "{id}: {got:?}");
+        let keys: Vec<Vec<&str>> = got
+            .iter()
+            .map(|m| m["params"].as_object().map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                vec!["_meta"],
+                vec!["a", "b", "_meta"],
+                vec!["b", "a", "_meta"],
+                vec!["z", "_meta"],
+                vec!["z", "_meta"],
+                vec!["_meta"]
+            ],
+            "{id}: each event keeps its own key order"
+        );
+        let sign = |m: &Value| m["params"]["z"].as_f64().map(f64::is_sign_negative);
+        assert_eq!((sign(&got[3]), sign(&got[4])), (Some(false), Some(true)), "{id}: {got:?}");
+        assert!(got.iter().all(|m| m["jsonrpc"] == "2.0"), "{got:?}");
+    }
+}
+
+/// Opens a listen subscription over a custom transport: `Server::notifier` over a tokio
+/// channel of `Outbound` holding one message, so every send past one unread message waits.
+fn custom_listen(
+    server: &Server,
+    id: &Value,
+    cancel: &CancellationToken,
+) -> (tokio::task::JoinHandle<Result<Value, McpError>>, tokio::sync::mpsc::Receiver<Outbound>) {
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    let Ok(Message::Request(req)) = parse_message(listen_with_id(id).to_string().as_bytes()) else {
+        panic!("a listen request")
+    };
+    let work = server.handle_request(req, None, cancel.clone(), server.notifier(tx, cancel.clone()), None);
+    (tokio::spawn(work), rx)
+}
+
+/// The next message on a custom transport's channel (5 s: a liveness bound).
+async fn next_outbound(rx: &mut tokio::sync::mpsc::Receiver<Outbound>) -> Option<Value> {
+    match tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.expect("a message or the end") {
+        Some(Outbound::Message(v)) => Some(v),
+        Some(Outbound::CloseStream) => panic!("a listen subscription does not close its stream"),
+        None => None,
+    }
+}
+
+async fn ended(work: tokio::task::JoinHandle<Result<Value, McpError>>) -> Result<Value, McpError> {
+    tokio::time::timeout(Duration::from_secs(5), work).await.expect("the subscription ends").expect("no panic")
+}
+
+/// A custom transport gets complete `Value`s, in publication order, also when the
+/// subscription had to wait for room in its channel; shutdown ends it with its result.
+#[tokio::test]
+async fn c21_c12_custom_transports_get_whole_values_in_order_and_the_result_on_shutdown() {
+    let server = Server::builder("c21-custom", "1").groups(["c16"]).build().expect("builds");
+    for id in odd_ids() {
+        let cancel = CancellationToken::new();
+        let (work, mut rx) = custom_listen(&server, &id, &cancel);
+        let ack = next_outbound(&mut rx).await.expect("the ack");
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+        assert_eq!(
+            ack["params"],
+            json!({ "notifications": { "toolsListChanged": true, "acmeIds": ["ok-1"] }, "_meta": tag(&id) })
+        );
+        // Nothing is read while publishing: the subscription waits for room after the first.
+        let publisher = server.publisher();
+        publisher.tools_list_changed();
+        for n in 1..=5 {
+            publisher.publish(acme(json!({ "n": n })));
+        }
+        let mut want = vec![
+            json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": { "_meta": tag(&id) } }),
+        ];
+        want.extend((1..=5).map(
+            |n| json!({ "jsonrpc": "2.0", "method": "notifications/acme", "params": { "n": n, "_meta": tag(&id) } }),
+        ));
+        for w in want {
+            assert_eq!(next_outbound(&mut rx).await, Some(w), "{id}");
+        }
+        cancel.cancel();
+        assert!(ended(work).await.is_err(), "a client cancel ends it without a result");
+        publisher.tools_list_changed();
+        assert_eq!(next_outbound(&mut rx).await, None, "nothing after the cancel");
+    }
+    let id = json!("last \"one\"");
+    let (work, mut rx) = custom_listen(&server, &id, &CancellationToken::new());
+    next_outbound(&mut rx).await.expect("the ack");
+    server.shutdown();
+    let result = ended(work).await.expect("shutdown ends it with its result");
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/subscriptionId"], id, "{result}");
+}
+
+/// A subscriber that falls more than the hub's capacity behind is ended with its result
+/// (its id, whatever its shape) rather than skipping events; what it got before is in order.
+#[tokio::test]
+async fn c21_a_lagging_subscription_ends_with_its_result_after_an_in_order_prefix() {
+    let server = Server::builder("c21-lag", "1")
+        .groups(["c16"])
+        .delivery_hub(switchyard::subscriptions::InProcessHub::new(2))
+        .build()
+        .expect("builds");
+    for id in odd_ids() {
+        let (work, mut rx) = custom_listen(&server, &id, &CancellationToken::new());
+        next_outbound(&mut rx).await.expect("the ack");
+        for n in 1..=20 {
+            server.publisher().publish(acme(json!({ "n": n })));
+        }
+        let mut got = Vec::new();
+        while let Some(m) = next_outbound(&mut rx).await {
+            got.push(m);
+        }
+        let result = ended(work).await.expect("a lagging subscription ends with its result");
+        assert_eq!(result["_meta"]["io.modelcontextprotocol/subscriptionId"], id, "{result}");
+        assert!(got.len() < 20, "it lagged: {got:?}");
+        for (i, m) in got.iter().enumerate() {
+            assert_eq!(m["params"], json!({ "n": i + 1, "_meta": tag(&id) }), "an in-order prefix: {got:?}");
+        }
+    }
 }
 
 async fn serve(server: Server, config: switchyard::transport::http::HttpConfig) -> String {

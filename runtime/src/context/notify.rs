@@ -336,3 +336,109 @@ impl Logger {
         self.log(LogLevel::Error, data).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{MessageFilter, MessageFilters};
+    use futures::future::Either;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    /// A liveness bound for a send that must complete once room was made.
+    async fn within<T>(f: impl Future<Output = T>) -> T {
+        tokio::time::timeout(Duration::from_secs(5), f).await.expect("completes once there is room")
+    }
+
+    fn message(n: i64) -> Value {
+        json!({ "jsonrpc": "2.0", "method": "notifications/x", "params": { "n": n } })
+    }
+
+    fn text(n: i64) -> String {
+        message(n).to_string()
+    }
+
+    /// A message filter that tags what it sees (so a test knows it saw a `Value`).
+    struct Tag;
+
+    impl MessageFilter for Tag {
+        fn outgoing(&self, mut message: Value) -> Vec<Value> {
+            message["params"]["tagged"] = json!(true);
+            vec![message]
+        }
+    }
+
+    #[tokio::test]
+    async fn encoded_text_waits_for_room_on_the_http_queue_and_keeps_its_place() {
+        let (tx, mut rx) = super::super::queue::channel::<Queued>(1);
+        let notifier = Notifier::queued(tx, CancellationToken::new());
+        assert!(
+            matches!(notifier.send_encoded(|| Some(text(1)), || message(1)), Either::Left(_)),
+            "room: queued at once"
+        );
+        let second = notifier.send_encoded(|| Some(text(2)), || message(2));
+        assert!(matches!(second, Either::Right(_)), "full: the send waits");
+        assert_eq!(rx.recv().await, Some(Queued::Message(Payload::Encoded(text(1)))));
+        assert!(within(second).await);
+        assert_eq!(rx.recv().await, Some(Queued::Message(Payload::Encoded(text(2)))), "still text, in order");
+    }
+
+    #[tokio::test]
+    async fn encoded_text_waits_for_room_on_the_stdio_writer_queue_and_keeps_its_place() {
+        let (tx, mut rx) = mpsc::channel::<OutLine>(1);
+        let notifier = Notifier::connection(tx, CancellationToken::new());
+        assert!(matches!(notifier.send_encoded(|| Some(text(1)), || message(1)), Either::Left(_)));
+        let second = notifier.send_encoded(|| Some(text(2)), || message(2));
+        assert!(matches!(second, Either::Right(_)), "full: the send waits");
+        assert!(matches!(rx.recv().await, Some(OutLine::Encoded(t)) if t == text(1)));
+        assert!(within(second).await);
+        assert!(matches!(rx.recv().await, Some(OutLine::Encoded(t)) if t == text(2)), "still text, in order");
+    }
+
+    /// A custom transport's channel carries `Outbound`, so it gets the `Value` (never text
+    /// parsed back), also when the send had to wait.
+    #[tokio::test]
+    async fn custom_transports_get_the_value_also_after_waiting_for_room() {
+        let (tx, mut rx) = mpsc::channel::<Outbound>(1);
+        let notifier = Notifier::new(tx, CancellationToken::new());
+        let unused = || -> Option<String> { panic!("a custom transport's send must not encode") };
+        assert!(matches!(notifier.send_encoded(unused, || message(1)), Either::Left(_)));
+        let second = notifier.send_encoded(unused, || message(2));
+        assert!(matches!(second, Either::Right(_)), "full: the send waits");
+        assert_eq!(rx.recv().await, Some(Outbound::Message(message(1))));
+        assert!(within(second).await);
+        assert_eq!(rx.recv().await, Some(Outbound::Message(message(2))));
+    }
+
+    /// With an outgoing message filter the filter gets the `Value` and its output is queued,
+    /// on every sink that would otherwise take text.
+    #[tokio::test]
+    async fn message_filters_see_the_value_and_their_output_is_sent() {
+        let filters = || MessageFilters::new(vec![Arc::new(Tag) as Arc<dyn MessageFilter>]);
+        let unused = || -> Option<String> { panic!("a filtered send must not encode") };
+        let mut tagged = message(1);
+        tagged["params"]["tagged"] = json!(true);
+
+        let (tx, mut rx) = super::super::queue::channel::<Queued>(1);
+        let notifier = Notifier::queued(tx, CancellationToken::new()).with_filters(filters());
+        assert!(within(notifier.send_encoded(unused, || message(1))).await);
+        assert_eq!(rx.recv().await, Some(Queued::Message(Payload::Value(tagged.clone()))));
+
+        let (tx, mut rx) = mpsc::channel::<OutLine>(1);
+        let notifier = Notifier::connection(tx, CancellationToken::new()).with_filters(filters());
+        assert!(within(notifier.send_encoded(unused, || message(1))).await);
+        assert!(matches!(rx.recv().await, Some(OutLine::Message(v)) if v == tagged));
+    }
+
+    #[tokio::test]
+    async fn nothing_is_encoded_or_queued_after_cancellation() {
+        let (tx, mut rx) = super::super::queue::channel::<Queued>(1);
+        let cancel = CancellationToken::new();
+        let notifier = Notifier::queued(tx, cancel.clone());
+        cancel.cancel();
+        let unused = || -> Option<String> { panic!("a cancelled send must not encode") };
+        assert!(!within(notifier.send_encoded(unused, || panic!("nor build a Value"))).await);
+        drop(notifier);
+        assert_eq!(rx.recv().await, None);
+    }
+}
