@@ -300,6 +300,33 @@ async fn read_until(resp: &mut reqwest::Response, needle: &str) -> String {
     text
 }
 
+/// On HTTP the encoded event goes into the SSE frame as it is: for every id shape the frame's
+/// data is byte for byte the serialized `Value` the listen loop built before.
+#[tokio::test]
+async fn every_id_shape_is_framed_on_http_exactly_as_the_value_was() {
+    let server = Server::builder("c21-http", "1").groups(["c16"]).build().expect("builds");
+    let url = serve(server.clone(), Default::default()).await;
+    let params = json!({ "b": 2, "a": [1.5, -0.0, u64::MAX], "s": "\u{2028}\"x\"\\\u{1F600}" });
+    for id in odd_ids() {
+        let mut resp = reqwest::Client::new()
+            .post(&url)
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "subscriptions/listen")
+            .body(listen_with_id(&id).to_string())
+            .send()
+            .await
+            .expect("sent");
+        read_until(&mut resp, "acknowledged").await;
+        server.publisher().publish(acme(params.clone()));
+        let mut tagged = params.clone();
+        tagged["_meta"] = tag(&id);
+        let want = json!({ "jsonrpc": "2.0", "method": "notifications/acme", "params": tagged });
+        let frame = format!("data: {}\n\n", serde_json::to_string(&want).expect("serializes"));
+        let text = read_until(&mut resp, &frame).await;
+        assert!(text.contains(&frame), "{id}: want {frame:?} in {text:?}");
+    }
+}
+
 #[tokio::test]
 async fn c19_listen_streams_carry_keep_alive_comments_at_the_configured_interval() {
     let server = Server::builder("c19", "1").groups(["c16"]).build().expect("builds");
