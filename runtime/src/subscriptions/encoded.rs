@@ -106,7 +106,7 @@ fn written_alike(a: &Value, b: &Value) -> bool {
 /// way the listen loop always built it: `_meta` set on `params`.
 pub(crate) fn message_value(method: &str, mut params: Value, sid: &Value) -> Value {
     if let Some(p) = params.as_object_mut() {
-        p.insert("_meta".into(), json!({ META_SUBSCRIPTION_ID: sid }));
+        p.insert("_meta".into(), super::listen::subscription_meta(sid));
     }
     json!({ "jsonrpc": "2.0", "method": method, "params": params })
 }

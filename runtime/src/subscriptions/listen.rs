@@ -12,6 +12,7 @@ use crate::server::Server;
 use futures::StreamExt;
 use futures::task::AtomicWaker;
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
@@ -48,21 +49,22 @@ impl Grant {
         Value::Object(n)
     }
 
-    /// The notification for `event` if this grant covers it: `(method, params)`.
-    fn deliver(&self, event: &Event) -> Option<(String, Value)> {
+    /// The notification for `event` if this grant covers it: `(method, params)`, borrowed from
+    /// the event where it can be (every subscriber of an event calls this; the encoded text is
+    /// shared, so a copy per subscriber would be the only per-subscriber work left).
+    fn deliver<'a>(&self, event: &'a Event) -> Option<(&'a str, Cow<'a, Value>)> {
+        let empty = || Cow::Owned(Value::Object(Map::new()));
         match event {
-            Event::ToolsListChanged if self.tools => Some(("notifications/tools/list_changed".into(), json!({}))),
-            Event::PromptsListChanged if self.prompts => Some(("notifications/prompts/list_changed".into(), json!({}))),
-            Event::ResourcesListChanged if self.resources => {
-                Some(("notifications/resources/list_changed".into(), json!({})))
-            }
+            Event::ToolsListChanged if self.tools => Some(("notifications/tools/list_changed", empty())),
+            Event::PromptsListChanged if self.prompts => Some(("notifications/prompts/list_changed", empty())),
+            Event::ResourcesListChanged if self.resources => Some(("notifications/resources/list_changed", empty())),
             Event::ResourceUpdated(uri) if self.uris.as_ref().is_some_and(|u| u.contains(uri)) => {
-                Some(("notifications/resources/updated".into(), json!({ "uri": uri })))
+                Some(("notifications/resources/updated", Cow::Owned(json!({ "uri": uri }))))
             }
             Event::Extension { key, item, method, params } => {
                 let granted = self.fields.get(key)?;
                 let matches = granted == item || granted.as_array().is_some_and(|a| a.contains(item));
-                matches.then(|| (method.clone(), params.clone()))
+                matches.then_some((method.as_str(), Cow::Borrowed(params)))
             }
             _ => None,
         }
@@ -138,7 +140,13 @@ fn grant(server: &Server, filter: &Map<String, Value>) -> Grant {
 /// The listen result `{"_meta": {"io.modelcontextprotocol/subscriptionId": sid}}`
 /// (`SubscriptionsListenResult`; `resultType` is added when it is sent).
 pub(super) fn listen_result(sid: &Value) -> Value {
-    json!({ "_meta": { META_SUBSCRIPTION_ID: sid } })
+    json!({ "_meta": subscription_meta(sid) })
+}
+
+/// `{"io.modelcontextprotocol/subscriptionId": sid}`: the `_meta` that tags the
+/// acknowledgement, every event and the result of subscription `sid`.
+pub(super) fn subscription_meta(sid: &Value) -> Value {
+    json!({ META_SUBSCRIPTION_ID: sid })
 }
 
 /// What woke a subscription's loop.
@@ -196,7 +204,7 @@ pub(crate) async fn listen(
     let notifier = ctx.notifier();
     {
         let mut ack = json!({ "notifications": grant.to_json() });
-        ack["_meta"] = json!({ META_SUBSCRIPTION_ID: ctx.request_id().to_value() });
+        ack["_meta"] = subscription_meta(&ctx.request_id().to_value());
         notifier.send("notifications/subscriptions/acknowledged", ack)
     }
     .await;
@@ -234,9 +242,9 @@ pub(crate) async fn listen(
                 Step::Event(Some(Err(_)) | None) => return Ok(listen_result(&ctx.request_id().to_value())),
             };
             let Some((method, params)) = grant.deliver(&event) else { continue };
-            let params = match params {
+            let params = match params.as_ref() {
                 Value::Object(_) => params,
-                Value::Null => json!({}),
+                Value::Null => Cow::Owned(Value::Object(Map::new())),
                 other => {
                     // Notification params are an object (JSON-RPC, MCP); there is nowhere to
                     // put the subscription id. A publisher bug: skip it, keep the subscription.
@@ -246,8 +254,8 @@ pub(crate) async fn listen(
             };
             let encoded = &server.inner.encoded_events;
             notifier.send_encoded(
-                || encoded.message(&method, &params, &sid_json),
-                || encoded::message_value(&method, params.clone(), &ctx.request_id().to_value()),
+                || encoded.message(method, &params, &sid_json),
+                || encoded::message_value(method, params.as_ref().clone(), &ctx.request_id().to_value()),
             )
         };
         delivery.await;
