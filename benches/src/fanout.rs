@@ -12,7 +12,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 /// Events published per run, one after the other.
-const EVENTS: usize = 5;
+pub const EVENTS: usize = 5;
 
 /// What one fan-out run measured.
 pub struct FanOut {
@@ -39,7 +39,7 @@ pub enum Wire {
 }
 
 /// Opens `n` listen streams over HTTP/2, `per_connection` on each connection.
-async fn open_h2(url: &str, n: usize, per_connection: usize) -> Res<Vec<hyper::body::Incoming>> {
+pub async fn open_h2(url: &str, n: usize, per_connection: usize) -> Res<Vec<hyper::body::Incoming>> {
     let (authority, _) = split_url(url)?;
     let mut streams = Vec::with_capacity(n);
     let mut left = n;

@@ -37,7 +37,8 @@ pub fn split_url(url: &str) -> Res<(String, String)> {
     Ok((authority.to_owned(), format!("/{path}")))
 }
 
-struct Client {
+/// One client on its own keep-alive HTTP/1.1 connection.
+pub struct Client {
     sender: SendRequest<Full<Bytes>>,
     authority: String,
     path: String,
@@ -45,7 +46,8 @@ struct Client {
 }
 
 impl Client {
-    async fn connect(url: &str) -> Res<Client> {
+    /// Connects to `url` (`http://HOST:PORT/PATH`).
+    pub async fn connect(url: &str) -> Res<Client> {
         let (authority, path) = split_url(url)?;
         let stream = tokio::net::TcpStream::connect(&authority).await?;
         stream.set_nodelay(true)?;
@@ -54,7 +56,9 @@ impl Client {
         Ok(Client { sender, authority, path, session: None })
     }
 
-    async fn post(&mut self, body: String, headers: &[(&str, &str)]) -> Res<(hyper::http::HeaderMap, Bytes)> {
+    /// POSTs `body` with `headers`; the answer's headers and body, or an error for a status
+    /// other than 2xx.
+    pub async fn post(&mut self, body: String, headers: &[(&str, &str)]) -> Res<(hyper::http::HeaderMap, Bytes)> {
         let mut req = hyper::Request::post(&self.path)
             .header("host", &self.authority)
             .header("content-type", "application/json")

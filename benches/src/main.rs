@@ -8,6 +8,10 @@
 //! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
 //! overrides how often each figure is measured (1 quick, 3 full).
 //!
+//! The scale-out rows run only when asked for: `--only scale` (or `scale-tasks`, `scale-http`,
+//! `scale-fanout`). They need PostgreSQL, HAProxy and NATS (see `scale`), which a plain run
+//! should not depend on, and they print in columns of their own (a header line per section).
+//!
 //! Prints one row per figure, tab-separated:
 //! `NAME<TAB>OURS<TAB>RMCP<TAB>RAW<TAB>OURS/RMCP<TAB>OURS/RAW`; `(higher)` or `(lower)` in
 //! NAME says which way is better; `n/a` where a server has no equivalent. Servers are separate
@@ -18,6 +22,7 @@ mod fanout;
 mod load_http;
 mod load_stdio;
 mod proc;
+mod scale;
 mod servers;
 mod table;
 
@@ -48,6 +53,13 @@ impl Plan {
     /// The fan-out rows over one wire (`h1`, `h2`): wanted with `fanout` or `fanout-WIRE`.
     fn wants_fanout(&self, wire: &str) -> bool {
         self.wants("fanout") || self.wants(&format!("fanout-{wire}"))
+    }
+
+    /// A scale-out group (`tasks`, `http`, `fanout`): only when named, as `scale` or
+    /// `scale-GROUP` (see the crate docs).
+    fn wants_scale(&self, group: &str) -> bool {
+        let named = |g: &str| self.only.as_ref().is_some_and(|o| o.iter().any(|x| x == g));
+        named("scale") || named(&format!("scale-{group}"))
     }
 }
 
@@ -99,7 +111,9 @@ fn main() -> std::process::ExitCode {
             None => Err("role needs a name".into()),
         },
         Some("--help" | "-h") => {
-            println!("usage: bench [--quick] [--only stdio,http,fanout,fanout-h1,fanout-h2,compile] [--repeats N]");
+            println!(
+                "usage: bench [--quick] [--only stdio,http,fanout,fanout-h1,fanout-h2,compile,scale,scale-tasks,scale-http,scale-fanout] [--repeats N]"
+            );
             Ok(())
         }
         _ => pin_and_run(&args),
@@ -136,6 +150,7 @@ fn pin_and_run(args: &[String]) -> Res<()> {
     if plan.wants("compile") {
         compile(&plan, &mut table)?;
     }
+    rt.block_on(scale::run(&plan, &mut table))?;
     eprintln!("({} run)", if plan.quick { "quick" } else { "full" });
     print!("{}", table.render());
     Ok(())

@@ -96,7 +96,22 @@ pub fn spawn_role(role: &str, extra: &[&str]) -> Res<ServerProc> {
 /// Starts an HTTP server role on a free loopback port and waits for its
 /// `listening on http://ADDR/mcp` line.
 pub fn spawn_http(role: &str) -> Res<ServerProc> {
-    let mut p = spawn_role(role, &["127.0.0.1:0"])?;
+    spawn_http_with(role, &[], &[])
+}
+
+/// [`spawn_http`] with flags after the address and extra environment variables (the
+/// scale-out roles: task store, NATS hub, requestState key).
+pub fn spawn_http_with(role: &str, flags: &[&str], env: &[(&str, &str)]) -> Res<ServerProc> {
+    let exe = std::env::current_exe()?;
+    let mut args = vec!["role", role, "127.0.0.1:0"];
+    args.extend_from_slice(flags);
+    let child = pinned_server(&exe, &args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut p = ServerProc { child, url: None };
     let stderr = p.child.stderr.take().ok_or("no stderr")?;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -107,14 +122,30 @@ pub fn spawn_http(role: &str) -> Res<ServerProc> {
                 if let Some(tx) = tx.take() {
                     let _ = tx.send(url.trim().to_owned());
                 }
-            } else if std::env::var_os("BENCH_VERBOSE").is_some() {
+            } else if std::env::var_os("BENCH_VERBOSE").is_some() || line.starts_with("error") {
                 eprintln!("[server] {line}");
             }
         }
     });
-    let url = rx.recv_timeout(Duration::from_secs(30)).map_err(|_| format!("{role} did not start listening"))?;
+    let url = rx.recv_timeout(Duration::from_secs(30)).map_err(|e| match e {
+        // Its stderr closed: the role stopped (a store or hub it could not reach) and said why
+        // there, which the reader above echoed.
+        std::sync::mpsc::RecvTimeoutError::Disconnected => {
+            let status = p.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
+            format!("{role} exited ({status}) before listening")
+        }
+        std::sync::mpsc::RecvTimeoutError::Timeout => format!("{role} did not start listening"),
+    })?;
     p.url = Some(url);
     Ok(p)
+}
+
+/// Starts a helper process (a balancer, a broker) pinned to the servers' CPU, its output
+/// discarded; killed when the returned value is dropped.
+pub fn spawn_helper(program: &Path, args: &[&str]) -> Res<ServerProc> {
+    let child =
+        pinned(SERVER_CPU, program, args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
+    Ok(ServerProc { child, url: None })
 }
 
 /// Total CPU time (user + system) of process `pid` in microseconds.

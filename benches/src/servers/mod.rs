@@ -10,7 +10,8 @@ pub mod rmcp_echo;
 
 use crate::Res;
 
-/// Runs the server role `name` with its arguments; returns when the server stops.
+/// Runs the server role `name` with its arguments (an HTTP role: `ADDR`, then for `ours-http`
+/// the flags of [`ours::HttpOptions`]); returns when the server stops.
 pub fn run_role(name: &str, args: &[String]) -> Res<()> {
     // One runtime thread for every server: the issue compares servers on one core, and the
     // harness pins each server process to one CPU with taskset as well.
@@ -24,7 +25,9 @@ pub fn run_role(name: &str, args: &[String]) -> Res<()> {
     let addr = args.first().cloned().unwrap_or_else(|| "127.0.0.1:0".to_owned());
     match name {
         "ours-stdio" => rt.block_on(ours::stdio()),
-        "ours-http" | "ours-http-current" => rt.block_on(ours::http(addr)),
+        "ours-http" | "ours-http-current" => {
+            rt.block_on(ours::http(addr, ours::HttpOptions::parse(args.get(1..).unwrap_or_default())?))
+        }
         "rmcp-stdio" => rt.block_on(rmcp_echo::stdio(false)),
         "rmcp-stdio-pipes" => rt.block_on(rmcp_echo::stdio(true)),
         "rmcp-http" => rt.block_on(rmcp_echo::http(addr, false)),

@@ -81,9 +81,25 @@
 //! one SQLite file: a task is committed before the `CreateTaskResult` is sent; completed results
 //! stay readable after a restart until their TTL passes; tasks that were running when the
 //! process stopped are reported `failed` ("the server stopped while the task was running")
-//! after [`SqliteTaskStore::open_for_server`]; several processes may share the file. Any other
-//! backend implements [`TaskStore`]. Expired tasks (TTL, default one hour, counted from
-//! creation) answer `-32602` and are purged.
+//! after [`SqliteTaskStore::open_for_server`]; several processes may share the file.
+//!
+//! `PostgresTaskStore` (feature `postgres`) is the store for many instances of one server
+//! behind a load balancer: every instance and every worker process uses the same database;
+//! `create` commits before the `CreateTaskResult` is sent, transitions are atomic across
+//! processes, and the schema is created or upgraded on start (safe when instances start
+//! together). With `PostgresJobExecutor` the instances queue each task's `tools/call` in a job
+//! table and worker processes on any machines take them with `PostgresTaskStore::claim`: each
+//! job is handed to one worker, once (see the `tasks_worker` example).
+//!
+//! Leases: the process running a task vouches for it until
+//! [`TaskRecord::lease_expires_at_ms`] and renews the lease while it works
+//! ([`TaskStore::renew_lease`], which answers `false` once the task was cancelled);
+//! [`TaskStore::fail_expired_leases`] ends the tasks whose process died `failed`. The SQLite
+//! and PostgreSQL stores keep leases (a terminal state clears the lease); the default trait
+//! methods keep none.
+//!
+//! Any other backend implements [`TaskStore`]. Expired tasks (TTL, default one hour, counted
+//! from creation) answer `-32602` and are purged.
 //!
 //! ## Executors
 //! [`InProcessExecutor`] (default) runs each task on the current Tokio runtime.
@@ -105,6 +121,7 @@ mod executor;
 mod filter;
 mod id;
 mod input;
+mod maintenance;
 mod methods;
 mod model;
 mod store;
@@ -121,6 +138,12 @@ pub use input::{TaskInputChannel, request_input};
 pub use methods::{TaskRef, TaskUpdate};
 pub use model::{TaskError, TaskRecord, TaskState, iso8601, now_ms};
 pub use store::{InMemoryTaskStore, SqliteTaskStore, StoreError, TaskStore, Transition};
+#[cfg(feature = "postgres")]
+pub use store::{Job, PostgresJobExecutor, PostgresTaskStore};
+/// The PostgreSQL driver and pool crates `PostgresTaskStore` is built on (feature `postgres`),
+/// so that callers configure it with the very versions it uses.
+#[cfg(feature = "postgres")]
+pub use {deadpool_postgres, tokio_postgres};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -157,11 +180,16 @@ pub struct TasksExtension {
     executor: Option<Arc<dyn TaskExecutor>>,
     ttl: Option<Duration>,
     poll_interval: Duration,
+    lease: Duration,
 }
 
 impl std::fmt::Debug for TasksExtension {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TasksExtension").field("ttl", &self.ttl).field("poll_interval", &self.poll_interval).finish()
+        f.debug_struct("TasksExtension")
+            .field("ttl", &self.ttl)
+            .field("poll_interval", &self.poll_interval)
+            .field("lease", &self.lease)
+            .finish()
     }
 }
 
@@ -172,14 +200,15 @@ impl Default for TasksExtension {
 }
 
 impl TasksExtension {
-    /// In-memory store, the default executor selection, a TTL of one hour and a suggested poll
-    /// interval of 500 ms.
+    /// In-memory store, the default executor selection, a TTL of one hour, a suggested poll
+    /// interval of 500 ms and a lease of 15 s.
     pub fn new() -> Self {
         TasksExtension {
             store: Arc::new(InMemoryTaskStore::new()),
             executor: None,
             ttl: Some(Duration::from_secs(3600)),
             poll_interval: Duration::from_millis(500),
+            lease: Duration::from_secs(15),
         }
     }
 
@@ -218,6 +247,18 @@ impl TasksExtension {
         self
     }
 
+    /// How long a running task's lease lasts (whole milliseconds, at least 3; default 15 s).
+    /// The process running a task renews its lease every `lease / 3`; when that process dies
+    /// without a graceful stop, any instance sharing the store marks the task `failed`
+    /// (-32603) within `lease * 4 / 3` of the last renewal. Without a shared hub, a
+    /// `tasks/cancel` answered by another instance reaches the running task at the next
+    /// renewal (`lease / 3`); with one, at once. Shorter leases notice dead instances sooner
+    /// and cost one store write per running task per `lease / 3`.
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
     /// Installs the extension: keeps it in the builder's shared state and declares the
     /// extension for `server/discover`.
     pub fn install(self, builder: ServerBuilder) -> ServerBuilder {
@@ -226,6 +267,7 @@ impl TasksExtension {
             self.executor,
             self.ttl.map(|t| t.as_millis().max(1) as u64),
             self.poll_interval.as_millis().max(1) as u64,
+            self.lease.as_millis().max(3) as u64,
         );
         builder.state(tasks::TasksState(Arc::new(tasks))).extension_capability(EXTENSION, serde_json::json!({}))
     }

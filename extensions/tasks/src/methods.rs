@@ -31,7 +31,9 @@ pub struct TaskUpdate {
 }
 
 fn tasks_of(ctx: &RequestContext, method: &str) -> Result<Arc<Tasks>, McpError> {
-    installed(ctx).ok_or_else(|| McpError::method_not_found(method))
+    let tasks = installed(ctx).ok_or_else(|| McpError::method_not_found(method))?;
+    tasks.ensure_maintenance(ctx.server());
+    Ok(tasks)
 }
 
 /// `tasks/get` → the `DetailedTask` with `resultType: "complete"`.

@@ -87,6 +87,12 @@ pub struct TaskRecord {
     pub ttl_ms: Option<u64>,
     /// Suggested polling interval in milliseconds.
     pub poll_interval_ms: Option<u64>,
+    /// Until when (milliseconds since the Unix epoch) the process running the task vouches for
+    /// it; the process renews the lease while the work runs. A non-terminal task whose lease
+    /// has passed is failed by [`TaskStore::fail_expired_leases`](crate::TaskStore::fail_expired_leases):
+    /// its process died. `None`: nobody runs it yet (a job waiting in a queue) or the store
+    /// keeps no leases; such a task never expires by lease. Not on the wire.
+    pub lease_expires_at_ms: Option<u64>,
 }
 
 impl TaskRecord {
@@ -174,6 +180,7 @@ mod tests {
             last_updated_at_ms: 1000,
             ttl_ms: Some(50),
             poll_interval_ms: None,
+            lease_expires_at_ms: None,
         };
         assert!(!r.is_expired(1049));
         assert!(r.is_expired(1050));

@@ -7,8 +7,9 @@ use crate::store::{TaskStore, Transition};
 use crate::{EXTENSION, TASK_IDS_KEY};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
-use switchyard::subscriptions::Event;
+use switchyard::subscriptions::{Event, Publisher};
 use switchyard::{Alternate, CallToolResult, CancellationToken, McpError, RequestContext, Server};
 
 /// What one running task holds in this process.
@@ -24,7 +25,11 @@ pub(crate) struct Tasks {
     pub(crate) executor: Option<Arc<dyn TaskExecutor>>,
     pub(crate) ttl_ms: Option<u64>,
     pub(crate) poll_interval_ms: u64,
+    /// How long a task's lease lasts (ms); see [`crate::maintenance`].
+    pub(crate) lease_ms: u64,
     running: Mutex<HashMap<String, Running>>,
+    /// Set once the background maintenance of this process runs.
+    pub(crate) maintenance_started: AtomicBool,
 }
 
 /// The installed extension of `ctx`'s server, if any.
@@ -60,8 +65,17 @@ impl Tasks {
         executor: Option<Arc<dyn TaskExecutor>>,
         ttl_ms: Option<u64>,
         poll_interval_ms: u64,
+        lease_ms: u64,
     ) -> Self {
-        Tasks { store, executor, ttl_ms, poll_interval_ms, running: Mutex::new(HashMap::new()) }
+        Tasks {
+            store,
+            executor,
+            ttl_ms,
+            poll_interval_ms,
+            lease_ms,
+            running: Mutex::new(HashMap::new()),
+            maintenance_started: AtomicBool::new(false),
+        }
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
@@ -73,12 +87,41 @@ impl Tasks {
         self.running().remove(id);
     }
 
+    /// The ids of the tasks this process runs (or holds queued) now.
+    pub(crate) fn running_ids(&self) -> Vec<String> {
+        self.running().keys().cloned().collect()
+    }
+
+    /// Fires the cancellation token of task `id` if this process runs it.
+    pub(crate) fn stop_local(&self, id: &str) {
+        let token = self.running().get(id).and_then(|r| r.cancel.clone());
+        if let Some(token) = token {
+            token.cancel();
+        }
+    }
+
+    /// Hands `answers` to task `id` if it waits for input in this process; false otherwise.
+    pub(crate) fn feed_local(&self, id: &str, answers: Map<String, Value>) -> bool {
+        let Some(tx) = self.running().get(id).and_then(|r| r.input.clone()) else { return false };
+        // The receiver is gone only when the task ended meanwhile: the answer is dropped.
+        tx.send(answers).is_ok()
+    }
+
     /// The task `id` if `ctx`'s caller may see it and it has not expired.
     ///
     /// Errors: `-32602` for an unknown, expired or foreign task; `-32603` when the store fails.
     pub(crate) async fn visible(&self, ctx: &RequestContext, id: &str) -> Result<TaskRecord, McpError> {
         let now = now_ms();
-        let record = self.store.get(id).await.map_err(|e| store_error("read a task", e))?;
+        let mut record = self.store.get(id).await.map_err(|e| store_error("read a task", e))?;
+        if let Some(r) = &record
+            && !r.state.is_terminal()
+            && r.lease_expires_at_ms.is_some_and(|until| until <= now)
+        {
+            // Its process died and no sweep has run since: fail it now rather than report it
+            // `working` (DESIGN §10: never `working` forever).
+            self.fail_dead(ctx.server(), now).await;
+            record = self.store.get(id).await.map_err(|e| store_error("read a task", e))?;
+        }
         match record {
             Some(r) if r.is_expired(now) => {
                 if let Err(e) = self.store.purge_expired(now).await {
@@ -113,10 +156,9 @@ impl Tasks {
         params: switchyard::CallToolParams,
         body: Body,
     ) -> Result<Value, McpError> {
+        // Expired tasks are purged by the maintenance loop, not here: one statement per
+        // sweep instead of one per created task.
         let now = now_ms();
-        if let Err(e) = self.store.purge_expired(now).await {
-            tracing::warn!(error = %e, "tasks: purging expired tasks failed");
-        }
         let record = TaskRecord {
             id: crate::id::new_task_id(),
             owner: owner_of(request),
@@ -126,7 +168,12 @@ impl Tasks {
             last_updated_at_ms: now,
             ttl_ms: self.ttl_ms,
             poll_interval_ms: Some(self.poll_interval_ms),
+            // This process vouches for the task from the start; the maintenance loop renews the
+            // lease while the task is registered here, and an executor that hands the task to
+            // another system clears it.
+            lease_expires_at_ms: Some(now.saturating_add(self.lease_ms)),
         };
+        self.ensure_maintenance(request.server());
         self.store.create(record.clone()).await.map_err(|e| store_error("create a task", e))?;
         let cancel = CancellationToken::new();
         let ctx = request.detach(cancel.clone());
@@ -176,29 +223,26 @@ impl Tasks {
     /// Moves the task to a terminal `state`. When the store fails, logs it and tries once to mark
     /// the task `failed` with `-32603` instead (D25).
     pub(crate) async fn finish(&self, server: &Server, id: &str, state: TaskState) {
+        self.finish_with(&server.publisher(), id, state).await;
+    }
+
+    /// [`finish`](Self::finish), announcing through `publisher`.
+    pub(crate) async fn finish_with(&self, publisher: &Publisher, id: &str, state: TaskState) {
         let message = match &state {
             TaskState::Failed(e) => Some(e.message.clone()),
             _ => None,
         };
         match self.store.transition(id, state, message, now_ms()).await {
-            Ok(t) => self.announce(server, &t),
+            Ok(t) => announce(publisher, &t),
             Err(e) => {
                 tracing::error!(task = id, error = %e, "tasks: recording the outcome failed; marking the task failed");
                 let error = TaskError::internal("the task's outcome could not be recorded");
                 let msg = Some(error.message.clone());
                 match self.store.transition(id, TaskState::Failed(error), msg, now_ms()).await {
-                    Ok(t) => self.announce(server, &t),
+                    Ok(t) => announce(publisher, &t),
                     Err(e) => tracing::error!(task = id, error = %e, "tasks: marking the task failed failed too"),
                 }
             }
-        }
-    }
-
-    /// Sends `notifications/tasks` (the full `DetailedTask`) to listen subscriptions granted
-    /// this task (spec digest §3.12) after an applied change.
-    fn announce(&self, server: &Server, t: &Transition) {
-        if let Transition::Applied(record) = t {
-            publish(server, record);
         }
     }
 
@@ -214,11 +258,10 @@ impl Tasks {
             .transition(id, TaskState::Cancelled, Some("cancelled by the client".into()), now_ms())
             .await
             .map_err(|e| store_error("cancel a task", e))?;
-        self.announce(ctx.server(), &t);
-        let token = self.running().get(id).and_then(|r| r.cancel.clone());
-        if let Some(token) = token {
-            token.cancel();
-        }
+        // The announcement also reaches the instance running the task through a shared hub,
+        // which stops it there (see `maintenance`).
+        announce(&ctx.server().publisher(), &t);
+        self.stop_local(id);
         Ok(())
     }
 
@@ -236,10 +279,6 @@ impl Tasks {
         if answered.is_empty() {
             return Ok(());
         }
-        let Some(tx) = self.running().get(id).and_then(|r| r.input.clone()) else {
-            // Nobody in this process waits for the answer (the task runs elsewhere or ended).
-            return Ok(());
-        };
         // The store changes before the acknowledgement, so the next tasks/get lists only the
         // keys still outstanding (spec digest §3.7).
         let remaining: Map<String, Value> = outstanding
@@ -249,8 +288,10 @@ impl Tasks {
             .collect();
         let next = if remaining.is_empty() { TaskState::Working } else { TaskState::InputRequired(remaining) };
         self.set_state(ctx.server(), id, next).await?;
-        // The receiver is gone only when the task ended meanwhile: the answer is dropped.
-        let _ = tx.send(answered);
+        if !self.feed_local(id, answered.clone()) {
+            // The task waits in another instance (or ended): the answers travel through the hub.
+            crate::maintenance::forward_input(&ctx.server().publisher(), id, answered);
+        }
         Ok(())
     }
 
@@ -266,7 +307,7 @@ impl Tasks {
     /// Errors: `-32603` when the store fails; `-32602` when the task is unknown.
     pub(crate) async fn set_state(&self, server: &Server, id: &str, state: TaskState) -> Result<bool, McpError> {
         let t = self.store.transition(id, state, None, now_ms()).await.map_err(|e| store_error("update a task", e))?;
-        self.announce(server, &t);
+        announce(&server.publisher(), &t);
         match t {
             Transition::Applied(_) => Ok(true),
             Transition::Terminal(_) => Ok(false),
@@ -275,9 +316,17 @@ impl Tasks {
     }
 }
 
+/// Sends `notifications/tasks` (the full `DetailedTask`) to listen subscriptions granted this
+/// task (spec digest §3.12) after an applied change.
+pub(crate) fn announce(publisher: &Publisher, t: &Transition) {
+    if let Transition::Applied(record) = t {
+        publish(publisher, record);
+    }
+}
+
 /// Publishes `notifications/tasks` for `record` to the subscriptions granted its id.
-pub(crate) fn publish(server: &Server, record: &TaskRecord) {
-    server.publisher().publish(Event::Extension {
+pub(crate) fn publish(publisher: &Publisher, record: &TaskRecord) {
+    publisher.publish(Event::Extension {
         key: TASK_IDS_KEY.to_owned(),
         item: json!(record.id),
         method: "notifications/tasks".to_owned(),

@@ -1,5 +1,6 @@
 //! The durable SQLite store: restart recovery, terminal states, TTL purge, sharing one file
-//! between two handles (as a worker process would).
+//! between two handles (as a worker process would), upgrading a file from an older version.
+//! The rest of the `TaskStore` contract is checked in `store_contract.rs`.
 
 use serde_json::json;
 use switchyard_tasks::{SqliteTaskStore, TaskError, TaskRecord, TaskState, TaskStore, Transition};
@@ -14,6 +15,7 @@ fn record(id: &str, now: u64, ttl: Option<u64>) -> TaskRecord {
         last_updated_at_ms: now,
         ttl_ms: ttl,
         poll_interval_ms: Some(500),
+        lease_expires_at_ms: None,
     }
 }
 
@@ -108,4 +110,63 @@ fn many_handles_can_open_a_fresh_file_at_once() {
             handle.join().expect("no panic").expect("every handle opens");
         }
     }
+}
+
+/// A file written before leases existed gains the column when opened, keeps its tasks, and
+/// several handles may open it at once.
+#[tokio::test]
+async fn a_file_from_before_leases_is_upgraded_in_place() {
+    let db = temp_db("upgrade");
+    {
+        let conn = rusqlite::Connection::open(&db).expect("opens");
+        conn.execute_batch(
+            "CREATE TABLE switchyard_tasks (
+                id TEXT PRIMARY KEY NOT NULL, owner TEXT, status TEXT NOT NULL, payload TEXT,
+                status_message TEXT, created_at_ms INTEGER NOT NULL, last_updated_at_ms INTEGER NOT NULL,
+                ttl_ms INTEGER, poll_interval_ms INTEGER
+            );
+            INSERT INTO switchyard_tasks VALUES ('t_old', 'bob', 'working', NULL, NULL, 1000, 1000, NULL, 500);",
+        )
+        .expect("old schema");
+    }
+    let opened: Vec<_> = (0..6)
+        .map(|_| {
+            let db = db.clone();
+            std::thread::spawn(move || SqliteTaskStore::open(&db))
+        })
+        .collect();
+    let mut stores = Vec::new();
+    for handle in opened {
+        stores.push(handle.join().expect("no panic").expect("every handle opens and upgrades"));
+    }
+    let store = &stores[0];
+    let old = store.get("t_old").await.expect("read").expect("kept");
+    assert_eq!(
+        (old.owner.as_deref(), old.state.clone(), old.lease_expires_at_ms),
+        (Some("bob"), TaskState::Working, None)
+    );
+    assert!(store.renew_lease("t_old", Some(2_000)).await.expect("renew"));
+    assert_eq!(stores[1].get("t_old").await.expect("read").expect("kept").lease_expires_at_ms, Some(2_000));
+    let failed = stores[1].fail_expired_leases(2_000, TaskError::internal("worker died")).await.expect("sweep");
+    assert_eq!(failed.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["t_old"]);
+    let _ = std::fs::remove_dir_all(db.parent().expect("dir"));
+}
+
+/// Restart recovery clears the leases of the tasks it fails: a lease on a terminal task means
+/// nothing.
+#[tokio::test]
+async fn restart_recovery_clears_leases() {
+    let db = temp_db("recover-lease");
+    {
+        let store = SqliteTaskStore::open(&db).expect("opens");
+        store
+            .create(TaskRecord { lease_expires_at_ms: Some(9_999), ..record("t_leased", 1_000, None) })
+            .await
+            .expect("create");
+    }
+    let store = SqliteTaskStore::open_for_server(&db).expect("reopens");
+    let t = store.get("t_leased").await.expect("read").expect("kept");
+    assert!(matches!(t.state, TaskState::Failed(_)), "{t:?}");
+    assert_eq!(t.lease_expires_at_ms, None);
+    let _ = std::fs::remove_dir_all(db.parent().expect("dir"));
 }

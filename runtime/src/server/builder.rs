@@ -53,6 +53,8 @@ pub struct ServerBuilder {
     listen: Option<crate::subscriptions::replacement::ListenReplacement>,
     message_filters: Vec<Arc<dyn crate::pipeline::MessageFilter>>,
     hub: Arc<dyn crate::subscriptions::DeliveryHub>,
+    /// Where `delivery_hub` was called, for build errors.
+    hub_site: Option<String>,
     request_state_key: Option<(Vec<u8>, String)>,
     request_state_ttl: Duration,
     extensions: serde_json::Map<String, serde_json::Value>,
@@ -82,6 +84,7 @@ impl ServerBuilder {
             listen: None,
             message_filters: Vec::new(),
             hub: Arc::new(crate::subscriptions::InProcessHub::default()),
+            hub_site: None,
             request_state_key: None,
             request_state_ttl: Duration::from_secs(600),
             extensions: serde_json::Map::new(),
@@ -134,8 +137,14 @@ impl ServerBuilder {
 
     /// Replaces the delivery hub between publishers and listen subscriptions (default: the
     /// in-process [`InProcessHub`](crate::subscriptions::InProcessHub)).
+    ///
+    /// [`build`](Self::build) fails when the hub spans instances
+    /// ([`DeliveryHub::spans_instances`](crate::subscriptions::DeliveryHub::spans_instances))
+    /// and no [`request_state_key`](Self::request_state_key) was given.
+    #[track_caller]
     pub fn delivery_hub(mut self, hub: impl crate::subscriptions::DeliveryHub) -> Self {
         self.hub = Arc::new(hub);
+        self.hub_site = Some(std::panic::Location::caller().to_string());
         self
     }
 
@@ -260,6 +269,18 @@ impl ServerBuilder {
                     key.len(),
                     crate::input::MIN_KEY_BYTES
                 ),
+            });
+        }
+        if self.request_state_key.is_none() && self.hub.spans_instances() {
+            return Err(BuildError::Invalid {
+                kind: "setting",
+                name: "request_state_key".to_owned(),
+                site: self.hub_site.clone().unwrap_or_else(|| "ServerBuilder::delivery_hub".to_owned()),
+                reason: "the delivery hub is shared by several instances, so an input-required retry may reach \
+                         an instance other than the one that signed its requestState; give every instance the \
+                         same key with ServerBuilder::request_state_key (at least 32 random bytes, e.g. from \
+                         an environment variable or a secret store)"
+                    .to_owned(),
             });
         }
         let request_state =

@@ -22,6 +22,15 @@ pub trait DeliveryHub: Send + Sync + 'static {
     fn publish(&self, event: Event);
     /// Opens a subscription to events published from now on.
     fn subscribe(&self) -> EventStream;
+
+    /// True when events travel between processes (a broker shared by several server
+    /// instances behind one address). [`ServerBuilder::build`](crate::ServerBuilder::build)
+    /// then requires a `requestState` key (`ServerBuilder::request_state_key`), since the retry
+    /// of an input-required call may reach another instance, which must accept the state the
+    /// first one signed (spec digest §4.4). Default `false`.
+    fn spans_instances(&self) -> bool {
+        false
+    }
 }
 
 /// The in-process hub: a bounded broadcast channel shared by every connection of a server.

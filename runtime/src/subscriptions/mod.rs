@@ -10,6 +10,8 @@ mod event;
 mod field;
 mod hub;
 pub(crate) mod listen;
+#[cfg(feature = "nats")]
+pub mod nats;
 mod open;
 mod publisher;
 pub(crate) mod replacement;
@@ -19,6 +21,8 @@ pub use event::Event;
 pub(crate) use field::collect_fields;
 pub use field::{GrantFn, SubscriptionFieldRegistration, grant_shim};
 pub use hub::{DeliveryHub, EventStream, InProcessHub, Lagged};
+#[cfg(feature = "nats")]
+pub use nats::{NatsHub, NatsHubBuilder, NatsHubError};
 pub(crate) use open::OpenSubscriptions;
 pub use publisher::Publisher;
 pub use replacement::{ListenEnd, ListenStream};

@@ -40,4 +40,15 @@ impl Publisher {
     pub fn publish(&self, event: Event) {
         self.hub.publish(event);
     }
+
+    /// Every event published from now on (through this server's hub, so with a hub shared by
+    /// several instances, every instance's events), in publishing order; `Err(Lagged)` when
+    /// events were lost (the reader fell behind, or a broker link dropped) and the reader
+    /// should resynchronise from its source of truth. For extensions that react to events,
+    /// e.g. the Tasks extension stopping a task that another instance cancelled.
+    ///
+    /// Experimental seam (DESIGN principle 3: extensions use public API only).
+    pub fn subscribe(&self) -> super::EventStream {
+        self.hub.subscribe()
+    }
 }

@@ -1,7 +1,7 @@
 //! The process-local store: a map behind a mutex. Fast, and lost when the process ends.
 
 use super::{StoreError, TaskStore, Transition};
-use crate::model::{TaskRecord, TaskState};
+use crate::model::{TaskError, TaskRecord, TaskState};
 use futures::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -54,6 +54,10 @@ impl TaskStore for InMemoryTaskStore {
             None => Transition::Unknown,
             Some(t) if t.state.is_terminal() => Transition::Terminal(t.clone()),
             Some(t) => {
+                if state.is_terminal() {
+                    // Nobody runs a finished task: a lease would only mislead a reader.
+                    t.lease_expires_at_ms = None;
+                }
                 t.state = state;
                 t.status_message = status_message;
                 t.last_updated_at_ms = now_ms.max(t.last_updated_at_ms);
@@ -69,5 +73,30 @@ impl TaskStore for InMemoryTaskStore {
         tasks.retain(|_, t| !t.is_expired(now_ms));
         let n = before - tasks.len();
         Box::pin(async move { Ok(n) })
+    }
+
+    fn renew_lease<'a>(&'a self, id: &'a str, until_ms: Option<u64>) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let renewed = match self.lock().get_mut(id) {
+            Some(t) if !t.state.is_terminal() => {
+                t.lease_expires_at_ms = until_ms;
+                true
+            }
+            _ => false,
+        };
+        Box::pin(async move { Ok(renewed) })
+    }
+
+    fn fail_expired_leases(&self, now_ms: u64, error: TaskError) -> BoxFuture<'_, Result<Vec<TaskRecord>, StoreError>> {
+        let mut failed = Vec::new();
+        for t in self.lock().values_mut() {
+            if !t.state.is_terminal() && t.lease_expires_at_ms.is_some_and(|until| until <= now_ms) {
+                t.status_message = Some(error.message.clone());
+                t.state = TaskState::Failed(error.clone());
+                t.lease_expires_at_ms = None;
+                t.last_updated_at_ms = now_ms.max(t.last_updated_at_ms);
+                failed.push(t.clone());
+            }
+        }
+        Box::pin(async move { Ok(failed) })
     }
 }

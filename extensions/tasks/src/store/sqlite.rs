@@ -1,10 +1,9 @@
 //! The durable store: one SQLite database file (WAL mode), shared safely by several processes.
 
-use super::{StoreError, TaskStore, Transition};
+use super::{StoreError, TaskStore, Transition, decode_state, encode_state, from_sql, to_sql};
 use crate::model::{TaskError, TaskRecord, TaskState};
 use futures::future::BoxFuture;
-use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
-use serde_json::Value;
+use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, params};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,6 +23,21 @@ CREATE TABLE IF NOT EXISTS switchyard_tasks (
 CREATE INDEX IF NOT EXISTS switchyard_tasks_expiry ON switchyard_tasks (created_at_ms);
 ";
 
+/// Columns added after the first release, with their types: [`init`] adds each one a file
+/// lacks, so a file written by an older version keeps its tasks.
+const LATER_COLUMNS: &[(&str, &str)] = &[("lease_expires_at_ms", "INTEGER")];
+
+/// Indexes over later columns, created once those exist. The lease index holds only tasks that
+/// can still expire by lease, so `fail_expired_leases` never scans finished tasks.
+const LATER_INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS switchyard_tasks_lease ON switchyard_tasks (lease_expires_at_ms)
+    WHERE status IN ('working', 'input_required') AND lease_expires_at_ms IS NOT NULL;
+";
+
+/// The columns of a task in the order [`record_from_row`] reads them.
+const COLUMNS: &str = "id, owner, status, payload, status_message, created_at_ms, last_updated_at_ms, ttl_ms,
+    poll_interval_ms, lease_expires_at_ms";
+
 const TERMINAL: &str = "('completed', 'failed', 'cancelled')";
 
 /// Tasks in an SQLite database file, so that they survive a restart and can be shared with
@@ -39,6 +53,11 @@ const TERMINAL: &str = "('completed', 'failed', 'cancelled')";
 ///   tasks that were still `working` or `input_required` as `failed` (-32603, "the server
 ///   stopped while the task was running"), so they are reported, never lost; completed results
 ///   stay readable until their TTL passes.
+/// - Leases ([`TaskStore::renew_lease`], [`TaskStore::fail_expired_leases`]) are kept in a
+///   `lease_expires_at_ms` column; a transition to a terminal state clears it. A file from an
+///   older version gains the column when it is opened.
+/// - Times and durations are stored as SQLite integers (milliseconds); values past `i64::MAX`
+///   are stored as `i64::MAX`.
 ///
 /// Each call runs on Tokio's blocking pool; the connection waits up to 5 s for a lock held by
 /// another process.
@@ -78,9 +97,10 @@ impl SqliteTaskStore {
         let payload = serde_json::to_string(&error).map_err(|e| StoreError(e.to_string()))?;
         let conn = self.lock();
         conn.execute(
-            "UPDATE switchyard_tasks SET status = 'failed', payload = ?1, status_message = ?2, last_updated_at_ms = ?3
+            "UPDATE switchyard_tasks SET status = 'failed', payload = ?1, status_message = ?2,
+             last_updated_at_ms = MAX(last_updated_at_ms, ?3), lease_expires_at_ms = NULL
              WHERE status IN ('working', 'input_required')",
-            params![payload, error.message, now_ms as i64],
+            params![payload, error.message, to_sql(now_ms)],
         )
         .map_err(err)
     }
@@ -110,7 +130,8 @@ impl SqliteTaskStore {
 /// How long a statement waits for a lock another connection or process holds.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
-/// Switches the file to WAL and creates the table, retrying while another opener holds it.
+/// Switches the file to WAL and creates or upgrades the table, retrying while another opener
+/// holds it.
 ///
 /// A fresh file starts in rollback-journal mode, where two connections that both read and then
 /// want to write would deadlock; SQLite answers one of them "database is locked" at once
@@ -121,13 +142,42 @@ fn init(conn: &Connection) -> rusqlite::Result<()> {
     let mut pause = Duration::from_millis(1);
     loop {
         // WAL lets readers in other processes proceed while one writes.
-        let attempt = conn.pragma_update(None, "journal_mode", "WAL").and_then(|()| conn.execute_batch(SCHEMA));
+        let attempt = conn.pragma_update(None, "journal_mode", "WAL").and_then(|()| migrate(conn));
         match attempt {
             Err(e) if is_busy(&e) && Instant::now() < deadline => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(50));
             }
             other => return other,
+        }
+    }
+}
+
+/// Creates the table, then adds the [`LATER_COLUMNS`] it lacks and their indexes, in one
+/// write transaction: two processes opening an old file at once would otherwise both see a
+/// column missing and the second `ALTER TABLE` would fail with "duplicate column".
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let done = (|| {
+        conn.execute_batch(SCHEMA)?;
+        let present = {
+            let mut columns = conn.prepare("SELECT name FROM pragma_table_info('switchyard_tasks')")?;
+            columns.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?
+        };
+        for (name, kind) in LATER_COLUMNS {
+            if !present.iter().any(|p| p == name) {
+                conn.execute_batch(&format!("ALTER TABLE switchyard_tasks ADD COLUMN {name} {kind}"))?;
+            }
+        }
+        conn.execute_batch(LATER_INDEXES)
+    })();
+    match done {
+        Ok(()) => conn.execute_batch("COMMIT"),
+        Err(e) => {
+            // The rollback can only fail when the transaction is already gone; the first error
+            // is the one worth reporting.
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
         }
     }
 }
@@ -140,93 +190,62 @@ fn err(e: rusqlite::Error) -> StoreError {
     StoreError(e.to_string())
 }
 
-fn encode(state: &TaskState) -> Result<(&'static str, Option<String>), StoreError> {
-    let payload = match state {
-        TaskState::Working | TaskState::Cancelled => None,
-        TaskState::InputRequired(m) => Some(serde_json::to_string(m)),
-        TaskState::Completed(v) => Some(serde_json::to_string(v)),
-        TaskState::Failed(e) => Some(serde_json::to_string(e)),
+/// A task from a row selected with [`COLUMNS`].
+fn record_from_row(r: &Row<'_>) -> rusqlite::Result<Result<TaskRecord, StoreError>> {
+    let status: String = r.get(2)?;
+    let payload: Option<String> = r.get(3)?;
+    let state = match decode_state(&status, payload.as_deref()) {
+        Ok(state) => state,
+        Err(e) => return Ok(Err(e)),
     };
-    let payload = payload.transpose().map_err(|e| StoreError(format!("task state could not be encoded: {e}")))?;
-    Ok((state.status(), payload))
-}
-
-fn decode(status: &str, payload: Option<String>) -> Result<TaskState, StoreError> {
-    let bad = |e: String| StoreError(format!("stored task state is unreadable ({status}): {e}"));
-    let json = || -> Result<Value, StoreError> {
-        serde_json::from_str(payload.as_deref().unwrap_or("null")).map_err(|e| bad(e.to_string()))
-    };
-    Ok(match status {
-        "working" => TaskState::Working,
-        "cancelled" => TaskState::Cancelled,
-        "input_required" => match json()? {
-            Value::Object(m) => TaskState::InputRequired(m),
-            other => return Err(bad(format!("inputRequests is not an object: {other}"))),
-        },
-        "completed" => TaskState::Completed(json()?),
-        "failed" => TaskState::Failed(serde_json::from_value(json()?).map_err(|e| bad(e.to_string()))?),
-        other => return Err(bad(format!("unknown status {other:?}"))),
-    })
+    Ok(Ok(TaskRecord {
+        id: r.get(0)?,
+        owner: r.get(1)?,
+        state,
+        status_message: r.get(4)?,
+        created_at_ms: from_sql(r.get(5)?),
+        last_updated_at_ms: from_sql(r.get(6)?),
+        ttl_ms: r.get::<_, Option<i64>>(7)?.map(from_sql),
+        poll_interval_ms: r.get::<_, Option<i64>>(8)?.map(from_sql),
+        lease_expires_at_ms: r.get::<_, Option<i64>>(9)?.map(from_sql),
+    }))
 }
 
 fn read(conn: &Connection, id: &str) -> Result<Option<TaskRecord>, StoreError> {
-    let row = conn
-        .query_row(
-            "SELECT owner, status, payload, status_message, created_at_ms, last_updated_at_ms, ttl_ms, poll_interval_ms
-             FROM switchyard_tasks WHERE id = ?1",
-            params![id],
-            |r| {
-                Ok((
-                    r.get::<_, Option<String>>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                    r.get::<_, i64>(4)?,
-                    r.get::<_, i64>(5)?,
-                    r.get::<_, Option<i64>>(6)?,
-                    r.get::<_, Option<i64>>(7)?,
-                ))
-            },
-        )
+    conn.query_row(&format!("SELECT {COLUMNS} FROM switchyard_tasks WHERE id = ?1"), params![id], record_from_row)
         .optional()
-        .map_err(err)?;
-    let Some((owner, status, payload, status_message, created, updated, ttl, poll)) = row else {
-        return Ok(None);
-    };
-    Ok(Some(TaskRecord {
-        id: id.to_owned(),
-        owner,
-        state: decode(&status, payload)?,
-        status_message,
-        created_at_ms: created.max(0) as u64,
-        last_updated_at_ms: updated.max(0) as u64,
-        ttl_ms: ttl.map(|t| t.max(0) as u64),
-        poll_interval_ms: poll.map(|p| p.max(0) as u64),
-    }))
+        .map_err(err)?
+        .transpose()
 }
 
 impl TaskStore for SqliteTaskStore {
     fn create(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         self.blocking(move |c| {
-            let (status, payload) = encode(&task.state)?;
-            c.execute(
-                "INSERT INTO switchyard_tasks
-                 (id, owner, status, payload, status_message, created_at_ms, last_updated_at_ms, ttl_ms, poll_interval_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            let (status, payload) = encode_state(&task.state)?;
+            let inserted = c.execute(
+                &format!("INSERT INTO switchyard_tasks ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
                 params![
                     task.id,
                     task.owner,
                     status,
                     payload,
                     task.status_message,
-                    task.created_at_ms as i64,
-                    task.last_updated_at_ms as i64,
-                    task.ttl_ms.map(|t| t as i64),
-                    task.poll_interval_ms.map(|p| p as i64),
+                    to_sql(task.created_at_ms),
+                    to_sql(task.last_updated_at_ms),
+                    task.ttl_ms.map(to_sql),
+                    task.poll_interval_ms.map(to_sql),
+                    task.lease_expires_at_ms.map(to_sql),
                 ],
-            )
-            .map_err(err)?;
-            Ok(())
+            );
+            match inserted {
+                Ok(_) => Ok(()),
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
+                {
+                    Err(StoreError(format!("task id {} exists already", task.id)))
+                }
+                Err(e) => Err(err(e)),
+            }
         })
     }
 
@@ -244,15 +263,16 @@ impl TaskStore for SqliteTaskStore {
     ) -> BoxFuture<'a, Result<Transition, StoreError>> {
         let id = id.to_owned();
         self.blocking(move |c| {
-            let (status, payload) = encode(&state)?;
+            let (status, payload) = encode_state(&state)?;
             let changed = c
                 .execute(
                     &format!(
                         "UPDATE switchyard_tasks SET status = ?2, payload = ?3, status_message = ?4,
-                         last_updated_at_ms = MAX(last_updated_at_ms, ?5)
+                         last_updated_at_ms = MAX(last_updated_at_ms, ?5),
+                         lease_expires_at_ms = CASE WHEN ?6 THEN NULL ELSE lease_expires_at_ms END
                          WHERE id = ?1 AND status NOT IN {TERMINAL}"
                     ),
-                    params![id, status, payload, status_message, now_ms as i64],
+                    params![id, status, payload, status_message, to_sql(now_ms), state.is_terminal()],
                 )
                 .map_err(err)?;
             Ok(match (changed, read(c, &id)?) {
@@ -265,11 +285,52 @@ impl TaskStore for SqliteTaskStore {
 
     fn purge_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, StoreError>> {
         self.blocking(move |c| {
+            // `ttl_ms <= now - created_at_ms` rather than `created_at_ms + ttl_ms <= now`: the sum
+            // of a huge TTL and the creation time would leave the integer range.
             c.execute(
-                "DELETE FROM switchyard_tasks WHERE ttl_ms IS NOT NULL AND created_at_ms + ttl_ms <= ?1",
-                params![now_ms as i64],
+                "DELETE FROM switchyard_tasks WHERE ttl_ms IS NOT NULL AND ttl_ms <= ?1 - created_at_ms",
+                params![to_sql(now_ms)],
             )
             .map_err(err)
+        })
+    }
+
+    fn renew_lease<'a>(&'a self, id: &'a str, until_ms: Option<u64>) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let id = id.to_owned();
+        self.blocking(move |c| {
+            let changed = c
+                .execute(
+                    &format!(
+                        "UPDATE switchyard_tasks SET lease_expires_at_ms = ?2 WHERE id = ?1 AND status NOT IN {TERMINAL}"
+                    ),
+                    params![id, until_ms.map(to_sql)],
+                )
+                .map_err(err)?;
+            Ok(changed > 0)
+        })
+    }
+
+    fn fail_expired_leases(&self, now_ms: u64, error: TaskError) -> BoxFuture<'_, Result<Vec<TaskRecord>, StoreError>> {
+        self.blocking(move |c| {
+            let payload = serde_json::to_string(&error)
+                .map_err(|e| StoreError(format!("task error could not be encoded: {e}")))?;
+            // One statement: a process renewing its lease at the same moment either renews first
+            // (and its task is not failed) or finds the task terminal.
+            let mut failed = c
+                .prepare(&format!(
+                    "UPDATE switchyard_tasks SET status = 'failed', payload = ?2, status_message = ?3,
+                     last_updated_at_ms = MAX(last_updated_at_ms, ?1), lease_expires_at_ms = NULL
+                     WHERE status IN ('working', 'input_required') AND lease_expires_at_ms <= ?1
+                     RETURNING {COLUMNS}"
+                ))
+                .map_err(err)?;
+            let rows =
+                failed.query_map(params![to_sql(now_ms), payload, error.message], record_from_row).map_err(err)?;
+            let mut records = Vec::new();
+            for row in rows {
+                records.push(row.map_err(err)??);
+            }
+            Ok(records)
         })
     }
 }

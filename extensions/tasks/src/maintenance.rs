@@ -1,0 +1,154 @@
+//! What each process with the extension installed does in the background, so that tasks
+//! behave as one set across every instance behind a load balancer (DESIGN §10):
+//!
+//! - **Leases.** A task is created with a lease (`lease_ms`, default 15 s) held by the process
+//!   that runs it; every `lease_ms / 3` that process renews the lease of each task it runs or
+//!   holds queued. A renewal that finds the task terminal (another instance cancelled it, or
+//!   failed it after a lease ran out) stops the local work.
+//! - **Expiry.** Every `lease_ms / 3` each process deletes the tasks whose TTL has passed
+//!   (`tasks/get` already answers `-32602` for them before that).
+//! - **Dead instances.** Every `lease_ms / 3` each process fails the tasks whose lease has
+//!   passed (`TaskStore::fail_expired_leases`) and announces them: a task whose process died
+//!   (killed, no graceful stop) ends `failed` (-32603) at most `lease_ms * 4 / 3` after the
+//!   last renewal, never `working` forever. `tasks/get` fails such a task at once when it
+//!   sees the lease has passed.
+//! - **Events from other instances** (through the server's hub; with the in-process hub only
+//!   this process's own): a `notifications/tasks` saying `cancelled` or `failed` stops the
+//!   local work at once, so a `tasks/cancel` answered by another instance stops the task here
+//!   within the hub's delivery time rather than the next renewal; `tasks/update` answers for a
+//!   task waiting here arrive as an internal event ([`INPUT_KEY`]) that no listen subscription
+//!   can be granted.
+//!
+//! The loop starts with the first task or `tasks/*` request the process handles and ends with
+//! the server's shutdown.
+
+use crate::TASK_IDS_KEY;
+use crate::model::{TaskError, now_ms};
+use crate::tasks::{Tasks, publish};
+use futures::StreamExt;
+use serde_json::{Map, Value, json};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+use switchyard::Server;
+use switchyard::subscriptions::{Event, Publisher};
+
+/// The routing key of the internal event that carries `tasks/update` answers to the instance
+/// where the task waits. No `#[subscription_field]` claims it, so no listen stream is ever
+/// granted it and it never reaches a client.
+pub(crate) const INPUT_KEY: &str = "switchyard.tasks.input";
+
+/// The method name the input event carries (never sent to a client; see [`INPUT_KEY`]).
+const INPUT_METHOD: &str = "switchyard/tasks/input";
+
+/// How long the event watcher waits before subscribing again after its stream ended or lost
+/// events (a broker outage); the lease renewal covers what it missed meanwhile.
+const RESUBSCRIBE_PAUSE: Duration = Duration::from_millis(500);
+
+/// Publishes `answers` for task `id` to whichever instance runs it.
+pub(crate) fn forward_input(publisher: &Publisher, id: &str, answers: Map<String, Value>) {
+    publisher.publish(Event::Extension {
+        key: INPUT_KEY.to_owned(),
+        item: json!(id),
+        method: INPUT_METHOD.to_owned(),
+        params: json!({ "taskId": id, "inputResponses": answers }),
+    });
+}
+
+impl Tasks {
+    /// Starts this process's background maintenance for `server` once.
+    pub(crate) fn ensure_maintenance(self: &Arc<Self>, server: &Server) {
+        if self.maintenance_started.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            // Only reachable outside a runtime, where no task can run either; try again later.
+            self.maintenance_started.store(false, Ordering::Release);
+            return;
+        };
+        let publisher = server.publisher();
+        let stop = server.shutdown_token().clone();
+        // Weak: the loop must not keep the extension (and through it the server's state)
+        // alive after the server is dropped.
+        let tasks = Arc::downgrade(self);
+        let period = Duration::from_millis((self.lease_ms / 3).max(1));
+        runtime.spawn(async move {
+            tokio::select! {
+                _ = stop.cancelled() => {}
+                _ = renew_and_sweep(tasks.clone(), publisher.clone(), period) => {}
+                _ = watch_events(tasks, publisher) => {}
+            }
+        });
+    }
+
+    /// Fails every task whose lease has passed at `now` and announces it.
+    pub(crate) async fn fail_dead(&self, server: &Server, now: u64) {
+        fail_dead(self, &server.publisher(), now).await;
+    }
+}
+
+async fn fail_dead(tasks: &Tasks, publisher: &Publisher, now: u64) {
+    let error = TaskError::internal(
+        "the server instance running the task stopped before it finished (its lease ran out); run the tool again",
+    );
+    match tasks.store.fail_expired_leases(now, error).await {
+        Ok(failed) => {
+            for record in &failed {
+                tracing::warn!(task = %record.id, "tasks: lease ran out; the task is marked failed");
+                publish(publisher, record);
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "tasks: failing tasks with expired leases failed"),
+    }
+}
+
+/// Every `period`: renews the leases of this process's tasks (stopping those that ended
+/// elsewhere), then fails the tasks of dead processes.
+async fn renew_and_sweep(tasks: Weak<Tasks>, publisher: Publisher, period: Duration) {
+    let mut tick = tokio::time::interval(period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let Some(tasks) = tasks.upgrade() else { return };
+        let now = now_ms();
+        let until = now.saturating_add(tasks.lease_ms);
+        for id in tasks.running_ids() {
+            match tasks.store.renew_lease(&id, Some(until)).await {
+                Ok(true) => {}
+                Ok(false) => tasks.stop_local(&id),
+                Err(e) => tracing::warn!(task = %id, error = %e, "tasks: renewing a lease failed"),
+            }
+        }
+        fail_dead(&tasks, &publisher, now).await;
+        if let Err(e) = tasks.store.purge_expired(now).await {
+            tracing::warn!(error = %e, "tasks: purging expired tasks failed");
+        }
+    }
+}
+
+/// Reacts to task events from every instance: stops local work that ended elsewhere and feeds
+/// `tasks/update` answers to local tasks.
+async fn watch_events(tasks: Weak<Tasks>, publisher: Publisher) {
+    loop {
+        let mut events = publisher.subscribe();
+        while let Some(Ok(event)) = events.next().await {
+            let Some(tasks) = tasks.upgrade() else { return };
+            let Event::Extension { key, item, params, .. } = event else { continue };
+            let Some(id) = item.as_str() else { continue };
+            if key == TASK_IDS_KEY {
+                let status = params.get("status").and_then(Value::as_str);
+                if matches!(status, Some("cancelled" | "failed")) {
+                    tasks.stop_local(id);
+                }
+            } else if key == INPUT_KEY
+                && let Some(Value::Object(answers)) = params.get("inputResponses")
+            {
+                tasks.feed_local(id, answers.clone());
+            }
+        }
+        if tasks.strong_count() == 0 {
+            return;
+        }
+        tokio::time::sleep(RESUBSCRIBE_PAUSE).await;
+    }
+}

@@ -1,0 +1,779 @@
+//! The `TaskStore` contract, written once as generic checks and run against every store: in
+//! memory, SQLite (a temporary file) and PostgreSQL (a fresh schema per test); plus the
+//! PostgreSQL job queue and executor.
+//!
+//! The PostgreSQL tests need the `postgres` feature and a database in `SWITCHYARD_TEST_PG`:
+//!
+//! ```text
+//! SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-tasks --features postgres
+//! ```
+//!
+//! Without them they print that they were skipped and pass. Each PostgreSQL test creates its
+//! own schema with a random name, connects with `search_path` set to it and drops it at the
+//! end, so the tests run in parallel and counts are exact.
+
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+use std::sync::Arc;
+use switchyard_tasks::{
+    InMemoryTaskStore, SqliteTaskStore, TaskError, TaskRecord, TaskState, TaskStore, Transition, new_task_id,
+};
+use tokio::sync::Barrier;
+
+/// How to run the PostgreSQL tests, printed when they are skipped.
+const RUN_PG: &str =
+    "SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-tasks --features postgres";
+
+/// Two handles on the same tasks: for the durable stores two separate instances (two pools, or
+/// two connections, as two processes have); for the memory store one instance twice.
+struct Fixture {
+    a: Arc<dyn TaskStore>,
+    b: Arc<dyn TaskStore>,
+}
+
+impl Fixture {
+    fn both(&self) -> [&Arc<dyn TaskStore>; 2] {
+        [&self.a, &self.b]
+    }
+}
+
+fn memory() -> Fixture {
+    let store: Arc<dyn TaskStore> = Arc::new(InMemoryTaskStore::new());
+    Fixture { a: store.clone(), b: store }
+}
+
+/// Two handles on one fresh SQLite file; the directory to remove afterwards.
+fn sqlite(test: &str) -> (Fixture, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("switchyard-contract-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let db = dir.join("tasks.db");
+    let a = SqliteTaskStore::open(&db).expect("opens");
+    let b = SqliteTaskStore::open(&db).expect("opens a second time");
+    (Fixture { a: Arc::new(a), b: Arc::new(b) }, dir)
+}
+
+fn task(state: TaskState) -> TaskRecord {
+    TaskRecord {
+        id: new_task_id(),
+        owner: Some("alice".into()),
+        state,
+        status_message: None,
+        created_at_ms: 1_000,
+        last_updated_at_ms: 1_000,
+        ttl_ms: None,
+        poll_interval_ms: Some(500),
+        lease_expires_at_ms: None,
+    }
+}
+
+fn requests(key: &str) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert(key.into(), json!({ "method": "elicitation/create", "params": { "message": "Wie heißt du? 名前は?" } }));
+    m
+}
+
+/// One state of each kind.
+fn every_state() -> Vec<TaskState> {
+    vec![
+        TaskState::Working,
+        TaskState::InputRequired(requests("k")),
+        TaskState::Completed(json!({ "content": [], "isError": false })),
+        TaskState::Failed(TaskError::internal("late")),
+        TaskState::Cancelled,
+    ]
+}
+
+fn applied(t: Transition) -> TaskRecord {
+    match t {
+        Transition::Applied(r) => r,
+        other => panic!("expected Applied, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The contract.
+
+/// Every field survives create → get on the other handle: `None` and `Some` variants, every
+/// state, unicode, a 1 MB result, U+0000, extreme JSON numbers, a TTL of `i64::MAX`.
+async fn create_then_get_round_trips_every_field(f: &Fixture) {
+    let big = "ü✓🚀 ".repeat(100_000);
+    let records = vec![
+        TaskRecord { owner: None, poll_interval_ms: None, ..task(TaskState::Working) },
+        TaskRecord {
+            owner: Some("ünïcødé 用户 🙂".into()),
+            status_message: Some("half way — 50 %".into()),
+            ttl_ms: Some(60_000),
+            poll_interval_ms: Some(1),
+            lease_expires_at_ms: Some(1_785_585_600_123),
+            last_updated_at_ms: 2_000,
+            ..task(TaskState::InputRequired(requests("name_1")))
+        },
+        TaskRecord {
+            ttl_ms: Some(i64::MAX as u64),
+            ..task(TaskState::Completed(json!({
+                "content": [{ "type": "text", "text": big }],
+                "structuredContent": {
+                    "nul": "a\u{0}b", "max": u64::MAX, "min": i64::MIN, "frac": 3.25,
+                    "nested": [null, true, { "k": [] }], "quote": "\"'\\"
+                },
+                "isError": false,
+                "resultType": "complete"
+            })))
+        },
+        task(TaskState::Completed(Value::Null)),
+        task(TaskState::Failed(TaskError {
+            code: -32602,
+            message: "bad ✗".into(),
+            data: Some(json!({ "field": "n" })),
+        })),
+        TaskRecord { status_message: Some(String::new()), ..task(TaskState::Failed(TaskError::internal("boom"))) },
+        TaskRecord { created_at_ms: 0, last_updated_at_ms: 0, ttl_ms: Some(0), ..task(TaskState::Cancelled) },
+    ];
+    for r in &records {
+        f.a.create(r.clone()).await.expect("create");
+    }
+    for r in &records {
+        let got = f.b.get(&r.id).await.expect("get").expect("visible to the other handle at once");
+        assert_eq!(&got, r);
+    }
+}
+
+/// A second create with an existing id fails and changes nothing.
+async fn duplicate_ids_are_rejected(f: &Fixture) {
+    let original = task(TaskState::Working);
+    f.a.create(original.clone()).await.expect("create");
+    let copy = TaskRecord { owner: Some("mallory".into()), ..task(TaskState::Cancelled) };
+    for store in f.both() {
+        let err = store.create(TaskRecord { id: original.id.clone(), ..copy.clone() }).await;
+        assert!(err.is_err(), "a duplicate id must fail: {err:?}");
+    }
+    assert_eq!(f.b.get(&original.id).await.expect("get"), Some(original));
+}
+
+/// `completed`, `failed` and `cancelled` never change: every later transition, from either
+/// handle, answers `Terminal` with the record unchanged; the lease cannot be renewed.
+async fn terminal_states_never_change(f: &Fixture) {
+    let terminals = [
+        TaskState::Completed(json!({ "content": [{ "type": "text", "text": "done" }] })),
+        TaskState::Failed(TaskError::internal("broke")),
+        TaskState::Cancelled,
+    ];
+    for terminal in terminals {
+        let t = TaskRecord { lease_expires_at_ms: Some(5_000), ..task(TaskState::Working) };
+        f.a.create(t.clone()).await.expect("create");
+        let done = applied(f.a.transition(&t.id, terminal.clone(), Some("over".into()), 2_000).await.expect("end"));
+        assert_eq!(
+            (&done.state, done.status_message.as_deref(), done.last_updated_at_ms),
+            (&terminal, Some("over"), 2_000)
+        );
+        assert_eq!(done.lease_expires_at_ms, None, "a terminal state clears the lease");
+        assert_eq!(f.b.get(&t.id).await.expect("get").as_ref(), Some(&done));
+        for next in every_state() {
+            for store in f.both() {
+                let late = store.transition(&t.id, next.clone(), Some("late".into()), 3_000).await.expect("write");
+                assert_eq!(late, Transition::Terminal(done.clone()), "{} after {}", next.status(), terminal.status());
+            }
+        }
+        for store in f.both() {
+            assert!(!store.renew_lease(&t.id, Some(9_999)).await.expect("renew"), "no lease on a terminal task");
+            assert!(!store.renew_lease(&t.id, None).await.expect("renew"));
+        }
+        assert!(f.a.fail_expired_leases(1_000_000, TaskError::internal("x")).await.expect("sweep").is_empty());
+        assert_eq!(f.a.get(&t.id).await.expect("get"), Some(done));
+    }
+}
+
+/// `working` ↔ `input_required` as often as needed; `lastUpdatedAt` never goes back.
+async fn input_required_and_working_alternate(f: &Fixture) {
+    let t = task(TaskState::Working);
+    f.a.create(t.clone()).await.expect("create");
+    let asked = applied(
+        f.a.transition(&t.id, TaskState::InputRequired(requests("a")), Some("need a name".into()), 1_100)
+            .await
+            .expect("ask"),
+    );
+    assert_eq!(
+        (&asked.state, asked.status_message.as_deref(), asked.last_updated_at_ms),
+        (&TaskState::InputRequired(requests("a")), Some("need a name"), 1_100)
+    );
+    assert_eq!(f.b.get(&t.id).await.expect("get"), Some(asked));
+    let back = applied(f.b.transition(&t.id, TaskState::Working, None, 1_200).await.expect("answer"));
+    assert_eq!(
+        (&back.state, back.status_message.as_deref(), back.last_updated_at_ms),
+        (&TaskState::Working, None, 1_200)
+    );
+    // A writer with a clock behind the others does not move lastUpdatedAt back.
+    let again =
+        applied(f.a.transition(&t.id, TaskState::InputRequired(requests("b")), None, 1_150).await.expect("ask"));
+    assert_eq!((&again.state, again.last_updated_at_ms), (&TaskState::InputRequired(requests("b")), 1_200));
+    let working = applied(f.b.transition(&t.id, TaskState::Working, None, 1_300).await.expect("answer"));
+    let done = applied(f.a.transition(&t.id, TaskState::Completed(json!(1)), None, 1_400).await.expect("end"));
+    assert_eq!((working.state, done.state), (TaskState::Working, TaskState::Completed(json!(1))));
+}
+
+/// An id nobody created: `None`, `Unknown`, `false`, nothing purged or failed.
+async fn unknown_ids_are_reported_unknown(f: &Fixture) {
+    let id = new_task_id();
+    for store in f.both() {
+        assert_eq!(store.get(&id).await.expect("get"), None);
+        for state in every_state() {
+            assert_eq!(store.transition(&id, state, None, 2_000).await.expect("write"), Transition::Unknown);
+        }
+        assert!(!store.renew_lease(&id, Some(5_000)).await.expect("renew"));
+        assert!(!store.renew_lease(&id, None).await.expect("renew"));
+        assert_eq!(store.purge_expired(u64::MAX / 2).await.expect("purge"), 0);
+        assert!(store.fail_expired_leases(u64::MAX / 2, TaskError::internal("x")).await.expect("sweep").is_empty());
+    }
+    assert_eq!(f.a.get(&id).await.expect("get"), None, "nothing was created on the way");
+}
+
+/// The TTL purge deletes exactly the tasks whose `created + ttl` has passed, whatever their
+/// state, and reports how many.
+async fn ttl_purge_deletes_exactly_the_expired(f: &Fixture) {
+    let with = |ttl: Option<u64>, state: TaskState| TaskRecord { ttl_ms: ttl, ..task(state) };
+    let zero = with(Some(0), TaskState::Working);
+    let ten = with(Some(10), TaskState::Working);
+    let ten_done = with(Some(10), TaskState::Completed(json!({})));
+    let twenty = with(Some(20), TaskState::InputRequired(requests("k")));
+    let forever = with(None, TaskState::Working);
+    let huge = with(Some(i64::MAX as u64), TaskState::Working);
+    for t in [&zero, &ten, &ten_done, &twenty, &forever, &huge] {
+        f.a.create(t.clone()).await.expect("create");
+    }
+    let gone = |ids: &[&TaskRecord]| ids.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+    assert_eq!(f.a.purge_expired(999).await.expect("purge"), 0);
+    assert_eq!(f.b.purge_expired(1_000).await.expect("purge"), 1);
+    assert_eq!(f.a.purge_expired(1_009).await.expect("purge"), 0);
+    assert_eq!(f.b.purge_expired(1_010).await.expect("purge"), 2);
+    assert_eq!(f.a.purge_expired(1_019).await.expect("purge"), 0);
+    assert_eq!(f.a.purge_expired(1_020).await.expect("purge"), 1);
+    for id in gone(&[&zero, &ten, &ten_done, &twenty]) {
+        assert_eq!(f.b.get(&id).await.expect("get"), None, "{id} was purged");
+    }
+    // A realistic now in year 2096: tasks without a TTL or with a huge one stay.
+    assert_eq!(f.a.purge_expired(4_000_000_000_000).await.expect("purge"), 0);
+    assert_eq!(f.b.get(&forever.id).await.expect("get"), Some(forever));
+    assert_eq!(f.b.get(&huge.id).await.expect("get"), Some(huge));
+}
+
+/// Two handles (two processes, for the durable stores) race to end the same task, many
+/// rounds: exactly one wins each round, the other sees the winner's record.
+async fn racing_transitions_have_exactly_one_winner(f: &Fixture) {
+    for round in 0..60 {
+        let t = task(TaskState::Working);
+        f.a.create(t.clone()).await.expect("create");
+        let barrier = Arc::new(Barrier::new(2));
+        let racer = |store: Arc<dyn TaskStore>, state: TaskState| {
+            let (id, barrier) = (t.id.clone(), barrier.clone());
+            tokio::spawn(async move {
+                barrier.wait().await;
+                store.transition(&id, state, None, 2_000).await.expect("write")
+            })
+        };
+        let completed = TaskState::Completed(json!({ "by": "a", "round": round }));
+        let other = if round % 2 == 0 { TaskState::Cancelled } else { TaskState::Failed(TaskError::internal("b")) };
+        let x = racer(f.a.clone(), completed.clone());
+        let y = racer(f.b.clone(), other.clone());
+        let (x, y) = (x.await.expect("racer a"), y.await.expect("racer b"));
+        let winner = match (&x, &y) {
+            (Transition::Applied(w), Transition::Terminal(l)) | (Transition::Terminal(l), Transition::Applied(w)) => {
+                assert_eq!(w, l, "the loser sees the winner's record");
+                w.clone()
+            }
+            _ => panic!("round {round}: exactly one must win: {x:?} / {y:?}"),
+        };
+        assert!(winner.state == completed || winner.state == other);
+        assert_eq!(f.a.get(&t.id).await.expect("get"), Some(winner));
+    }
+}
+
+/// A lease can be set, moved and cleared on `working` and `input_required` tasks, from either
+/// handle; on terminal or unknown tasks `renew_lease` answers `false` and changes nothing.
+async fn leases_renew_only_live_tasks(f: &Fixture) {
+    let t = task(TaskState::Working);
+    f.a.create(t.clone()).await.expect("create");
+    let lease = |store: &Arc<dyn TaskStore>, id: String| {
+        let store = store.clone();
+        async move { store.get(&id).await.expect("get").expect("exists").lease_expires_at_ms }
+    };
+    assert!(f.a.renew_lease(&t.id, Some(5_000)).await.expect("renew"));
+    assert_eq!(lease(&f.b, t.id.clone()).await, Some(5_000));
+    assert!(f.b.renew_lease(&t.id, None).await.expect("clear"));
+    assert_eq!(lease(&f.a, t.id.clone()).await, None);
+    applied(f.a.transition(&t.id, TaskState::InputRequired(requests("k")), None, 1_100).await.expect("ask"));
+    assert!(f.b.renew_lease(&t.id, Some(6_000)).await.expect("renew while waiting for input"));
+    let record = f.a.get(&t.id).await.expect("get").expect("exists");
+    assert_eq!((record.lease_expires_at_ms, record.state), (Some(6_000), TaskState::InputRequired(requests("k"))));
+    applied(f.a.transition(&t.id, TaskState::Cancelled, None, 1_200).await.expect("cancel"));
+    let cancelled = f.a.get(&t.id).await.expect("get");
+    assert!(!f.b.renew_lease(&t.id, Some(7_000)).await.expect("renew"), "a cancelled task's worker must stop");
+    assert_eq!(f.a.get(&t.id).await.expect("get"), cancelled, "unchanged");
+    assert!(!f.a.renew_lease(&new_task_id(), Some(7_000)).await.expect("renew"));
+}
+
+/// `fail_expired_leases` fails exactly the non-terminal tasks whose lease has passed (at or
+/// before `now`), with the given error, once; never a task without a lease, a live lease, or
+/// a terminal task.
+async fn expired_leases_fail_exactly_the_dead_tasks(f: &Fixture) {
+    let now = 10_000;
+    let with = |lease: Option<u64>, state: TaskState| TaskRecord { lease_expires_at_ms: lease, ..task(state) };
+    let at_now = with(Some(now), TaskState::Working);
+    let asking = with(Some(9_000), TaskState::InputRequired(requests("k")));
+    let alive = with(Some(now + 1), TaskState::Working);
+    let unleased = with(None, TaskState::Working);
+    let done = with(Some(1), TaskState::Completed(json!({})));
+    let cancelled = with(Some(5_000), TaskState::Working);
+    let renewed = with(Some(1), TaskState::Working);
+    for t in [&at_now, &asking, &alive, &unleased, &done, &cancelled, &renewed] {
+        f.a.create(t.clone()).await.expect("create");
+    }
+    applied(f.a.transition(&cancelled.id, TaskState::Cancelled, None, 2_000).await.expect("cancel"));
+    assert!(f.b.renew_lease(&renewed.id, Some(20_000)).await.expect("renew"));
+    let mut before = Vec::new();
+    for t in [&alive, &unleased, &done, &cancelled, &renewed] {
+        before.push(f.a.get(&t.id).await.expect("get").expect("exists"));
+    }
+
+    let error = TaskError { code: -32603, message: "the worker died".into(), data: Some(json!({ "lease": true })) };
+    let mut failed = f.b.fail_expired_leases(now, error.clone()).await.expect("sweep");
+    failed.sort_by(|x, y| x.id.cmp(&y.id));
+    let mut expected = vec![at_now.id.clone(), asking.id.clone()];
+    expected.sort();
+    assert_eq!(failed.iter().map(|t| t.id.clone()).collect::<Vec<_>>(), expected);
+    for r in &failed {
+        assert_eq!(r.state, TaskState::Failed(error.clone()));
+        assert_eq!(r.status_message.as_deref(), Some("the worker died"));
+        assert_eq!(r.last_updated_at_ms, now);
+        assert_eq!(f.a.get(&r.id).await.expect("get").as_ref(), Some(r), "the returned record is the stored one");
+        assert!(!f.a.renew_lease(&r.id, Some(now * 2)).await.expect("renew"), "its worker must stop");
+    }
+    assert!(f.a.fail_expired_leases(now, error.clone()).await.expect("sweep").is_empty(), "each task fails once");
+    for t in before {
+        assert_eq!(f.b.get(&t.id).await.expect("get"), Some(t), "left alone");
+    }
+    let later = f.a.fail_expired_leases(now + 1, error).await.expect("sweep");
+    assert_eq!(later.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), [alive.id.as_str()]);
+}
+
+/// Instances sweeping at the same moment fail each dead task exactly once between them.
+async fn concurrent_sweeps_fail_each_task_once(f: &Fixture) {
+    let mut ids = HashSet::new();
+    for _ in 0..40 {
+        let t = TaskRecord { lease_expires_at_ms: Some(100), ..task(TaskState::Working) };
+        ids.insert(t.id.clone());
+        f.a.create(t).await.expect("create");
+    }
+    let barrier = Arc::new(Barrier::new(2));
+    let sweeper = |store: Arc<dyn TaskStore>| {
+        let barrier = barrier.clone();
+        tokio::spawn(async move {
+            barrier.wait().await;
+            store.fail_expired_leases(200, TaskError::internal("dead")).await.expect("sweep")
+        })
+    };
+    let (x, y) = (sweeper(f.a.clone()), sweeper(f.b.clone()));
+    let (x, y) = (x.await.expect("sweeper a"), y.await.expect("sweeper b"));
+    let all: Vec<String> = x.iter().chain(&y).map(|t| t.id.clone()).collect();
+    assert_eq!(all.len(), 40, "no task failed twice");
+    assert_eq!(all.into_iter().collect::<HashSet<_>>(), ids);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One test per check and store.
+
+macro_rules! contract {
+    ($($check:ident),* $(,)?) => {
+        mod memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $check() {
+                    super::$check(&super::memory()).await;
+                }
+            )*
+        }
+
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $check() {
+                    let (fixture, dir) = super::sqlite(stringify!($check));
+                    super::$check(&fixture).await;
+                    drop(fixture);
+                    let _ = std::fs::remove_dir_all(dir);
+                }
+            )*
+        }
+
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $check() {
+                    #[cfg(feature = "postgres")]
+                    super::pg::with_db(stringify!($check), |db| async move {
+                        super::$check(&db.fixture().await).await;
+                    })
+                    .await;
+                    #[cfg(not(feature = "postgres"))]
+                    super::skipped(stringify!($check), "built without the `postgres` feature");
+                }
+            )*
+        }
+    };
+}
+
+contract!(
+    create_then_get_round_trips_every_field,
+    duplicate_ids_are_rejected,
+    terminal_states_never_change,
+    input_required_and_working_alternate,
+    unknown_ids_are_reported_unknown,
+    ttl_purge_deletes_exactly_the_expired,
+    racing_transitions_have_exactly_one_winner,
+    leases_renew_only_live_tasks,
+    expired_leases_fail_exactly_the_dead_tasks,
+    concurrent_sweeps_fail_each_task_once,
+);
+
+fn skipped(test: &str, why: &str) {
+    eprintln!("skipped {test}: {why}; to run it: {RUN_PG}");
+}
+
+/// Task ids are bearer handles: `t_` and 32 lowercase hex digits, all distinct, with every
+/// digit at every position (no counter, no timestamp prefix).
+#[test]
+fn task_ids_are_unguessable() {
+    let ids: Vec<String> = (0..10_000).map(|_| new_task_id()).collect();
+    let mut seen = vec![HashSet::new(); 32];
+    for id in &ids {
+        let hex = id.strip_prefix("t_").unwrap_or_else(|| panic!("{id} starts with t_"));
+        assert_eq!(hex.len(), 32, "{id}");
+        assert!(hex.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)), "{id}");
+        for (i, c) in hex.chars().enumerate() {
+            seen[i].insert(c);
+        }
+    }
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 10_000, "all distinct");
+    assert!(seen.iter().all(|digits| digits.len() == 16), "every position takes every digit");
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL only: schema set-up, errors, the job queue and its executor.
+
+macro_rules! pg_only {
+    ($($test:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $test() {
+                #[cfg(feature = "postgres")]
+                pg::with_db(stringify!($test), pg::$test).await;
+                #[cfg(not(feature = "postgres"))]
+                skipped(stringify!($test), "built without the `postgres` feature");
+            }
+        )*
+    };
+}
+
+pg_only!(
+    postgres_schema_setup_is_concurrent_and_upgrades_old_tables,
+    postgres_pool_exhaustion_is_a_store_error,
+    postgres_job_queue_hands_each_job_out_once,
+    postgres_jobs_of_ended_tasks_are_never_handed_out,
+    postgres_a_claimed_job_is_never_handed_out_again,
+    postgres_job_executor_queues_the_call_for_a_worker,
+);
+
+/// Needs no database: nothing listens on port 1.
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn postgres_connection_errors_are_store_errors() {
+    use switchyard_tasks::PostgresTaskStore;
+    let refused = PostgresTaskStore::connect("postgres://postgres:secret@127.0.0.1:1/test").await.expect_err("refused");
+    assert!(refused.0.contains("PostgreSQL") && refused.0.contains("connect"), "{refused}");
+    assert!(!refused.0.contains("secret"), "no password in errors: {refused}");
+    let invalid =
+        PostgresTaskStore::connect("postgres://postgres:secret@127.0.0.1:notaport/test").await.expect_err("bad");
+    assert!(invalid.0.contains("invalid connection URL") && !invalid.0.contains("secret"), "{invalid}");
+    let mut config = switchyard_tasks::tokio_postgres::Config::new();
+    config.host("127.0.0.1").port(1).user("postgres");
+    let empty = PostgresTaskStore::with_config(config, 0).await.expect_err("no connections");
+    assert!(empty.0.contains("at least one connection"), "{empty}");
+}
+
+#[cfg(not(feature = "postgres"))]
+#[test]
+fn postgres_connection_errors_are_store_errors() {
+    skipped("postgres_connection_errors_are_store_errors", "built without the `postgres` feature");
+}
+
+#[cfg(feature = "postgres")]
+mod pg {
+    use super::*;
+    use futures::FutureExt;
+    use std::time::Duration;
+    use switchyard::prelude::*;
+    use switchyard::testing::TestClient;
+    use switchyard_tasks::deadpool_postgres::{Manager, Pool, Runtime};
+    use switchyard_tasks::tokio_postgres::{self, NoTls};
+    use switchyard_tasks::{Job, PostgresJobExecutor, PostgresTaskStore, TasksExtension, now_ms};
+
+    /// A fresh schema of the database in `SWITCHYARD_TEST_PG`.
+    pub struct Db {
+        admin: tokio_postgres::Client,
+        schema: String,
+        config: tokio_postgres::Config,
+    }
+
+    impl Db {
+        /// A new store instance (its own pool) on the schema.
+        pub async fn store(&self, pool_size: usize) -> PostgresTaskStore {
+            PostgresTaskStore::with_config(self.config.clone(), pool_size).await.expect("store connects")
+        }
+
+        /// Two instances with two pools, as two processes have.
+        pub async fn fixture(&self) -> Fixture {
+            let (a, b) = (self.store(4).await, self.store(4).await);
+            Fixture { a: Arc::new(a), b: Arc::new(b) }
+        }
+
+        async fn sql(&self, sql: &str) {
+            self.admin.batch_execute(sql).await.unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+        }
+
+        async fn count(&self, sql: &str) -> i64 {
+            self.admin.query_one(sql, &[]).await.and_then(|r| r.try_get(0)).unwrap_or_else(|e| panic!("{sql}: {e:?}"))
+        }
+    }
+
+    /// Runs `body` on a fresh schema and drops the schema afterwards, also when `body` panics;
+    /// skips (passing) when `SWITCHYARD_TEST_PG` is unset.
+    pub async fn with_db<F, Fut>(test: &str, body: F)
+    where
+        F: FnOnce(Arc<Db>) -> Fut,
+        Fut: Future<Output = ()>,
+    {
+        let Ok(url) = std::env::var("SWITCHYARD_TEST_PG") else {
+            skipped(test, "SWITCHYARD_TEST_PG is not set");
+            return;
+        };
+        let (admin, connection) = tokio_postgres::connect(&url, NoTls).await.expect("SWITCHYARD_TEST_PG connects");
+        tokio::spawn(connection);
+        let schema = format!("switchyard_test_{}", &new_task_id()[2..]);
+        let mut config: tokio_postgres::Config = url.parse().expect("SWITCHYARD_TEST_PG is a connection URL");
+        config.options(format!("-c search_path={schema}"));
+        let db = Arc::new(Db { admin, schema, config });
+        db.sql(&format!("CREATE SCHEMA {0}; SET search_path TO {0}", db.schema)).await;
+        let outcome = std::panic::AssertUnwindSafe(body(db.clone())).catch_unwind().await;
+        db.sql(&format!("DROP SCHEMA {} CASCADE", db.schema)).await;
+        if let Err(panic) = outcome {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
+    /// Instances starting together set the schema up once between them; a table from before
+    /// leases gains the column and keeps its rows.
+    pub async fn postgres_schema_setup_is_concurrent_and_upgrades_old_tables(db: Arc<Db>) {
+        db.sql(
+            "CREATE TABLE switchyard_tasks (
+                id TEXT PRIMARY KEY, owner TEXT, status TEXT NOT NULL, payload TEXT, status_message TEXT,
+                created_at_ms BIGINT NOT NULL, last_updated_at_ms BIGINT NOT NULL, ttl_ms BIGINT,
+                poll_interval_ms BIGINT, expires_at_ms BIGINT
+            );
+            INSERT INTO switchyard_tasks VALUES ('t_old', 'bob', 'working', NULL, NULL, 1000, 1000, NULL, 500, NULL);",
+        )
+        .await;
+        let starting: Vec<_> = (0..8)
+            .map(|_| {
+                let config = db.config.clone();
+                tokio::spawn(async move { PostgresTaskStore::with_config(config, 1).await })
+            })
+            .collect();
+        let mut stores = Vec::new();
+        for s in starting {
+            stores.push(s.await.expect("no panic").expect("every instance starts"));
+        }
+        let old = stores[0].get("t_old").await.expect("read").expect("kept");
+        assert_eq!((old.owner.as_deref(), old.lease_expires_at_ms), (Some("bob"), None));
+        assert!(stores[1].renew_lease("t_old", Some(5)).await.expect("renew"));
+        assert_eq!(stores[2].fail_expired_leases(5, TaskError::internal("x")).await.expect("sweep").len(), 1);
+        // A restart finds everything in place and changes nothing.
+        drop(stores);
+        let again = db.store(1).await;
+        assert!(again.get("t_old").await.expect("read").is_some());
+        let columns = db
+            .count(&format!(
+                "SELECT count(*) FROM information_schema.columns
+                 WHERE table_schema = '{}' AND table_name = 'switchyard_tasks' AND column_name = 'lease_expires_at_ms'",
+                db.schema
+            ))
+            .await;
+        assert_eq!(columns, 1);
+    }
+
+    /// A call that finds every pooled connection busy fails with a StoreError that says so.
+    pub async fn postgres_pool_exhaustion_is_a_store_error(db: Arc<Db>) {
+        let manager = Manager::new(db.config.clone(), NoTls);
+        let pool = Pool::builder(manager)
+            .max_size(1)
+            .wait_timeout(Some(Duration::from_millis(200)))
+            .runtime(Runtime::Tokio1)
+            .build()
+            .expect("pool");
+        let store = PostgresTaskStore::with_pool(pool.clone()).await.expect("store");
+        let held = pool.get().await.expect("the only connection");
+        let err = store.get("t_x").await.expect_err("no free connection");
+        assert!(err.0.contains("PostgreSQL") && err.0.contains("read a task") && err.0.contains("in use"), "{err}");
+        drop(held);
+        assert_eq!(store.get("t_x").await.expect("works again"), None);
+    }
+
+    fn args(i: usize) -> Value {
+        json!({ "n": i, "text": "héllo ✓ 🚀", "nested": { "list": [i, null] } })
+    }
+
+    /// 50 jobs, 4 workers on separate pools claiming at once: every job claimed exactly once,
+    /// each task leased by its claim.
+    pub async fn postgres_job_queue_hands_each_job_out_once(db: Arc<Db>) {
+        let store = db.store(4).await;
+        let mut queued = std::collections::HashMap::new();
+        for i in 0..50 {
+            // The lease the creating instance set is cleared by the hand-off.
+            let t = TaskRecord { lease_expires_at_ms: Some(now_ms() + 60_000), ..task(TaskState::Working) };
+            store.create(t.clone()).await.expect("create");
+            store.enqueue(&t.id, &format!("tool_{i}"), &args(i)).await.expect("enqueue");
+            assert_eq!(store.get(&t.id).await.expect("get").expect("exists").lease_expires_at_ms, None);
+            queued.insert(t.id.clone(), Job { task_id: t.id, tool: format!("tool_{i}"), arguments: args(i) });
+        }
+        let lease = Duration::from_secs(30);
+        let before = now_ms();
+        let barrier = Arc::new(Barrier::new(4));
+        let mut workers = Vec::new();
+        for w in 0..4 {
+            let (worker, barrier) = (db.store(2).await, barrier.clone());
+            workers.push(tokio::spawn(async move {
+                barrier.wait().await;
+                let mut jobs = Vec::new();
+                while let Some(job) = worker.claim(&format!("worker-{w}"), lease).await.expect("claim") {
+                    jobs.push(job);
+                }
+                jobs
+            }));
+        }
+        let mut claimed = Vec::new();
+        for w in workers {
+            claimed.extend(w.await.expect("worker"));
+        }
+        let after = now_ms();
+        assert_eq!(claimed.len(), 50, "no job handed out twice");
+        for job in &claimed {
+            assert_eq!(queued.remove(&job.task_id).as_ref(), Some(job), "each job once, as queued");
+            let t = store.get(&job.task_id).await.expect("get").expect("exists");
+            let until = t.lease_expires_at_ms.expect("a claimed job's task has a lease");
+            assert!((before + 30_000..=after + 30_000).contains(&until), "{until} vs {before}..{after}");
+            assert_eq!(t.state, TaskState::Working);
+        }
+        assert!(queued.is_empty());
+        assert_eq!(store.claim("late", lease).await.expect("claim"), None);
+        let unclaimed = db.count("SELECT count(*) FROM switchyard_task_jobs WHERE claimed_by IS NULL").await;
+        assert_eq!(unclaimed, 0);
+    }
+
+    /// Jobs of cancelled or finished tasks are not handed out (and dropped); nothing is queued
+    /// for a task that is not working, twice, or unknown.
+    pub async fn postgres_jobs_of_ended_tasks_are_never_handed_out(db: Arc<Db>) {
+        let store = db.store(2).await;
+        let mut ids = Vec::new();
+        for i in 0..3 {
+            let t = task(TaskState::Working);
+            store.create(t.clone()).await.expect("create");
+            store.enqueue(&t.id, "crunch", &args(i)).await.expect("enqueue");
+            ids.push(t.id);
+        }
+        applied(store.transition(&ids[0], TaskState::Cancelled, None, 2_000).await.expect("cancel"));
+        applied(store.transition(&ids[1], TaskState::Completed(json!({})), None, 2_000).await.expect("complete"));
+        let job = store.claim("w", Duration::from_secs(5)).await.expect("claim").expect("the live job");
+        assert_eq!(job.task_id, ids[2]);
+        assert_eq!(store.claim("w", Duration::from_secs(5)).await.expect("claim"), None);
+        assert_eq!(db.count("SELECT count(*) FROM switchyard_task_jobs").await, 1, "ended tasks' jobs dropped");
+
+        let err = store.enqueue(&ids[0], "crunch", &json!({})).await.expect_err("cancelled");
+        assert!(err.0.contains("no longer working"), "{err}");
+        let err = store.enqueue(&ids[2], "crunch", &json!({})).await.expect_err("twice");
+        assert!(err.0.contains("no longer working") || err.0.contains("already has a job"), "{err}");
+        let asking = task(TaskState::InputRequired(requests("k")));
+        store.create(asking.clone()).await.expect("create");
+        assert!(store.enqueue(&asking.id, "crunch", &json!({})).await.is_err(), "only working tasks are queued");
+        assert!(store.enqueue(&new_task_id(), "crunch", &json!({})).await.is_err(), "unknown task");
+        let working = task(TaskState::Working);
+        store.create(working.clone()).await.expect("create");
+        let err =
+            store.enqueue(&working.id, "crunch", &json!({ "s": "a\u{0}b" })).await.expect_err("JSONB has no U+0000");
+        assert!(err.0.contains("PostgreSQL"), "{err}");
+        store.enqueue(&working.id, "crunch", &json!({})).await.expect("a failed enqueue left nothing behind");
+    }
+
+    /// A queued task is never failed by a stray lease (nobody runs it); once claimed, a worker
+    /// that stops renewing loses the task to the sweep, and the job is never handed out again.
+    pub async fn postgres_a_claimed_job_is_never_handed_out_again(db: Arc<Db>) {
+        let store = db.store(2).await;
+        let t = task(TaskState::Working);
+        store.create(t.clone()).await.expect("create");
+        store.enqueue(&t.id, "crunch", &args(1)).await.expect("enqueue");
+        assert!(store.renew_lease(&t.id, Some(1)).await.expect("a late renewal by the creating instance"));
+        assert!(store.fail_expired_leases(now_ms(), TaskError::internal("dead")).await.expect("sweep").is_empty());
+        let job = store.claim("w1", Duration::from_millis(1)).await.expect("claim").expect("job");
+        assert_eq!(job.task_id, t.id);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        let failed = store.fail_expired_leases(now_ms(), TaskError::internal("dead")).await.expect("sweep");
+        assert_eq!(failed.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [t.id.as_str()]);
+        assert!(!store.renew_lease(&t.id, Some(now_ms() + 10_000)).await.expect("renew"), "the worker must stop");
+        assert_eq!(store.claim("w2", Duration::from_secs(5)).await.expect("claim"), None, "never run twice");
+        let late = store.transition(&t.id, TaskState::Completed(json!({})), None, now_ms()).await.expect("write");
+        assert!(matches!(late, Transition::Terminal(ref r) if matches!(r.state, TaskState::Failed(_))), "{late:?}");
+    }
+
+    static RAN_HERE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct CrunchArgs {
+        n: u64,
+    }
+
+    /// Sums 1..=n; as a task it runs in a worker, never in the server.
+    #[mcp_tool(task_support = "optional")]
+    async fn crunch(args: CrunchArgs) -> Result<String, ToolError> {
+        RAN_HERE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(format!("{}", args.n * (args.n + 1) / 2))
+    }
+
+    /// The executor queues the task's `tools/call` and clears its lease; a worker on another
+    /// pool claims it and records the outcome, which `tasks/get` on the server then shows.
+    pub async fn postgres_job_executor_queues_the_call_for_a_worker(db: Arc<Db>) {
+        let store = db.store(4).await;
+        let ext = TasksExtension::new().store(store.clone()).executor(PostgresJobExecutor::new(store.clone()));
+        let server = ext.install(Server::builder("pg-jobs", "0")).build().expect("builds");
+        let client = TestClient::modern(server)
+            .with_capabilities(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }));
+        let reply = client.call_tool("crunch", json!({ "n": 4 })).await;
+        assert_eq!(reply.result()["resultType"], "task", "{}", reply.response);
+        let id = reply.result()["taskId"].as_str().expect("taskId").to_owned();
+        let queued = store.get(&id).await.expect("get").expect("created before the answer");
+        assert_eq!((queued.state, queued.lease_expires_at_ms), (TaskState::Working, None), "queued, nobody runs it");
+
+        let worker = db.store(1).await;
+        let job = worker.claim("worker-1", Duration::from_secs(30)).await.expect("claim").expect("the job");
+        assert_eq!(
+            (job.task_id.as_str(), job.tool.as_str(), &job.arguments),
+            (id.as_str(), "crunch", &json!({ "n": 4 }))
+        );
+        assert!(worker.renew_lease(&id, Some(now_ms() + 30_000)).await.expect("renew"));
+        let result =
+            json!({ "content": [{ "type": "text", "text": "10" }], "isError": false, "resultType": "complete" });
+        applied(worker.transition(&id, TaskState::Completed(result), None, now_ms()).await.expect("record"));
+
+        let got = client.request("tasks/get", json!({ "taskId": id })).await;
+        assert_eq!(got.result()["status"], "completed", "{}", got.response);
+        assert_eq!(got.result()["result"]["content"][0]["text"], "10");
+        assert_eq!(RAN_HERE.load(std::sync::atomic::Ordering::SeqCst), 0, "the tool never ran in the server");
+    }
+}
