@@ -15,7 +15,6 @@ mod common;
 use common::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -132,7 +131,7 @@ impl Nats {
 struct Cluster {
     nats: Nats,
     /// `s1`, `s2`, `s3` in HAProxy's terms; `None` once killed.
-    instances: Vec<Option<Proc>>,
+    instances: Vec<Option<HttpServer>>,
     _balancer: Proc,
     url: String,
     client: reqwest::Client,
@@ -145,37 +144,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// Starts `fixture --http 127.0.0.1:0 ARGS` with `env`; returns the process and its port.
-fn start_instance(args: &[String], env: &[(&str, &str)]) -> (Proc, u16) {
-    let mut child = Command::new(example("fixture"))
-        .args(["--http", "127.0.0.1:0"])
-        .args(args)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("fixture starts");
-    let stderr = child.stderr.take().expect("piped stderr");
-    let mut lines = BufReader::new(stderr).lines();
-    let port = loop {
-        let Some(Ok(line)) = lines.next() else { panic!("the fixture exited before listening") };
-        if let Some(rest) = line.strip_prefix("listening on http://127.0.0.1:") {
-            break rest.trim_end_matches("/mcp").parse::<u16>().expect("a port");
-        }
-    };
-    // Keep draining stderr so the instance never blocks on a full pipe; echo warnings and
-    // errors into the test's output, where a failure shows them.
-    std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
-            if line.contains("WARN") || line.contains("ERROR") {
-                eprintln!("[fixture :{port}] {line}");
-            }
-        }
-    });
-    (Proc(child), port)
 }
 
 impl Cluster {
@@ -201,10 +169,11 @@ impl Cluster {
         .collect();
         let mut instances = Vec::new();
         let mut ports = Vec::new();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         for _ in 0..3 {
-            let (p, port) = start_instance(&args, &[("CLUSTER_TEST_STATE_KEY", &key), ("RUST_LOG", "warn")]);
-            instances.push(Some(p));
-            ports.push(port);
+            let server = HttpServer::start_with_env("fixture", &args, &[("CLUSTER_TEST_STATE_KEY", &key)]);
+            ports.push(server.port);
+            instances.push(Some(server));
         }
         let dir = std::env::temp_dir().join(unique("switchyard-cluster-"));
         std::fs::create_dir_all(&dir).expect("a temp dir");
@@ -236,9 +205,8 @@ impl Cluster {
     /// Kills instance `name` (`s1`..`s3`) with SIGKILL: no graceful stop.
     fn kill(&mut self, name: &str) {
         let i = name.trim_start_matches('s').parse::<usize>().expect("s1..s3") - 1;
-        if let Some(mut p) = self.instances[i].take() {
-            p.kill();
-        }
+        // Dropping the server kills it (SIGKILL) and reaps it.
+        drop(self.instances[i].take());
     }
 
     /// A 2026-07-28 request through the balancer; the reply and the instance that served it.

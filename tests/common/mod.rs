@@ -100,9 +100,15 @@ impl HttpServer {
 
     /// Starts `example_name --http 127.0.0.1:0 ARGS...`.
     pub fn start_with(example_name: &str, args: &[&str]) -> HttpServer {
+        Self::start_with_env(example_name, args, &[])
+    }
+
+    /// [`start_with`](Self::start_with) with these environment variables set for the server.
+    pub fn start_with_env(example_name: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut child = Command::new(example(example_name))
             .args(["--http", "127.0.0.1:0"])
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
