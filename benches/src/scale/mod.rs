@@ -9,12 +9,12 @@
 //! - `scale-fanout`: one event to N listen streams on one instance with the in-process hub, on
 //!   one instance with a NATS hub, and spread over three instances sharing a NATS hub.
 //!
-//! The services come from the environment (defaults in brackets): `BENCH_PG`
-//! [`postgres://postgres@127.0.0.1:5432/test`], `BENCH_HAPROXY` [`haproxy` on PATH, else
-//! `/usr/sbin/haproxy`], `BENCH_NATS_SERVER` [`nats-server` on PATH, else
-//! `/usr/sbin/nats-server`; the harness starts its own broker, so its CPU time can be read],
-//! `BENCH_NATS_URL` [a running broker to use instead; `nats://127.0.0.1:4222` when no
-//! `nats-server` binary is found]. A service that cannot be reached turns its group (or its
+//! The services come from the environment (defaults in parentheses): `BENCH_PG`
+//! (`postgres://postgres@127.0.0.1:5432/test`), `BENCH_HAPROXY` (`haproxy` on PATH, else
+//! `/usr/sbin/haproxy`), `BENCH_NATS_SERVER` (`nats-server` on PATH, else
+//! `/usr/sbin/nats-server`; the harness starts its own broker, so its CPU time can be read),
+//! `BENCH_NATS_URL` (a running broker to use instead; `nats://127.0.0.1:4222` when no
+//! `nats-server` binary is found). A service that cannot be reached turns its group (or its
 //! column) into a `# skipped` line of the table; the rest of the run goes on.
 //!
 //! Every server-side process (instances, balancer, broker) is pinned to the servers' CPU and the
