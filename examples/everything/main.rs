@@ -46,7 +46,8 @@ async fn main() -> ExitCode {
             ("--task-store", Some(s)) if s.starts_with("postgres:") => {
                 match switchyard_tasks::PostgresTaskStore::connect(&s["postgres:".len()..]).await {
                     Ok(store) => tasks = tasks.store(store),
-                    Err(e) => return fail(&format!("--task-store {s}: {e}")),
+                    // The URL may hold a password: name only the store in the message.
+                    Err(e) => return fail(&format!("--task-store postgres: {e}")),
                 }
             }
             ("--hub", Some(h)) if h.starts_with("nats:") => {

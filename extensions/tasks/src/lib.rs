@@ -253,7 +253,9 @@ impl TasksExtension {
     /// (-32603) within `lease * 4 / 3` of the last renewal. Without a shared hub, a
     /// `tasks/cancel` answered by another instance reaches the running task at the next
     /// renewal (`lease / 3`); with one, at once. Shorter leases notice dead instances sooner
-    /// and cost one store write per running task per `lease / 3`.
+    /// and cost one store write per running task per `lease / 3`. Keep it far above the
+    /// store's round trip and the clock difference between instances (leases are compared
+    /// with each instance's own clock): seconds, not milliseconds, in production.
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease;
         self

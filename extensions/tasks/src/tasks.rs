@@ -46,7 +46,20 @@ pub(crate) struct TasksState(pub(crate) Arc<Tasks>);
 /// The `-32602` every lookup of an unknown, expired or foreign task gets (one answer for all
 /// three, so ids of other callers are not revealed).
 fn unknown(id: &str) -> McpError {
-    McpError::invalid_params(format!("unknown or expired task: {id:?}"))
+    // A task id is 34 characters; echo no more than a little beyond that of whatever came in.
+    let shown: String = id.chars().take(64).collect();
+    let more = if shown.len() < id.len() { "..." } else { "" };
+    McpError::invalid_params(format!("unknown or expired task: {shown:?}{more}"))
+}
+
+/// Longest id any store is asked about: ids are 34 characters; a store-specific id scheme gets
+/// generous room, an abusive one does not reach the store.
+const MAX_ID_LEN: usize = 256;
+
+/// True for ids no store can hold (too long, or with a NUL, which PostgreSQL text refuses):
+/// answered as unknown without asking the store.
+fn impossible_id(id: &str) -> bool {
+    id.len() > MAX_ID_LEN || id.contains('\0')
 }
 
 fn store_error(what: &str, e: impl std::fmt::Display) -> McpError {
@@ -111,6 +124,9 @@ impl Tasks {
     ///
     /// Errors: `-32602` for an unknown, expired or foreign task; `-32603` when the store fails.
     pub(crate) async fn visible(&self, ctx: &RequestContext, id: &str) -> Result<TaskRecord, McpError> {
+        if impossible_id(id) {
+            return Err(unknown(id));
+        }
         let now = now_ms();
         let mut record = self.store.get(id).await.map_err(|e| store_error("read a task", e))?;
         if let Some(r) = &record

@@ -229,3 +229,17 @@ async fn a_task_that_keeps_running_keeps_its_lease() {
     assert_eq!(t["status"], "completed", "{t}");
     assert_eq!(a.stops.count.load(Ordering::SeqCst), 0);
 }
+
+#[tokio::test]
+async fn ids_no_store_can_hold_are_unknown_without_asking_the_store() {
+    let a = instance(Arc::new(InMemoryTaskStore::new()), None, Duration::from_secs(15));
+    let long = "t".repeat(10_000);
+    for id in ["a\u{0}b", long.as_str()] {
+        for method in ["tasks/get", "tasks/cancel"] {
+            let r = a.client.request(method, json!({ "taskId": id })).await.response;
+            assert_eq!(r["error"]["code"], -32602, "{method}: {r}");
+            let message = r["error"]["message"].as_str().expect("a message");
+            assert!(message.len() < 200, "the id is not echoed whole: {} bytes", message.len());
+        }
+    }
+}
