@@ -174,3 +174,109 @@ async fn sigterm_shuts_the_server_down_cleanly() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+/// The JSON-RPC error body (`id` null) of a refused GET or DELETE on the legacy wire.
+fn refusal(message: &str) -> Value {
+    json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": message } })
+}
+
+/// Asserts a JSON error reply of `status` with `body` and no `Allow`.
+fn assert_refused(r: &Bare, status: u16, body: &Value, what: &str) {
+    assert_eq!(
+        (r.status, r.allow.as_deref(), r.content_type.as_deref()),
+        (status, None, Some("application/json")),
+        "{what}"
+    );
+    assert_eq!(&r.json(), body, "{what}");
+}
+
+#[tokio::test]
+async fn get_and_delete_without_a_session_id_are_400() {
+    let srv = HttpServer::start("everything");
+    let c = client();
+    let body = refusal("missing Mcp-Session-Id: send initialize first");
+    for method in ["GET", "DELETE"] {
+        for headers in [
+            &[][..],
+            &[("accept", "text/event-stream")],
+            &[("mcp-protocol-version", "2025-11-25")],
+            &[("mcp-protocol-version", "2025-06-18")],
+            &[("mcp-protocol-version", "2025-03-26")],
+        ] {
+            assert_refused(&bare(&c, method, &srv.url, headers).await, 400, &body, &format!("{method} {headers:?}"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn get_and_delete_of_an_unknown_session_are_404() {
+    let srv = HttpServer::start("everything");
+    let c = client();
+    let body = refusal("unknown or expired Mcp-Session-Id; initialize again");
+    for method in ["GET", "DELETE"] {
+        for headers in [
+            &[("mcp-session-id", "anything")][..],
+            &[("mcp-session-id", "anything"), ("mcp-protocol-version", "2025-11-25")],
+        ] {
+            assert_refused(&bare(&c, method, &srv.url, headers).await, 404, &body, &format!("{method} {headers:?}"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn get_and_delete_naming_another_version_than_the_sessions_are_400() {
+    let srv = HttpServer::start("everything");
+    let c = client();
+    let s = open(&c, &srv.url).await;
+    let body = refusal(r#"MCP-Protocol-Version "2025-06-18" is not this session's version "2025-11-25""#);
+    for method in ["GET", "DELETE"] {
+        let r = bare(&c, method, &srv.url, &[("mcp-session-id", &s.id), ("mcp-protocol-version", "2025-06-18")]).await;
+        assert_refused(&r, 400, &body, method);
+    }
+    assert_eq!(s.request(1, "ping", json!({})).await.last()["result"], json!({}), "the session lives");
+    let r = bare(&c, "DELETE", &srv.url, &[("mcp-session-id", &s.id), ("mcp-protocol-version", "2025-11-25")]).await;
+    assert_eq!((r.status, r.content_type.as_deref(), r.json()), (200, Some("application/json"), json!({})));
+    let r = bare(&c, "DELETE", &srv.url, &[("mcp-session-id", &s.id), ("mcp-protocol-version", "2025-11-25")]).await;
+    assert_refused(&r, 404, &refusal("unknown or expired Mcp-Session-Id; initialize again"), "deleted");
+}
+
+#[tokio::test]
+async fn other_methods_in_a_session_are_405_allow_get_post_delete() {
+    let srv = HttpServer::start("everything");
+    let c = client();
+    let s = open(&c, &srv.url).await;
+    for method in ["PUT", "PATCH", "OPTIONS"] {
+        let r = bare(&c, method, &srv.url, &[("mcp-session-id", &s.id), ("mcp-protocol-version", "2025-11-25")]).await;
+        assert_eq!((r.status, r.allow.as_deref(), r.body.as_str()), (405, Some("GET, POST, DELETE"), ""), "{method}");
+    }
+    assert_eq!(s.request(1, "ping", json!({})).await.last()["result"], json!({}), "the session lives");
+}
+
+#[tokio::test]
+async fn without_streaming_the_session_stream_is_405_allow_post_delete() {
+    use switchyard::transport::http::{HttpConfig, serve};
+    let server = switchyard::Server::builder("allow-test", "1").build().expect("builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    tokio::spawn(serve(listener, server, HttpConfig { streaming: false, ..HttpConfig::default() }));
+    let c = client();
+    let s = open_on(&c, &url).await;
+    let in_session = [("mcp-session-id", s.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    for method in ["GET", "PUT"] {
+        let r = bare(&c, method, &url, &in_session).await;
+        assert_eq!((r.status, r.allow.as_deref(), r.body.as_str()), (405, Some("POST, DELETE"), ""), "{method}");
+    }
+    let r = bare(&c, "GET", &url, &[("mcp-session-id", &s), ("mcp-protocol-version", MODERN)]).await;
+    assert_eq!((r.status, r.allow.as_deref(), r.body.as_str()), (405, Some("POST"), ""), "the modern wire");
+    let r = bare(&c, "DELETE", &url, &in_session).await;
+    assert_eq!((r.status, r.json()), (200, json!({})), "DELETE still ends the session");
+}
+
+/// `initialize` on any server (the `everything` checks of [`open`] left out); the session id.
+async fn open_on(c: &reqwest::Client, url: &str) -> String {
+    let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "wire-test", "version": "0" } } });
+    let r = send(c.post(url).header("content-type", "application/json").body(init.to_string())).await;
+    assert_eq!(r.status, 200, "{:?}", r.messages);
+    r.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).expect("session id").to_owned()
+}

@@ -283,12 +283,118 @@ async fn unknown_and_removed_methods_are_404_method_not_found() {
     still_usable(&c, &s.url).await;
 }
 
+/// Asserts the 2026-07-28 refusal of a method: 405, `Allow: POST`, no body, no session id.
+fn assert_modern_405(r: &Bare, what: &str) {
+    assert_eq!((r.status, r.allow.as_deref(), r.body.as_str()), (405, Some("POST"), ""), "{what}");
+    assert!(!r.session_echoed, "{what}: a session id is never echoed on the modern wire");
+}
+
 #[tokio::test]
-async fn get_and_delete_are_405() {
+async fn get_and_delete_on_the_modern_wire_are_405_allow_post_whatever_the_session_id() {
+    let c = client();
+    // Both dual-era examples; a stray session id, a Last-Event-ID, or a version this server
+    // does not serve (still not legacy: the stateless wire) change nothing.
+    for example in ["everything", "fixture"] {
+        let s = HttpServer::start(example);
+        for method in ["GET", "DELETE"] {
+            for headers in [
+                &[("mcp-protocol-version", MODERN)][..],
+                &[("mcp-protocol-version", MODERN), ("mcp-session-id", "anything")],
+                &[("mcp-protocol-version", MODERN), ("mcp-session-id", "anything"), ("last-event-id", "s1-1")],
+                &[("mcp-protocol-version", MODERN), ("accept", "text/event-stream")],
+                &[("mcp-protocol-version", "2099-01-01"), ("mcp-session-id", "anything")],
+            ] {
+                assert_modern_405(&bare(&c, method, &s.url, headers).await, &format!("{example} {method} {headers:?}"));
+            }
+        }
+        still_usable(&c, &s.url).await;
+    }
+}
+
+#[tokio::test]
+async fn a_modern_get_or_delete_leaves_a_live_legacy_session_alone() {
     let s = HttpServer::start("everything");
     let c = client();
-    assert_eq!(send(c.get(&s.url)).await.status, 405);
-    assert_eq!(send(c.delete(&s.url)).await.status, 405);
+    let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "wire-test", "version": "0" } } });
+    let r = send(c.post(&s.url).header("content-type", "application/json").body(init.to_string())).await;
+    let sid = r.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).expect("a session id").to_owned();
+    for method in ["DELETE", "GET"] {
+        let r = bare(&c, method, &s.url, &[("mcp-protocol-version", MODERN), ("mcp-session-id", &sid)]).await;
+        assert_modern_405(&r, method);
+    }
+    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" }).to_string();
+    let r = send(
+        c.post(&s.url)
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", sid)
+            .body(ping),
+    )
+    .await;
+    assert_eq!((r.status, r.last()), (200, &json!({ "jsonrpc": "2.0", "id": 1, "result": {} })), "the session lives");
+}
+
+#[tokio::test]
+async fn other_methods_are_405_with_allow_listing_the_methods_of_the_wire() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    // Without a CORS layer around the router a preflight is refused like any other OPTIONS.
+    let preflight = [("origin", "http://localhost:5173"), ("access-control-request-method", "POST")];
+    for method in ["PUT", "PATCH", "HEAD", "OPTIONS", "TRACE"] {
+        // Not on the modern wire: the endpoint's methods across both eras.
+        for headers in [&[][..], &[("mcp-session-id", "anything"), ("mcp-protocol-version", "2025-11-25")], &preflight]
+        {
+            let r = bare(&c, method, &s.url, headers).await;
+            assert_eq!(
+                (r.status, r.allow.as_deref(), r.body.as_str()),
+                (405, Some("GET, POST, DELETE"), ""),
+                "{method} {headers:?}"
+            );
+        }
+        let r = bare(&c, method, &s.url, &[("mcp-protocol-version", MODERN), ("mcp-session-id", "anything")]).await;
+        assert_modern_405(&r, method);
+    }
+    still_usable(&c, &s.url).await;
+}
+
+#[tokio::test]
+async fn a_foreign_origin_is_403_before_the_method_is_looked_at() {
+    let s = HttpServer::start("everything");
+    let c = client();
+    for method in ["GET", "DELETE", "PUT", "OPTIONS"] {
+        let r =
+            bare(&c, method, &s.url, &[("mcp-protocol-version", MODERN), ("origin", "http://evil.example.com")]).await;
+        assert_eq!((r.status, r.allow), (403, None), "{method}");
+    }
+}
+
+/// Serves an empty server in this process with `config`; returns the endpoint's URL.
+async fn serve_in_process(config: switchyard::transport::http::HttpConfig) -> String {
+    let server = switchyard::Server::builder("allow-test", "1").build().expect("builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    tokio::spawn(switchyard::transport::http::serve(listener, server, config));
+    url
+}
+
+#[tokio::test]
+async fn a_modern_only_server_answers_every_method_but_post_with_405_allow_post() {
+    let config = switchyard::transport::http::HttpConfig { legacy_sessions: false, ..Default::default() };
+    let url = serve_in_process(config).await;
+    let c = client();
+    for method in ["GET", "DELETE", "PUT", "PATCH", "OPTIONS"] {
+        for headers in [
+            &[][..],
+            &[("mcp-session-id", "anything")],
+            &[("mcp-session-id", "anything"), ("mcp-protocol-version", "2025-11-25")],
+            &[("mcp-session-id", "anything"), ("mcp-protocol-version", MODERN), ("last-event-id", "s1-1")],
+        ] {
+            assert_modern_405(&bare(&c, method, &url, headers).await, &format!("{method} {headers:?}"));
+        }
+    }
+    let r = send(modern(&c, &url, json!(1), "server/discover", json!({}))).await;
+    assert_eq!(r.status, 200, "POST is served: {:?}", r.messages);
 }
 
 #[tokio::test]

@@ -289,11 +289,16 @@ async fn oversized_malformed_and_deeply_nested_bodies_get_errors_and_the_server_
         assert_eq!((r.status, r.error_code()), (400, Some(-32700)), "{:?}", r.messages);
         echo(&c, &url, json!("after-nesting"), "after deep nesting").await;
     }
-    // Nested within the limit but of the wrong type for the argument: an ordinary -32602.
+    // Nested within the limit but of the wrong type for the argument: an ordinary argument
+    // error, which is a tool result the model sees.
     let within: Value = serde_json::from_str(&format!("{}{}", "[".repeat(100), "]".repeat(100))).expect("100 levels");
     let params = json!({ "name": "echo", "arguments": { "text": within } });
     let r = send(modern(&c, &url, json!(3), "tools/call", params)).await;
-    assert_eq!(r.error_code(), Some(-32602), "{:?}", r.messages);
+    assert_eq!(r.last()["result"]["isError"], true, "{:?}", r.messages);
+    assert_eq!(
+        r.last()["result"]["content"][0]["text"],
+        "Invalid arguments for tool `echo`: `text`: invalid type: sequence, expected a string"
+    );
 
     let peak = sampler.peak();
     drop(sampler);

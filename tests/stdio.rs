@@ -263,3 +263,90 @@ async fn eof_ends_a_legacy_session_too() {
         tokio::time::timeout(Duration::from_secs(10), p.child.wait()).await.expect("exits after EOF").expect("status");
     assert!(status.success(), "{status:?}");
 }
+
+/// Issue #13, item 5: what may come before `initialize` answers without choosing the era.
+mod before_initialize {
+    use super::*;
+
+    fn ping(id: Value) -> Value {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "ping" })
+    }
+
+    fn pong(id: Value) -> Option<Value> {
+        Some(json!({ "jsonrpc": "2.0", "id": id, "result": {} }))
+    }
+
+    fn initialize(version: &str) -> Value {
+        json!({ "jsonrpc": "2.0", "id": 10, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } })
+    }
+
+    const WAIT: Duration = Duration::from_secs(10);
+
+    /// The lines that may precede `initialize`: pings (answered `{}`), a cancellation, a
+    /// response, a stray `notifications/initialized` and a malformed line.
+    async fn preamble(p: &mut StdioPeer) {
+        p.write(&[ping(json!(0))]).await;
+        assert_eq!(p.next(WAIT).await, pong(json!(0)), "a ping as the very first line");
+        p.write(&[
+            json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 0 } }),
+            json!({ "jsonrpc": "2.0", "id": "x", "result": {} }),
+            json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+            ping(json!("again")),
+        ])
+        .await;
+        assert_eq!(p.next(WAIT).await, pong(json!("again")), "notifications and responses get no answer");
+        p.write(&[json!({ "jsonrpc": "2.0", "id": 1, "method": 7 })]).await;
+        assert_eq!(p.next(WAIT).await.expect("an error")["error"]["code"], -32600);
+    }
+
+    #[tokio::test]
+    async fn a_first_line_ping_is_answered_and_any_legacy_revision_can_follow() {
+        for version in ["2025-11-25", "2025-06-18", "2025-03-26"] {
+            let mut p = StdioPeer::start("everything", &[]);
+            preamble(&mut p).await;
+            p.write(&[initialize(version)]).await;
+            let r = p.next(WAIT).await.expect("the initialize result");
+            assert_eq!(r["result"]["protocolVersion"], version, "{r}");
+            p.write(&[json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }), ping(json!(11))]).await;
+            assert_eq!(p.next(WAIT).await, pong(json!(11)), "{version}");
+            // Now legacy for good: the 2026-07-28 envelope is refused.
+            p.write(&[
+                json!({ "jsonrpc": "2.0", "id": 12, "method": "tools/list", "params": { "_meta": meta(json!({})) } }),
+            ])
+            .await;
+            assert_eq!(p.next(WAIT).await.expect("an error")["error"]["code"], -32600, "{version}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_first_line_ping_leaves_the_stateless_wire_open() {
+        let mut p = StdioPeer::start("everything", &[]);
+        preamble(&mut p).await;
+        p.write(&[
+            json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": { "_meta": meta(json!({})) } }),
+        ])
+        .await;
+        let r = p.next(WAIT).await.expect("the listing");
+        assert_eq!(r["result"]["resultType"], "complete", "{r}");
+        // 2026-07-28 removed ping: with its envelope it is unknown, before initialize too.
+        p.write(&[json!({ "jsonrpc": "2.0", "id": 3, "method": "ping", "params": { "_meta": meta(json!({})) } })])
+            .await;
+        assert_eq!(p.next(WAIT).await.expect("an error")["error"]["code"], -32601);
+        // Other legacy requests still need initialize (they are stateless requests without `_meta`).
+        p.write(&[json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/list" })]).await;
+        assert_eq!(p.next(WAIT).await.expect("an error")["error"]["code"], -32602);
+        // ... and the process may still begin a session.
+        p.write(&[initialize("2025-11-25")]).await;
+        assert_eq!(p.next(WAIT).await.expect("the initialize result")["result"]["protocolVersion"], "2025-11-25");
+    }
+
+    #[tokio::test]
+    async fn a_ping_before_initialize_runs_through_the_filters() {
+        let mut p = StdioPeer::start("fixture", &[]);
+        p.write(&[ping(json!(0))]).await;
+        let r = p.next(WAIT).await.expect("the ping's answer");
+        assert_eq!(r["id"], 0, "{r}");
+        assert_eq!(r["result"]["_meta"]["dev.switchyard.fixture/trace"], json!([">r1", ">r2", "<r2", "<r1"]), "{r}");
+    }
+}

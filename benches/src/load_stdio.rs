@@ -20,15 +20,20 @@ pub struct StdioRun {
 pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
-fn call(i: usize) -> String {
+fn call(tool: &str, i: usize) -> String {
     format!(
-        r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hello {i}"}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"text":"hello {i}"}}}}}}"#
     )
 }
 
-/// Runs `n` calls against server role `role`. `window`: most requests unanswered at once
-/// (`None`: all pipelined).
+/// Runs `n` calls of `echo` against server role `role`. `window`: most requests unanswered at
+/// once (`None`: all pipelined).
 pub fn run(role: &str, n: usize, window: Option<usize>) -> Res<StdioRun> {
+    run_tool(role, "echo", n, window)
+}
+
+/// [`run`] calling `tool`, which must answer `{"text": ..}` with that text.
+pub fn run_tool(role: &str, tool: &str, n: usize, window: Option<usize>) -> Res<StdioRun> {
     let mut server: ServerProc = spawn_role(role, &[])?;
     let pid = server.pid();
     let mut stdin = BufWriter::with_capacity(64 * 1024, server.child.stdin.take().ok_or("no stdin")?);
@@ -75,7 +80,7 @@ pub fn run(role: &str, n: usize, window: Option<usize>) -> Res<StdioRun> {
                 }
             }
         }
-        stdin.write_all(call(i).as_bytes())?;
+        stdin.write_all(call(tool, i).as_bytes())?;
         stdin.write_all(b"\n")?;
     }
     stdin.flush()?;

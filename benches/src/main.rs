@@ -2,7 +2,7 @@
 //! serde_json; a plain read-parse-write loop on stdio), measured interleaved in one run.
 //!
 //! ```text
-//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,fanout,compile] [--repeats N]
+//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,fanout,compile,schema] [--repeats N]
 //! ```
 //!
 //! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
@@ -28,7 +28,7 @@ mod table;
 
 use load_http::Wire;
 use std::time::Duration;
-use table::{Figure, Table};
+use table::{Columns, Figure, Table};
 
 /// The harness's error type: every failure ends the run with its message.
 pub type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
@@ -112,7 +112,7 @@ fn main() -> std::process::ExitCode {
         },
         Some("--help" | "-h") => {
             println!(
-                "usage: bench [--quick] [--only stdio,http,fanout,fanout-h1,fanout-h2,compile,scale,scale-tasks,scale-http,scale-fanout] [--repeats N]"
+                "usage: bench [--quick] [--only stdio,http,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout] [--repeats N]"
             );
             Ok(())
         }
@@ -150,6 +150,9 @@ fn pin_and_run(args: &[String]) -> Res<()> {
     if plan.wants("compile") {
         compile(&plan, &mut table)?;
     }
+    if plan.wants("schema") {
+        schema(&plan, &mut table)?;
+    }
     rt.block_on(scale::run(&plan, &mut table))?;
     eprintln!("({} run)", if plan.quick { "quick" } else { "full" });
     print!("{}", table.render());
@@ -174,6 +177,29 @@ fn stdio(plan: &Plan, table: &mut Table) -> Res<()> {
         table.push(rps);
         table.push(rss);
     }
+    Ok(())
+}
+
+/// Columns of the argument-validation rows: `echo` (derived schema, checked by decoding),
+/// `echo_checked` (the same schema written by hand, so validated on every call), and the raw
+/// reference, which proves the load generator is not what limits the first two.
+const SCHEMAS: Columns = Columns { names: ["DERIVED", "WRITTEN", "RAW"], ratios: [(1, 0), (0, 2)] };
+
+/// What validating `tools/call` arguments against a hand-written input schema costs: the same
+/// server and tool body, pipelined stdio, with and without the validator.
+fn schema(plan: &Plan, table: &mut Table) -> Res<()> {
+    let n = plan.stdio_requests;
+    table.section(SCHEMAS);
+    let mut rps = Figure::new(format!("stdio {n} tools/call, derived vs hand-written schema, req/s (higher)"));
+    for _ in 0..plan.repeats {
+        for (col, role, tool) in
+            [(0, "ours-stdio", "echo"), (1, "ours-stdio", "echo_checked"), (2, "raw-stdio", "echo")]
+        {
+            eprintln!("schema: {role} {tool}");
+            rps.add(col, load_stdio::run_tool(role, tool, n, None)?.rps);
+        }
+    }
+    table.push(rps);
     Ok(())
 }
 

@@ -193,3 +193,49 @@ async fn test_trigger_prompt_change(ctx: RequestContext) -> Result<String, ToolE
     ctx.server().publisher().prompts_list_changed();
     Ok("prompts list changed".to_owned())
 }
+
+/// Arguments of `number_sequence`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SequenceArgs {
+    /// How many numbers, 0–255.
+    pub count: u8,
+}
+
+/// Returns `[1, 2, .., count]` as structured content: an array, so the output schema's root is
+/// not an object, and 2025-11-25 clients see it wrapped as `{"result": [..]}`.
+#[mcp_tool]
+async fn number_sequence(args: SequenceArgs) -> Result<Json<Vec<u32>>, ToolError> {
+    Ok(Json((1..=u32::from(args.count)).collect()))
+}
+
+/// Arguments of `read_json_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadJsonArgs {
+    /// A path on the server's file system.
+    pub path: String,
+}
+
+/// Reads a JSON file and returns it re-serialized: `?` on `std::io::Error` and
+/// `serde_json::Error` turns either failure into an `isError: true` result with its message.
+#[mcp_tool]
+async fn read_json_file(args: ReadJsonArgs) -> Result<Json<serde_json::Value>, ToolError> {
+    let text = std::fs::read_to_string(&args.path)?;
+    let value: serde_json::Value = serde_json::from_str(&text)?;
+    Ok(Json(value))
+}
+
+/// Parses `text` as an integer with `anyhow` context: a tool returning `anyhow::Result<T>`,
+/// whose error (with its context chain) is an `isError: true` result.
+#[mcp_tool]
+async fn parse_integer(args: EchoText) -> anyhow::Result<String> {
+    use anyhow::Context;
+    let n: i64 = args.text.trim().parse().with_context(|| format!("`{}` is not an integer", args.text))?;
+    Ok(format!("{n}"))
+}
+
+/// Arguments holding one text.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EchoText {
+    /// The text.
+    pub text: String,
+}

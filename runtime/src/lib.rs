@@ -50,7 +50,7 @@ pub mod testing;
 pub mod transport;
 
 pub use context::{FromRequestContext, Logger, Progress, RequestContext, State};
-pub use handler::{IntoCallToolResult, IntoToolOutcome, ToolError, ToolFailure};
+pub use handler::{IntoCallToolResult, IntoToolFailure, IntoToolOutcome, ToolError, ToolFailure};
 pub use jsonrpc::{ErrorCode, McpError, RequestId};
 pub use model::{
     CallToolResult, Completion, CompletionArgument, CompletionRef, CompletionRequest, Content, GetPromptResult, Json,
@@ -95,8 +95,8 @@ pub mod prelude {
 pub mod __private {
     pub use crate::context::{FromRequestContext, RequestContext};
     pub use crate::handler::{
-        IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolOutcome, decode_arguments, empty_object_schema,
-        input_schema, output_schema, prompt_arguments, raw_schema, template_var,
+        IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolOutcome, decode_arguments, decode_tool_arguments,
+        empty_object_schema, input_schema, output_schema, prompt_arguments, raw_schema, template_var,
     };
     pub use crate::jsonrpc::McpError;
     pub use crate::model::{
@@ -110,7 +110,7 @@ pub mod __private {
     };
     pub use crate::registry::{
         BoxFuture, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, ResourceRequest,
-        Site, TaskSupport, ToolRegistration,
+        SchemaOrigin, Site, TaskSupport, ToolRegistration,
     };
     pub use crate::subscriptions::{SubscriptionFieldRegistration, grant_shim};
     pub use inventory;

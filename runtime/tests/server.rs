@@ -123,8 +123,13 @@ async fn tool_errors_and_protocol_errors_differ() {
     assert_eq!(r.result()["content"][0]["text"], "it broke");
     let r = client.call_tool("protocol_fails", json!({})).await;
     assert_eq!(r.error_code(), Some(-32603));
+    // Arguments the tool rejects are a tool execution error the model can correct.
     let r = client.call_tool("greet", json!({ "name": 5 })).await;
-    assert_eq!(r.error_code(), Some(-32602));
+    assert_eq!(r.result()["isError"], true);
+    assert_eq!(
+        r.result()["content"][0]["text"],
+        "Invalid arguments for tool `greet`: `name`: invalid type: integer `5`, expected a string"
+    );
     let r = client.call_tool("greet", json!({ "name": "Ada" })).await;
     assert_eq!(r.result()["content"][0]["text"], "Hello, Ada!");
 }

@@ -232,3 +232,39 @@ impl HttpServer {
         self.child.id()
     }
 }
+
+/// What came back from a request without a body (GET, DELETE, PUT, ...): status, `Allow`,
+/// `Content-Type`, whether an `Mcp-Session-Id` came back, and the raw body.
+#[derive(Debug)]
+pub struct Bare {
+    pub status: u16,
+    pub allow: Option<String>,
+    pub content_type: Option<String>,
+    pub session_echoed: bool,
+    pub body: String,
+}
+
+impl Bare {
+    /// The body as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("JSON body expected ({e}): {}", self.body))
+    }
+}
+
+/// Sends `method` (any name, e.g. `PATCH`) to `url` with `headers` and no body, and reads the
+/// whole reply (so not for a GET that opens a stream).
+pub async fn bare(c: &reqwest::Client, method: &str, url: &str, headers: &[(&str, &str)]) -> Bare {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method name");
+    let mut rb = c.request(method, url);
+    for (name, value) in headers {
+        rb = rb.header(*name, *value);
+    }
+    let resp = rb.send().await.expect("request sent");
+    let h = resp.headers();
+    let text = |name: &str| h.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let (allow, content_type) = (text("allow"), text("content-type"));
+    let session_echoed = h.contains_key("mcp-session-id");
+    let status = resp.status().as_u16();
+    let body = resp.text().await.expect("body");
+    Bare { status, allow, content_type, session_echoed, body }
+}

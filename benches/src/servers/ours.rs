@@ -28,6 +28,18 @@ struct EchoArgs {
     text: String,
 }
 
+/// `echo` with its input schema written by hand (the one schemars derives for [`EchoArgs`]):
+/// every call's arguments go through the JSON Schema validator before decoding. The `schema`
+/// rows compare it with `echo`, whose derived schema decoding alone enforces.
+#[mcp_tool(
+    read_only,
+    group = "bench",
+    input_schema = r#"{"type":"object","properties":{"text":{"type":"string","description":"The text to send back."}},"required":["text"]}"#
+)]
+async fn echo_checked(args: EchoArgs) -> Result<String, ToolError> {
+    Ok(args.text)
+}
+
 /// Arguments of `echo_task`.
 #[derive(Deserialize, JsonSchema)]
 struct TaskArgs {

@@ -29,7 +29,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     };
     let argument = opt_str(lit_value(attrs.argument.as_ref()));
 
-    let inputs = ShimInputs { what: "", params_value: TokenStream::new() };
+    let inputs = ShimInputs { what: "", tool: None, params_value: TokenStream::new() };
     let (lets, call) = bind_args(&handler, &inputs, false);
     let returns = convert_return(
         &handler,

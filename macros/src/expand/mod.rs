@@ -179,6 +179,9 @@ fn site(ident: &Ident) -> TokenStream {
 struct ShimInputs<'a> {
     /// `tool `echo``, for decode errors.
     what: &'a str,
+    /// The tool's name when this is a tool shim, whose argument decoding errors are
+    /// `isError: true` results rather than protocol errors.
+    tool: Option<&'a str>,
     /// The raw arguments value (tools: `Value`, prompts: a `Value::Object` expression).
     params_value: TokenStream,
 }
@@ -201,9 +204,18 @@ fn bind_args(handler: &Handler<'_>, inputs: &ShimInputs<'_>, raw_schema: bool) -
             Role::Params => {
                 let (what, value) = (inputs.what, &inputs.params_value);
                 let assertion = params_assertion(ty, raw_schema);
-                quote_spanned! {span=>
-                    #assertion
-                    #p::decode_arguments::<#ty>(#what, #value)?
+                match inputs.tool {
+                    Some(tool) => quote_spanned! {span=>
+                        #assertion
+                        match #p::decode_tool_arguments::<#ty>(#tool, #value) {
+                            #p::Ok(__decoded) => __decoded,
+                            #p::Err(__rejected) => return #p::Ok(*__rejected),
+                        }
+                    },
+                    None => quote_spanned! {span=>
+                        #assertion
+                        #p::decode_arguments::<#ty>(#what, #value)?
+                    },
                 }
             }
             Role::TemplateVar(name) => quote_spanned! {span=>

@@ -44,7 +44,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
         },
     };
 
-    let inputs = ShimInputs { what: &what, params_value: quote!(#p::serde_json::Value::Object(__args)) };
+    let inputs = ShimInputs { what: &what, tool: None, params_value: quote!(#p::serde_json::Value::Object(__args)) };
     let (lets, call) = bind_args(&handler, &inputs, false);
     let returns = convert_return(
         &handler,

@@ -29,7 +29,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let mime = opt_str(lit_value(attrs.mime_type.as_ref()));
 
     // Resources have no params argument; `what` is never used in a decode.
-    let inputs = ShimInputs { what: "", params_value: TokenStream::new() };
+    let inputs = ShimInputs { what: "", tool: None, params_value: TokenStream::new() };
     let (lets, call) = bind_args(&handler, &inputs, false);
     let returns = convert_return(
         &handler,

@@ -50,6 +50,9 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
         },
     };
 
+    let schema_origin =
+        if raw_schema.is_some() { quote!(#p::SchemaOrigin::Written) } else { quote!(#p::SchemaOrigin::Derived) };
+
     let (output_schema_fn, output_schema) = match handler.output.and_then(ast::structured_output) {
         Some(ty) => {
             let call = quote_spanned! {ty.span()=>
@@ -72,7 +75,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
         (quote!(fn __annotations() -> #p::serde_json::Value { #body }), quote!(#p::Some(__annotations)))
     };
 
-    let inputs = ShimInputs { what: &what, params_value: quote!(__args) };
+    let inputs = ShimInputs { what: &what, tool: Some(&name.value), params_value: quote!(__args) };
     let (lets, call) = bind_args(&handler, &inputs, raw_schema.is_some());
     let returns = convert_return(
         &handler,
@@ -120,6 +123,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 description: #description,
                 group: #group,
                 input_schema: __input_schema,
+                schema_origin: #schema_origin,
                 output_schema: #output_schema,
                 annotations: #annotations,
                 roles: #roles,

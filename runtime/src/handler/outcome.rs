@@ -5,9 +5,30 @@ use crate::model::{
 use serde::Serialize;
 
 /// A tool failure the model can see: becomes a `tools/call` result with `isError: true` and the
-/// message as its text (not a JSON-RPC error).
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{message}")]
+/// message as its text (not a JSON-RPC error), as 2025-11-25 and 2026-07-28 server/tools "Error
+/// Handling" ask for failures the model may correct
+/// (<https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling>).
+///
+/// `?` works on every [`std::error::Error`] (`std::io::Error`, `serde_json::Error`, [`McpError`],
+/// ...) in a tool returning `Result<_, ToolError>`. The message is the error's text followed by
+/// its sources, each after `": "` (as `anyhow` prints `{:#}`). A tool built on `anyhow` returns
+/// `anyhow::Result<T>` instead (feature `anyhow`, on by default), where `?` takes anything
+/// `anyhow` takes; `Result<T, String>` and `Result<T, Box<dyn Error + Send + Sync>>` work too.
+///
+/// ```
+/// use switchyard::ToolError;
+/// fn read(path: &str) -> Result<String, ToolError> {
+///     let text = std::fs::read_to_string(path)?;
+///     let value: serde_json::Value = serde_json::from_str(&text)?;
+///     Ok(value.to_string())
+/// }
+/// let err = read("/no/such/file").unwrap_err();
+/// assert!(err.message.starts_with("No such file or directory"), "{err}");
+/// ```
+///
+/// Like `anyhow::Error`, it is not itself a [`std::error::Error`]: that is what lets every
+/// error convert into it (and why `String` does not: build one with [`ToolError::new`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolError {
     /// The text shown to the model.
     pub message: String,
@@ -17,6 +38,30 @@ impl ToolError {
     /// A tool error with this message.
     pub fn new(message: impl Into<String>) -> Self {
         ToolError { message: message.into() }
+    }
+
+    /// The error's text and its sources' texts, joined by `": "`.
+    fn from_chain(error: &(dyn std::error::Error + 'static)) -> Self {
+        let mut message = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            message.push_str(": ");
+            message.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        ToolError { message }
+    }
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+    fn from(e: E) -> Self {
+        ToolError::from_chain(&e)
     }
 }
 
@@ -54,13 +99,32 @@ impl From<&str> for ToolFailure {
     }
 }
 
+/// Lets a tool return `Result<T, Box<dyn Error + Send + Sync>>`: the error (and its sources)
+/// becomes an `isError: true` result.
+impl From<Box<dyn std::error::Error + Send + Sync>> for ToolFailure {
+    fn from(e: Box<dyn std::error::Error + Send + Sync>) -> Self {
+        ToolFailure::Tool(ToolError::from_chain(e.as_ref()))
+    }
+}
+
+/// Lets a tool return `anyhow::Result<T>`: the error becomes an `isError: true` result.
+#[cfg(feature = "anyhow")]
+impl From<anyhow::Error> for ToolFailure {
+    fn from(e: anyhow::Error) -> Self {
+        ToolFailure::Tool(ToolError::from_chain(e.as_ref()))
+    }
+}
+
 /// What a `#[mcp_tool]` function may return: `Result<T, E>` with `T` one of `String`, `&'static
 /// str`, [`Content`], `Vec<Content>`, [`CallToolResult`], [`Json<T>`] or `()`, and `E` one of
-/// [`ToolError`], [`McpError`], [`ToolFailure`], `String`; or one of those `T` directly.
+/// [`ToolError`], [`McpError`], [`ToolFailure`], `String`, `&str` or `anyhow::Error`; or one of
+/// those `T` directly. `E = McpError` is a JSON-RPC error response; every other `E` is an
+/// `isError: true` result.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a valid tool return type",
     label = "tools return Result<T, E> or T",
-    note = "T: String, &'static str, Content, Vec<Content>, CallToolResult, Json<T: Serialize> or (); E: ToolError, McpError, ToolFailure or String"
+    note = "T: String, &'static str, Content, Vec<Content>, CallToolResult, Json<T: Serialize> or (); E: ToolError, McpError, ToolFailure, String or anyhow::Error",
+    note = "to use `?` on any error type, return Result<T, ToolError>"
 )]
 pub trait IntoToolOutcome {
     /// Converts into the `tools/call` result or a protocol error.
@@ -116,11 +180,37 @@ impl<T: Serialize> IntoCallToolResult for Json<T> {
     }
 }
 
-impl<T: IntoCallToolResult, E: Into<ToolFailure>> IntoToolOutcome for Result<T, E> {
+/// The error side `E` of a tool's `Result<T, E>`: [`ToolError`], [`McpError`], [`ToolFailure`],
+/// `String`, `&str`, `Box<dyn Error + Send + Sync>` or `anyhow::Error` (feature `anyhow`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error type",
+    label = "tools fail with ToolError (an isError result) or McpError (a JSON-RPC error)",
+    note = "return Result<T, ToolError>: `?` converts every std::error::Error (`{Self}` included) into ToolError",
+    note = "or return anyhow::Result<T>, or Result<T, Box<dyn std::error::Error + Send + Sync>>"
+)]
+pub trait IntoToolFailure {
+    /// Converts into a tool error or a protocol error.
+    fn into_tool_failure(self) -> ToolFailure;
+}
+
+macro_rules! into_tool_failure {
+    ($($t:ty),*) => {$(
+        impl IntoToolFailure for $t {
+            fn into_tool_failure(self) -> ToolFailure {
+                ToolFailure::from(self)
+            }
+        }
+    )*};
+}
+into_tool_failure!(ToolFailure, ToolError, McpError, String, &str, Box<dyn std::error::Error + Send + Sync>);
+#[cfg(feature = "anyhow")]
+into_tool_failure!(anyhow::Error);
+
+impl<T: IntoCallToolResult, E: IntoToolFailure> IntoToolOutcome for Result<T, E> {
     fn into_tool_outcome(self) -> Result<CallToolResult, McpError> {
         match self {
             Ok(v) => v.into_call_tool_result(),
-            Err(e) => match e.into() {
+            Err(e) => match e.into_tool_failure() {
                 ToolFailure::Tool(t) => Ok(CallToolResult::error(t.message)),
                 ToolFailure::Protocol(p) => Err(p),
             },

@@ -1,6 +1,6 @@
 use crate::jsonrpc::McpError;
-use crate::model::PromptArgument;
-use crate::registry::ResourceRequest;
+use crate::model::{CallToolResult, PromptArgument};
+use crate::registry::{ResourceRequest, argument_error, problem};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -32,11 +32,31 @@ pub fn raw_schema(text: &'static str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)
 }
 
-/// Decodes a tool's `arguments` (or a prompt's, or an RPC's params) into `T`.
+/// Decodes a prompt's `arguments` or an RPC's params into `T`.
 ///
-/// Errors: `-32602` naming `what` and serde's reason (missing field, wrong type, ...).
+/// Errors: `-32602` naming `what`, the member that failed (`items[2].name`) and serde's reason
+/// (missing field, wrong type, ...).
 pub fn decode_arguments<T: DeserializeOwned>(what: &str, value: Value) -> Result<T, McpError> {
-    serde_json::from_value(value).map_err(|e| McpError::invalid_params(format!("invalid arguments for {what}: {e}")))
+    serde_path_to_error::deserialize(value)
+        .map_err(|e| McpError::invalid_params(format!("invalid arguments for {what}: {}", path_problem(&e))))
+}
+
+/// Decodes a tool's `arguments` into `T`.
+///
+/// Errors: the `{"content":[{"type":"text","text":..}],"isError":true}` result the client
+/// receives, naming the argument and what was wrong with it: arguments the tool rejects are a
+/// tool execution error the model can correct, not a protocol error (2025-11-25 and
+/// 2026-07-28 server/tools "Error Handling",
+/// <https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling>).
+pub fn decode_tool_arguments<T: DeserializeOwned>(tool: &str, value: Value) -> Result<T, Box<CallToolResult>> {
+    serde_path_to_error::deserialize(value).map_err(|e| Box::new(argument_error(tool, &[path_problem(&e)])))
+}
+
+/// `` `path`: reason ``, or the reason alone when the root failed.
+fn path_problem(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
+    let path = e.path().to_string();
+    let path = if path == "." { "" } else { path.as_str() };
+    problem(path, &e.inner().to_string())
 }
 
 /// The `arguments` list of a prompt whose params type is `T`: one entry per top-level property,

@@ -28,9 +28,10 @@ impl ErrorCode {
 
 /// A protocol error: becomes a JSON-RPC error response `{code, message, data?}`.
 ///
-/// Handlers return it for structural problems (unknown tool, invalid arguments, a missing client
-/// capability). A tool that ran and failed returns a [`ToolError`](crate::ToolError) instead, which
-/// becomes a result with `isError: true` (spec digest §7, "Tool failures").
+/// Handlers return it for structural problems (unknown tool, malformed params, a missing client
+/// capability). A tool that ran and failed, or whose arguments it cannot take, returns a
+/// [`ToolError`](crate::ToolError) instead, which becomes a result with `isError: true`
+/// (<https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling>).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message} ({code})", code = self.code.0)]
 pub struct McpError {

@@ -107,14 +107,67 @@ fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
     Some(Request { id, method: plain.method, params })
 }
 
+/// Most entries accepted in one JSON-RPC batch (64). A batch is a handful of messages sent
+/// together (2025-03-26 only: <https://modelcontextprotocol.io/specification/2025-03-26/basic#batching>);
+/// this bound keeps one line or one POST from starting more work than that many separate
+/// requests would, whatever the size limit of the line or body. A longer batch is refused
+/// whole by [`parse_batch`] (`-32600`).
+pub const MAX_BATCH_LEN: usize = 64;
+
+/// The entries of a JSON-RPC batch: `Some` when `bytes` is a JSON array (its first
+/// non-whitespace byte is `[`), `None` for anything else, which is one message for
+/// [`parse_message`].
+///
+/// Each entry is left as JSON, for the incoming message filters and [`parse_entry`]; the
+/// transport decides whether the connection's protocol version takes batches at all
+/// ([`accepts_batches`](crate::protocol::accepts_batches); if not, it answers
+/// [`batch_refused`](crate::protocol::batch_refused)).
+///
+/// Errors, each answered with one error object (`id` null), never an array
+/// (<https://www.jsonrpc.org/specification#batch>): `-32700` when the bytes are not JSON;
+/// `-32600` for an empty array, and for more than [`MAX_BATCH_LEN`] entries.
+///
+/// Spec: <https://modelcontextprotocol.io/specification/2025-03-26/basic#batching>.
+pub fn parse_batch(bytes: &[u8]) -> Option<Result<Vec<Value>, Box<ParseFailure>>> {
+    let first = bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
+    if *first != b'[' {
+        return None;
+    }
+    let failure = |error| Box::new(ParseFailure { error, id: None, notification: false });
+    Some(match serde_json::from_slice::<Vec<Value>>(bytes) {
+        Err(e) => Err(failure(McpError::parse_error(format!("invalid JSON: {e}")))),
+        Ok(entries) if entries.is_empty() => Err(failure(McpError::invalid_request("an empty batch is not a request"))),
+        Ok(entries) if entries.len() > MAX_BATCH_LEN => Err(failure(McpError::invalid_request(format!(
+            "a batch of {} messages is more than the {MAX_BATCH_LEN} this server takes at once",
+            entries.len()
+        )))),
+        Ok(entries) => Ok(entries),
+    })
+}
+
+/// Parses one entry of a batch (from [`parse_batch`]) like [`parse_message`] parses a
+/// message: the same [`Message`], or the same failure (`-32600` for an entry that is not a
+/// JSON-RPC 2.0 object, a nested array included). Each failed entry that is not a notification
+/// gets its own error response inside the batch's answer
+/// (<https://www.jsonrpc.org/specification#batch>).
+pub fn parse_entry(entry: Value) -> Result<Message, Box<ParseFailure>> {
+    classify(entry).map_err(|(error, id, notification)| Box::new(ParseFailure { error: *error, id, notification }))
+}
+
 type Failure = (Box<McpError>, Option<RequestId>, bool);
 
 fn parse(bytes: &[u8]) -> Result<Message, Failure> {
     let value: Value = serde_json::from_slice(bytes)
         .map_err(|e| (Box::new(McpError::parse_error(format!("invalid JSON: {e}"))), None, false))?;
+    if value.is_array() {
+        return Err((Box::new(McpError::invalid_request("batches are not supported")), None, false));
+    }
+    classify(value)
+}
+
+fn classify(value: Value) -> Result<Message, Failure> {
     let Value::Object(mut obj) = value else {
-        let what = if value.is_array() { "batches are not supported" } else { "expected a JSON object" };
-        return Err((Box::new(McpError::invalid_request(what)), None, false));
+        return Err((Box::new(McpError::invalid_request("expected a JSON object")), None, false));
     };
     let id_value = obj.remove("id");
     // A message with a method and no id is a notification: failures are not answered.
@@ -178,6 +231,38 @@ pub fn error_response(id: Option<&RequestId>, error: &McpError) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_is_an_array_of_at_most_max_batch_len_messages() {
+        let code = |r: Option<Result<Vec<Value>, Box<ParseFailure>>>| r.expect("an array").map_err(|f| f.error.code.0);
+        assert!(parse_batch(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_none(), "one message");
+        assert!(parse_batch(b"").is_none());
+        assert_eq!(code(parse_batch(b" \n[1, {}]")).map(|e| e.len()), Ok(2));
+        assert_eq!(code(parse_batch(b"[]")), Err(-32600), "empty");
+        assert_eq!(code(parse_batch(b"[1,")), Err(-32700), "not JSON");
+        let full = format!("[{}]", vec!["{}"; MAX_BATCH_LEN].join(","));
+        assert_eq!(code(parse_batch(full.as_bytes())).map(|e| e.len()), Ok(MAX_BATCH_LEN));
+        let over = format!("[{}]", vec!["{}"; MAX_BATCH_LEN + 1].join(","));
+        assert_eq!(code(parse_batch(over.as_bytes())), Err(-32600), "too long");
+    }
+
+    /// Entries fail like single messages; a nested array is an invalid entry, not a batch.
+    #[test]
+    fn batch_entries_parse_like_messages() {
+        let entry = |v: Value| parse_entry(v).map_err(|f| (f.error.code.0, f.id, f.notification));
+        assert!(matches!(entry(json!({"jsonrpc":"2.0","id":1,"method":"ping"})), Ok(Message::Request(_))));
+        assert!(matches!(entry(json!({"jsonrpc":"2.0","method":"n"})), Ok(Message::Notification(_))));
+        assert!(matches!(entry(json!({"jsonrpc":"2.0","id":1,"result":{}})), Ok(Message::Response { .. })));
+        assert_eq!(entry(json!([{"jsonrpc":"2.0","id":1,"method":"ping"}])).err(), Some((-32600, None, false)));
+        assert_eq!(entry(json!(1)).err(), Some((-32600, None, false)));
+        assert_eq!(
+            entry(json!({"jsonrpc":"2.0","id":"a","method":"m","params":1})).err(),
+            Some((-32600, Some(RequestId::String("a".into())), false))
+        );
+        assert_eq!(entry(json!({"jsonrpc":"2.0","method":"m","params":1})).err(), Some((-32600, None, true)));
+        // A single array outside a batch keeps its old answer.
+        assert_eq!(parse_message(b"[1]").err().map(|f| f.error.message), Some("batches are not supported".into()));
+    }
 
     /// The plain path accepts only what the general path turns into the same request.
     #[test]

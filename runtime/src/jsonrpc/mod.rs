@@ -9,4 +9,7 @@ mod message;
 
 pub use error::{ErrorCode, McpError};
 pub use id::RequestId;
-pub use message::{Message, Notification, ParseFailure, Request, error_response, parse_message, success_response};
+pub use message::{
+    MAX_BATCH_LEN, Message, Notification, ParseFailure, Request, error_response, parse_batch, parse_entry,
+    parse_message, success_response,
+};

@@ -104,6 +104,14 @@ impl Content {
         Content::Text { text: text.into() }
     }
 
+    /// The text of a `text` block; `None` for other block types.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Content::Text { text } => Some(text),
+            _ => None,
+        }
+    }
+
     /// An image block from raw bytes (base64-encoded here).
     pub fn image(bytes: &[u8], mime_type: impl Into<String>) -> Self {
         Content::Image { data: base64::engine::general_purpose::STANDARD.encode(bytes), mime_type: mime_type.into() }

@@ -6,7 +6,10 @@ mod version;
 
 pub use level::LogLevel;
 pub use meta::{ModernMeta, parse_modern_meta};
-pub use version::{Era, LEGACY_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS, is_legacy_version, negotiate_legacy};
+pub use version::{
+    Era, LEGACY_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS, accepts_batches, batch_refused, is_legacy_version,
+    negotiate_legacy,
+};
 
 /// `_meta` key: the protocol version of a 2026-07-28 request (spec digest §1.2).
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";

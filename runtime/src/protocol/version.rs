@@ -37,6 +37,27 @@ pub fn is_legacy_version(v: &str) -> bool {
     LEGACY_VERSIONS.contains(&v) || v == "2024-11-05"
 }
 
+/// True when a connection on protocol version `v` receives JSON-RPC batches: only 2025-03-26,
+/// where receiving them is a MUST
+/// (<https://modelcontextprotocol.io/specification/2025-03-26/basic#batching>). 2025-06-18
+/// removed batching (<https://modelcontextprotocol.io/specification/2025-06-18/changelog>), and
+/// the later revisions and the 2026-07-28 stateless wire take one message at a time.
+pub fn accepts_batches(v: &str) -> bool {
+    v == "2025-03-26"
+}
+
+/// The `-32600` error (HTTP 400) answering a batch on a connection whose protocol version
+/// `version` does not take batches (see [`accepts_batches`]; `None`: no version agreed yet, as
+/// on stdio before `initialize`). It is one error object with a `null` id, never an array
+/// (<https://www.jsonrpc.org/specification#batch>: a batch that cannot be taken as a whole gets a
+/// single response).
+pub fn batch_refused(version: Option<&str>) -> crate::jsonrpc::McpError {
+    crate::jsonrpc::McpError::invalid_request(match version {
+        Some(v) => format!("batches are not supported in protocol version {v}: send one message at a time"),
+        None => "batches are not supported before an initialize that negotiates protocol version 2025-03-26".to_owned(),
+    })
+}
+
 /// The legacy version to answer `initialize` with: the client's own when we serve it, otherwise
 /// the newest legacy revision (2025-11-25 lifecycle rules).
 pub fn negotiate_legacy(requested: Option<&str>) -> &'static str {

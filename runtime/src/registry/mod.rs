@@ -8,15 +8,17 @@
 mod items;
 mod table;
 mod task_support;
+mod tool_schema;
 mod uri_template;
 
 pub use items::{
     BoxFuture, CompletionHandler, CompletionRegistration, CompletionTarget, PromptHandler, PromptRegistration,
-    ResourceHandler, ResourceRegistration, ResourceRequest, Site, ToolHandler, ToolRegistration,
+    ResourceHandler, ResourceRegistration, ResourceRequest, SchemaOrigin, Site, ToolHandler, ToolRegistration,
 };
 pub use table::{
     BuildError, CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ToolCallFn, ToolEntry,
 };
 pub(crate) use table::{ToolParts, build_tool};
 pub use task_support::TaskSupport;
+pub(crate) use tool_schema::{argument_error, problem};
 pub use uri_template::UriTemplate;

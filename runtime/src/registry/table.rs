@@ -1,8 +1,9 @@
 use super::UriTemplate;
 use super::items::{
     BoxFuture, CompletionHandler, CompletionRegistration, CompletionTarget, PromptHandler, PromptRegistration,
-    ResourceHandler, ResourceRegistration, Site, ToolRegistration,
+    ResourceHandler, ResourceRegistration, SchemaOrigin, Site, ToolRegistration,
 };
+use super::tool_schema::{ToolSchemas, legacy_output_schema};
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::{CallToolResult, PromptArgument};
@@ -58,8 +59,11 @@ pub struct ParamHeader {
 pub struct ToolEntry {
     /// The tool name.
     pub name: String,
-    /// The `Tool` object listed by `tools/list`.
+    /// The `Tool` object listed by `tools/list` on 2026-07-28.
     pub definition: Value,
+    /// The `Tool` object session clients see, when it differs (a non-object `outputSchema`
+    /// wrapped as `{"result": ..}`, which 2025-06-18 and 2025-11-25 require).
+    pub legacy_definition: Option<Value>,
     /// The call function.
     pub call: ToolCallFn,
     /// Disabled tools are neither listed nor callable.
@@ -73,6 +77,18 @@ pub struct ToolEntry {
     /// Whether the tool may run as a task of the Tasks extension (spec digest §3.2; not on the
     /// wire).
     pub task_support: super::TaskSupport,
+    /// The compiled argument and output checks.
+    pub(crate) schemas: ToolSchemas,
+}
+
+impl ToolEntry {
+    /// The `Tool` object for a client of `modern` (2026-07-28) or a session era.
+    pub fn definition_for(&self, modern: bool) -> &Value {
+        match (&self.legacy_definition, modern) {
+            (Some(legacy), false) => legacy,
+            _ => &self.definition,
+        }
+    }
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -326,6 +342,7 @@ pub(crate) struct ToolParts<'a> {
     pub(crate) title: Option<&'a str>,
     pub(crate) description: Option<&'a str>,
     pub(crate) input_schema: Value,
+    pub(crate) schema_origin: SchemaOrigin,
     pub(crate) output_schema: Option<Value>,
     pub(crate) annotations: Option<Value>,
     pub(crate) roles: &'static [&'static str],
@@ -333,7 +350,8 @@ pub(crate) struct ToolParts<'a> {
     pub(crate) site: Option<Site>,
 }
 
-/// Builds a tool entry, checking the input schema (object root, valid `x-mcp-header`s).
+/// Builds a tool entry, checking the input schema (object root, valid `x-mcp-header`s) and
+/// compiling the schemas the calls are checked against.
 ///
 /// Errors: what is wrong, as a sentence for the caller to wrap.
 pub(crate) fn build_tool(parts: ToolParts<'_>, call: ToolCallFn) -> Result<ToolEntry, String> {
@@ -344,20 +362,30 @@ pub(crate) fn build_tool(parts: ToolParts<'_>, call: ToolCallFn) -> Result<ToolE
         );
     }
     let param_headers = param_headers(&parts.input_schema)?;
+    let output_schema = parts.output_schema.map(schema_object);
+    let schemas = ToolSchemas::compile(&parts.input_schema, parts.schema_origin, output_schema.as_ref())?;
+    let legacy_output = output_schema.as_ref().and_then(legacy_output_schema);
     let mut def = Map::new();
     def.insert("name".into(), json!(parts.name));
     set_opt(&mut def, "title", parts.title);
     set_opt(&mut def, "description", parts.description);
     def.insert("inputSchema".into(), parts.input_schema);
-    if let Some(out) = parts.output_schema {
+    if let Some(out) = output_schema {
         def.insert("outputSchema".into(), out);
     }
     if let Some(ann) = parts.annotations {
         def.insert("annotations".into(), ann);
     }
+    let legacy_definition = legacy_output.map(|out| {
+        let mut legacy = def.clone();
+        legacy.insert("outputSchema".into(), out);
+        Value::Object(legacy)
+    });
     Ok(ToolEntry {
         name: parts.name.to_owned(),
         definition: Value::Object(def),
+        legacy_definition,
+        schemas,
         call,
         enabled: true,
         param_headers,
@@ -367,6 +395,16 @@ pub(crate) fn build_tool(parts: ToolParts<'_>, call: ToolCallFn) -> Result<ToolE
     })
 }
 
+/// `outputSchema` must be a JSON object: schemars writes the schema of `serde_json::Value` (any
+/// value) as `true`, which is `{}` as an object; `false` is `{"not": {}}`.
+fn schema_object(schema: Value) -> Value {
+    match schema {
+        Value::Bool(true) => json!({}),
+        Value::Bool(false) => json!({ "not": {} }),
+        other => other,
+    }
+}
+
 /// The entry of a `#[mcp_tool]` registration.
 fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, BuildError> {
     let parts = ToolParts {
@@ -374,6 +412,7 @@ fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, Bui
         title: reg.title,
         description: reg.description,
         input_schema: (reg.input_schema)(),
+        schema_origin: reg.schema_origin,
         output_schema: reg.output_schema.map(|f| f()),
         annotations: reg.annotations.map(|f| f()),
         roles: reg.roles,

@@ -5,7 +5,7 @@ use crate::context::{Notifier, RequestContext, RequestParts};
 use crate::input::{INPUT_METHODS, InputChannel, LegacyChannel, ModernChannel};
 use crate::jsonrpc::{McpError, Request};
 use crate::pipeline::{RawRequest, RawResponse};
-use crate::protocol::{Era, MODERN_VERSION, ModernMeta, negotiate_legacy, parse_modern_meta};
+use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, negotiate_legacy, parse_modern_meta};
 use crate::registry::BoxFuture;
 use futures::FutureExt;
 use futures::future::{Either, ready};
@@ -139,7 +139,15 @@ impl Server {
 
     /// Serves a request whose era the transport has not decided: with a legacy session (a stdio
     /// process that began with `initialize`) under the session's version, whatever its `_meta`
-    /// (a 2026-07-28 envelope there is `-32600`); without one statelessly (2026-07-28).
+    /// (a 2026-07-28 envelope there is `-32600`); without one statelessly (2026-07-28), except
+    /// a `ping` without the 2026-07-28 `_meta` envelope, which answers `{}`.
+    ///
+    /// That `ping` is the one request the legacy lifecycle lets a client send before
+    /// `initialize` (<https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle>),
+    /// so it is answered without choosing an era: it runs through the pipeline under the newest
+    /// legacy revision (ping is the same in all of them) on a session made for it alone, and a
+    /// later `initialize` of any revision, or a 2026-07-28 request, is served as if it had not
+    /// come. A `ping` with the 2026-07-28 envelope is `-32601` (that revision removed it).
     ///
     /// `initialize` is not handled here: transports call [`Server::initialize`] to create the
     /// session. `principal` is the authenticated caller (`None`: anonymous). Returns the result
@@ -158,7 +166,15 @@ impl Server {
         // After `initialize` the legacy rules cover the whole connection (spec digest §1.8), so
         // a request carrying the 2026-07-28 envelope there is a legacy request (and refused).
         match session {
-            Some(s) => Either::Left(self.serve_legacy(req, s, cancel, notifier, principal)),
+            Some(s) => Either::Left(Either::Left(self.serve_legacy(req, s, cancel, notifier, principal))),
+            None if req.method == "ping" && !has_modern_envelope(req.params.as_ref()) => {
+                let unnegotiated = Arc::new(LegacySession::new(String::new(), LEGACY_VERSIONS[0], json!({}), None));
+                let server = self.clone();
+                // The block owns the session the request borrows; nothing else keeps it.
+                Either::Left(Either::Right(async move {
+                    server.serve_legacy(req, &unnegotiated, cancel, notifier, principal).await
+                }))
+            }
             None => Either::Right(
                 match parse_modern_meta(req.params.as_ref()).and_then(|meta| {
                     self.check_modern_version(&meta)?;
@@ -454,6 +470,12 @@ fn declares(have: &Value, need: &Value) -> bool {
         Some(need) => need.iter().all(|(k, v)| have.get(k).is_some_and(|h| h.is_object() && declares(h, v))),
         None => true,
     }
+}
+
+/// True when `params._meta` carries the 2026-07-28 protocol version (what makes a request
+/// stateless rather than legacy).
+fn has_modern_envelope(params: Option<&Map<String, Value>>) -> bool {
+    params.and_then(|p| p.get("_meta")).and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION)).is_some()
 }
 
 fn raw_meta(params: &Map<String, Value>) -> Map<String, Value> {

@@ -103,6 +103,7 @@ impl Server {
             title: None,
             description: tool.description.as_deref(),
             input_schema: tool.input_schema,
+            schema_origin: crate::registry::SchemaOrigin::Written,
             output_schema: None,
             annotations: None,
             roles: tool.roles,

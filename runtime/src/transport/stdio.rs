@@ -12,13 +12,30 @@
 //!   served under the negotiated legacy version (spec digest §1.8), and one carrying the
 //!   2026-07-28 `_meta` envelope is `-32600`. Without it, each request is served statelessly from
 //!   its own `_meta` (2026-07-28).
+//! - Only `initialize` chooses the era. Whatever comes before it leaves the choice open:
+//!   notifications (`notifications/cancelled` included) and responses, malformed lines, a `ping`
+//!   without the 2026-07-28 `_meta` (answered `{}`, as the legacy lifecycle allows before
+//!   initialization: <https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle>),
+//!   and 2026-07-28 requests (each served statelessly). See [`Server::handle_request`].
+//! - After an `initialize` that negotiated 2025-03-26, a line may be a JSON-RPC batch (an
+//!   array; <https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#stdio>):
+//!   its requests are answered together on one line, as an array in the order of the batch;
+//!   a batch of notifications and responses only gets no line. Its requests run concurrently
+//!   as ordinary requests of the connection (same permits, same backlog, each cancellable by its
+//!   id), so a batch runs no more work at once than the same requests on separate lines; the
+//!   batch is at most [`MAX_BATCH_LEN`](crate::jsonrpc::MAX_BATCH_LEN) messages. Other eras
+//!   answer a batch with one `-32600`.
 //! - EOF on stdin cancels everything in flight and returns `Ok(())`.
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 
 use crate::auth::Principal;
 use crate::context::{Notifier, Payload};
-use crate::jsonrpc::{McpError, Message, Request, RequestId, error_response, parse_message, success_response};
-use crate::protocol::META_PROTOCOL_VERSION;
+use crate::jsonrpc::{
+    McpError, Message, ParseFailure, Request, RequestId, error_response, parse_batch, parse_entry, parse_message,
+    success_response,
+};
+use crate::pipeline::MessageFilters;
+use crate::protocol::{META_PROTOCOL_VERSION, accepts_batches, batch_refused};
 use crate::server::{LegacySession, Server};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -42,7 +59,9 @@ pub struct StdioConfig {
     /// Requests received beyond `max_in_flight` that wait to start, in order (default 64).
     /// Reading stops while the backlog is full, which is the back-pressure on a client that
     /// pipelines faster than the server answers; memory stays bounded by
-    /// `(max_in_flight + max_backlog) × max_line_bytes`.
+    /// `(max_in_flight + max_backlog) × max_line_bytes`. A JSON-RPC batch (2025-03-26 sessions)
+    /// may queue all its requests at once, past this limit, but they come from one line, and
+    /// reading waits until the backlog drains below the limit again.
     pub max_backlog: usize,
     /// After EOF on stdin, how long requests already received may still run and answer before
     /// they are cancelled (default 2 s). `printf REQUEST | server` thus gets its answer, and the
@@ -177,9 +196,9 @@ where
     let deadline = tokio::time::Instant::now() + config.eof_grace;
     if shutdown.is_cancelled() {
         // Requests still waiting never started: they get an answer, like the running ones.
-        for (req, _) in std::mem::take(&mut conn.backlog) {
+        for (req, _, slot) in std::mem::take(&mut conn.backlog) {
             let err = McpError::internal("the server shut down before this request could start");
-            conn.send(error_response(Some(&req.id), &err)).await;
+            conn.answer(slot, error_response(Some(&req.id), &err)).await;
         }
     }
     // Waiting requests may still start while the grace lasts.
@@ -390,8 +409,9 @@ struct Connection {
     /// Cancelled at EOF: ends the session-wide notification task, which would otherwise hold
     /// the writer open and keep `serve_io` from returning.
     input_closed: CancellationToken,
-    /// Requests received while every permit was taken, in arrival order.
-    backlog: VecDeque<(Request, InFlight)>,
+    /// Requests received while every permit was taken, in arrival order, each with its place in
+    /// its batch if it came in one.
+    backlog: VecDeque<(Request, InFlight, Option<BatchSlot>)>,
 }
 
 impl Connection {
@@ -399,9 +419,21 @@ impl Connection {
         emit(&self.out, self.server.message_filters(), msg).await;
     }
 
+    /// Sends the answer `msg` to a request: on its own line, or into its batch's answer.
+    async fn answer(&self, slot: Option<BatchSlot>, msg: Value) {
+        match slot {
+            Some(slot) => slot.answer(Some(msg)).await,
+            None => self.send(msg).await,
+        }
+    }
+
     async fn on_line(&mut self, line: &[u8]) {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
+        }
+        // Before the whole-line message filter: filters see each message of a batch, not the array.
+        if let Some(batch) = parse_batch(line) {
+            return self.on_batch(batch).await;
         }
         let filters = self.server.message_filters();
         if !filters.is_empty()
@@ -415,14 +447,52 @@ impl Connection {
             Err(f) if f.notification => {}
             Err(f) => self.send(error_response(f.id.as_ref(), &f.error)).await,
             Ok(Message::Notification(n)) => self.on_notification(&n.method, n.params.as_ref()),
-            Ok(Message::Response { id, outcome }) => {
-                // Answers to the session's server→client requests (elicitation, sampling, roots).
-                let delivered = self.session.as_ref().is_some_and(|s| s.client_requests().deliver(&id, outcome));
-                if !delivered {
-                    tracing::debug!(%id, "stdio: ignoring a response to no pending server request");
-                }
+            Ok(Message::Response { id, outcome }) => self.on_response(id, outcome),
+            Ok(Message::Request(req)) => self.on_request(req, None).await,
+        }
+    }
+
+    /// A JSON-RPC batch (2025-03-26 sessions only): each message handled as if it had come on
+    /// its own line, in order, except that the answers of its requests, and the errors of its
+    /// malformed entries, go out together as one array once the last one is known.
+    async fn on_batch(&mut self, batch: Result<Vec<Value>, Box<ParseFailure>>) {
+        let entries = match batch {
+            Ok(entries) => entries,
+            Err(f) => return self.send(error_response(None, &f.error)).await,
+        };
+        let version = self.session.as_ref().map(|s| s.version);
+        if !version.is_some_and(accepts_batches) {
+            return self.send(error_response(None, &batch_refused(version))).await;
+        }
+        let filters = self.server.message_filters().clone();
+        let reply = BatchReply::new(self.out.clone(), filters.clone());
+        // Holds the answer back until every entry has been seen, so that entries answered at
+        // once cannot complete the batch early.
+        let reading = reply.slot(usize::MAX);
+        for (index, entry) in entries.into_iter().enumerate() {
+            if !filters.is_empty() && !filters.incoming(&entry) {
+                continue;
             }
-            Ok(Message::Request(req)) => self.on_request(req).await,
+            match parse_entry(entry) {
+                Err(f) if f.notification => {}
+                Err(f) => reply.slot(index).answer(Some(error_response(f.id.as_ref(), &f.error))).await,
+                Ok(Message::Notification(n)) => self.on_notification(&n.method, n.params.as_ref()),
+                Ok(Message::Response { id, outcome }) => self.on_response(id, outcome),
+                Ok(Message::Request(req)) if req.method == "initialize" => {
+                    let err = McpError::invalid_request("initialize must not be part of a JSON-RPC batch");
+                    reply.slot(index).answer(Some(error_response(Some(&req.id), &err))).await;
+                }
+                Ok(Message::Request(req)) => self.on_request(req, Some(reply.slot(index))).await,
+            }
+        }
+        reading.answer(None).await;
+    }
+
+    /// Answers to the session's server→client requests (elicitation, sampling, roots).
+    fn on_response(&self, id: RequestId, outcome: Result<Value, Value>) {
+        let delivered = self.session.as_ref().is_some_and(|s| s.client_requests().deliver(&id, outcome));
+        if !delivered {
+            tracing::debug!(%id, "stdio: ignoring a response to no pending server request");
         }
     }
 
@@ -446,7 +516,8 @@ impl Connection {
         }
     }
 
-    async fn on_request(&mut self, req: Request) {
+    /// A request, answered on its own line (`slot` `None`) or inside its batch's answer.
+    async fn on_request(&mut self, req: Request, slot: Option<BatchSlot>) {
         let modern =
             req.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some();
         if req.method == "initialize" && !modern {
@@ -481,31 +552,37 @@ impl Connection {
         };
         if duplicate {
             let err = McpError::invalid_request(format!("request id {} is already in flight", req.id));
-            self.send(error_response(Some(&req.id), &err)).await;
+            self.answer(slot, error_response(Some(&req.id), &err)).await;
             return;
         }
-        // Later requests queue behind earlier ones, so requests start in arrival order.
+        // Later requests queue behind earlier ones, so requests start in arrival order. A batch
+        // may push the backlog past `max_backlog`; reading then waits until it drains, and the
+        // batch itself is bounded by `MAX_BATCH_LEN`.
         if self.backlog.is_empty()
             && let Ok(permit) = self.permits.clone().try_acquire_owned()
         {
-            self.start(req, entry, permit);
+            self.start(req, entry, permit, slot);
         } else {
-            self.backlog.push_back((req, entry));
+            self.backlog.push_back((req, entry, slot));
         }
     }
 
     /// Starts the oldest waiting request with `permit`; one the client cancelled meanwhile is
     /// dropped without an answer, like a cancelled running request.
     fn start_waiting(&mut self, permit: OwnedSemaphorePermit) {
-        while let Some((req, entry)) = self.backlog.pop_front() {
+        while let Some((req, entry, slot)) = self.backlog.pop_front() {
             if !entry.token.is_cancelled() {
-                self.start(req, entry, permit);
+                self.start(req, entry, permit, slot);
                 return;
+            }
+            if let Some(slot) = slot {
+                // Its batch may be waiting for this one alone.
+                self.tasks.spawn(slot.answer(None));
             }
         }
     }
 
-    fn start(&mut self, req: Request, entry: InFlight, permit: OwnedSemaphorePermit) {
+    fn start(&mut self, req: Request, entry: InFlight, permit: OwnedSemaphorePermit, slot: Option<BatchSlot>) {
         let InFlight { seq, token } = entry;
         let server = self.server.clone();
         let session = self.session.clone();
@@ -536,7 +613,17 @@ impl Connection {
                 ours
             };
             if token.is_cancelled() && !(registered && server.shutdown_token().is_cancelled()) {
+                if let Some(slot) = slot {
+                    slot.answer(None).await;
+                }
                 return;
+            }
+            if let Some(slot) = slot {
+                let msg = match outcome {
+                    Ok(result) => success_response(&id, result),
+                    Err(e) => error_response(Some(&id), &e),
+                };
+                return slot.answer(Some(msg)).await;
             }
             match outcome {
                 Ok(result) if server.message_filters().is_empty() => {
@@ -553,5 +640,83 @@ impl Connection {
                 emit(&out, server.message_filters(), note).await;
             }
         });
+    }
+}
+
+/// The answers of one JSON-RPC batch, written as one array line once every request of the
+/// batch has answered or was cancelled (a cancelled request has no answer in it, and a batch
+/// with no answer at all writes nothing).
+struct BatchReply {
+    out: mpsc::Sender<OutLine>,
+    filters: MessageFilters,
+    state: Mutex<BatchState>,
+}
+
+#[derive(Default)]
+struct BatchState {
+    /// Answers so far, with the index of their entry in the batch.
+    answers: Vec<(usize, Value)>,
+    /// Slots not settled yet.
+    pending: usize,
+}
+
+impl BatchReply {
+    fn new(out: mpsc::Sender<OutLine>, filters: MessageFilters) -> Arc<Self> {
+        Arc::new(BatchReply { out, filters, state: Mutex::new(BatchState::default()) })
+    }
+
+    /// A place for the answer of entry `index`; the batch is written once every slot settled.
+    fn slot(self: &Arc<Self>, index: usize) -> BatchSlot {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).pending += 1;
+        BatchSlot { batch: Some(self.clone()), index }
+    }
+
+    /// Records one settled slot; the whole answer (in batch order, after the outgoing message
+    /// filters) when it was the last one and there is anything to send.
+    fn settle(&self, index: usize, answer: Option<Value>) -> Option<Value> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(a) = answer {
+            state.answers.push((index, a));
+        }
+        state.pending -= 1;
+        if state.pending > 0 {
+            return None;
+        }
+        let mut answers = std::mem::take(&mut state.answers);
+        drop(state);
+        answers.sort_by_key(|(i, _)| *i);
+        let messages: Vec<Value> = answers.into_iter().flat_map(|(_, m)| self.filters.outgoing(m)).collect();
+        (!messages.is_empty()).then_some(Value::Array(messages))
+    }
+}
+
+/// One request's place in its batch's answer. Settled by [`answer`](Self::answer), or, if it is
+/// dropped unsettled (a request dropped at EOF), with no answer.
+struct BatchSlot {
+    /// `None` once settled.
+    batch: Option<Arc<BatchReply>>,
+    index: usize,
+}
+
+impl BatchSlot {
+    /// Settles the slot with `answer` (`None`: the request gets none, e.g. it was cancelled),
+    /// and writes the batch's answer if this was the last slot.
+    async fn answer(mut self, answer: Option<Value>) {
+        let Some(batch) = self.batch.take() else { return };
+        if let Some(line) = batch.settle(self.index, answer) {
+            // The writer only stops when stdout is gone; then there is no one left to tell.
+            let _ = batch.out.send(OutLine::Message(line)).await;
+        }
+    }
+}
+
+impl Drop for BatchSlot {
+    fn drop(&mut self) {
+        if let Some(batch) = self.batch.take()
+            && let Some(line) = batch.settle(self.index, None)
+        {
+            // Only when the connection is being torn down: no task is left to await the send.
+            let _ = batch.out.try_send(OutLine::Message(line));
+        }
     }
 }

@@ -12,7 +12,8 @@ use serde_json::{Map, Value};
 pub(crate) fn list(server: &Server, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.tools().filter(|t| server.allows(ctx, Primitive::Tool(&t.name), t.roles));
-    page("tools", visible.map(|t| t.definition.clone()), params, server.inner.page_size)
+    let modern = ctx.era().is_modern();
+    page("tools", visible.map(|t| t.definition_for(modern).clone()), params, server.inner.page_size)
 }
 
 /// `tools/call`: decodes the params, matches the tool, then runs the method's alternate and
@@ -73,19 +74,28 @@ fn call_params(params: Map<String, Value>) -> Result<CallToolParams, McpError> {
 }
 
 /// The innermost step: resolves `params.name` again and, when a filter swapped the tool,
-/// authorizes the new one, then runs the tool body.
+/// authorizes the new one; validates the arguments against the tool's input schema (a failure
+/// is an `isError: true` result, see [`ToolSchemas`](crate::registry)), runs the tool body, and
+/// shapes its `structuredContent` for the client's era.
 fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
     rpc_shim::<CallToolParams, CallToolResult, _, _>(ctx, params, |ctx, p| async move {
-        let (call, roles) = ctx
-            .server()
-            .table()
-            .tool(&p.name)
-            .map(|t| (t.call.clone(), t.roles))
-            .ok_or_else(|| McpError::invalid_params(format!("unknown tool: {}", p.name)))?;
-        if ctx.matched_primitive() != Some(p.name.as_str()) {
-            ctx.server().authorize(&ctx, Primitive::Tool(&p.name), roles)?;
-        }
-        call(ctx, Value::Object(p.arguments)).await
+        let arguments = Value::Object(p.arguments);
+        let (call, schemas) = {
+            let table = ctx.server().table();
+            let tool =
+                table.tool(&p.name).ok_or_else(|| McpError::invalid_params(format!("unknown tool: {}", p.name)))?;
+            if ctx.matched_primitive() != Some(p.name.as_str()) {
+                ctx.server().authorize(&ctx, Primitive::Tool(&p.name), tool.roles)?;
+            }
+            if let Err(rejected) = tool.schemas.check_arguments(&p.name, &arguments) {
+                return Ok(*rejected);
+            }
+            (tool.call.clone(), tool.schemas.clone())
+        };
+        let modern = ctx.era().is_modern();
+        let mut result = call(ctx, arguments).await?;
+        schemas.finish_output(&p.name, modern, &mut result)?;
+        Ok(result)
     })
 }
 

@@ -5,7 +5,7 @@ use super::resume::EventLog;
 use super::sessions::{HttpSession, new_session_id};
 use crate::auth::Principal;
 use crate::context::{Queued, queue};
-use crate::jsonrpc::{McpError, Message, RequestId, success_response};
+use crate::jsonrpc::{McpError, Message, Notification, Request, RequestId, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
 use axum::response::Response;
@@ -67,8 +67,40 @@ pub(crate) async fn post(
         Message::Request(r) => Some(r.id.clone()),
         _ => None,
     };
-    let Some(session) = owned(state, session_id, principal.as_deref()) else {
-        return session_not_found(req_id.as_ref());
+    let session = match session_for(state, session_id, headers, principal.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return respond::error(req_id.as_ref(), &e),
+    };
+    let req = match msg {
+        Message::Notification(n) => {
+            on_notification(&session, &n);
+            return respond::accepted();
+        }
+        Message::Response { id, outcome } => {
+            on_response(&session, id, outcome);
+            return respond::accepted();
+        }
+        Message::Request(r) => r,
+    };
+    let (ntx, nrx) = queue::channel(64);
+    let work = start(state, &session, req, ntx, principal);
+    let answer = Box::pin(work.map(Answer::One));
+    reply(session, answer, nrx, state.config.keep_alive, state.server.message_filters().clone()).await
+}
+
+/// The caller's session `session_id`, if the request's `MCP-Protocol-Version` (when it sends
+/// one) is the session's; otherwise the `-32600` error that refuses the request: HTTP 404 for a
+/// session that does not exist (for this caller), 400 for another version.
+pub(super) fn session_for(
+    state: &HttpState,
+    session_id: &str,
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Result<Arc<HttpSession>, McpError> {
+    let Some(session) = owned(state, session_id, principal) else {
+        return Err(
+            McpError::invalid_request("unknown or expired Mcp-Session-Id; initialize again").with_http_status(404)
+        );
     };
     if let Some(v) = protocol_version(headers)
         && v != session.legacy.version
@@ -78,49 +110,88 @@ pub(crate) async fn post(
             session.legacy.version
         ))
         .with_http_status(400);
-        return respond::error(req_id.as_ref(), &err);
+        return Err(err);
     }
-    let req = match msg {
-        Message::Notification(n) => {
-            match n.method.as_str() {
-                "notifications/initialized" => session.legacy.mark_initialized(),
-                "notifications/cancelled" => {
-                    let id = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
-                    if let Some(id) = id
-                        && let Some(t) = session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
-                    {
-                        t.cancel();
-                    }
-                }
-                _ => {}
+    Ok(session)
+}
+
+/// A client notification in a session: `initialized` and `cancelled` act; others are ignored.
+pub(super) fn on_notification(session: &HttpSession, n: &Notification) {
+    match n.method.as_str() {
+        "notifications/initialized" => session.legacy.mark_initialized(),
+        "notifications/cancelled" => {
+            let id = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
+            if let Some(id) = id
+                && let Some(t) = session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
+            {
+                t.cancel();
             }
-            return respond::accepted();
         }
-        Message::Response { id, outcome } => {
-            // The answer to a server→client request sent on one of this session's streams.
-            if !session.legacy.client_requests().deliver(&id, outcome) {
-                tracing::debug!(%id, "http: ignoring a response to no pending server request");
-            }
-            return respond::accepted();
-        }
-        Message::Request(r) => r,
-    };
-    let (ntx, nrx) = queue::channel(64);
+        _ => {}
+    }
+}
+
+/// The answer to a server→client request sent on one of this session's streams.
+pub(super) fn on_response(session: &HttpSession, id: RequestId, outcome: Result<Value, Value>) {
+    if !session.legacy.client_requests().deliver(&id, outcome) {
+        tracing::debug!(%id, "http: ignoring a response to no pending server request");
+    }
+}
+
+/// Starts a request of the session (registered for `notifications/cancelled` while it runs,
+/// its notifications into `notes`); the returned future ends with its final JSON-RPC message.
+pub(super) fn start(
+    state: &HttpState,
+    session: &Arc<HttpSession>,
+    req: Request,
+    notes: queue::Sender<Queued>,
+    principal: Option<Arc<Principal>>,
+) -> BoxFuture<Value> {
     let cancel = session.closed.child_token();
-    let registration = Registration::new(&session, &req.id, &cancel);
+    let registration = Registration::new(session, &req.id, &cancel);
     let notifier = if state.config.streaming {
-        state.server.queued_notifier(ntx, cancel.clone())
+        state.server.queued_notifier(notes, cancel.clone())
     } else {
         crate::context::Notifier::disconnected()
     };
     let id = req.id.clone();
     // The registration lives as long as the work: `map` keeps it with the future (an async
     // block would keep a second copy of the work's state).
-    let work = Box::pin(state.server.serve_legacy(req, &session.legacy, cancel, notifier, principal).map(move |r| {
+    Box::pin(state.server.serve_legacy(req, &session.legacy, cancel, notifier, principal).map(move |r| {
         drop(registration);
-        r
-    }));
-    reply(session, id, work, nrx, state.config.keep_alive, state.server.message_filters().clone()).await
+        final_message(&id, r)
+    }))
+}
+
+/// What the requests of one POST answer: one response, or the responses of a batch.
+pub(super) enum Answer {
+    /// A single request's final message.
+    One(Value),
+    /// The answers of a batch's requests (and errors of its malformed entries), in batch order.
+    Batch(Vec<Value>),
+}
+
+impl Answer {
+    /// The messages to send, after the outgoing message filters.
+    fn into_messages(self, filters: &MessageFilters) -> Vec<Value> {
+        match self {
+            Answer::One(m) => filters.outgoing(m),
+            Answer::Batch(ms) => ms.into_iter().flat_map(|m| filters.outgoing(m)).collect(),
+        }
+    }
+
+    /// The answer as one JSON body: a batch's as one array (202 without body if the filters
+    /// left nothing).
+    fn respond(self, filters: &MessageFilters) -> Response {
+        match self {
+            // Legacy JSON-RPC errors travel with HTTP 200: only transport problems get 4xx.
+            Answer::One(m) => respond::filtered(filters, 200, m),
+            batch => match batch.into_messages(filters) {
+                ms if ms.is_empty() => respond::accepted(),
+                ms => respond::json(200, &Value::Array(ms)),
+            },
+        }
+    }
 }
 
 /// A request's entry in its session's in-flight map (for `notifications/cancelled`, and what
@@ -151,16 +222,16 @@ impl Drop for Registration {
     }
 }
 
-/// Answers a legacy request: JSON when the result comes before any notification; otherwise a
-/// resumable SSE stream (priming event, notifications, response, each with an event id).
+/// Answers a legacy request, or the requests of a batch: JSON when the answer comes before any
+/// notification; otherwise a resumable SSE stream (priming event, notifications, then each
+/// response as its own event, each with an event id).
 ///
 /// Unlike the stateless wire, losing the connection does not cancel the request (2025-11-25):
 /// the work goes on and the client can pick the stream up again with `Last-Event-ID`. Requests
 /// end by `notifications/cancelled`, DELETE of the session, or server shutdown.
-async fn reply(
+pub(super) async fn reply(
     session: Arc<HttpSession>,
-    id: RequestId,
-    mut work: BoxFuture<Result<Value, McpError>>,
+    mut work: BoxFuture<Answer>,
     mut notes: queue::Receiver<Queued>,
     keep_alive: Duration,
     filters: MessageFilters,
@@ -172,8 +243,7 @@ async fn reply(
         Some(n) = notes.recv() => (Some(n), None),
         r = &mut work => match notes.try_recv() {
             Some(n) => (Some(n), Some(r)),
-            // Legacy JSON-RPC errors travel with HTTP 200: only transport problems get 4xx.
-            None => return respond::filtered(&filters, 200, final_message(&id, r)),
+            None => return r.respond(&filters),
         },
     };
     let (log, rx) = session.streams.open(RETRY);
@@ -190,12 +260,12 @@ async fn reply(
         apply(n, &log);
     }
     tokio::spawn(async move {
-        let finish = |log: &Mutex<EventLog>, notes: &mut queue::Receiver<Queued>, r| {
+        let finish = |log: &Mutex<EventLog>, notes: &mut queue::Receiver<Queued>, r: Answer| {
             while let Some(m) = queued_message(notes) {
                 apply(Queued::Message(m), log);
             }
             let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
-            for m in filters.outgoing(final_message(&id, r)) {
+            for m in r.into_messages(&filters) {
                 log.push(&m);
             }
             log.finish();
@@ -226,14 +296,18 @@ async fn reply(
 /// GET with a session id: with `Last-Event-ID`, resumes that stream (missed events, then the
 /// rest); otherwise opens the session's server-to-client stream: list changes, updates of the
 /// resources it subscribed to, and keep-alive comments, until the session ends or the client
-/// disconnects.
+/// disconnects. Refused as a POST of the session is ([`session_for`]: 404, or 400 for another
+/// protocol version).
 pub(crate) async fn open_stream(
     state: &HttpState,
     session_id: &str,
     headers: &HeaderMap,
     principal: Option<&Principal>,
 ) -> Response {
-    let Some(session) = owned(state, session_id, principal) else { return session_not_found(None) };
+    let session = match session_for(state, session_id, headers, principal) {
+        Ok(s) => s,
+        Err(e) => return respond::error(None, &e),
+    };
     let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
     if let Some(rx) = last.and_then(|l| session.streams.resume(l.trim())) {
         return respond::sse_response(rx);
@@ -268,10 +342,16 @@ pub(crate) async fn open_stream(
     respond::sse_response(rx)
 }
 
-/// DELETE with a session id: ends the session (its requests are cancelled).
-pub(crate) fn delete(state: &HttpState, session_id: &str, principal: Option<&Principal>) -> Response {
-    if owned(state, session_id, principal).is_none() {
-        return session_not_found(None);
+/// DELETE with a session id: ends the session (its requests are cancelled). Refused as a POST
+/// of the session is ([`session_for`]).
+pub(crate) fn delete(
+    state: &HttpState,
+    session_id: &str,
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Response {
+    if let Err(e) = session_for(state, session_id, headers, principal) {
+        return respond::error(None, &e);
     }
     match state.sessions.remove(session_id) {
         Some(_) => respond::json(200, &serde_json::json!({})),

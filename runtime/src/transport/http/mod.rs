@@ -3,9 +3,15 @@
 //! - **2026-07-28** (stateless): POST only; every request carries `MCP-Protocol-Version`,
 //!   `Mcp-Method`, `Mcp-Name` (where the method has one) and `Mcp-Param-*` headers, checked in
 //!   the order of spec digest §1.7. The reply is JSON, or SSE when the handler emits progress or
-//!   log notifications before its result. GET and DELETE without a legacy session are 405.
+//!   log notifications before its result. GET and DELETE are 405 with `Allow: POST`, whatever
+//!   `Mcp-Session-Id` says.
 //! - **2025-11-25 and older** (sessions): `initialize` without modern `_meta` creates a session
 //!   (`Mcp-Session-Id`); later POSTs carry the id; GET opens the session's stream; DELETE ends it.
+//!   A GET or DELETE without a modern `MCP-Protocol-Version` is on this wire.
+//!   A session that negotiated 2025-03-26 also takes JSON-RPC batches (`batch`); elsewhere a
+//!   batch is 400 with `-32600`.
+//!
+//! Other methods are 405, with `Allow` listing what the endpoint serves (`non_post`).
 //!
 //! Every request is checked against DNS rebinding first (`Host` and `Origin` allow-lists, 403)
 //! and bodies are limited in size (413 with a JSON-RPC error).
@@ -17,16 +23,18 @@
 //!
 //! Nest [`router`] into an existing axum app, or run it with [`serve`].
 
+mod batch;
 mod batched_writes;
 mod headers;
 mod legacy;
 mod modern;
+mod non_post;
 mod respond;
 mod resume;
 mod security;
 mod sessions;
 
-use crate::jsonrpc::{McpError, Message, parse_message};
+use crate::jsonrpc::{McpError, Message, parse_batch, parse_message};
 use crate::protocol::META_PROTOCOL_VERSION;
 use crate::server::Server;
 use axum::Router;
@@ -51,7 +59,7 @@ pub struct HttpConfig {
     /// `-32600` error.
     pub max_body_bytes: usize,
     /// Serve legacy (2025-11-25 / 2025-06-18 / 2025-03-26) sessions beside the stateless wire
-    /// (default true). When false, `initialize` is `-32601` and GET/DELETE are 405.
+    /// (default true). When false, `initialize` is `-32601` and GET/DELETE are 405 (`Allow: POST`).
     pub legacy_sessions: bool,
     /// Interval of SSE keep-alive comments (`: keep-alive`, not JSON-RPC frames) on idle
     /// long-lived streams: listen subscriptions, legacy GET streams and slow requests
@@ -67,7 +75,8 @@ pub struct HttpConfig {
     pub session_idle_timeout: Duration,
     /// Whether replies may be SSE streams (default true). When false every POST is answered
     /// with one JSON body: progress and log notifications are dropped, `subscriptions/listen`
-    /// is `-32601` (404), and no `listChanged`/`subscribe` capability is advertised (E12).
+    /// is `-32601` (404), no `listChanged`/`subscribe` capability is advertised (E12), and the
+    /// legacy session stream (GET) is 405.
     pub streaming: bool,
 }
 
@@ -168,16 +177,8 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     let session_id = headers::session_id(&parts.headers);
     // Set by an authentication layer such as `auth::BearerAuth`; absent: anonymous.
     let principal = parts.extensions.get::<crate::auth::Principal>().cloned().map(Arc::new);
-    match parts.method {
-        Method::POST => {}
-        Method::GET if state.config.legacy_sessions && state.config.streaming && session_id.is_some() => {
-            let id = session_id.as_deref().unwrap_or_default();
-            return legacy::open_stream(&state, id, &parts.headers, principal.as_deref()).await;
-        }
-        Method::DELETE if state.config.legacy_sessions && session_id.is_some() => {
-            return legacy::delete(&state, session_id.as_deref().unwrap_or_default(), principal.as_deref());
-        }
-        _ => return respond::method_not_allowed(),
+    if parts.method != Method::POST {
+        return non_post::answer(&state, &parts, principal.as_deref()).await;
     }
     let bytes = match read_body(body, state.config.max_body_bytes).await {
         Ok(b) => b,
@@ -195,6 +196,10 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
             return respond::error(None, &err);
         }
     };
+    // Before the whole-body message filter: filters see each message of a batch, not the array.
+    if let Some(batch) = parse_batch(&bytes) {
+        return batch::post(&state, session_id.as_deref(), &parts.headers, batch, principal).await;
+    }
     let filters = state.server.message_filters();
     if !filters.is_empty()
         && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes)

@@ -32,11 +32,11 @@ pub(crate) fn accepted() -> Response {
     resp
 }
 
-/// 405 with `Allow: POST`.
-pub(crate) fn method_not_allowed() -> Response {
+/// 405 with no body and `Allow: <allow>` (RFC 9110 §15.5.6 requires the header).
+pub(crate) fn method_not_allowed(allow: &'static str) -> Response {
     let mut resp = Response::new(Body::empty());
     *resp.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-    resp.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+    resp.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
     resp
 }
 

@@ -1,0 +1,94 @@
+//! JSON-RPC batches on the Streamable HTTP transport: a POST whose body is an array.
+//!
+//! Only a legacy session that negotiated 2025-03-26 takes them, where the server MUST
+//! (<https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server>).
+//! Anywhere else (the 2026-07-28 wire, later sessions, no session) the POST is 400 with one
+//! `-32600` error object, as every batch was before.
+//!
+//! In a 2025-03-26 session each message of the batch is handled as if it had been POSTed alone,
+//! in order: notifications and responses act at once, and each request runs as a request of the
+//! session (registered for `notifications/cancelled`, its notifications on the reply). Then:
+//!
+//! - no requests and no malformed entries: 202 Accepted with no body;
+//! - otherwise one JSON array of the answers (`application/json`, HTTP 200), in batch order,
+//!   when they all come before any notification; else the same resumable SSE stream as a single
+//!   request gets (notifications, then each answer as its own event).
+//!
+//! An `initialize` inside a batch gets `-32600` in its place (the lifecycle forbids batching it),
+//! and every malformed entry its own error; malformed notifications get nothing.
+//!
+//! The requests of one batch run concurrently, as separate POSTs would: one slow request, or
+//! one waiting for the client's answer to an elicitation, does not hold up the others' work.
+//! What bounds the work one POST can start is the batch length,
+//! [`MAX_BATCH_LEN`](crate::jsonrpc::MAX_BATCH_LEN), checked before anything runs.
+
+use super::HttpState;
+use super::headers::protocol_version;
+use super::legacy::{self, Answer};
+use super::respond;
+use crate::auth::Principal;
+use crate::context::queue;
+use crate::jsonrpc::{McpError, Message, ParseFailure, error_response, parse_entry};
+use crate::protocol::{MODERN_VERSION, accepts_batches, batch_refused, is_legacy_version};
+use crate::registry::BoxFuture;
+use axum::response::Response;
+use futures::FutureExt;
+use http::HeaderMap;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Answers a POST whose body was an array (`batch`, from [`parse_batch`](crate::jsonrpc::parse_batch)).
+pub(crate) async fn post(
+    state: &HttpState,
+    session_id: Option<&str>,
+    headers: &HeaderMap,
+    batch: Result<Vec<Value>, Box<ParseFailure>>,
+    principal: Option<Arc<Principal>>,
+) -> Response {
+    let entries = match batch {
+        Ok(entries) => entries,
+        Err(f) => return respond::error(None, &f.error),
+    };
+    let modern = protocol_version(headers).is_some_and(|v| !is_legacy_version(&v));
+    if modern || !state.config.legacy_sessions {
+        return respond::error(None, &batch_refused(Some(MODERN_VERSION)));
+    }
+    let Some(session_id) = session_id else { return respond::error(None, &batch_refused(None)) };
+    let session = match legacy::session_for(state, session_id, headers, principal.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return respond::error(None, &e),
+    };
+    if !accepts_batches(session.legacy.version) {
+        return respond::error(None, &batch_refused(Some(session.legacy.version)));
+    }
+    let filters = state.server.message_filters().clone();
+    let (ntx, nrx) = queue::channel(64);
+    let mut answers: Vec<BoxFuture<Value>> = Vec::new();
+    let at_once = |m: Value| -> BoxFuture<Value> { Box::pin(std::future::ready(m)) };
+    for entry in entries {
+        if !filters.is_empty() && !filters.incoming(&entry) {
+            continue;
+        }
+        match parse_entry(entry) {
+            // JSON-RPC never answers a notification, not even a malformed one.
+            Err(f) if f.notification => {}
+            Err(f) => answers.push(at_once(error_response(f.id.as_ref(), &f.error))),
+            Ok(Message::Notification(n)) => legacy::on_notification(&session, &n),
+            Ok(Message::Response { id, outcome }) => legacy::on_response(&session, id, outcome),
+            Ok(Message::Request(req)) if req.method == "initialize" => {
+                let err = McpError::invalid_request("initialize must not be part of a JSON-RPC batch");
+                answers.push(at_once(error_response(Some(&req.id), &err)));
+            }
+            Ok(Message::Request(req)) => {
+                answers.push(legacy::start(state, &session, req, ntx.clone(), principal.clone()));
+            }
+        }
+    }
+    // Only the requests' notifiers may keep the queue open: it closes when they are all done.
+    drop(ntx);
+    if answers.is_empty() {
+        return respond::accepted();
+    }
+    let work = Box::pin(futures::future::join_all(answers).map(Answer::Batch));
+    legacy::reply(session, work, nrx, state.config.keep_alive, filters).await
+}
