@@ -330,3 +330,54 @@ async fn http_later_revisions_the_modern_wire_and_no_session_refuse_batches() {
     assert_eq!(init.status, 400, "{:?}", init.messages);
     assert!(init.headers.get("mcp-session-id").is_none());
 }
+
+/// Two requests of one batch with one id could not be told apart in the answer, nor cancelled
+/// each on its own: the second gets its own `-32600`, as on stdio.
+#[tokio::test]
+async fn http_a_repeated_id_in_a_batch_is_an_invalid_request() {
+    let srv = HttpServer::start("everything");
+    let s = HttpSession::open(&srv.url, "2025-03-26").await;
+    let r = s
+        .post(
+            &json!([
+                { "jsonrpc": "2.0", "id": 5, "method": "ping" },
+                { "jsonrpc": "2.0", "id": 5, "method": "tools/list" },
+            ]),
+            None,
+        )
+        .await;
+    assert_json(
+        &r,
+        200,
+        &json!([
+            { "jsonrpc": "2.0", "id": 5, "result": {} },
+            { "jsonrpc": "2.0", "id": 5, "error": { "code": -32600, "message": "request id 5 is already in flight" } },
+        ]),
+    );
+}
+
+/// The SSE priming event (empty `data`) came with 2025-11-25 (SEP-1699); a 2025-03-26 client
+/// parses every `data:` line as JSON, so its streams start with the first real message.
+#[tokio::test]
+async fn http_a_2025_03_26_stream_has_no_priming_event() {
+    let srv = HttpServer::start("everything");
+    let s = HttpSession::open(&srv.url, "2025-03-26").await;
+    let batch = json!([
+        { "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "test_tool_with_logging", "arguments": {} } },
+    ]);
+    let resp =
+        s.c.post(&s.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &s.id)
+            .body(batch.to_string())
+            .send()
+            .await
+            .expect("sent");
+    let body = resp.text().await.expect("body");
+    let data: Vec<&str> = body.lines().filter_map(|l| l.strip_prefix("data:")).collect();
+    assert!(!data.is_empty(), "{body}");
+    for d in data {
+        assert!(serde_json::from_str::<Value>(d.trim()).is_ok(), "every data line is JSON: {body}");
+    }
+}

@@ -240,6 +240,26 @@ async fn get_and_delete_naming_another_version_than_the_sessions_are_400() {
     assert_refused(&r, 404, &refusal("unknown or expired Mcp-Session-Id; initialize again"), "deleted");
 }
 
+/// 2025-11-25 transports: an unsupported `MCP-Protocol-Version` MUST be a 400. A 405 would tell
+/// the client that DELETE is not allowed, and its session would linger.
+#[tokio::test]
+async fn get_and_delete_naming_an_unknown_version_are_400() {
+    let srv = HttpServer::start("everything");
+    let c = client();
+    let s = open(&c, &srv.url).await;
+    for version in ["banana", ""] {
+        let body = refusal(&format!(
+            "unsupported MCP-Protocol-Version {version:?}: use a version this server supports \
+             (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26)"
+        ));
+        for method in ["GET", "DELETE"] {
+            let r = bare(&c, method, &srv.url, &[("mcp-session-id", &s.id), ("mcp-protocol-version", version)]).await;
+            assert_refused(&r, 400, &body, method);
+        }
+    }
+    assert_eq!(s.request(1, "ping", json!({})).await.last()["result"], json!({}), "the session lives");
+}
+
 #[tokio::test]
 async fn other_methods_in_a_session_are_405_allow_get_post_delete() {
     let srv = HttpServer::start("everything");

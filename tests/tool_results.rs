@@ -264,7 +264,8 @@ async fn a_non_object_output_is_wrapped_only_for_session_clients() {
             assert_eq!(tool["outputSchema"]["required"], json!(["result"]), "{wire:?}: {tool}");
             assert_eq!(result["structuredContent"], json!({ "result": [1, 2, 3] }), "{wire:?}");
         }
-        assert_eq!(result["content"][0]["text"], "[1,2,3]", "{wire:?}: the text block mirrors the value");
+        let mirrored = if p.modern() { "[1,2,3]" } else { r#"{"result":[1,2,3]}"# };
+        assert_eq!(result["content"][0]["text"], mirrored, "{wire:?}: the text block mirrors structuredContent");
         assert_matches_output_schema(result, &tool, wire);
 
         // Any JSON value (`serde_json::Value`): `{}` on 2026-07-28 (outputSchema must be an
@@ -299,4 +300,20 @@ async fn question_mark_on_any_error_is_a_tool_error() {
         assert_eq!(r["result"]["content"][0]["text"], "12", "{wire:?}: {r}");
     }
     let _ = std::fs::remove_file(path);
+}
+
+/// `ctx.elicit(..).await?` in a `Result<_, ToolError>` tool: the input-required round and the
+/// `-32021` of a client without the elicitation capability stay what they are on the wire.
+#[tokio::test]
+async fn protocol_outcomes_pass_through_question_mark_unchanged() {
+    for wire in [Wire::StdioModern, Wire::HttpModern] {
+        let mut p = Peer::open("everything", wire).await;
+        let params = json!({ "name": "greet_by_name", "arguments": {}, "_meta": meta(json!({ "elicitation": {} })) });
+        let r = p.request("tools/call", params).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{wire:?}: {r}");
+        assert!(r["result"]["inputRequests"]["name"].is_object(), "{wire:?}: {r}");
+        let r = p.call("greet_by_name", json!({})).await;
+        assert_eq!(r["error"]["code"], -32021, "{wire:?}: {r}");
+        assert!(r["error"]["data"]["requiredCapabilities"].is_object(), "{wire:?}: {r}");
+    }
 }

@@ -239,3 +239,21 @@ pub struct EchoText {
     /// The text.
     pub text: String,
 }
+
+/// The form `greet_by_name` asks for.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NameAnswer {
+    /// Your name.
+    pub name: String,
+}
+
+/// Asks for a name with `?` in a tool returning `Result<_, ToolError>`: the input-required
+/// signal (and a missing elicitation capability, `-32021`) pass through `?` as the protocol
+/// outcomes they are, not as tool error text.
+#[mcp_tool]
+async fn greet_by_name(ctx: RequestContext) -> Result<String, ToolError> {
+    match ctx.elicit::<NameAnswer>("name", "What is your name?").await? {
+        Elicited::Accept(a) => Ok(format!("Hello, {}!", a.name)),
+        _ => Err(ToolError::new("no name was given")),
+    }
+}

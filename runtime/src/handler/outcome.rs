@@ -9,9 +9,12 @@ use serde::Serialize;
 /// Handling" ask for failures the model may correct
 /// (<https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling>).
 ///
-/// `?` works on every [`std::error::Error`] (`std::io::Error`, `serde_json::Error`, [`McpError`],
-/// ...) in a tool returning `Result<_, ToolError>`. The message is the error's text followed by
-/// its sources, each after `": "` (as `anyhow` prints `{:#}`). A tool built on `anyhow` returns
+/// `?` works on every [`std::error::Error`] (`std::io::Error`, `serde_json::Error`, ...) in a
+/// tool returning `Result<_, ToolError>`. The message is the error's text followed by its
+/// sources, each after `": "` (as `anyhow` prints `{:#}`). An [`McpError`] met that way (the
+/// input-required signal of `ctx.input(..).await?`, a missing client capability `-32021`, or
+/// any protocol error), also as the source of another error, stays a protocol error: the
+/// client receives it as the JSON-RPC error (or input-required result) it is, not as tool text. A tool built on `anyhow` returns
 /// `anyhow::Result<T>` instead (feature `anyhow`, on by default), where `?` takes anything
 /// `anyhow` takes; `Result<T, String>` and `Result<T, Box<dyn Error + Send + Sync>>` work too.
 ///
@@ -32,24 +35,37 @@ use serde::Serialize;
 pub struct ToolError {
     /// The text shown to the model.
     pub message: String,
+    /// The protocol error this came from, which the client receives instead of `message`.
+    protocol: Option<Box<McpError>>,
 }
 
 impl ToolError {
     /// A tool error with this message.
     pub fn new(message: impl Into<String>) -> Self {
-        ToolError { message: message.into() }
+        ToolError { message: message.into(), protocol: None }
     }
 
-    /// The error's text and its sources' texts, joined by `": "`.
+    /// The error's text and its sources' texts, joined by `": "`; the first [`McpError`] of the
+    /// chain, when there is one, is kept as the protocol error it is.
     fn from_chain(error: &(dyn std::error::Error + 'static)) -> Self {
         let mut message = error.to_string();
+        let mut protocol = error.downcast_ref::<McpError>().cloned().map(Box::new);
         let mut source = error.source();
         while let Some(cause) = source {
             message.push_str(": ");
             message.push_str(&cause.to_string());
+            if protocol.is_none() {
+                protocol = cause.downcast_ref::<McpError>().cloned().map(Box::new);
+            }
             source = cause.source();
         }
-        ToolError { message }
+        ToolError { message, protocol }
+    }
+
+    /// The protocol error this tool error carries, when it was converted from one; the client
+    /// receives that error rather than an `isError` result.
+    pub fn protocol_error(&self) -> Option<&McpError> {
+        self.protocol.as_deref()
     }
 }
 
@@ -77,7 +93,10 @@ pub enum ToolFailure {
 
 impl From<ToolError> for ToolFailure {
     fn from(e: ToolError) -> Self {
-        ToolFailure::Tool(e)
+        match e.protocol {
+            Some(p) => ToolFailure::Protocol(*p),
+            None => ToolFailure::Tool(e),
+        }
     }
 }
 
@@ -103,7 +122,7 @@ impl From<&str> for ToolFailure {
 /// becomes an `isError: true` result.
 impl From<Box<dyn std::error::Error + Send + Sync>> for ToolFailure {
     fn from(e: Box<dyn std::error::Error + Send + Sync>) -> Self {
-        ToolFailure::Tool(ToolError::from_chain(e.as_ref()))
+        ToolError::from_chain(e.as_ref()).into()
     }
 }
 
@@ -111,7 +130,7 @@ impl From<Box<dyn std::error::Error + Send + Sync>> for ToolFailure {
 #[cfg(feature = "anyhow")]
 impl From<anyhow::Error> for ToolFailure {
     fn from(e: anyhow::Error) -> Self {
-        ToolFailure::Tool(ToolError::from_chain(e.as_ref()))
+        ToolError::from_chain(e.as_ref()).into()
     }
 }
 

@@ -8,7 +8,7 @@ pub use level::LogLevel;
 pub use meta::{ModernMeta, parse_modern_meta};
 pub use version::{
     Era, LEGACY_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS, accepts_batches, batch_refused, is_legacy_version,
-    negotiate_legacy,
+    negotiate_legacy, primes_sse_streams,
 };
 
 /// `_meta` key: the protocol version of a 2026-07-28 request (spec digest §1.2).

@@ -37,6 +37,15 @@ pub fn is_legacy_version(v: &str) -> bool {
     LEGACY_VERSIONS.contains(&v) || v == "2024-11-05"
 }
 
+/// True when SSE streams of a session on protocol version `v` open with a priming event (an
+/// event id and empty data, so the client can resume before any message): introduced in
+/// 2025-11-25 (SEP-1699,
+/// <https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server>).
+/// Earlier clients parse every `data:` line as JSON and fail on the empty one.
+pub fn primes_sse_streams(v: &str) -> bool {
+    is_legacy_version(v) && !matches!(v, "2024-11-05" | "2025-03-26" | "2025-06-18")
+}
+
 /// True when a connection on protocol version `v` receives JSON-RPC batches: only 2025-03-26,
 /// where receiving them is a MUST
 /// (<https://modelcontextprotocol.io/specification/2025-03-26/basic#batching>). 2025-06-18

@@ -16,7 +16,7 @@
 
 use super::SchemaOrigin;
 use crate::jsonrpc::McpError;
-use crate::model::CallToolResult;
+use crate::model::{CallToolResult, Content};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -112,8 +112,22 @@ impl ToolSchemas {
                 problem(&path, &e.to_string())
             )));
         }
-        result.structured_content =
-            Some(if self.wrap_output && !modern { wrap_structured_content(structured) } else { structured });
+        if !self.wrap_output || modern {
+            result.structured_content = Some(structured);
+            return Ok(());
+        }
+        // The text block mirroring the value (2025-06-18: SHOULD be the serialized structured
+        // content) mirrors the wrapped value the session client receives.
+        let unwrapped_text = structured.to_string();
+        let wrapped = wrap_structured_content(structured);
+        for block in &mut result.content {
+            if let Content::Text { text } = block
+                && *text == unwrapped_text
+            {
+                *text = wrapped.to_string();
+            }
+        }
+        result.structured_content = Some(wrapped);
         Ok(())
     }
 }
@@ -131,12 +145,18 @@ pub(crate) fn argument_error(tool: &str, problems: &[String]) -> CallToolResult 
 }
 
 /// One problem as the model reads it: `` `path`: what is wrong ``, or only what is wrong at the
-/// root. Validators quote the offending value; a long one is cut after
-/// [`MAX_PROBLEM_CHARS`] characters so a large argument is not echoed back whole.
+/// root. Validators and serde quote the offending value before the reason; a description longer
+/// than [`MAX_PROBLEM_CHARS`] keeps its start and its end (where the reason is: "is not of type
+/// ...", "expected u8") around an ellipsis, so a large argument is not echoed back whole.
 pub(crate) fn problem(path: &str, what: &str) -> String {
-    let what = match what.char_indices().nth(MAX_PROBLEM_CHARS) {
-        Some((cut, _)) => format!("{}…", &what[..cut]),
-        None => what.to_owned(),
+    let count = what.chars().count();
+    let what = if count > MAX_PROBLEM_CHARS {
+        let keep = MAX_PROBLEM_CHARS / 2;
+        let head: String = what.chars().take(keep).collect();
+        let tail: String = what.chars().skip(count - keep).collect();
+        format!("{head} … {tail}")
+    } else {
+        what.to_owned()
     };
     if path.is_empty() { what } else { format!("`{path}`: {what}") }
 }

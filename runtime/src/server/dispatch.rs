@@ -307,7 +307,7 @@ impl Server {
             return Either::Left(ready(Err(McpError::method_not_found(&req.method))));
         };
         let params = req.params.unwrap_or_default();
-        if let Err(e) = super::legacy_meta::reject_modern_envelope(&params) {
+        if let Err(e) = super::legacy_meta::reject_modern_envelope(&params, session.version) {
             return Either::Left(ready(Err(e)));
         }
         let parts = RequestParts {

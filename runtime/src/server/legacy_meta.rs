@@ -9,12 +9,12 @@ use serde_json::{Map, Value};
 /// session declares those once, in `initialize`, and such a key must never switch on per-request
 /// features (e.g. tasks).
 ///
-/// Errors: `-32600` naming the key.
-pub(crate) fn reject_modern_envelope(params: &Map<String, Value>) -> Result<(), McpError> {
+/// Errors: `-32600` naming the key and the session's protocol `version`.
+pub(crate) fn reject_modern_envelope(params: &Map<String, Value>, version: &str) -> Result<(), McpError> {
     let Some(meta) = params.get("_meta").and_then(Value::as_object) else { return Ok(()) };
     match [META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL].into_iter().find(|k| meta.contains_key(*k)) {
         Some(key) => Err(McpError::invalid_request(format!(
-            "`_meta[\"{key}\"]` belongs to 2026-07-28 requests; this request is on a 2025-11-25 session, \
+            "`_meta[\"{key}\"]` belongs to 2026-07-28 requests; this request is on a {version} session, \
              whose capabilities were declared in initialize"
         ))),
         None => Ok(()),

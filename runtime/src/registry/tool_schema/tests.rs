@@ -171,9 +171,12 @@ fn non_object_output_schemas_are_wrapped_for_session_clients() {
     let mut modern = CallToolResult { structured_content: Some(value.clone()), ..Default::default() };
     schemas.finish_output("list", true, &mut modern).expect("matches");
     assert_eq!(modern.structured_content, Some(value.clone()));
-    let mut session = CallToolResult { structured_content: Some(value.clone()), ..Default::default() };
+    let mirrored = vec![crate::model::Content::text(value.to_string())];
+    let mut session =
+        CallToolResult { content: mirrored, structured_content: Some(value.clone()), ..Default::default() };
     schemas.finish_output("list", false, &mut session).expect("matches");
     assert_eq!(session.structured_content, Some(json!({"result": value})));
+    assert_eq!(session.content[0].as_text(), Some(json!({"result": value}).to_string().as_str()));
 }
 
 #[test]
@@ -192,7 +195,9 @@ fn structured_content_that_breaks_the_output_schema_is_an_internal_error_in_debu
 #[test]
 fn a_long_offending_value_is_not_echoed_whole() {
     let long = "x".repeat(10_000);
-    let text = problem("text", &format!("\"{long}\" is too long"));
-    assert!(text.chars().count() < 320 && text.ends_with('…'), "{}", text.len());
+    let text = problem("text", &format!("\"{long}\" is not of type \"integer\""));
+    assert!(text.chars().count() < 320, "{}", text.len());
+    assert!(text.starts_with("`text`: \"xxx") && text.contains(" … "), "{text}");
+    assert!(text.ends_with("xx\" is not of type \"integer\""), "the reason is kept: {text}");
     assert_eq!(problem("", "short"), "short");
 }

@@ -65,6 +65,9 @@ pub(crate) async fn post(
     let (ntx, nrx) = queue::channel(64);
     let mut answers: Vec<BoxFuture<Value>> = Vec::new();
     let at_once = |m: Value| -> BoxFuture<Value> { Box::pin(std::future::ready(m)) };
+    // Ids of the batch's requests so far: a second request with one id could not be told apart
+    // in the answer, nor cancelled on its own (at most MAX_BATCH_LEN, so a scan is enough).
+    let mut ids = Vec::new();
     for entry in entries {
         if !filters.is_empty() && !filters.incoming(&entry) {
             continue;
@@ -79,7 +82,12 @@ pub(crate) async fn post(
                 let err = McpError::invalid_request("initialize must not be part of a JSON-RPC batch");
                 answers.push(at_once(error_response(Some(&req.id), &err)));
             }
+            Ok(Message::Request(req)) if ids.contains(&req.id) => {
+                let err = McpError::invalid_request(format!("request id {} is already in flight", req.id));
+                answers.push(at_once(error_response(Some(&req.id), &err)));
+            }
             Ok(Message::Request(req)) => {
+                ids.push(req.id.clone());
                 answers.push(legacy::start(state, &session, req, ntx.clone(), principal.clone()));
             }
         }

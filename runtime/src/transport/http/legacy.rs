@@ -246,7 +246,8 @@ pub(super) async fn reply(
             None => return r.respond(&filters),
         },
     };
-    let (log, rx) = session.streams.open(RETRY);
+    let priming = crate::protocol::primes_sse_streams(session.legacy.version).then_some(RETRY);
+    let (log, rx) = session.streams.open(priming);
     let apply = move |n: Queued, log: &Mutex<EventLog>| {
         let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
         match n {

@@ -2,8 +2,10 @@
 //!
 //! The era of a request without a body is read from its headers alone:
 //!
-//! - `MCP-Protocol-Version` names a version that is not legacy (2026-07-28, or one the stateless
-//!   checks would reject): the 2026-07-28 wire, POST only. GET and DELETE are 405 with
+//! - `MCP-Protocol-Version` names a version this server does not know, on a server with legacy
+//!   sessions: GET and DELETE are 400 (2025-11-25: an unsupported version header MUST be a 400).
+//! - `MCP-Protocol-Version` names a version that is not legacy (2026-07-28, or an unknown one on
+//!   a server without legacy sessions): the 2026-07-28 wire, POST only. GET and DELETE are 405 with
 //!   `Allow: POST` whatever `Mcp-Session-Id` or `Last-Event-ID` say (spec digest §1.7 step 2,
 //!   §1.8); the stray session is neither looked up nor touched.
 //! - Otherwise (no version header, or a legacy one), on a server with legacy sessions: the
@@ -20,14 +22,31 @@ use super::respond;
 use super::{HttpState, headers, legacy};
 use crate::auth::Principal;
 use crate::jsonrpc::McpError;
-use crate::protocol::is_legacy_version;
+use crate::protocol::{MODERN_VERSION, SUPPORTED_VERSIONS, is_legacy_version};
 use axum::response::Response;
 use http::Method;
 use http::request::Parts;
 
 /// Answers a request whose method is not POST.
 pub(crate) async fn answer(state: &HttpState, parts: &Parts, principal: Option<&Principal>) -> Response {
-    let modern = headers::protocol_version(&parts.headers).is_some_and(|v| !is_legacy_version(&v));
+    let version = headers::protocol_version(&parts.headers);
+    if let Some(v) = &version
+        && state.config.legacy_sessions
+        && matches!(parts.method, Method::GET | Method::DELETE)
+        && !is_legacy_version(v)
+        && v != MODERN_VERSION
+    {
+        // 2025-11-25 transports: an invalid or unsupported version header MUST be a 400. A 405
+        // here would tell a legacy client that DELETE is not allowed, and its session would
+        // linger.
+        let err = McpError::invalid_request(format!(
+            "unsupported MCP-Protocol-Version {v:?}: use a version this server supports ({})",
+            SUPPORTED_VERSIONS.join(", ")
+        ))
+        .with_http_status(400);
+        return respond::error(None, &err);
+    }
+    let modern = version.is_some_and(|v| !is_legacy_version(&v));
     let allowed = Allowed::on(state, modern);
     let served = match parts.method {
         Method::GET => allowed.get,

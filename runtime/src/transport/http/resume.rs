@@ -81,13 +81,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Streams {
-    /// Opens a stream whose first event is the priming event (an id, a `retry` hint and no
-    /// data), so the client can resume even before any message was sent.
-    pub(crate) fn open(&self, retry: Duration) -> (Arc<Mutex<EventLog>>, mpsc::Receiver<Bytes>) {
+    /// Opens a stream. With `priming` (a `retry` hint), its first event is the priming event
+    /// (an id, the hint and no data), so the client can resume even before any message was
+    /// sent; sessions older than 2025-11-25 get none (see
+    /// [`primes_sse_streams`](crate::protocol::primes_sse_streams)).
+    pub(crate) fn open(&self, priming: Option<Duration>) -> (Arc<Mutex<EventLog>>, mpsc::Receiver<Bytes>) {
         let stream = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let (tx, rx) = mpsc::channel(LIVE_BUFFER);
-        let priming = Bytes::from(format!("id: {stream}-0\nretry: {}\ndata: \n\n", retry.as_millis()));
-        let _ = tx.try_send(priming);
+        if let Some(retry) = priming {
+            let _ = tx.try_send(Bytes::from(format!("id: {stream}-0\nretry: {}\ndata: \n\n", retry.as_millis())));
+        }
         let log = Arc::new(Mutex::new(EventLog {
             stream,
             next_seq: 1,
