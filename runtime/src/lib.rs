@@ -49,7 +49,7 @@ pub mod testing;
 
 pub mod transport;
 
-pub use context::{FromRequestContext, Logger, Progress, RequestContext, State};
+pub use context::{FromRequestContext, Logger, Progress, RequestContext, RequiredState, State};
 pub use handler::{IntoCallToolResult, IntoToolFailure, IntoToolOutcome, ToolError, ToolFailure};
 pub use jsonrpc::{ErrorCode, McpError, RequestId};
 pub use model::{
@@ -136,8 +136,12 @@ pub mod __private {
 
     /// Compile-time assertion helper used by generated code.
     pub const fn assert_params<T: Params>() {}
-    /// Compile-time assertion helper used by generated code.
-    pub const fn assert_extractor<T: FromRequestContext>() {}
+    /// Compile-time assertion helper used by generated code, which also lists it (as a function
+    /// pointer) among a registration's state requirements: one helper for both uses, so a type
+    /// that is no extractor is reported once.
+    pub fn assert_extractor<T: FromRequestContext>() -> Option<crate::RequiredState> {
+        T::required_state()
+    }
     /// Compile-time assertion helper used by generated code: params of a tool whose input schema
     /// is hand-written need no `JsonSchema`.
     pub const fn assert_deserialize<T: serde::de::DeserializeOwned>() {}

@@ -181,7 +181,11 @@ async fn groups_select_registrations_and_collisions_fail_the_build() {
     let other = Server::builder("o", "1").groups(["other"]).build().expect("other builds");
     let r = TestClient::modern(other).call_tool("greet", json!({})).await;
     assert_eq!(r.result()["content"][0]["text"], "hi from other");
-    let err = Server::builder("both", "1").groups(["main", "other"]).build().expect_err("greet twice");
+    let err = Server::builder("both", "1")
+        .groups(["main", "other"])
+        .state(std::sync::atomic::AtomicU64::new(0))
+        .build()
+        .expect_err("greet twice");
     match &err {
         BuildError::Duplicate { kind, name, first, second } => {
             assert_eq!((*kind, name.as_str()), ("tool", "greet"));
@@ -249,7 +253,12 @@ async fn two_hundred_concurrent_large_responses_arrive_as_whole_lines() {
 
 #[tokio::test]
 async fn pagination_uses_opaque_cursors() {
-    let server = Server::builder("p", "1").groups(["main"]).page_size(2).build().expect("builds");
+    let server = Server::builder("p", "1")
+        .groups(["main"])
+        .state(std::sync::atomic::AtomicU64::new(0))
+        .page_size(2)
+        .build()
+        .expect("builds");
     let client = TestClient::modern(server);
     let mut names = Vec::new();
     let mut cursor: Option<Value> = None;
@@ -268,4 +277,43 @@ async fn pagination_uses_opaque_cursors() {
     assert_eq!(names.len(), 5);
     let r = client.request("tools/list", json!({ "cursor": "garbage" })).await;
     assert_eq!(r.error_code(), Some(-32602));
+}
+
+/// A database handle only the `needs_state` group's handlers take.
+struct Db;
+
+/// Looks something up.
+#[mcp_tool(group = "needs_state")]
+async fn lookup(_db: State<Db>) -> Result<String, ToolError> {
+    Ok("found".to_owned())
+}
+
+/// Counts rows.
+#[mcp_rpc("acme/row_count", group = "needs_state")]
+async fn row_count(_db: State<Db>, _ctx: RequestContext) -> Result<Value, McpError> {
+    Ok(json!({ "rows": 0 }))
+}
+
+/// A handler taking `State<T>` that the builder never got fails `build()`, naming the handler,
+/// where it is and the type, instead of answering `-32603` at its first call; every such
+/// handler is reported at once.
+#[tokio::test]
+async fn state_that_was_never_provided_fails_the_build_with_every_problem() {
+    let err = Server::builder("s", "1").groups(["needs_state"]).build().expect_err("no Db");
+    let problems = err.problems();
+    assert_eq!(problems.len(), 2, "{err}");
+    let text = err.to_string();
+    assert!(text.starts_with("2 problems:"), "{text}");
+    for (kind, name) in [("tool", "lookup"), ("method", "acme/row_count")] {
+        let found = problems.iter().any(|p| match p {
+            BuildError::Invalid { kind: k, name: n, site, reason } => {
+                *k == kind && n == name && site.contains("server.rs") && reason.contains("State<server::Db>")
+            }
+            _ => false,
+        });
+        assert!(found, "{kind} {name} in {text}");
+    }
+    let server = Server::builder("s", "1").groups(["needs_state"]).state(Db).build().expect("Db provided");
+    let r = TestClient::modern(server).call_tool("lookup", json!({})).await;
+    assert_eq!(r.result()["content"][0]["text"], "found");
 }

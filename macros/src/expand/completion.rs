@@ -50,6 +50,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let span = attrs.argument.as_ref().unwrap_or(target_lit).span();
     let guard = duplicate_guard("completion", &group, &Named { value: key, span });
 
+    let state = super::state_requirements(&handler);
     quote! {
         fn __complete(
             #ctx: #p::RequestContext,
@@ -67,6 +68,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 argument: #argument,
                 group: #group,
                 handler: __complete,
+                state: #state,
                 site: #site,
             }
         }

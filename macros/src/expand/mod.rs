@@ -254,6 +254,17 @@ fn params_assertion(ty: &Type, raw_schema: bool) -> TokenStream {
     quote_spanned!(ty.span()=> #p::#helper::<#ty>();)
 }
 
+/// `&[<T as FromRequestContext>::required_state, ..]`, one per extractor argument, so `build()`
+/// can refuse a handler whose `State<T>` was never provided.
+fn state_requirements(handler: &Handler<'_>) -> TokenStream {
+    let p = private();
+    let items = handler.args.iter().filter(|a| a.role == Role::Extractor).map(|a| {
+        let ty = a.ty;
+        quote_spanned!(ty.span()=> #p::assert_extractor::<#ty>)
+    });
+    quote!(&[#(#items),*])
+}
+
 /// True when any argument reads the shim input of this role.
 fn uses(handler: &Handler<'_>, pred: impl Fn(&Role) -> bool) -> bool {
     handler.args.iter().any(|a| pred(&a.role))

@@ -63,6 +63,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let site = site(handler.ident);
     let guard = duplicate_guard("prompt", &group, &name);
 
+    let state = super::state_requirements(&handler);
     quote! {
         #arguments
 
@@ -85,6 +86,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 arguments: __arguments,
                 roles: #roles,
                 handler: __get,
+                state: #state,
                 site: #site,
             }
         }

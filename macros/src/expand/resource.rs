@@ -50,6 +50,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let guard_key = Named { value: uri.clone(), span: attrs.uri.as_ref().map_or(name.span, |u| u.span()) };
     let guard = duplicate_guard("resource", &group, &guard_key);
 
+    let state = super::state_requirements(&handler);
     quote! {
         fn __read(
             #ctx: #p::RequestContext,
@@ -72,6 +73,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 group: #group,
                 roles: #roles,
                 handler: __read,
+                state: #state,
                 site: #site,
             }
         }

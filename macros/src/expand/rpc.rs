@@ -70,6 +70,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
     let params_arg = if handler.params().is_some() { quote!(__params) } else { quote!(_) };
     let roles = roles(attrs.roles.as_ref());
     let site = site(handler.ident);
+    let state = super::state_requirements(&handler);
     let guard = duplicate_guard("rpc", &group, &Named { value: method.clone(), span: method_lit.span() });
 
     Generated {
@@ -97,6 +98,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
                     result_type: #p::TypeId::of::<#result>,
                     roles: #roles,
                     handler: __call,
+                    state: #state,
                     site: #site,
                 }
             }

@@ -57,6 +57,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let requested = quote_spanned!(requested.span()=> <#requested as #p::RpcParams>::Checked);
     let granted = quote_spanned!(granted.span()=> <#granted as #p::RpcResult>::Checked);
 
+    let state = super::state_requirements(&handler);
     quote! {
         fn __grant(
             __ctx: #p::RequestContext,
@@ -74,6 +75,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 extension: #extension,
                 group: #group,
                 handler: __grant,
+                state: #state,
                 site: #site,
             }
         }

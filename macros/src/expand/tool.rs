@@ -101,6 +101,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
         _ => quote!(#p::TaskSupport::Forbidden),
     };
 
+    let state = super::state_requirements(&handler);
     quote! {
         #input_schema
         #output_schema_fn
@@ -129,6 +130,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 roles: #roles,
                 task_support: #task_support,
                 handler: __call,
+                state: #state,
                 site: #site,
             }
         }

@@ -1,6 +1,7 @@
 use super::{Logger, Progress, RequestContext, State};
 use crate::jsonrpc::McpError;
 use crate::server::Server;
+use std::any::TypeId;
 use tokio_util::sync::CancellationToken;
 
 /// A handler argument that is built from the request context rather than from the params.
@@ -19,7 +20,35 @@ use tokio_util::sync::CancellationToken;
 pub trait FromRequestContext: Sized {
     /// Builds the value for one handler invocation.
     fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError>;
+
+    /// The shared state this extractor reads (`TypeId` and type name), checked when the server
+    /// is built: [`ServerBuilder::build`](crate::ServerBuilder::build) fails when a registered
+    /// handler takes an extractor whose state was never given to
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state). `None` (the default): no state.
+    fn required_state() -> Option<RequiredState> {
+        None
+    }
 }
+
+/// Shared state an extractor needs: see [`FromRequestContext::required_state`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequiredState {
+    /// `TypeId::of::<T>()` of the state type.
+    pub type_id: TypeId,
+    /// `std::any::type_name::<T>()`, for the build error.
+    pub type_name: &'static str,
+}
+
+impl RequiredState {
+    /// The requirement of state of type `T`.
+    pub fn of<T: 'static>() -> Self {
+        RequiredState { type_id: TypeId::of::<T>(), type_name: std::any::type_name::<T>() }
+    }
+}
+
+/// What a generated registration lists for its handler's extractors: one
+/// [`FromRequestContext::required_state`] per extractor argument.
+pub type StateRequirement = fn() -> Option<RequiredState>;
 
 impl FromRequestContext for RequestContext {
     fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
@@ -28,6 +57,10 @@ impl FromRequestContext for RequestContext {
 }
 
 impl<T: Send + Sync + 'static> FromRequestContext for State<T> {
+    fn required_state() -> Option<RequiredState> {
+        Some(RequiredState::of::<T>())
+    }
+
     fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
         ctx.state::<T>().map(State).ok_or_else(|| {
             // The type name helps the server's author, not the client: it goes to the log only.

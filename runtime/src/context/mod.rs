@@ -7,7 +7,7 @@ pub(crate) mod queue;
 mod request;
 mod state;
 
-pub use extract::FromRequestContext;
+pub use extract::{FromRequestContext, RequiredState, StateRequirement};
 pub use notify::{Logger, Notifier, Outbound, Progress};
 pub(crate) use notify::{Payload, Queued};
 pub use request::{RequestContext, RequestParts};

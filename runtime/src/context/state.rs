@@ -22,6 +22,11 @@ impl StateMap {
         self.map.insert(TypeId::of::<T>(), Arc::new(value));
     }
 
+    /// True when a value of the type `id` was registered.
+    pub fn contains(&self, id: TypeId) -> bool {
+        self.map.contains_key(&id)
+    }
+
     /// The value of type `T`, if one was registered.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.map.get(&TypeId::of::<T>()).and_then(|v| v.clone().downcast::<T>().ok())
@@ -30,8 +35,10 @@ impl StateMap {
 
 /// Extractor for shared state of type `T`: `async fn tool(args: A, db: State<Db>)`.
 ///
-/// Extraction fails with `-32603` when the builder was given no `T`: a server bug, so the
-/// type's name goes to the server's log (`tracing`), not to the client.
+/// [`ServerBuilder::build`](crate::ServerBuilder::build) fails when a registered handler takes
+/// `State<T>` and the builder was given no `T`, naming the handler and the type. (A handler
+/// called some other way, such as a run-time tool's closure, still gets `-32603` at extraction,
+/// with the type's name in the server's log, not sent to the client.)
 #[derive(Debug)]
 pub struct State<T>(pub Arc<T>);
 

@@ -73,6 +73,9 @@ pub struct RpcRegistration {
     pub roles: &'static [&'static str],
     /// The handler shim.
     pub handler: RpcHandlerFn,
+    /// One [`FromRequestContext::required_state`](crate::FromRequestContext::required_state)
+    /// per extractor argument of the handler, checked by `build()`.
+    pub state: &'static [crate::context::StateRequirement],
     /// Where it was declared.
     pub site: Site,
 }

@@ -74,6 +74,9 @@ pub struct ToolRegistration {
     pub task_support: super::TaskSupport,
     /// The handler shim.
     pub handler: ToolHandler,
+    /// One [`FromRequestContext::required_state`](crate::FromRequestContext::required_state)
+    /// per extractor argument of the handler, checked by `build()`.
+    pub state: &'static [crate::context::StateRequirement],
     /// Where it was declared.
     pub site: Site,
 }
@@ -99,6 +102,9 @@ pub struct PromptRegistration {
     pub roles: &'static [&'static str],
     /// The handler shim.
     pub handler: PromptHandler,
+    /// One [`FromRequestContext::required_state`](crate::FromRequestContext::required_state)
+    /// per extractor argument of the handler, checked by `build()`.
+    pub state: &'static [crate::context::StateRequirement],
     /// Where it was declared.
     pub site: Site,
 }
@@ -138,6 +144,9 @@ pub struct ResourceRegistration {
     pub roles: &'static [&'static str],
     /// The handler shim.
     pub handler: ResourceHandler,
+    /// One [`FromRequestContext::required_state`](crate::FromRequestContext::required_state)
+    /// per extractor argument of the handler, checked by `build()`.
+    pub state: &'static [crate::context::StateRequirement],
     /// Where it was declared.
     pub site: Site,
 }
@@ -165,6 +174,9 @@ pub struct CompletionRegistration {
     pub group: &'static str,
     /// The handler shim.
     pub handler: CompletionHandler,
+    /// One [`FromRequestContext::required_state`](crate::FromRequestContext::required_state)
+    /// per extractor argument of the handler, checked by `build()`.
+    pub state: &'static [crate::context::StateRequirement],
     /// Where it was declared.
     pub site: Site,
 }

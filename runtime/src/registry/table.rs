@@ -12,8 +12,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A start-up error: the registrations cannot form a server. Returned by
-/// [`ServerBuilder::build`](crate::ServerBuilder::build) before any request is served.
+/// [`ServerBuilder::build`](crate::ServerBuilder::build) before any request is served; when
+/// there is more than one problem, all of them at once ([`BuildError::Several`]), as a compiler
+/// reports every error.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// Two registrations claim one name (tool name, prompt name, resource URI or template).
     #[error("{kind} `{name}` is registered twice: at {first} and at {second}")]
@@ -40,6 +43,36 @@ pub enum BuildError {
         /// What is wrong and how to fix it.
         reason: String,
     },
+    /// Every problem found, in the order found (two or more; one is reported as itself).
+    #[error("{} problems:{}", .0.len(), .0.iter().map(|e| format!("\n  - {e}")).collect::<String>())]
+    Several(Vec<BuildError>),
+}
+
+impl BuildError {
+    /// `None` for no problems, the problem itself for one, [`BuildError::Several`] (flattened)
+    /// otherwise.
+    pub fn from_all(errors: Vec<BuildError>) -> Option<BuildError> {
+        let mut flat: Vec<BuildError> = Vec::with_capacity(errors.len());
+        for e in errors {
+            match e {
+                BuildError::Several(inner) => flat.extend(inner),
+                other => flat.push(other),
+            }
+        }
+        match flat.len() {
+            0 => None,
+            1 => flat.pop(),
+            _ => Some(BuildError::Several(flat)),
+        }
+    }
+
+    /// The single problems this error stands for (itself, or the members of `Several`).
+    pub fn problems(&self) -> &[BuildError] {
+        match self {
+            BuildError::Several(all) => all,
+            one => std::slice::from_ref(one),
+        }
+    }
 }
 
 /// A tool call function: the generated shim of a `#[mcp_tool]`, or a closure added at run time.
@@ -162,20 +195,25 @@ impl DispatchTable {
     ///
     /// Errors: [`BuildError::Duplicate`] naming both sites when two registrations share a tool
     /// name, prompt name, resource URI or completion target; [`BuildError::Invalid`] for a tool
-    /// schema that is not an object schema or a bad URI template.
+    /// schema that is not an object schema or a bad URI template; every one of them at once
+    /// ([`BuildError::Several`]) when there are several.
     pub fn from_inventory(groups: Option<&[String]>) -> Result<DispatchTable, BuildError> {
         let mut table = DispatchTable::default();
+        let mut errors = Vec::new();
         let mut tool_sites: HashMap<&str, Site> = HashMap::new();
         for reg in inventory::iter::<ToolRegistration> {
             if !in_groups(groups, reg.group) {
                 continue;
             }
             if let Some(prev) = tool_sites.insert(reg.name, reg.site) {
-                return Err(duplicate("tool", reg.name, prev, reg.site));
+                errors.push(duplicate("tool", reg.name, prev, reg.site));
+                continue;
             }
             let handler = reg.handler;
-            let entry = tool_entry(reg, Arc::new(move |ctx, args| handler(ctx, args)))?;
-            table.tools.push(entry);
+            match tool_entry(reg, Arc::new(move |ctx, args| handler(ctx, args))) {
+                Ok(entry) => table.tools.push(entry),
+                Err(e) => errors.push(e),
+            }
         }
         let mut prompt_sites: HashMap<&str, Site> = HashMap::new();
         for reg in inventory::iter::<PromptRegistration> {
@@ -183,7 +221,8 @@ impl DispatchTable {
                 continue;
             }
             if let Some(prev) = prompt_sites.insert(reg.name, reg.site) {
-                return Err(duplicate("prompt", reg.name, prev, reg.site));
+                errors.push(duplicate("prompt", reg.name, prev, reg.site));
+                continue;
             }
             table.prompts.push((reg.name.to_owned(), prompt_entry(reg)));
         }
@@ -193,9 +232,16 @@ impl DispatchTable {
                 continue;
             }
             if let Some(prev) = resource_sites.insert(reg.uri, reg.site) {
-                return Err(duplicate("resource", reg.uri, prev, reg.site));
+                errors.push(duplicate("resource", reg.uri, prev, reg.site));
+                continue;
             }
-            let (key, entry) = resource_entry(reg)?;
+            let (key, entry) = match resource_entry(reg) {
+                Ok(built) => built,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
             if entry.template.is_some() {
                 table.templates.push((key, entry))
             } else {
@@ -214,9 +260,13 @@ impl DispatchTable {
             let full = (key, reg.argument.map(str::to_owned));
             if let Some(prev) = completion_sites.insert(full.clone(), reg.site) {
                 let name = format!("{:?}/{}", full.0, reg.argument.unwrap_or("*"));
-                return Err(duplicate("completion", &name, prev, reg.site));
+                errors.push(duplicate("completion", &name, prev, reg.site));
+                continue;
             }
             table.completions.insert(full, reg.handler);
+        }
+        if let Some(e) = BuildError::from_all(errors) {
+            return Err(e);
         }
         table.reindex();
         Ok(table)

@@ -238,16 +238,20 @@ impl ServerBuilder {
 
     /// Collects the registrations of the selected groups into the dispatch table.
     ///
-    /// Errors: [`BuildError`] for a name registered twice (naming both definitions) or a
-    /// registration that is invalid at run time; nothing is served until this succeeds.
+    /// Errors: [`BuildError`] for a name registered twice (naming both definitions), a
+    /// registration that is invalid at run time, a handler taking `State<T>` that was never
+    /// given to [`state`](Self::state), or a setting that cannot work; every problem at once
+    /// ([`BuildError::Several`]) when there are several. Nothing is served until this succeeds.
     pub fn build(self) -> Result<Server, BuildError> {
         let groups = self.groups.as_deref();
-        let table = DispatchTable::from_inventory(groups)?;
-        let pipelines = crate::pipeline::build(groups)?;
+        let table = DispatchTable::from_inventory(groups);
+        let pipelines = crate::pipeline::build(groups);
+        let fields = crate::subscriptions::collect_fields(groups);
+        let mut errors = super::state_check::missing_state(&self.state, groups);
         if let Some((_, at)) = &self.tools_call
-            && let Some(sites) = pipelines.filter_sites.get("tools/call")
+            && let Some(sites) = pipelines.as_ref().ok().and_then(|p| p.filter_sites.get("tools/call"))
         {
-            return Err(BuildError::Invalid {
+            errors.push(BuildError::Invalid {
                 kind: "method",
                 name: "tools/call".to_owned(),
                 site: at.clone(),
@@ -260,7 +264,7 @@ impl ServerBuilder {
         if let Some((key, at)) = &self.request_state_key
             && key.len() < crate::input::MIN_KEY_BYTES
         {
-            return Err(BuildError::Invalid {
+            errors.push(BuildError::Invalid {
                 kind: "setting",
                 name: "request_state_key".to_owned(),
                 site: at.clone(),
@@ -272,7 +276,7 @@ impl ServerBuilder {
             });
         }
         if self.request_state_key.is_none() && self.hub.spans_instances() {
-            return Err(BuildError::Invalid {
+            errors.push(BuildError::Invalid {
                 kind: "setting",
                 name: "request_state_key".to_owned(),
                 site: self.hub_site.clone().unwrap_or_else(|| "ServerBuilder::delivery_hub".to_owned()),
@@ -283,6 +287,14 @@ impl ServerBuilder {
                     .to_owned(),
             });
         }
+        let (table, pipelines, fields) = match (table, pipelines, fields) {
+            (Ok(t), Ok(p), Ok(f)) if errors.is_empty() => (t, p, f),
+            (t, p, f) => {
+                let mut all: Vec<BuildError> = [t.err(), p.err(), f.err()].into_iter().flatten().collect();
+                all.append(&mut errors);
+                return Err(BuildError::from_all(all).unwrap_or(BuildError::Several(Vec::new())));
+            }
+        };
         let request_state =
             Arc::new(crate::input::StateCodec::new(self.request_state_key.map(|(k, _)| k), self.request_state_ttl));
         let raw = crate::pipeline::RawChain::from_inventory(groups);
@@ -306,7 +318,7 @@ impl ServerBuilder {
                 hub: self.hub,
                 encoded_events: Default::default(),
                 request_state,
-                fields: crate::subscriptions::collect_fields(groups)?,
+                fields,
                 extensions: self.extensions,
             }),
         })

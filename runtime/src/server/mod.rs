@@ -7,6 +7,7 @@ mod encode;
 mod legacy_meta;
 mod methods;
 mod session;
+mod state_check;
 
 pub use builder::{CacheConfig, ServerBuilder};
 pub use dispatch::TASKS_EXTENSION;

@@ -24,6 +24,9 @@ pub struct SubscriptionFieldRegistration {
     pub group: &'static str,
     /// The processor shim.
     pub handler: GrantFn,
+    /// One [`FromRequestContext::required_state`](crate::FromRequestContext::required_state)
+    /// per extractor argument of the handler, checked by `build()`.
+    pub state: &'static [crate::context::StateRequirement],
     /// Where it was declared.
     pub site: Site,
 }
