@@ -42,6 +42,8 @@ mod ctxt;
 mod expand;
 mod symbol;
 mod uri_template;
+// Shared with the runtime: a link to `runtime/src/vocab`.
+mod vocab;
 
 use expand::Kind;
 use proc_macro::TokenStream;

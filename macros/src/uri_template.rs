@@ -1,9 +1,7 @@
-//! Compile-time validation of resource URI templates (RFC 6570 level 1: literal text and
-//! `{var}` expressions).
-//!
-//! The rules match the runtime's `UriTemplate::parse`, so a template accepted here never fails
-//! when the server is built; operators and variable lists are rejected with their own message
-//! because they are the likely mistakes of someone who knows the full RFC.
+//! Compile-time validation of resource URI templates, with the runtime's own parser
+//! (`vocab/uri_template.rs`), so a template accepted here never fails when the server is built.
+
+use crate::vocab::uri_template::{Part, parse};
 
 /// True when `uri` is to be treated as a template rather than a static URI.
 pub fn is_template(uri: &str) -> bool {
@@ -12,54 +10,15 @@ pub fn is_template(uri: &str) -> bool {
 
 /// The variable names of `template`, in order.
 ///
-/// Errors: an unclosed `{`, a stray `}`, an empty or non-identifier variable name, a level 2–4
-/// operator or variable list, two adjacent variables, or a variable named twice.
+/// Errors: as [`parse`](crate::vocab::uri_template::parse).
 pub fn variables(template: &str) -> Result<Vec<String>, String> {
-    let mut vars: Vec<String> = Vec::new();
-    let mut rest = template;
-    loop {
-        match (rest.find('{'), rest.find('}')) {
-            (None, None) => return Ok(vars),
-            (None, Some(_)) => return Err("`}` without a matching `{`".to_owned()),
-            (Some(open), Some(close)) if close < open => return Err("`}` without a matching `{`".to_owned()),
-            (Some(_), None) => return Err("unclosed `{`: every variable must end with `}`".to_owned()),
-            (Some(open), Some(close)) => {
-                let name = &rest[open + 1..close];
-                check_var_name(name)?;
-                if vars.iter().any(|v| v == name) {
-                    return Err(format!("variable `{name}` appears twice"));
-                }
-                rest = &rest[close + 1..];
-                // `{a}{b}` has no literal to tell where `a` ends when a URI is matched.
-                if rest.starts_with('{') {
-                    return Err(format!(
-                        "variable `{name}` is directly followed by another variable; separate them with literal text"
-                    ));
-                }
-                vars.push(name.to_owned());
-            }
-        }
-    }
-}
-
-fn check_var_name(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("empty variable `{}`: name the variable, e.g. `{id}`".to_owned());
-    }
-    if let Some(op) = name.chars().next().filter(|c| "+#./;?&=,!@|".contains(*c)) {
-        return Err(format!(
-            "`{{{name}}}` uses the RFC 6570 operator `{op}`; only level-1 `{{var}}` expressions are supported"
-        ));
-    }
-    if name.contains(',') {
-        return Err(format!(
-            "`{{{name}}}` is a variable list; only level-1 `{{var}}` expressions with one variable are supported"
-        ));
-    }
-    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(format!("variable name `{name}` must consist of ASCII letters, digits and `_`"));
-    }
-    Ok(())
+    Ok(parse(template)?
+        .into_iter()
+        .filter_map(|p| match p {
+            Part::Var(v) => Some(v),
+            Part::Literal(_) => None,
+        })
+        .collect())
 }
 
 #[cfg(test)]

@@ -48,6 +48,7 @@ pub mod subscriptions;
 pub mod testing;
 
 pub mod transport;
+mod vocab;
 
 pub use context::{FromRequestContext, Logger, Progress, RequestContext, RequiredState, State};
 pub use handler::{IntoCallToolResult, IntoToolFailure, IntoToolOutcome, ToolError, ToolFailure};

@@ -1,3 +1,4 @@
+use crate::vocab::uri_template::Part;
 use serde_json::{Map, Value};
 
 /// A URI template of RFC 6570 level 1: literal text with `{name}` variables, e.g.
@@ -8,47 +9,15 @@ pub struct UriTemplate {
     parts: Vec<Part>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Part {
-    Literal(String),
-    Var(String),
-}
-
 impl UriTemplate {
-    /// Parses a template. Errors: an unclosed `{`, an empty or non-identifier variable name, two
-    /// adjacent variables, or a variable named twice; the message says which.
+    /// Parses a template with the grammar the macros check at compile time.
+    ///
+    /// Errors: `URI template "..": ` and what is wrong (an unclosed `{`, a stray `}`, an empty
+    /// or non-identifier variable name, an RFC 6570 operator or variable list, two adjacent
+    /// variables, or a variable named twice).
     pub fn parse(template: &str) -> Result<UriTemplate, String> {
-        let mut parts = Vec::new();
-        let mut rest = template;
-        while let Some(start) = rest.find('{') {
-            if start > 0 {
-                parts.push(Part::Literal(rest[..start].to_owned()));
-            } else if matches!(parts.last(), Some(Part::Var(_))) {
-                return Err(format!("URI template {template:?}: two variables must be separated by literal text"));
-            }
-            if rest[..start].contains('}') {
-                return Err(format!("URI template {template:?}: `}}` without a matching `{{`"));
-            }
-            let after = &rest[start + 1..];
-            let end = after.find('}').ok_or_else(|| format!("URI template {template:?}: unclosed `{{`"))?;
-            let name = &after[..end];
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return Err(format!(
-                    "URI template {template:?}: variable name {name:?} must be a non-empty identifier"
-                ));
-            }
-            if parts.iter().any(|p| matches!(p, Part::Var(v) if v == name)) {
-                return Err(format!("URI template {template:?}: variable `{name}` appears twice"));
-            }
-            parts.push(Part::Var(name.to_owned()));
-            rest = &after[end + 1..];
-        }
-        if rest.contains('}') {
-            return Err(format!("URI template {template:?}: `}}` without a matching `{{`"));
-        }
-        if !rest.is_empty() {
-            parts.push(Part::Literal(rest.to_owned()));
-        }
+        let parts =
+            crate::vocab::uri_template::parse(template).map_err(|e| format!("URI template {template:?}: {e}"))?;
         Ok(UriTemplate { parts })
     }
 
@@ -117,5 +86,15 @@ mod tests {
         assert!(UriTemplate::parse("x://{a}/{a}").is_err());
         assert!(UriTemplate::parse("x://a}/{b}").is_err());
         assert!(UriTemplate::parse("x://{a}/b}").is_err());
+    }
+
+    #[test]
+    fn errors_name_the_template_in_the_macros_own_words() {
+        let err = UriTemplate::parse("x://{+path}").expect_err("an operator");
+        assert_eq!(
+            err,
+            "URI template \"x://{+path}\": `{+path}` uses the RFC 6570 operator `+`; only level-1 `{var}` \
+             expressions are supported"
+        );
     }
 }
