@@ -84,6 +84,32 @@ async fn b6_method_collisions_and_orphan_filters_fail_the_build() {
     assert!(Server::builder("ok", "1").groups(["dup1", "orphan"]).build().is_ok());
 }
 
+/// A typed filter whose method (`acme/job`, group `routing`) is not served either.
+#[mcp_filter(rpc = job, group = "orphan2")]
+async fn orphan_two(req: TypedRequest<Id>, next: Next<Id, Echoed>) -> Result<Echoed, McpError> {
+    next.run(req).await
+}
+
+/// Every pipeline problem is reported by one `build()`, with the duplicate methods of the same
+/// build, not only the first one found.
+#[tokio::test]
+async fn b6_every_pipeline_problem_is_reported_at_once() {
+    let err = Server::builder("o", "1").groups(["orphan", "orphan2", "dup2"]).build().expect_err("two orphans");
+    let orphans: Vec<String> = err
+        .problems()
+        .iter()
+        .filter(|p| p.to_string().contains("which no registered method serves"))
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(orphans.len(), 1, "dup2 serves acme/dup, so only acme/job's filter is an orphan: {err}");
+    let err = Server::builder("o", "1").groups(["orphan", "orphan2"]).build().expect_err("two orphans");
+    assert_eq!(err.problems().len(), 2, "{err}");
+    assert!(err.to_string().starts_with("2 problems:"), "{err}");
+    for name in ["orphan", "orphan_two"] {
+        assert!(err.problems().iter().any(|p| p.to_string().contains(name)), "{name} in {err}");
+    }
+}
+
 /// An RPC whose `taskId` the Mcp-Name header mirrors.
 #[mcp_rpc("acme/job", routing_name = "id", group = "routing")]
 async fn job(p: Id) -> Result<Echoed, McpError> {

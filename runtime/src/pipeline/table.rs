@@ -52,8 +52,10 @@ fn in_groups(groups: Option<&[String]>, group: &str) -> bool {
 ///
 /// Errors: two RPCs with one method (both sites named); an RPC on a name MCP reserves or with
 /// an empty name or routing name; a filter for a method nobody serves; a filter whose params
-/// or result type differs from its method's.
+/// or result type differs from its method's. Every one of them at once
+/// ([`BuildError::Several`]) when there are several.
 pub(crate) fn build(groups: Option<&[String]>) -> Result<Pipelines, BuildError> {
+    let mut errors = Vec::new();
     let mut rpcs: HashMap<&'static str, &'static RpcRegistration> = HashMap::new();
     for reg in inventory::iter::<RpcRegistration> {
         if !in_groups(groups, reg.group) {
@@ -66,14 +68,16 @@ pub(crate) fn build(groups: Option<&[String]>) -> Result<Pipelines, BuildError> 
             reason,
         };
         if reg.method.is_empty() || reg.routing_name == Some("") {
-            return Err(invalid("the method name and the routing name must not be empty".to_owned()));
+            errors.push(invalid("the method name and the routing name must not be empty".to_owned()));
+            continue;
         }
         if is_reserved(reg.method) && !reg.method.starts_with("tasks/") {
-            return Err(invalid("this method name belongs to MCP itself".to_owned()));
+            errors.push(invalid("this method name belongs to MCP itself".to_owned()));
+            continue;
         }
         if let Some(prev) = rpcs.insert(reg.method, reg) {
             let (a, b) = ordered(prev.site.to_string(), reg.site.to_string());
-            return Err(BuildError::Duplicate { kind: "method", name: reg.method.to_owned(), first: a, second: b });
+            errors.push(BuildError::Duplicate { kind: "method", name: reg.method.to_owned(), first: a, second: b });
         }
     }
     let types = |method: &str| -> Option<(TypeId, TypeId, String)> {
@@ -100,16 +104,23 @@ pub(crate) fn build(groups: Option<&[String]>) -> Result<Pipelines, BuildError> 
     let mut typed: HashMap<&'static str, Vec<&'static TypedFilterRegistration>> = HashMap::new();
     for f in inventory::iter::<TypedFilterRegistration> {
         if in_groups(groups, f.group) {
-            check(f.method, f.name, &f.site, (f.params_type)(), (f.result_type)())?;
-            typed.entry(f.method).or_default().push(f);
+            match check(f.method, f.name, &f.site, (f.params_type)(), (f.result_type)()) {
+                Ok(()) => typed.entry(f.method).or_default().push(f),
+                Err(e) => errors.push(e),
+            }
         }
     }
     let mut alternate: HashMap<&'static str, Vec<&'static AlternateFilterRegistration>> = HashMap::new();
     for f in inventory::iter::<AlternateFilterRegistration> {
         if in_groups(groups, f.group) {
-            check(f.method, f.name, &f.site, (f.params_type)(), (f.result_type)())?;
-            alternate.entry(f.method).or_default().push(f);
+            match check(f.method, f.name, &f.site, (f.params_type)(), (f.result_type)()) {
+                Ok(()) => alternate.entry(f.method).or_default().push(f),
+                Err(e) => errors.push(e),
+            }
         }
+    }
+    if let Some(e) = BuildError::from_all(errors) {
+        return Err(e);
     }
     let mut filter_sites: HashMap<&'static str, Vec<String>> = HashMap::new();
     for (m, f) in typed.iter().flat_map(|(m, fs)| fs.iter().map(move |f| (*m, f.site.to_string()))) {

@@ -71,11 +71,13 @@ where
 
 /// The grant processors of the selected groups, by key.
 ///
-/// Errors: two processors for one key ([`BuildError::Duplicate`](crate::BuildError) naming both).
+/// Errors: two processors for one key ([`BuildError::Duplicate`](crate::BuildError) naming both),
+/// every such key at once.
 pub(crate) fn collect_fields(
     groups: Option<&[String]>,
 ) -> Result<std::collections::HashMap<&'static str, &'static SubscriptionFieldRegistration>, crate::BuildError> {
     let mut fields = std::collections::HashMap::new();
+    let mut errors = Vec::new();
     for reg in inventory::iter::<SubscriptionFieldRegistration> {
         if groups.is_some_and(|g| !g.iter().any(|x| x == reg.group)) {
             continue;
@@ -83,7 +85,7 @@ pub(crate) fn collect_fields(
         if let Some(prev) = fields.insert(reg.key, reg) {
             let (a, b) = (prev.site.to_string(), reg.site.to_string());
             let (first, second) = if a <= b { (a, b) } else { (b, a) };
-            return Err(crate::BuildError::Duplicate {
+            errors.push(crate::BuildError::Duplicate {
                 kind: "subscription field",
                 name: reg.key.to_owned(),
                 first,
@@ -91,5 +93,8 @@ pub(crate) fn collect_fields(
             });
         }
     }
-    Ok(fields)
+    match crate::BuildError::from_all(errors) {
+        Some(e) => Err(e),
+        None => Ok(fields),
+    }
 }
