@@ -274,11 +274,11 @@ async fn other_methods_in_a_session_are_405_allow_get_post_delete() {
 
 #[tokio::test]
 async fn without_streaming_the_session_stream_is_405_allow_post_delete() {
-    use switchyard::transport::http::{HttpConfig, serve};
+    use switchyard::transport::http::HttpConfig;
     let server = switchyard::Server::builder("allow-test", "1").build().expect("builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    tokio::spawn(serve(listener, server, HttpConfig { streaming: false, ..HttpConfig::default() }));
+    let config = HttpConfig { streaming: false, ..HttpConfig::default() };
+    let http = switchyard::testing::HttpTestServer::start(server, config).await.expect("a loopback port");
+    let url = http.url();
     let c = client();
     let s = open_on(&c, &url).await;
     let in_session = [("mcp-session-id", s.as_str()), ("mcp-protocol-version", "2025-11-25")];

@@ -369,18 +369,16 @@ async fn a_foreign_origin_is_403_before_the_method_is_looked_at() {
 }
 
 /// Serves an empty server in this process with `config`; returns the endpoint's URL.
-async fn serve_in_process(config: switchyard::transport::http::HttpConfig) -> String {
+async fn serve_in_process(config: switchyard::transport::http::HttpConfig) -> switchyard::testing::HttpTestServer {
     let server = switchyard::Server::builder("allow-test", "1").build().expect("builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    tokio::spawn(switchyard::transport::http::serve(listener, server, config));
-    url
+    switchyard::testing::HttpTestServer::start(server, config).await.expect("a loopback port")
 }
 
 #[tokio::test]
 async fn a_modern_only_server_answers_every_method_but_post_with_405_allow_post() {
     let config = switchyard::transport::http::HttpConfig { legacy_sessions: false, ..Default::default() };
-    let url = serve_in_process(config).await;
+    let http = serve_in_process(config).await;
+    let url = http.url();
     let c = client();
     for method in ["GET", "DELETE", "PUT", "PATCH", "OPTIONS"] {
         for headers in [

@@ -1,15 +1,15 @@
 //! Request bodies that break off: 400, not 413.
 
 use switchyard::Server;
-use switchyard::transport::http::{HttpConfig, router};
+use switchyard::testing::HttpTestServer;
+use switchyard::transport::http::HttpConfig;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[tokio::test]
 async fn a_body_shorter_than_its_content_length_is_400() {
     let server = Server::builder("body", "1").groups(["none"]).build().expect("builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, router(server, HttpConfig::default())).await });
+    let http = HttpTestServer::start(server, HttpConfig::default()).await.expect("a loopback port");
+    let addr = http.addr();
     let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 500\r\n\r\n",

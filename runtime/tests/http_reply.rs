@@ -5,7 +5,8 @@
 use serde_json::{Value, json};
 use std::time::Duration;
 use switchyard::prelude::*;
-use switchyard::transport::http::{HttpConfig, router};
+use switchyard::testing::HttpTestServer;
+use switchyard::transport::http::HttpConfig;
 
 /// Waits a moment without holding its context, then answers `{"napped": true}`.
 #[mcp_rpc("test/nap", group = "reply")]
@@ -14,12 +15,9 @@ async fn nap() -> Result<Value, McpError> {
     Ok(json!({ "napped": true }))
 }
 
-async fn serve() -> String {
+async fn serve() -> HttpTestServer {
     let server = Server::builder("reply", "1").groups(["reply"]).build().expect("builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    tokio::spawn(async move { axum::serve(listener, router(server, HttpConfig::default())).await });
-    url
+    HttpTestServer::start(server, HttpConfig::default()).await.expect("a loopback port")
 }
 
 fn post(url: &str, body: Value) -> reqwest::RequestBuilder {
@@ -40,7 +38,8 @@ async fn answer(rb: reqwest::RequestBuilder) -> (String, String) {
 
 #[tokio::test]
 async fn a_handler_without_a_context_answers_json_on_the_stateless_wire() {
-    let url = serve().await;
+    let http = serve().await;
+    let url = http.url();
     let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {} });
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "test/nap", "params": { "_meta": meta } });
@@ -53,7 +52,8 @@ async fn a_handler_without_a_context_answers_json_on_the_stateless_wire() {
 
 #[tokio::test]
 async fn a_handler_without_a_context_answers_json_in_a_legacy_session() {
-    let url = serve().await;
+    let http = serve().await;
+    let url = http.url();
     let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } });
     let resp = post(&url, init).send().await.expect("sent");

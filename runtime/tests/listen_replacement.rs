@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 use switchyard::prelude::*;
 use switchyard::subscriptions::{Event, ListenEnd, ListenStream};
+use switchyard::testing::HttpTestServer;
 use switchyard::testing::TestClient;
-use switchyard::transport::http::{HttpConfig, router};
+use switchyard::transport::http::HttpConfig;
 
 const SID: &str = "io.modelcontextprotocol/subscriptionId";
 
@@ -174,11 +175,8 @@ async fn stdio_cancellation_drops_the_handler_without_an_answer() {
     assert!(client.notifications().iter().all(|m| m["id"] != 4), "{:?}", client.notifications());
 }
 
-async fn serve_http(server: Server, config: HttpConfig) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    tokio::spawn(async move { axum::serve(listener, router(server, config)).await });
-    url
+async fn serve_http(server: Server, config: HttpConfig) -> HttpTestServer {
+    HttpTestServer::start(server, config).await.expect("a loopback port")
 }
 
 async fn post_listen(url: &str) -> reqwest::Response {
@@ -197,7 +195,8 @@ async fn post_listen(url: &str) -> reqwest::Response {
 #[tokio::test]
 async fn closing_the_http_response_drops_the_handler() {
     let probe = Arc::new(Probe::default());
-    let url = serve_http(server(probe.clone()), HttpConfig::default()).await;
+    let http = serve_http(server(probe.clone()), HttpConfig::default()).await;
+    let url = http.url();
     let mut resp = post_listen(&url).await;
     let mut text = String::new();
     while !text.contains("acknowledged") {
@@ -212,7 +211,8 @@ async fn closing_the_http_response_drops_the_handler() {
 #[tokio::test]
 async fn a_json_only_http_endpoint_refuses_listen() {
     let probe = Arc::new(Probe::default());
-    let url = serve_http(server(probe.clone()), HttpConfig { streaming: false, ..HttpConfig::default() }).await;
+    let http = serve_http(server(probe.clone()), HttpConfig { streaming: false, ..HttpConfig::default() }).await;
+    let url = http.url();
     let resp = post_listen(&url).await;
     let body: Value = resp.json().await.expect("JSON");
     assert_eq!(body["error"]["code"], -32601, "{body}");

@@ -4,8 +4,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use switchyard::prelude::*;
+use switchyard::testing::HttpTestServer;
 use switchyard::testing::TestClient;
-use switchyard::transport::http::{HttpConfig, router};
+use switchyard::transport::http::HttpConfig;
 use switchyard::{BuildError, methods::ToolsCall};
 
 /// A tool.
@@ -119,9 +120,8 @@ async fn job(p: Id) -> Result<Echoed, McpError> {
 #[tokio::test]
 async fn b10_the_routing_name_is_checked_against_mcp_name() {
     let server = Server::builder("b10", "1").groups(["routing"]).build().expect("builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    tokio::spawn(async move { axum::serve(listener, router(server, HttpConfig::default())).await });
+    let http = HttpTestServer::start(server, HttpConfig::default()).await.expect("a loopback port");
+    let url = http.url();
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "acme/job", "params": { "id": "B", "_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } });
     let post = |name: &str| {
@@ -192,10 +192,9 @@ async fn a16_message_filters_see_every_message_and_may_drop_or_inject() {
 #[tokio::test]
 async fn e12_a_json_only_transport_advertises_no_streams_and_refuses_listen() {
     let server = Server::builder("e12", "1").groups(["a16"]).build().expect("builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
     let config = HttpConfig { streaming: false, ..HttpConfig::default() };
-    tokio::spawn(async move { axum::serve(listener, router(server, config)).await });
+    let http = HttpTestServer::start(server, config).await.expect("a loopback port");
+    let url = http.url();
     let post = |method: &str, params: Value| {
         let mut params = params;
         params["_meta"] = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",

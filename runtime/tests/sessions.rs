@@ -5,7 +5,8 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
 use switchyard::prelude::*;
-use switchyard::transport::http::{HttpConfig, router};
+use switchyard::testing::HttpTestServer;
+use switchyard::transport::http::HttpConfig;
 
 /// Sleeps for a second, then answers `{}`.
 #[mcp_rpc("test/nap", group = "sessions")]
@@ -14,12 +15,9 @@ async fn nap() -> Result<Value, McpError> {
     Ok(json!({}))
 }
 
-async fn serve(config: HttpConfig) -> String {
+async fn serve(config: HttpConfig) -> HttpTestServer {
     let server = Server::builder("sessions", "1").groups(["sessions"]).build().expect("builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    tokio::spawn(async move { axum::serve(listener, router(server, config)).await });
-    url
+    HttpTestServer::start(server, config).await.expect("a loopback port")
 }
 
 fn post(url: &str, session: Option<&str>, body: Value) -> reqwest::RequestBuilder {
@@ -73,7 +71,8 @@ async fn listen(url: &str, session: &str) -> impl futures::Stream {
 #[tokio::test]
 async fn at_the_limit_only_idle_sessions_make_room() {
     let config = HttpConfig { max_sessions: 2, keep_alive: Duration::from_millis(20), ..HttpConfig::default() };
-    let url = serve(config).await;
+    let http = serve(config).await;
+    let url = http.url();
     let a = initialize(&url).await.expect("a");
     let b = initialize(&url).await.expect("b");
     let _a_stream = listen(&url, &a).await;
@@ -92,7 +91,8 @@ async fn at_the_limit_only_idle_sessions_make_room() {
 #[tokio::test]
 async fn idle_sessions_expire() {
     let config = HttpConfig { session_idle_timeout: Duration::from_millis(50), ..HttpConfig::default() };
-    let url = serve(config).await;
+    let http = serve(config).await;
+    let url = http.url();
     let a = initialize(&url).await.expect("a");
     assert_eq!(ping(&url, &a).await, 200);
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -105,7 +105,8 @@ async fn idle_sessions_expire() {
 /// such sessions every `initialize` got 503).
 #[tokio::test]
 async fn a_request_whose_client_left_does_not_keep_its_session_busy() {
-    let url = serve(HttpConfig { max_sessions: 1, ..HttpConfig::default() }).await;
+    let http = serve(HttpConfig { max_sessions: 1, ..HttpConfig::default() }).await;
+    let url = http.url();
     let a = initialize(&url).await.expect("a");
     let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "test/nap", "params": {} });
     // The client closes its connection while the tool runs (before any byte of the answer).
@@ -141,7 +142,8 @@ static HANG_STARTED: tokio::sync::Notify = tokio::sync::Notify::const_new();
 /// request is answered `-32603` "request cancelled" and its session is idle again.
 #[tokio::test]
 async fn a_cancelled_request_answers_request_cancelled_and_frees_its_session() {
-    let url = serve(HttpConfig { max_sessions: 1, ..HttpConfig::default() }).await;
+    let http = serve(HttpConfig { max_sessions: 1, ..HttpConfig::default() }).await;
+    let url = http.url();
     let a = initialize(&url).await.expect("a");
     let call = json!({ "jsonrpc": "2.0", "id": 7, "method": "test/hang", "params": {} });
     let running = tokio::spawn(post(&url, Some(&a), call).timeout(Duration::from_secs(20)).send());

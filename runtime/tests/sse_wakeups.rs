@@ -6,7 +6,8 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
 use switchyard::prelude::*;
-use switchyard::transport::http::{HttpConfig, router};
+use switchyard::testing::HttpTestServer;
+use switchyard::transport::http::HttpConfig;
 
 /// Notifications each sender (one runtime task, one plain thread) sends per request.
 const PER_SENDER: usize = 40;
@@ -38,10 +39,9 @@ async fn fan_in(ctx: RequestContext) -> Result<String, ToolError> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_sent_from_other_tasks_and_threads_reach_an_open_sse_reply() {
     let server = Server::builder("wakeups", "1").groups(["wakeups"]).build().expect("builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
     let config = HttpConfig { keep_alive: Duration::from_secs(3600), ..HttpConfig::default() };
-    tokio::spawn(async move { axum::serve(listener, router(server, config)).await });
+    let http = HttpTestServer::start(server, config).await.expect("a loopback port");
+    let url = http.url();
     let client = reqwest::Client::new();
     for round in 0..25 {
         let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -266,11 +266,8 @@ async fn c21_a_lagging_subscription_ends_with_its_result_after_an_in_order_prefi
     }
 }
 
-async fn serve(server: Server, config: switchyard::transport::http::HttpConfig) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    tokio::spawn(async move { axum::serve(listener, switchyard::transport::http::router(server, config)).await });
-    url
+async fn serve(server: Server, config: switchyard::transport::http::HttpConfig) -> switchyard::testing::HttpTestServer {
+    switchyard::testing::HttpTestServer::start(server, config).await.expect("a loopback port")
 }
 
 async fn open_listen(url: &str, id: i64) -> reqwest::Response {
@@ -305,7 +302,8 @@ async fn read_until(resp: &mut reqwest::Response, needle: &str) -> String {
 #[tokio::test]
 async fn every_id_shape_is_framed_on_http_exactly_as_the_value_was() {
     let server = Server::builder("c21-http", "1").groups(["c16"]).build().expect("builds");
-    let url = serve(server.clone(), Default::default()).await;
+    let http = serve(server.clone(), Default::default()).await;
+    let url = http.url();
     let params = json!({ "b": 2, "a": [1.5, -0.0, u64::MAX], "s": "\u{2028}\"x\"\\\u{1F600}" });
     for id in odd_ids() {
         let mut resp = reqwest::Client::new()
@@ -332,7 +330,8 @@ async fn c19_listen_streams_carry_keep_alive_comments_at_the_configured_interval
     let server = Server::builder("c19", "1").groups(["c16"]).build().expect("builds");
     let config =
         switchyard::transport::http::HttpConfig { keep_alive: Duration::from_millis(50), ..Default::default() };
-    let url = serve(server, config).await;
+    let http = serve(server, config).await;
+    let url = http.url();
     let mut resp = open_listen(&url, 1).await;
     let text = read_until(&mut resp, ": keep-alive").await;
     assert!(text.contains("notifications/subscriptions/acknowledged"), "{text}");
@@ -342,7 +341,8 @@ async fn c19_listen_streams_carry_keep_alive_comments_at_the_configured_interval
 #[tokio::test]
 async fn c20_a_subscriber_that_does_not_read_never_blocks_the_others() {
     let server = Server::builder("c20", "1").groups(["c16"]).build().expect("builds");
-    let url = serve(server.clone(), Default::default()).await;
+    let http = serve(server.clone(), Default::default()).await;
+    let url = http.url();
     let mut stalled = open_listen(&url, 1).await;
     read_until(&mut stalled, "acknowledged").await;
     let mut reader = open_listen(&url, 2).await;

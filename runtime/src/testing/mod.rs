@@ -17,6 +17,9 @@
 //! # }
 //! ```
 
+mod http;
+pub use http::HttpTestServer;
+
 use crate::protocol::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_VERSION};
 use crate::server::Server;
 use crate::transport::stdio::{StdioConfig, serve_io};
