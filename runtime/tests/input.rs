@@ -155,7 +155,7 @@ async fn roots_count(ctx: RequestContext) -> Result<String, McpError> {
 
 #[tokio::test]
 async fn resources_read_asks_for_input_and_its_answered_result_is_never_reused() {
-    let cache = switchyard::server::CacheConfig { read_ttl: std::time::Duration::from_secs(30), ..Default::default() };
+    let cache = switchyard::server::CacheConfig::default().read_ttl(std::time::Duration::from_secs(30));
     let server = Server::builder("t", "0").groups(["outcome"]).cache(cache).build().expect("builds");
     let client = TestClient::modern(server).with_capabilities(json!({ "roots": {} }));
     let r1 = client.request("resources/read", json!({ "uri": "test://roots-count" })).await;

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 use std::time::Duration;
 use switchyard::CancellationToken;
-use switchyard::context::Outbound;
+use switchyard::context::{Outbound, OutboundReceiver, outbound_channel};
 use switchyard::jsonrpc::{Message, parse_message};
 use switchyard::prelude::*;
 use switchyard::subscriptions::Event;
@@ -168,14 +168,14 @@ async fn c21_every_id_shape_gets_its_own_tag_and_each_event_as_written_on_stdio(
     }
 }
 
-/// Opens a listen subscription over a custom transport: `Server::notifier` over a tokio
-/// channel of `Outbound` holding one message, so every send past one unread message waits.
+/// Opens a listen subscription over a custom transport: `Server::notifier` over an outbound
+/// queue holding one message, so every send past one unread message waits.
 fn custom_listen(
     server: &Server,
     id: &Value,
     cancel: &CancellationToken,
-) -> (tokio::task::JoinHandle<Result<Value, McpError>>, tokio::sync::mpsc::Receiver<Outbound>) {
-    let (tx, rx) = tokio::sync::mpsc::channel(1);
+) -> (tokio::task::JoinHandle<Result<Value, McpError>>, OutboundReceiver) {
+    let (tx, rx) = outbound_channel(1);
     let Ok(Message::Request(req)) = parse_message(listen_with_id(id).to_string().as_bytes()) else {
         panic!("a listen request")
     };
@@ -184,10 +184,10 @@ fn custom_listen(
 }
 
 /// The next message on a custom transport's channel (5 s: a liveness bound).
-async fn next_outbound(rx: &mut tokio::sync::mpsc::Receiver<Outbound>) -> Option<Value> {
+async fn next_outbound(rx: &mut OutboundReceiver) -> Option<Value> {
     match tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.expect("a message or the end") {
-        Some(Outbound::Message(v)) => Some(v),
-        Some(Outbound::CloseStream) => panic!("a listen subscription does not close its stream"),
+        Some(Outbound::Message(m)) => Some(m.into_value()),
+        Some(_) => panic!("a listen subscription does not close its stream"),
         None => None,
     }
 }

@@ -26,7 +26,7 @@ pub async fn request_input(ctx: &RequestContext, requests: Map<String, Value>) -
     let mut answers = Map::new();
     // `tasks/update` moves the task back to `working` (or to the keys still outstanding).
     if !outstanding.is_empty()
-        && !tasks.set_state(ctx.server(), &id, TaskState::InputRequired(outstanding.clone())).await?
+        && !tasks.set_state(&ctx.server(), &id, TaskState::InputRequired(outstanding.clone())).await?
     {
         return Err(McpError::internal("the task ended while waiting for input"));
     }

@@ -150,7 +150,7 @@ use std::time::Duration;
 use switchyard::ServerBuilder;
 
 /// The extension's identifier, as declared by clients and advertised by `server/discover`.
-pub const EXTENSION: &str = switchyard::server::TASKS_EXTENSION;
+pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The `subscriptions/listen` filter key for task status notifications.
 pub const TASK_IDS_KEY: &str = "taskIds";

@@ -32,7 +32,7 @@ pub struct TaskUpdate {
 
 fn tasks_of(ctx: &RequestContext, method: &str) -> Result<Arc<Tasks>, McpError> {
     let tasks = installed(ctx).ok_or_else(|| McpError::method_not_found(method))?;
-    tasks.ensure_maintenance(ctx.server());
+    tasks.ensure_maintenance(&ctx.server());
     Ok(tasks)
 }
 

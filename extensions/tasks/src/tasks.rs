@@ -135,7 +135,7 @@ impl Tasks {
         {
             // Its process died and no sweep has run since: fail it now rather than report it
             // `working` (DESIGN §10: never `working` forever).
-            self.fail_dead(ctx.server(), now).await;
+            self.fail_dead(&ctx.server(), now).await;
             record = self.store.get(id).await.map_err(|e| store_error("read a task", e))?;
         }
         match record {
@@ -189,7 +189,7 @@ impl Tasks {
             // another system clears it.
             lease_expires_at_ms: Some(now.saturating_add(self.lease_ms)),
         };
-        self.ensure_maintenance(request.server());
+        self.ensure_maintenance(&request.server());
         self.store.create(record.clone()).await.map_err(|e| store_error("create a task", e))?;
         let cancel = CancellationToken::new();
         let ctx = request.detach(cancel.clone());
@@ -303,7 +303,7 @@ impl Tasks {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let next = if remaining.is_empty() { TaskState::Working } else { TaskState::InputRequired(remaining) };
-        self.set_state(ctx.server(), id, next).await?;
+        self.set_state(&ctx.server(), id, next).await?;
         if !self.feed_local(id, answered.clone()) {
             // The task waits in another instance (or ended): the answers travel through the hub.
             crate::maintenance::forward_input(&ctx.server().publisher(), id, answered);

@@ -1,13 +1,12 @@
 use super::{Logger, Progress, RequestContext, State};
 use crate::jsonrpc::McpError;
-use crate::server::Server;
 use std::any::TypeId;
 use tokio_util::sync::CancellationToken;
 
 /// A handler argument that is built from the request context rather than from the params.
 ///
 /// Implemented for [`RequestContext`], [`State<T>`], [`CancellationToken`], [`Progress`],
-/// [`Logger`] and [`Server`]. Implement it for your own types to make them extractors, and
+/// [`Logger`] and [`Server`](crate::Server). Implement it for your own types to make them extractors, and
 /// mark such arguments `#[extract]` in the handler signature so the macro does not take them for
 /// the params type.
 ///
@@ -88,11 +87,5 @@ impl FromRequestContext for Progress {
 impl FromRequestContext for Logger {
     fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
         Ok(ctx.logger())
-    }
-}
-
-impl FromRequestContext for Server {
-    fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
-        Ok(ctx.server().clone())
     }
 }

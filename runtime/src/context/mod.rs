@@ -1,14 +1,15 @@
 //! The per-request context handed to handlers, and the extractors built from it.
 
 mod extract;
-mod input;
+pub(crate) mod input;
+mod message_filters;
 mod notify;
 pub(crate) mod queue;
 mod request;
 mod state;
 
 pub use extract::{FromRequestContext, RequiredState, StateRequirement};
-pub use notify::{Logger, Notifier, Outbound, Progress};
-pub(crate) use notify::{Payload, Queued};
+pub use message_filters::{MessageFilter, MessageFilters};
+pub use notify::{Logger, Notifier, Outbound, OutboundReceiver, OutboundSender, Payload, Progress, outbound_channel};
 pub use request::{RequestContext, RequestParts};
 pub use state::{State, StateMap};

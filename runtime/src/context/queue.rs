@@ -48,7 +48,7 @@ pub(crate) fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 }
 
 /// The sending side; clone it for more senders.
-pub(crate) struct Sender<T> {
+pub struct Sender<T> {
     shared: Shared<T>,
 }
 
@@ -80,14 +80,14 @@ impl<T> Drop for Sender<T> {
 
 impl<T> Sender<T> {
     /// Queues `item`, waiting while the queue is full; gives it back when the receiver is gone.
-    pub(crate) async fn send(&self, item: T) -> Result<(), T> {
+    pub async fn send(&self, item: T) -> Result<(), T> {
         let mut item = Some(item);
         std::future::poll_fn(|cx| self.poll_send(cx, &mut item)).await
     }
 
     /// Queues `item` if there is room now: `Ok(true)` queued, `Ok(false)` the receiver is gone
     /// (the item is dropped), `Err(item)` the queue is full.
-    pub(crate) fn try_send(&self, item: T) -> Result<bool, T> {
+    pub fn try_send(&self, item: T) -> Result<bool, T> {
         let mut s = lock(&self.shared);
         if !s.receiver_alive {
             return Ok(false);
@@ -129,7 +129,7 @@ impl<T> Sender<T> {
 }
 
 /// The receiving side.
-pub(crate) struct Receiver<T> {
+pub struct Receiver<T> {
     shared: Shared<T>,
 }
 
@@ -141,7 +141,7 @@ impl<T> std::fmt::Debug for Receiver<T> {
 
 impl<T> Receiver<T> {
     /// The next item; `None` once every sender is gone and nothing is left.
-    pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let mut s = lock(&self.shared);
         if let Some(it) = s.items.pop_front() {
             let waiting = std::mem::take(&mut s.waiting);
@@ -167,12 +167,17 @@ impl<T> Receiver<T> {
     }
 
     /// Waits for the next item; `None` once every sender is gone and nothing is left.
-    pub(crate) async fn recv(&mut self) -> Option<T> {
+    pub async fn recv(&mut self) -> Option<T> {
         std::future::poll_fn(|cx| self.poll_recv(cx)).await
     }
 
+    /// True when nothing is queued now.
+    pub fn is_empty(&self) -> bool {
+        lock(&self.shared).items.is_empty()
+    }
+
     /// An item already queued, without waiting.
-    pub(crate) fn try_recv(&mut self) -> Option<T> {
+    pub fn try_recv(&mut self) -> Option<T> {
         let mut s = lock(&self.shared);
         let it = s.items.pop_front()?;
         let waiting = std::mem::take(&mut s.waiting);

@@ -4,8 +4,8 @@ use super::{Logger, Notifier, Progress, StateMap};
 use crate::auth::Principal;
 use crate::jsonrpc::{McpError, RequestId};
 use crate::protocol::{Era, LogLevel};
-use crate::server::Server;
 use serde_json::{Map, Value};
+use std::any::Any;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -37,6 +37,11 @@ pub struct RequestParts {
     pub principal: Option<Arc<Principal>>,
 }
 
+/// The running server behind a request, as the layer that made the context knows it (the
+/// pipeline's engine); [`RequestContext::server`] gives it back as a
+/// [`Server`](crate::Server). Kept opaque here so that the context needs nothing above it.
+pub(crate) type Runtime = Arc<dyn Any + Send + Sync>;
+
 /// The context of one request: identity, era, client capabilities, cancellation, the request's
 /// own notification channel, shared state and the server handle.
 ///
@@ -51,19 +56,19 @@ pub struct RequestContext {
 struct Inner {
     parts: RequestParts,
     state: Arc<StateMap>,
-    server: Server,
+    runtime: Runtime,
     matched: std::sync::OnceLock<String>,
     extensions: std::sync::Mutex<http::Extensions>,
     input: std::sync::Mutex<super::input::InputSlot>,
 }
 
 impl RequestContext {
-    pub(crate) fn new(parts: RequestParts, state: Arc<StateMap>, server: Server) -> Self {
+    pub(crate) fn new(parts: RequestParts, state: Arc<StateMap>, runtime: Runtime) -> Self {
         RequestContext {
             inner: Arc::new(Inner {
                 parts,
                 state,
-                server,
+                runtime,
                 matched: std::sync::OnceLock::new(),
                 extensions: std::sync::Mutex::new(http::Extensions::new()),
                 input: std::sync::Mutex::new(Default::default()),
@@ -199,8 +204,8 @@ impl RequestContext {
         self.inner.input.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The running server: change its tools at run time from inside a handler.
-    pub fn server(&self) -> &Server {
-        &self.inner.server
+    /// The running server behind this request (see [`Runtime`]).
+    pub(crate) fn runtime(&self) -> &Runtime {
+        &self.inner.runtime
     }
 }

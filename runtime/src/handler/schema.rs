@@ -6,13 +6,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::str::FromStr;
 
-/// The input schema of a params type `T`: JSON Schema 2020-12 from schemars, doc comments as
-/// descriptions, `Option<T>` fields not required. Whether the root is `type: "object"` is
-/// checked when the server is built.
-pub fn input_schema<T: JsonSchema>() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    generator.into_root_schema_for::<T>().to_value()
-}
+/// The input schema of a params type `T` ([`model::input_schema`](crate::model::input_schema)).
+/// Whether the root is `type: "object"` is checked when the server is built.
+pub use crate::model::input_schema;
 
 /// The output schema of a structured result type `T` (same settings as [`input_schema`]).
 pub fn output_schema<T: JsonSchema>() -> Value {

@@ -1,8 +1,7 @@
 //! The legacy-session channel (2025-11-25 and older): real server→client JSON-RPC requests on
 //! the originating request's stream, correlated with the client's responses.
 
-use super::channel::{InputChannel, InputFuture, InputRound};
-use super::request::InputKind;
+use super::{InputChannel, InputFuture, InputKind, InputRound};
 use crate::context::{Notifier, RequestContext};
 use crate::jsonrpc::{McpError, RequestId};
 use serde_json::{Map, Value, json};

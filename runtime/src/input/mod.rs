@@ -23,19 +23,16 @@
 #[doc = include_str!("../../../docs/input.md")]
 pub mod guide {}
 
-mod channel;
 mod legacy;
 mod modern;
-mod request;
-mod response;
 mod state;
 
-pub use channel::{InputAnswers, InputChannel, InputFuture, InputRound};
+pub use crate::context::input::{
+    CreateMessageResult, ElicitAction, ElicitResult, Elicited, InputAnswers, InputChannel, InputFuture, InputKind,
+    InputRequest, InputResponse, InputRound, ListRootsResult, Root, requested_schema,
+};
 pub use legacy::{ClientOutcome, ClientRequests};
-pub use request::{InputKind, InputRequest, requested_schema};
-pub use response::{CreateMessageResult, ElicitAction, ElicitResult, Elicited, InputResponse, ListRootsResult, Root};
 
 pub(crate) use legacy::LegacyChannel;
 pub(crate) use modern::{INPUT_METHODS, ModernChannel};
-pub(crate) use request::{declares, merge_capabilities};
 pub(crate) use state::{Binding, Carried, MIN_KEY_BYTES, StateCodec};

@@ -1,8 +1,8 @@
 //! The 2026-07-28 channel: answers come with the retry; a missing one ends the request with an
 //! `InputRequiredResult` (MRTR, spec digest §4).
 
-use super::channel::{InputChannel, InputFuture, InputRound};
 use super::state::{Binding, Carried, StateCodec};
+use super::{InputChannel, InputFuture, InputRound};
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use serde_json::{Map, Value, json};

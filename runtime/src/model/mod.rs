@@ -5,10 +5,12 @@ mod completion;
 mod content;
 mod prompt;
 mod resource;
+mod schema;
 mod tool;
 
 pub use completion::{Completion, CompletionArgument, CompletionRef, CompletionRequest};
 pub use content::{Content, EmbeddedResource, ResourceContents};
 pub use prompt::{GetPromptResult, PromptArgument, PromptMessage, Role};
 pub use resource::ReadResourceResult;
+pub use schema::input_schema;
 pub use tool::{CallToolResult, Json};

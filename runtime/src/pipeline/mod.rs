@@ -1,26 +1,43 @@
-//! The request pipeline shared by every method, built-in or extension:
+//! The request pipeline: every request of every transport, built-in method or extension, takes
+//! this one path. `serve.rs` reads top to bottom in the order below; each stage names its file.
 //!
 //! ```text
-//! request ─► global raw filters (every method; see raw JSON; may short-circuit)
-//!              └─► method dispatch
-//!                    ├─ built-in methods (tools/*, prompts/*, resources/*, completion/*, ...)
-//!                    └─ typed methods (#[mcp_rpc] RPCs; tools/call, prompts/get, resources/read):
-//!                          decode params (-32602), match the primitive (unknown → -32602)
-//!                          └─► alternate-result filters of the method (may answer with another shape)
-//!                                └─► typed filters of the method (TypedRequest<P> → Result<R>)
-//!                                      └─► handler ─► encode result
+//! Server::handle_request (server)            one entry point for every transport
+//!  └─ era and target          serve.rs       legacy session, unnegotiated ping, or 2026-07-28
+//!                                            (`_meta` version -32022); method → built-in or RPC
+//!                                            (-32601; an extension's RPC only while declared)
+//!     └─ requestState check   serve.rs       an input-required retry is verified (-32602)
+//!                              + input/        before anything runs; the request's context is made
+//!        └─ raw filters       raw.rs         every method; see raw JSON; may short-circuit
+//!           └─ dispatch        serve.rs      capability gate (-32021), authorization (-32600
+//!                                            forbidden), `_meta` stripped, params decoded (-32602)
+//!              ├─ built-in     handlers/     tools/*, prompts/*, resources/*, completion/*,
+//!              │                             subscriptions/listen, ping, logging/setLevel, ...
+//!              └─ typed        run.rs        #[mcp_rpc] RPCs; tools/call, prompts/get,
+//!                                            resources/read (the primitive matched first):
+//!                 └─ alternate filters  alternate.rs  may answer with another shape
+//!                    └─ typed filters   typed.rs      TypedRequest<P> → Result<R>
+//!                       └─ handler ─► encode
+//!        ◄─ result stamping   encode.rs      resultType, cache hints, serverInfo (2026-07-28);
+//!                                            input-required errors become results
 //! ```
 //!
 //! Inside each kind, filters run in ascending `order`, ties broken by the filter's fully
 //! qualified name; the first is outermost. Registration order never matters (inventory gives
-//! none).
+//! none). Message filters ([`MessageFilter`]) sit outside the pipeline, in the transports, where
+//! whole JSON-RPC messages cross.
 
 mod alternate;
 mod builtin;
-mod message;
+mod encode;
+mod engine;
+mod handlers;
+mod legacy_meta;
 mod raw;
 mod rpc;
 mod run;
+pub(crate) mod serve;
+mod session;
 mod table;
 mod typed;
 
@@ -28,14 +45,17 @@ pub use raw::{RawFilterFn, RawFilterRegistration, RawNext, RawRequest, RawRespon
 pub use rpc::{Eras, ErasedValue, RpcHandlerFn, RpcMethod, RpcRegistration, decode_erased, encode_erased, rpc_shim};
 pub use typed::{ErasedNext, Next, TypedFilterFn, TypedFilterRegistration, TypedRequest, typed_filter_shim};
 
+pub use crate::context::{MessageFilter, MessageFilters};
 pub use alternate::{
     AltNext, Alternate, AlternateFilterFn, AlternateFilterRegistration, ErasedAltNext, ErasedOutcome,
     alternate_filter_shim,
 };
 pub use builtin::{CallToolParams, GetPromptParams, ReadResourceParams, methods};
-pub use message::{MessageFilter, MessageFilters};
+pub use engine::CacheConfig;
+pub(crate) use engine::{Engine, ToolsCallReplacement};
 pub(crate) use raw::RawChain;
 pub(crate) use run::run_method;
+pub use session::LegacySession;
 pub(crate) use table::{Pipelines, build};
 pub(crate) use typed::TypedChain;
 

@@ -1,21 +1,21 @@
+use super::Engine;
 use super::alternate::ErasedOutcome;
 use super::rpc::{ErasedValue, RpcHandlerFn};
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
-use crate::server::Server;
 use serde_json::Value;
 
 /// Runs a typed method's alternate and typed filters around `handler`, then encodes: the
 /// method's result through `encode`, an alternate as it is.
 pub(crate) async fn run_method(
-    server: &Server,
+    engine: &Engine,
     method: &str,
     ctx: RequestContext,
     params: ErasedValue,
     handler: RpcHandlerFn,
     encode: fn(ErasedValue) -> Result<Value, McpError>,
 ) -> Result<Value, McpError> {
-    let outcome = match server.inner.pipelines.chains.get(method) {
+    let outcome = match engine.pipelines.chains.get(method) {
         Some(chains) => chains.run(ctx, params, handler).await?,
         None => ErasedOutcome::Ordinary(handler(ctx, params).await?),
     };

@@ -1,32 +1,11 @@
-use super::{Server, ServerInner};
+use super::Server;
 use crate::context::StateMap;
+use crate::pipeline::{CacheConfig, Engine};
 use crate::registry::{BuildError, DispatchTable};
 use arc_swap::ArcSwap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-
-/// Cache hints put on cacheable 2026-07-28 results (`ttlMs`, `cacheScope`; spec digest §9.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CacheConfig {
-    /// `ttlMs` of `server/discover`. Default 10 minutes.
-    pub discover_ttl: Duration,
-    /// `ttlMs` of `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`.
-    /// Default 1 minute (lists can change at run time).
-    pub list_ttl: Duration,
-    /// `ttlMs` of `resources/read`, sent with `cacheScope: "private"`. Default 0 (do not reuse).
-    pub read_ttl: Duration,
-}
-
-impl Default for CacheConfig {
-    fn default() -> Self {
-        CacheConfig {
-            discover_ttl: Duration::from_secs(600),
-            list_ttl: Duration::from_secs(60),
-            read_ttl: Duration::ZERO,
-        }
-    }
-}
 
 /// Configures and builds a [`Server`].
 ///
@@ -49,7 +28,7 @@ pub struct ServerBuilder {
     cache: CacheConfig,
     page_size: usize,
     policy: std::sync::Arc<dyn crate::auth::Policy>,
-    tools_call: Option<(super::ToolsCallReplacement, String)>,
+    tools_call: Option<(crate::pipeline::ToolsCallReplacement, String)>,
     listen: Option<crate::subscriptions::replacement::ListenReplacement>,
     message_filters: Vec<Arc<dyn crate::pipeline::MessageFilter>>,
     hub: Arc<dyn crate::subscriptions::DeliveryHub>,
@@ -200,7 +179,7 @@ impl ServerBuilder {
         Fut: std::future::Future<Output = Result<crate::CallToolResult, crate::McpError>> + Send + 'static,
     {
         let at = std::panic::Location::caller().to_string();
-        let f: super::ToolsCallReplacement = Arc::new(move |ctx, p| Box::pin(handler(ctx, p)));
+        let f: crate::pipeline::ToolsCallReplacement = Arc::new(move |ctx, p| Box::pin(handler(ctx, p)));
         self.tools_call = Some((f, at));
         self
     }
@@ -299,7 +278,7 @@ impl ServerBuilder {
             Arc::new(crate::input::StateCodec::new(self.request_state_key.map(|(k, _)| k), self.request_state_ttl));
         let raw = crate::pipeline::RawChain::from_inventory(groups);
         Ok(Server {
-            inner: Arc::new(ServerInner {
+            engine: Arc::new(Engine {
                 name: self.name,
                 version: self.version,
                 instructions: self.instructions,

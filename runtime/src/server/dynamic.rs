@@ -111,7 +111,7 @@ impl Server {
             site: None,
         };
         let entry = build_tool(parts, tool.call).map_err(McpError::invalid_params)?;
-        self.inner.table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
+        self.engine.table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
         self.publisher().tools_list_changed();
         Ok(())
     }
@@ -131,7 +131,7 @@ impl Server {
     /// race); false, and no change, when `change` returns `None`.
     fn swap_table(&self, change: impl Fn(&DispatchTable) -> Option<DispatchTable>) -> bool {
         let mut changed = false;
-        self.inner.table.rcu(|t| match change(t) {
+        self.engine.table.rcu(|t| match change(t) {
             Some(next) => {
                 changed = true;
                 Arc::new(next)

@@ -1,35 +1,25 @@
-//! The server: builder, dispatch of every MCP method for both eras, run-time tool changes.
+//! The server: its builder, the handle that transports serve, run-time tool changes.
+//!
+//! Serving a request is the pipeline's work ([`crate::pipeline`]); a [`Server`] is a cheap
+//! handle to the pipeline's engine with the operations an application needs.
 
 mod builder;
-mod dispatch;
 mod dynamic;
-mod encode;
-mod legacy_meta;
-mod methods;
-mod session;
 mod state_check;
 
-pub use builder::{CacheConfig, ServerBuilder};
-pub use dispatch::TASKS_EXTENSION;
+pub use crate::pipeline::{CacheConfig, LegacySession};
+pub use builder::ServerBuilder;
 pub use dynamic::DynamicTool;
-pub use session::LegacySession;
 
-use crate::context::StateMap;
-use crate::registry::{DispatchTable, ParamHeader};
-use arc_swap::ArcSwap;
-use serde_json::{Value, json};
+use crate::auth::Principal;
+use crate::context::{FromRequestContext, Notifier, RequestContext};
+use crate::jsonrpc::{McpError, Request};
+use crate::pipeline::Engine;
+use crate::registry::DispatchTable;
+use serde_json::Value;
+use std::future::Future;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-
-/// A handler that replaces the `tools/call` pipeline (see [`ServerBuilder::replace_tools_call`]).
-pub(crate) type ToolsCallReplacement = Arc<
-    dyn Fn(
-            crate::RequestContext,
-            crate::CallToolParams,
-        ) -> crate::registry::BoxFuture<Result<crate::CallToolResult, crate::McpError>>
-        + Send
-        + Sync,
->;
 
 /// A built MCP server: the dispatch table, server identity, configuration and shared state.
 ///
@@ -39,40 +29,12 @@ pub(crate) type ToolsCallReplacement = Arc<
 /// [`testing::TestClient`](crate::testing::TestClient).
 #[derive(Clone)]
 pub struct Server {
-    pub(crate) inner: Arc<ServerInner>,
-}
-
-pub(crate) struct ServerInner {
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) instructions: Option<String>,
-    pub(crate) table: ArcSwap<DispatchTable>,
-    pub(crate) state: Arc<StateMap>,
-    pub(crate) cache: CacheConfig,
-    pub(crate) page_size: usize,
-    pub(crate) shutdown: CancellationToken,
-    pub(crate) policy: std::sync::Arc<dyn crate::auth::Policy>,
-    pub(crate) raw: crate::pipeline::RawChain,
-    pub(crate) pipelines: crate::pipeline::Pipelines,
-    pub(crate) tools_call: Option<ToolsCallReplacement>,
-    /// The replacement `subscriptions/listen` handler (C22), if one was installed.
-    pub(crate) listen: Option<crate::subscriptions::replacement::ListenReplacement>,
-    /// The built-in listen subscriptions open now (C20).
-    pub(crate) open_subscriptions: Arc<crate::subscriptions::OpenSubscriptions>,
-    pub(crate) messages: crate::pipeline::MessageFilters,
-    pub(crate) hub: Arc<dyn crate::subscriptions::DeliveryHub>,
-    /// The latest listen event encoded once for every subscription.
-    pub(crate) encoded_events: crate::subscriptions::EncodedEvents,
-    pub(crate) request_state: Arc<crate::input::StateCodec>,
-    pub(crate) fields:
-        std::collections::HashMap<&'static str, &'static crate::subscriptions::SubscriptionFieldRegistration>,
-    /// Declared extensions, advertised by `server/discover` under `capabilities.extensions`.
-    pub(crate) extensions: serde_json::Map<String, Value>,
+    engine: Arc<Engine>,
 }
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server").field("name", &self.inner.name).field("version", &self.inner.version).finish()
+        f.debug_struct("Server").field("name", &self.engine.name).field("version", &self.engine.version).finish()
     }
 }
 
@@ -83,63 +45,56 @@ impl Server {
         ServerBuilder::new(name, version)
     }
 
+    /// The engine the transports drive.
+    pub(crate) fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
     /// The server's `Implementation` object `{name, version}`.
     pub fn server_info(&self) -> Value {
-        json!({ "name": self.inner.name, "version": self.inner.version })
+        self.engine.server_info()
     }
 
     /// A snapshot of the current dispatch table (lock-free).
     pub fn table(&self) -> Arc<DispatchTable> {
-        self.inner.table.load_full()
+        self.engine.table()
     }
 
-    /// The `x-mcp-header` annotations of the enabled tool `name` (empty when it has none or does
-    /// not exist). Used by the HTTP transport to check `Mcp-Param-*` headers.
-    pub fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
-        self.inner.table.load().tool(name).map(|t| t.param_headers.clone()).unwrap_or_default()
+    /// The `ServerCapabilities` object that `server/discover` and the legacy `initialize`
+    /// result advertise: `tools`/`prompts`/`resources` when any are registered, each with
+    /// `listChanged` (and `resources.subscribe`), `completions`, `logging`
+    /// (<https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#capability-negotiation>).
+    pub fn capabilities(&self) -> Value {
+        self.engine.capabilities_for(true)
+    }
+
+    /// The params field that the HTTP `Mcp-Name` header mirrors for `method`, if any
+    /// (`name` for `tools/call` and `prompts/get`, `uri` for `resources/read`, an RPC's
+    /// routing name).
+    pub fn routing_field(&self, method: &str) -> Option<&'static str> {
+        self.engine.routing_field(method)
+    }
+
+    /// True when a 2026-07-28 request for `method` would be dispatched (not `-32601`).
+    pub fn serves_modern_method(&self, method: &str) -> bool {
+        self.engine.serves_modern_method(method)
     }
 
     /// A token cancelled when [`shutdown`](Self::shutdown) is called; every request's own
     /// cancellation token is a child of it.
     pub fn shutdown_token(&self) -> &CancellationToken {
-        &self.inner.shutdown
+        &self.engine.shutdown
     }
 
     /// True when `ctx`'s caller may use `primitive`, whose registration declares `roles`.
-    pub fn allows(&self, ctx: &crate::RequestContext, primitive: crate::auth::Primitive<'_>, roles: &[&str]) -> bool {
-        self.inner.policy.allows(ctx.principal(), primitive, roles)
-    }
-
-    /// Fails with the forbidden error (`-32600`, HTTP 403) unless `ctx`'s caller may use
-    /// `primitive`.
-    pub(crate) fn authorize(
-        &self,
-        ctx: &crate::RequestContext,
-        primitive: crate::auth::Primitive<'_>,
-        roles: &[&str],
-    ) -> Result<(), crate::McpError> {
-        if self.allows(ctx, primitive, roles) {
-            return Ok(());
-        }
-        let what = match primitive {
-            crate::auth::Primitive::Tool(n) => format!("the tool `{n}`"),
-            crate::auth::Primitive::Prompt(n) => format!("the prompt `{n}`"),
-            crate::auth::Primitive::Resource(u) => format!("the resource `{u}`"),
-            crate::auth::Primitive::Method(m) => format!("the method `{m}`"),
-        };
-        Err(crate::auth::forbidden(&what))
-    }
-
-    /// True when list results depend on the caller (a policy that varies and primitives with
-    /// roles): they are then cached `private`.
-    pub(crate) fn lists_vary(&self) -> bool {
-        self.inner.policy.lists_vary(self.inner.table.load().any_roles())
+    pub fn allows(&self, ctx: &RequestContext, primitive: crate::auth::Primitive<'_>, roles: &[&str]) -> bool {
+        self.engine.allows(ctx, primitive, roles)
     }
 
     /// A handle that publishes list changes, resource updates and extension events to the
     /// server's listen subscriptions.
     pub fn publisher(&self) -> crate::subscriptions::Publisher {
-        crate::subscriptions::Publisher { hub: self.inner.hub.clone() }
+        crate::subscriptions::Publisher { hub: self.engine.hub.clone() }
     }
 
     /// How many built-in `subscriptions/listen` subscriptions this server is serving now, over
@@ -148,41 +103,66 @@ impl Server {
     /// connection closed, requirement C20). Subscriptions served by a handler installed with
     /// [`ServerBuilder::replace_listen`] are not counted: the author tracks those.
     pub fn open_subscriptions(&self) -> usize {
-        self.inner.open_subscriptions.count()
-    }
-
-    /// The server's message filters (for transports).
-    pub fn message_filters(&self) -> &crate::pipeline::MessageFilters {
-        &self.inner.messages
-    }
-
-    /// A notifier for one request: writes into `tx` until `cancel` fires, through the message
-    /// filters.
-    pub fn notifier(
-        &self,
-        tx: tokio::sync::mpsc::Sender<crate::context::Outbound>,
-        cancel: CancellationToken,
-    ) -> crate::context::Notifier {
-        crate::context::Notifier::new(tx, cancel).with_filters(self.inner.messages.clone())
-    }
-
-    /// [`notifier`](Self::notifier) over the HTTP transport's own request queue.
-    pub(crate) fn queued_notifier(
-        &self,
-        tx: crate::context::queue::Sender<crate::context::Queued>,
-        cancel: CancellationToken,
-    ) -> crate::context::Notifier {
-        crate::context::Notifier::queued(tx, cancel).with_filters(self.inner.messages.clone())
+        self.engine.open_subscriptions.count()
     }
 
     /// True when the extension `id` was declared with
     /// [`ServerBuilder::extension_capability`] (it is then advertised by `server/discover`).
     pub fn has_extension(&self, id: &str) -> bool {
-        self.inner.extensions.contains_key(id)
+        self.engine.has_extension(id)
+    }
+
+    /// A notifier for one request of a transport written outside this crate: it writes into
+    /// `tx` (see [`outbound_channel`](crate::context::outbound_channel)) until `cancel` fires,
+    /// through the server's outgoing message filters.
+    pub fn notifier(&self, tx: crate::context::OutboundSender, cancel: CancellationToken) -> Notifier {
+        self.engine.notifier(tx, cancel)
+    }
+
+    /// Serves one JSON-RPC request: the one entry point of the request pipeline, for every
+    /// transport (see [`pipeline`](crate::pipeline) for the stages it runs).
+    ///
+    /// With a legacy `session` (one that began with `initialize`) the request is served under
+    /// the session's revision; without one it is served statelessly (2026-07-28), except a
+    /// `ping` without the 2026-07-28 `_meta`, which answers `{}` as the legacy lifecycle allows
+    /// before `initialize`. `principal` is the authenticated caller (`None`: anonymous).
+    ///
+    /// Returns the result object (stamped for its era) or the JSON-RPC error to send:
+    /// `-32601` for a method this server does not serve, `-32602` for params that do not
+    /// decode, `-32022` for an unsupported `_meta` protocol version, `-32603` when a handler
+    /// panicked. The checks run when this is called; the returned future owns everything it
+    /// needs (`'static`) and runs the filters and the handler.
+    pub fn handle_request(
+        &self,
+        req: Request,
+        session: Option<&Arc<LegacySession>>,
+        cancel: CancellationToken,
+        notifier: Notifier,
+        principal: Option<Arc<Principal>>,
+    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
+        self.engine.handle_request(req, session, cancel, notifier, principal)
     }
 
     /// Begins a graceful shutdown: in-flight requests are cancelled and transports stop accepting.
     pub fn shutdown(&self) {
-        self.inner.shutdown.cancel();
+        self.engine.shutdown.cancel();
+    }
+}
+
+impl RequestContext {
+    /// The running server: change its tools at run time, publish events, look up its table
+    /// from inside a handler.
+    pub fn server(&self) -> Server {
+        // Every context is made by the pipeline with its engine as the runtime handle
+        // (`Engine::of` is the fallible form for the pipeline's own steps).
+        let engine = self.runtime().clone().downcast::<Engine>();
+        Server { engine: engine.unwrap_or_else(|_| unreachable!("request contexts carry their server's engine")) }
+    }
+}
+
+impl FromRequestContext for Server {
+    fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
+        let engine = ctx.runtime().clone().downcast::<Engine>();
+        engine.map(|engine| Server { engine }).map_err(|_| McpError::internal("no server behind this request context"))
     }
 }

@@ -8,7 +8,6 @@ use super::encoded;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::protocol::META_SUBSCRIPTION_ID;
-use crate::server::Server;
 use futures::StreamExt;
 use futures::task::AtomicWaker;
 use serde_json::{Map, Value, json};
@@ -16,6 +15,23 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
+
+/// What the listen methods need of the running server; the pipeline's engine provides it, so
+/// that this layer names nothing above it.
+pub(crate) trait ListenHost: Send + Sync {
+    /// The dispatch table now (what can be granted).
+    fn table(&self) -> Arc<crate::registry::DispatchTable>;
+    /// The processors of the extension keys of a listen filter (`#[subscription_field]`).
+    fn field(&self, key: &str) -> Option<&'static super::SubscriptionFieldRegistration>;
+    /// Where published events come from.
+    fn hub(&self) -> &Arc<dyn super::DeliveryHub>;
+    /// The count of open built-in subscriptions.
+    fn open_subscriptions(&self) -> &Arc<super::OpenSubscriptions>;
+    /// The latest event, encoded once for every subscription.
+    fn encoded_events(&self) -> &super::EncodedEvents;
+    /// Fires when the server shuts down.
+    fn shutdown(&self) -> &tokio_util::sync::CancellationToken;
+}
 
 /// What a subscription was granted: the requested types this server can publish.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -96,13 +112,13 @@ pub(super) fn requested(params: &Map<String, Value>) -> Result<Map<String, Value
 /// Runs the processors of the extension keys the filter names (requirement C16): `-32021` for
 /// a key whose extension the request did not declare; keys nobody claims are dropped.
 async fn grant_fields(
-    server: &Server,
+    server: &impl ListenHost,
     ctx: &RequestContext,
     filter: &Map<String, Value>,
 ) -> Result<Map<String, Value>, McpError> {
     let mut granted = Map::new();
     for (key, requested) in filter {
-        let Some(reg) = server.inner.fields.get(key.as_str()) else { continue };
+        let Some(reg) = server.field(key.as_str()) else { continue };
         if let Some(ext) = reg.extension {
             let declared =
                 ctx.client_capabilities().get("extensions").and_then(|e| e.get(ext)).is_some_and(Value::is_object);
@@ -120,7 +136,7 @@ async fn grant_fields(
     Ok(granted)
 }
 
-fn grant(server: &Server, filter: &Map<String, Value>) -> Grant {
+fn grant(server: &impl ListenHost, filter: &Map<String, Value>) -> Grant {
     let table = server.table();
     let on = |k: &str| filter.get(k).and_then(Value::as_bool).unwrap_or(false);
     let has_resources = table.has_resources();
@@ -171,7 +187,7 @@ impl futures::task::ArcWake for Fired {
 }
 
 /// Checks the filter and makes the grant.
-async fn setup(server: &Server, ctx: &RequestContext, params: Map<String, Value>) -> Result<Grant, McpError> {
+async fn setup(server: &impl ListenHost, ctx: &RequestContext, params: Map<String, Value>) -> Result<Grant, McpError> {
     if !ctx.notifier().can_deliver() {
         // A transport that answers with one JSON body cannot hold a subscription (E12).
         return Err(McpError::method_not_found("subscriptions/listen"));
@@ -189,7 +205,7 @@ async fn setup(server: &Server, ctx: &RequestContext, params: Map<String, Value>
 /// in a future of its own (boxed, gone once the grant is made), and what is only needed for a
 /// moment (the acknowledgement, the event being delivered) is scoped so that it is not kept.
 pub(crate) async fn listen(
-    server: &Server,
+    server: &impl ListenHost,
     ctx: RequestContext,
     params: Map<String, Value>,
 ) -> Result<Value, McpError> {
@@ -199,8 +215,8 @@ pub(crate) async fn listen(
     // id is a string or a number.
     let sid_json = serde_json::to_string(&ctx.request_id().to_value()).unwrap_or_default();
     // Subscribe before acknowledging, so nothing published after the ack can be missed.
-    let mut events = server.inner.hub.subscribe();
-    let _open = server.inner.open_subscriptions.open();
+    let mut events = server.hub().subscribe();
+    let _open = server.open_subscriptions().open();
     let notifier = ctx.notifier();
     {
         let mut ack = json!({ "notifications": grant.to_json() });
@@ -211,7 +227,7 @@ pub(crate) async fn listen(
     // Made once, not per event, and polled only after one of them woke the subscription: a
     // poll locks its token (the shutdown token is shared by every subscription), so checking
     // both after every event cost two locks per event and subscriber.
-    let stopped = server.shutdown_token().cancelled();
+    let stopped = server.shutdown().cancelled();
     let gone = ctx.cancellation().cancelled();
     tokio::pin!(stopped, gone);
     let fired = Arc::new(Fired { set: AtomicBool::new(true), task: AtomicWaker::new() });
@@ -252,7 +268,7 @@ pub(crate) async fn listen(
                     continue;
                 }
             };
-            let encoded = &server.inner.encoded_events;
+            let encoded = server.encoded_events();
             notifier.send_encoded(
                 || encoded.message(method, &params, &sid_json),
                 || encoded::message_value(method, params.as_ref().clone(), &ctx.request_id().to_value()),

@@ -21,6 +21,7 @@ pub use event::Event;
 pub(crate) use field::collect_fields;
 pub use field::{GrantFn, SubscriptionFieldRegistration, grant_shim};
 pub use hub::{DeliveryHub, EventStream, InProcessHub, Lagged};
+pub(crate) use listen::ListenHost;
 #[cfg(feature = "nats")]
 pub use nats::{NatsHub, NatsHubBuilder, NatsHubError};
 pub(crate) use open::OpenSubscriptions;

@@ -6,7 +6,6 @@ use crate::context::{Notifier, RequestContext};
 use crate::jsonrpc::McpError;
 use crate::protocol::META_SUBSCRIPTION_ID;
 use crate::registry::BoxFuture;
-use crate::server::Server;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -136,7 +135,7 @@ impl ListenStream {
 /// subscription, and after [`SHUTDOWN_GRACE`] once the server shuts down (the standard result is
 /// then sent). Its result gets `_meta.subscriptionId` when it lacks one.
 pub(crate) async fn listen(
-    server: &Server,
+    server: &impl super::listen::ListenHost,
     handler: &ListenReplacement,
     ctx: RequestContext,
     params: Map<String, Value>,
@@ -145,7 +144,7 @@ pub(crate) async fn listen(
         return Err(McpError::method_not_found("subscriptions/listen"));
     }
     let requested = super::listen::requested(&params)?;
-    let shutdown = server.shutdown_token().clone();
+    let shutdown = server.shutdown().clone();
     let cancel = ctx.cancellation().clone();
     let stream = ListenStream {
         id: ctx.request_id().to_value(),
@@ -153,7 +152,7 @@ pub(crate) async fn listen(
         notifier: ctx.notifier().clone(),
         cancel: cancel.clone(),
         shutdown: shutdown.clone(),
-        hub: server.inner.hub.clone(),
+        hub: server.hub().clone(),
     };
     let standard = stream.result();
     let sid = stream.id.clone();

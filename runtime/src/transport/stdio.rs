@@ -29,7 +29,7 @@
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 
 use crate::auth::Principal;
-use crate::context::{Notifier, Payload};
+use crate::context::{Notifier, Outbound, OutboundReceiver, OutboundSender, Payload, outbound_channel};
 use crate::jsonrpc::{
     McpError, Message, ParseFailure, Request, RequestId, error_response, parse_batch, parse_entry, parse_message,
     success_response,
@@ -44,7 +44,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -124,11 +124,12 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out_tx, out_rx) = mpsc::channel::<OutLine>(1024);
+    let (out_tx, out_rx) = outbound_channel(1024);
     // Buffered: one write (and one syscall or blocking-thread hop) per burst of answers, not
     // per answer; `write_lines` flushes whenever its queue runs empty.
     let writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
-    let writer_task = tokio::spawn(write_lines(writer, out_rx));
+    let writer_gone = CancellationToken::new();
+    let writer_task = tokio::spawn(write_lines(writer, out_rx, writer_gone.clone()));
     let mut conn = Connection {
         server: server.clone(),
         out: out_tx,
@@ -138,7 +139,7 @@ where
         permits: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
         tasks: TaskTracker::new(),
         principal: config.principal.clone().map(Arc::new),
-        input_closed: CancellationToken::new(),
+        input_closed: writer_gone.child_token(),
         backlog: VecDeque::new(),
     };
     let mut reader = tokio::io::BufReader::with_capacity(64 * 1024, reader);
@@ -225,23 +226,22 @@ where
 async fn broadcast_to_session(
     server: Server,
     session: Arc<LegacySession>,
-    out: mpsc::Sender<OutLine>,
+    out: OutboundSender,
     input_closed: CancellationToken,
 ) {
     use futures::StreamExt;
-    let mut events = server.inner.hub.subscribe();
+    let mut events = server.engine().hub.subscribe();
     let shutdown = server.shutdown_token().clone();
     loop {
         let event = tokio::select! {
             _ = shutdown.cancelled() => return,
             _ = input_closed.cancelled() => return,
-            _ = out.closed() => return,
             e = events.next() => e,
         };
         match event {
             Some(Ok(e)) => {
                 if let Some(n) = session.notification_for(&e) {
-                    emit(&out, server.message_filters(), n).await;
+                    emit(&out, server.engine().message_filters(), n).await;
                 }
             }
             // A lagging session misses list changes; clients re-list on reconnect anyway.
@@ -252,45 +252,15 @@ async fn broadcast_to_session(
 }
 
 /// Sends a server message through the outgoing message filters.
-async fn emit(out: &mpsc::Sender<OutLine>, filters: &crate::pipeline::MessageFilters, msg: Value) {
+async fn emit(out: &OutboundSender, filters: &crate::context::MessageFilters, msg: Value) {
     // The writer only stops when stdout is gone; then there is no one left to tell.
     if filters.is_empty() {
-        let _ = out.send(OutLine::Message(msg)).await;
+        let _ = out.send(Outbound::Message(Payload::Value(msg))).await;
         return;
     }
     for m in filters.outgoing(msg) {
-        let _ = out.send(OutLine::Message(m)).await;
+        let _ = out.send(Outbound::Message(Payload::Value(m))).await;
     }
-}
-
-/// One message for the writer task.
-#[derive(Debug)]
-pub(crate) enum OutLine {
-    /// Any message, written as it is.
-    Message(Value),
-    /// A success response, written straight from its parts: the same bytes as
-    /// [`success_response`] without building (and dropping) its envelope map for every answer.
-    /// Only sent when no outgoing message filter has to see the message as a [`Value`].
-    Success(RequestId, Value),
-    /// A message already encoded as compact JSON ([`Payload::Encoded`]), written as it is.
-    Encoded(String),
-}
-
-impl From<Payload> for OutLine {
-    fn from(p: Payload) -> Self {
-        match p {
-            Payload::Value(v) => OutLine::Message(v),
-            Payload::Encoded(t) => OutLine::Encoded(t),
-        }
-    }
-}
-
-/// `{"jsonrpc":"2.0","id":..,"result":..}` in the key order of [`success_response`].
-#[derive(serde::Serialize)]
-struct SuccessLine<'a> {
-    jsonrpc: &'static str,
-    id: &'a RequestId,
-    result: &'a Value,
 }
 
 enum Line {
@@ -361,22 +331,21 @@ impl LineReader {
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<OutLine>) -> std::io::Result<()> {
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut rx: OutboundReceiver,
+    writer_gone: CancellationToken,
+) -> std::io::Result<()> {
+    // Whatever ends the writer (EOF of the queue or a broken stdout), the tasks that feed it
+    // learn it at once.
+    let _gone = writer_gone.drop_guard();
     let mut line = Vec::with_capacity(1024);
-    while let Some(msg) = rx.recv().await {
+    while let Some(item) = rx.recv().await {
+        // One stream for every request: there is no request stream to close.
+        let Outbound::Message(msg) = item else { continue };
         // serde_json escapes control characters, so a serialized message never holds a newline.
         line.clear();
-        match &msg {
-            OutLine::Message(v) => serde_json::to_writer(&mut line, v),
-            OutLine::Success(id, result) => {
-                serde_json::to_writer(&mut line, &SuccessLine { jsonrpc: "2.0", id, result })
-            }
-            OutLine::Encoded(text) => {
-                line.extend_from_slice(text.as_bytes());
-                Ok(())
-            }
-        }
-        .map_err(std::io::Error::other)?;
+        msg.write_json(&mut line);
         line.push(b'\n');
         writer.write_all(&line).await?;
         // Flush only when nothing else is queued: fewer syscalls under load, no added latency.
@@ -398,7 +367,7 @@ struct InFlight {
 
 struct Connection {
     server: Server,
-    out: mpsc::Sender<OutLine>,
+    out: OutboundSender,
     in_flight: Arc<Mutex<HashMap<RequestId, InFlight>>>,
     /// The `seq` of the next registered request.
     next_seq: u64,
@@ -416,7 +385,7 @@ struct Connection {
 
 impl Connection {
     async fn send(&self, msg: Value) {
-        emit(&self.out, self.server.message_filters(), msg).await;
+        emit(&self.out, self.server.engine().message_filters(), msg).await;
     }
 
     /// Sends the answer `msg` to a request: on its own line, or into its batch's answer.
@@ -435,7 +404,7 @@ impl Connection {
         if let Some(batch) = parse_batch(line) {
             return self.on_batch(batch).await;
         }
-        let filters = self.server.message_filters();
+        let filters = self.server.engine().message_filters();
         if !filters.is_empty()
             && let Ok(v) = serde_json::from_slice::<Value>(line)
             && !filters.incoming(&v)
@@ -464,7 +433,7 @@ impl Connection {
         if !version.is_some_and(accepts_batches) {
             return self.send(error_response(None, &batch_refused(version))).await;
         }
-        let filters = self.server.message_filters().clone();
+        let filters = self.server.engine().message_filters().clone();
         let reply = BatchReply::new(self.out.clone(), filters.clone());
         // Holds the answer back until every entry has been seen, so that entries answered at
         // once cannot complete the batch early.
@@ -524,7 +493,7 @@ impl Connection {
             let reply = if self.session.is_some() {
                 Err(McpError::invalid_request("this process is already initialized"))
             } else {
-                self.server.initialize(req.params.as_ref(), String::new(), true)
+                self.server.engine().initialize(req.params.as_ref(), String::new(), true)
             };
             match reply {
                 Ok((session, result)) => {
@@ -596,7 +565,7 @@ impl Connection {
             // The request's notifications go straight into the writer queue; its answer is
             // queued below, after the work ended, so it follows them.
             let notifier =
-                Notifier::connection(out.clone(), token.clone()).with_filters(server.message_filters().clone());
+                Notifier::new(out.clone(), token.clone()).with_filters(server.engine().message_filters().clone());
             // Boxed: the request future is large, and inline it would be copied whole each
             // time the task moves (spawn, task cell), which callgrind showed as a tenth of the
             // per-request instructions.
@@ -626,18 +595,18 @@ impl Connection {
                 return slot.answer(Some(msg)).await;
             }
             match outcome {
-                Ok(result) if server.message_filters().is_empty() => {
-                    let _ = out.send(OutLine::Success(id.clone(), result)).await;
+                Ok(result) if server.engine().message_filters().is_empty() => {
+                    let _ = out.send(Outbound::Message(Payload::Success(id.clone(), result))).await;
                 }
-                Ok(result) => emit(&out, server.message_filters(), success_response(&id, result)).await,
-                Err(e) => emit(&out, server.message_filters(), error_response(Some(&id), &e)).await,
+                Ok(result) => emit(&out, server.engine().message_filters(), success_response(&id, result)).await,
+                Err(e) => emit(&out, server.engine().message_filters(), error_response(Some(&id), &e)).await,
             }
             if is_listen && server.shutdown_token().is_cancelled() {
                 // The subscription ended from the server side: say so on the shared channel
                 // too (spec digest §2.5; decided in the requirements: result first, then this).
                 let note = serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
                     "params": { "requestId": id.to_value(), "reason": "server shutdown" } });
-                emit(&out, server.message_filters(), note).await;
+                emit(&out, server.engine().message_filters(), note).await;
             }
         });
     }
@@ -647,7 +616,7 @@ impl Connection {
 /// batch has answered or was cancelled (a cancelled request has no answer in it, and a batch
 /// with no answer at all writes nothing).
 struct BatchReply {
-    out: mpsc::Sender<OutLine>,
+    out: OutboundSender,
     filters: MessageFilters,
     state: Mutex<BatchState>,
 }
@@ -661,7 +630,7 @@ struct BatchState {
 }
 
 impl BatchReply {
-    fn new(out: mpsc::Sender<OutLine>, filters: MessageFilters) -> Arc<Self> {
+    fn new(out: OutboundSender, filters: MessageFilters) -> Arc<Self> {
         Arc::new(BatchReply { out, filters, state: Mutex::new(BatchState::default()) })
     }
 
@@ -705,7 +674,7 @@ impl BatchSlot {
         let Some(batch) = self.batch.take() else { return };
         if let Some(line) = batch.settle(self.index, answer) {
             // The writer only stops when stdout is gone; then there is no one left to tell.
-            let _ = batch.out.send(OutLine::Message(line)).await;
+            let _ = batch.out.send(Outbound::Message(Payload::Value(line))).await;
         }
     }
 }
@@ -716,7 +685,7 @@ impl Drop for BatchSlot {
             && let Some(line) = batch.settle(self.index, None)
         {
             // Only when the connection is being torn down: no task is left to await the send.
-            let _ = batch.out.try_send(OutLine::Message(line));
+            let _ = batch.out.try_send(Outbound::Message(Payload::Value(line)));
         }
     }
 }

@@ -32,7 +32,7 @@ impl RequestContext {
             inner: Arc::new(Inner {
                 parts,
                 state: self.inner.state.clone(),
-                server: self.inner.server.clone(),
+                runtime: self.inner.runtime.clone(),
                 matched,
                 extensions: std::sync::Mutex::new(http::Extensions::new()),
                 // The background part asks through the channel its owner installs (a task's
@@ -51,10 +51,10 @@ impl RequestContext {
 
 #[cfg(test)]
 mod tests {
+    use crate::RequestContext;
     use crate::context::{Notifier, RequestParts};
     use crate::jsonrpc::RequestId;
     use crate::protocol::Era;
-    use crate::{RequestContext, Server};
     use serde_json::json;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -72,7 +72,6 @@ mod tests {
 
     #[test]
     fn a_detached_context_keeps_the_identity_and_owns_its_scope_and_cancellation() {
-        let server = Server::builder("t", "0").groups(["none"]).build().expect("builds");
         let origin_cancel = CancellationToken::new();
         let parts = RequestParts {
             id: RequestId::Number(7),
@@ -86,7 +85,7 @@ mod tests {
             notifier: Notifier::disconnected(),
             principal: Some(Arc::new(crate::auth::Principal::new("alice", ["ops"]))),
         };
-        let origin = RequestContext::new(parts, Arc::new(Default::default()), server);
+        let origin = RequestContext::new(parts, Arc::new(Default::default()), Arc::new(()));
         origin.set_matched("echo".into());
         let drops = Arc::new(AtomicUsize::new(0));
         origin.extensions().insert(Scoped(drops.clone()));

@@ -1,5 +1,5 @@
 use super::*;
-use crate::handler::input_schema;
+use crate::model::input_schema;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;

@@ -27,7 +27,7 @@ use super::headers::protocol_version;
 use super::legacy::{self, Answer};
 use super::respond;
 use crate::auth::Principal;
-use crate::context::queue;
+use crate::context;
 use crate::jsonrpc::{McpError, Message, ParseFailure, error_response, parse_entry};
 use crate::protocol::{MODERN_VERSION, accepts_batches, batch_refused, is_legacy_version};
 use crate::registry::BoxFuture;
@@ -61,8 +61,8 @@ pub(crate) async fn post(
     if !accepts_batches(session.legacy.version) {
         return respond::error(None, &batch_refused(Some(session.legacy.version)));
     }
-    let filters = state.server.message_filters().clone();
-    let (ntx, nrx) = queue::channel(64);
+    let filters = state.server.engine().message_filters().clone();
+    let (ntx, nrx) = context::outbound_channel(64);
     let mut answers: Vec<BoxFuture<Value>> = Vec::new();
     let at_once = |m: Value| -> BoxFuture<Value> { Box::pin(std::future::ready(m)) };
     // Ids of the batch's requests so far: a second request with one id could not be told apart

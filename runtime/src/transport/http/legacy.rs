@@ -4,7 +4,7 @@ use super::respond::{self, final_message, queued_message};
 use super::resume::EventLog;
 use super::sessions::{HttpSession, new_session_id};
 use crate::auth::Principal;
-use crate::context::{Queued, queue};
+use crate::context::{Outbound, OutboundReceiver, OutboundSender, outbound_channel};
 use crate::jsonrpc::{McpError, Message, Notification, Request, RequestId, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
@@ -24,7 +24,7 @@ const RETRY: Duration = Duration::from_millis(500);
 /// `initialize` without modern `_meta`: negotiate, create the session, answer with its id.
 pub(crate) async fn initialize(state: &HttpState, msg: Message, principal: Option<Arc<Principal>>) -> Response {
     let Message::Request(req) = msg else { return respond::accepted() };
-    match state.server.initialize(req.params.as_ref(), new_session_id(), state.config.streaming) {
+    match state.server.engine().initialize(req.params.as_ref(), new_session_id(), state.config.streaming) {
         Ok((legacy, result)) => {
             let owner = principal.map(|p| p.id.clone());
             let session = match state.sessions.insert(legacy, state.server.shutdown_token(), owner) {
@@ -82,10 +82,10 @@ pub(crate) async fn post(
         }
         Message::Request(r) => r,
     };
-    let (ntx, nrx) = queue::channel(64);
+    let (ntx, nrx) = outbound_channel(64);
     let work = start(state, &session, req, ntx, principal);
     let answer = Box::pin(work.map(Answer::One));
-    reply(session, answer, nrx, state.config.keep_alive, state.server.message_filters().clone()).await
+    reply(session, answer, nrx, state.config.keep_alive, state.server.engine().message_filters().clone()).await
 }
 
 /// The caller's session `session_id`, if the request's `MCP-Protocol-Version` (when it sends
@@ -144,20 +144,20 @@ pub(super) fn start(
     state: &HttpState,
     session: &Arc<HttpSession>,
     req: Request,
-    notes: queue::Sender<Queued>,
+    notes: OutboundSender,
     principal: Option<Arc<Principal>>,
 ) -> BoxFuture<Value> {
     let cancel = session.closed.child_token();
     let registration = Registration::new(session, &req.id, &cancel);
     let notifier = if state.config.streaming {
-        state.server.queued_notifier(notes, cancel.clone())
+        state.server.notifier(notes, cancel.clone())
     } else {
         crate::context::Notifier::disconnected()
     };
     let id = req.id.clone();
     // The registration lives as long as the work: `map` keeps it with the future (an async
     // block would keep a second copy of the work's state).
-    Box::pin(state.server.serve_legacy(req, &session.legacy, cancel, notifier, principal).map(move |r| {
+    Box::pin(state.server.engine().serve_legacy(req, &session.legacy, cancel, notifier, principal).map(move |r| {
         drop(registration);
         final_message(&id, r)
     }))
@@ -232,7 +232,7 @@ impl Drop for Registration {
 pub(super) async fn reply(
     session: Arc<HttpSession>,
     mut work: BoxFuture<Answer>,
-    mut notes: queue::Receiver<Queued>,
+    mut notes: OutboundReceiver,
     keep_alive: Duration,
     filters: MessageFilters,
 ) -> Response {
@@ -248,22 +248,22 @@ pub(super) async fn reply(
     };
     let priming = crate::protocol::primes_sse_streams(session.legacy.version).then_some(RETRY);
     let (log, rx) = session.streams.open(priming);
-    let apply = move |n: Queued, log: &Mutex<EventLog>| {
+    let apply = move |n: Outbound, log: &Mutex<EventLog>| {
         let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
         match n {
             // The event log keeps `Value`s (replayed on resumption); listen, the only sender of
             // encoded text, is not a legacy method, so the conversion does not happen in practice.
-            Queued::Message(m) => log.push(&m.into_value()),
-            Queued::CloseStream => log.detach(),
+            Outbound::Message(m) => log.push(&m.into_value()),
+            Outbound::CloseStream => log.detach(),
         }
     };
     if let Some(n) = first {
         apply(n, &log);
     }
     tokio::spawn(async move {
-        let finish = |log: &Mutex<EventLog>, notes: &mut queue::Receiver<Queued>, r: Answer| {
+        let finish = |log: &Mutex<EventLog>, notes: &mut OutboundReceiver, r: Answer| {
             while let Some(m) = queued_message(notes) {
-                apply(Queued::Message(m), log);
+                apply(Outbound::Message(m), log);
             }
             let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
             for m in r.into_messages(&filters) {
@@ -319,7 +319,7 @@ pub(crate) async fn open_stream(
     tokio::spawn(async move {
         use futures::StreamExt;
         let _listening = session.listening();
-        let mut events = server.inner.hub.subscribe();
+        let mut events = server.engine().hub.subscribe();
         let mut tick = tokio::time::interval(keep_alive);
         loop {
             tokio::select! {
@@ -328,7 +328,7 @@ pub(crate) async fn open_stream(
                 e = events.next() => match e {
                     Some(Ok(e)) => {
                         if let Some(n) = session.legacy.notification_for(&e) {
-                            for m in server.message_filters().outgoing(n) {
+                            for m in server.engine().message_filters().outgoing(n) {
                                 if tx.send(respond::sse_event(&m, None)).await.is_err() { return; }
                             }
                         }

@@ -200,7 +200,7 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     if let Some(batch) = parse_batch(&bytes) {
         return batch::post(&state, session_id.as_deref(), &parts.headers, batch, principal).await;
     }
-    let filters = state.server.message_filters();
+    let filters = state.server.engine().message_filters();
     if !filters.is_empty()
         && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes)
         && !filters.incoming(&v)

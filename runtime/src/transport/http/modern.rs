@@ -2,7 +2,7 @@ use super::HttpState;
 use super::headers::{mirrored, protocol_version};
 use super::respond::{self, ReplyPlan};
 use crate::auth::Principal;
-use crate::context::queue;
+use crate::context;
 use crate::jsonrpc::{McpError, Message, Request};
 use crate::protocol::{ModernMeta, parse_modern_meta};
 use crate::registry::ParamHeader;
@@ -32,20 +32,20 @@ pub(crate) async fn post(
         Ok(m) => m,
         Err(e) => return respond::error(Some(&req.id), &e),
     };
-    let (ntx, nrx) = queue::channel(64);
+    let (ntx, nrx) = context::outbound_channel(64);
     let cancel = state.server.shutdown_token().child_token();
     let notifier = if state.config.streaming {
-        state.server.queued_notifier(ntx, cancel.clone())
+        state.server.notifier(ntx, cancel.clone())
     } else {
         crate::context::Notifier::disconnected()
     };
     let plan = ReplyPlan {
         id: req.id.clone(),
         keep_alive: state.config.keep_alive,
-        filters: state.server.message_filters().clone(),
+        filters: state.server.engine().message_filters().clone(),
     };
     let token = cancel.clone();
-    let work = Box::pin(state.server.serve_modern(req, meta, token, notifier, principal));
+    let work = Box::pin(state.server.engine().serve_modern(req, meta, token, notifier, principal));
     respond::reply(plan, work, nrx, cancel).await
 }
 
@@ -59,7 +59,7 @@ fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<Mod
             meta.protocol_version
         )));
     }
-    state.server.check_modern_version(&meta)?;
+    state.server.engine().check_modern_version(&meta)?;
     let method_header = mirrored(headers, "mcp-method")?
         .ok_or_else(|| McpError::header_mismatch("the Mcp-Method header is required"))?;
     if method_header != req.method {
@@ -76,7 +76,7 @@ fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<Mod
         && let Some(name) = req.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)
     {
         let args = req.params.as_ref().and_then(|p| p.get("arguments"));
-        check_params(headers, &state.server.tool_param_headers(name), args)?;
+        check_params(headers, &state.server.engine().tool_param_headers(name), args)?;
     }
     Ok(meta)
 }

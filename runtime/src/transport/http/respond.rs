@@ -1,4 +1,4 @@
-use crate::context::{Payload, Queued, queue};
+use crate::context::{Outbound, OutboundReceiver, Payload};
 use crate::jsonrpc::{McpError, RequestId, error_response, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
@@ -101,21 +101,21 @@ pub(crate) struct ReplyPlan {
 
 /// Receives the next message, skipping stream-control items (the stateless wire has no
 /// resumable streams).
-async fn next_message(rx: &mut queue::Receiver<Queued>) -> Option<Payload> {
+async fn next_message(rx: &mut OutboundReceiver) -> Option<Payload> {
     loop {
         match rx.recv().await? {
-            Queued::Message(m) => return Some(m),
-            Queued::CloseStream => continue,
+            Outbound::Message(m) => return Some(m),
+            Outbound::CloseStream => continue,
         }
     }
 }
 
 /// Takes an already queued message, skipping stream-control items.
-pub(crate) fn queued_message(rx: &mut queue::Receiver<Queued>) -> Option<Payload> {
+pub(crate) fn queued_message(rx: &mut OutboundReceiver) -> Option<Payload> {
     loop {
         match rx.try_recv()? {
-            Queued::Message(m) => return Some(m),
-            Queued::CloseStream => continue,
+            Outbound::Message(m) => return Some(m),
+            Outbound::CloseStream => continue,
         }
     }
 }
@@ -156,7 +156,7 @@ pub(crate) fn final_message(id: &RequestId, r: Result<Value, McpError>) -> Value
 pub(crate) async fn reply(
     plan: ReplyPlan,
     mut work: BoxFuture<Result<Value, McpError>>,
-    mut notes: queue::Receiver<Queued>,
+    mut notes: OutboundReceiver,
     cancel: CancellationToken,
 ) -> Response {
     let guard = cancel.clone().drop_guard();
@@ -216,7 +216,7 @@ fn keep_alive_ticks(every: Duration) -> tokio::time::Interval {
 struct SseReply {
     /// The request; `None` once it finished.
     work: Option<BoxFuture<Result<Value, McpError>>>,
-    notes: queue::Receiver<Queued>,
+    notes: OutboundReceiver,
     tick: tokio::time::Interval,
     /// Frames ready to send, in order.
     pending: std::collections::VecDeque<Bytes>,
@@ -256,9 +256,9 @@ impl SseReply {
                 continue;
             }
             match self.notes.poll_recv(cx) {
-                Poll::Ready(Some(Queued::Message(m))) => return Poll::Ready(Some(sse_payload(&m))),
+                Poll::Ready(Some(Outbound::Message(m))) => return Poll::Ready(Some(sse_payload(&m))),
                 // The stateless wire has no resumable streams to close.
-                Poll::Ready(Some(Queued::CloseStream)) => continue,
+                Poll::Ready(Some(Outbound::CloseStream)) => continue,
                 // Every sender is gone: only the final message can still come.
                 Poll::Ready(None) | Poll::Pending => {}
             }

@@ -3,19 +3,19 @@ use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::GetPromptResult;
+use crate::pipeline::Engine;
 use crate::pipeline::{ErasedValue, GetPromptParams, decode_erased, encode_erased, rpc_shim};
 use crate::registry::BoxFuture;
-use crate::server::Server;
 use serde_json::{Map, Value};
 
 /// `prompts/list`: the prompts the caller may use, in name order, paginated.
-pub(crate) fn list(server: &Server, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
+pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.prompts().filter(|p| {
         let name = p.definition.get("name").and_then(Value::as_str).unwrap_or_default();
         server.allows(ctx, Primitive::Prompt(name), p.roles)
     });
-    page("prompts", visible.map(|p| p.definition.clone()), params, server.inner.page_size)
+    page("prompts", visible.map(|p| p.definition.clone()), params, server.page_size)
 }
 
 /// `prompts/get`: decodes the params, matches the prompt, then runs the method's alternate and
@@ -24,7 +24,7 @@ pub(crate) fn list(server: &Server, ctx: &RequestContext, params: &Map<String, V
 /// Errors: `-32602` for an unknown prompt (before any filter runs), non-string argument values,
 /// a missing required argument (named in the message), or arguments the params type rejects.
 pub(crate) async fn get(
-    server: &Server,
+    server: &Engine,
     ctx: RequestContext,
     mut params: Map<String, Value>,
 ) -> Result<Value, McpError> {
@@ -44,11 +44,12 @@ pub(crate) async fn get(
 /// arguments and renders it.
 fn render(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
     rpc_shim::<GetPromptParams, GetPromptResult, _, _>(ctx, params, |ctx, p| async move {
-        let table = ctx.server().table();
+        let engine = Engine::of(&ctx)?;
+        let table = engine.table();
         let prompt =
             table.prompt(&p.name).ok_or_else(|| McpError::invalid_params(format!("unknown prompt: {}", p.name)))?;
         if ctx.matched_primitive() != Some(p.name.as_str()) {
-            ctx.server().authorize(&ctx, Primitive::Prompt(&p.name), prompt.roles)?;
+            engine.authorize(&ctx, Primitive::Prompt(&p.name), prompt.roles)?;
         }
         if let Some((k, _)) = p.arguments.iter().find(|(_, v)| !v.is_string()) {
             return Err(McpError::invalid_params(format!("prompts/get: argument `{k}` must be a string")));

@@ -1,10 +1,10 @@
-use super::Server;
+use super::Engine;
 use crate::protocol::META_SERVER_INFO;
 use serde_json::{Map, Value, json};
 
 /// Methods whose 2026-07-28 results are `CacheableResult`s (spec digest §9.1).
-fn cache_hints(server: &Server, method: &str) -> Option<(u128, &'static str)> {
-    let c = &server.inner.cache;
+fn cache_hints(server: &Engine, method: &str) -> Option<(u128, &'static str)> {
+    let c = &server.cache;
     match method {
         "server/discover" => Some((c.discover_ttl.as_millis(), "public")),
         "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
@@ -18,7 +18,7 @@ fn cache_hints(server: &Server, method: &str) -> Option<(u128, &'static str)> {
 /// Stamps a 2026-07-28 result: `resultType` (default `"complete"`), the server's identity in
 /// `_meta["io.modelcontextprotocol/serverInfo"]`, and `ttlMs`/`cacheScope` on cacheable
 /// complete results.
-pub(crate) fn stamp_modern(server: &Server, method: &str, result: Value) -> Value {
+pub(crate) fn stamp_modern(server: &Engine, method: &str, result: Value) -> Value {
     let mut obj = match result {
         Value::Object(o) => o,
         // Every MCP result is an object; a handler that produced something else is wrapped so

@@ -1,4 +1,4 @@
-//! One function per built-in MCP method.
+//! The handlers of the built-in MCP methods, one function per method.
 
 mod completion;
 mod page;
@@ -7,8 +7,8 @@ mod resources;
 mod session;
 mod tools;
 
-use super::Server;
-use super::dispatch::Method;
+use super::Engine;
+use super::serve::Method;
 use super::session::LegacySession;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 pub(crate) async fn call(
-    server: &Server,
+    server: &Engine,
     method: Method,
     ctx: RequestContext,
     params: Map<String, Value>,
@@ -38,7 +38,7 @@ pub(crate) async fn call(
         Method::Unsubscribe => session::subscribe(session, &params, false),
         // Each awaiting branch is boxed: inline, the largest would size the future of every
         // request, and a listen subscription keeps that future for its whole life.
-        Method::Listen => match &server.inner.listen {
+        Method::Listen => match &server.listen {
             Some(handler) => Box::pin(crate::subscriptions::replacement::listen(server, handler, ctx, params)).await,
             None => Box::pin(crate::subscriptions::listen::listen(server, ctx, params)).await,
         },
@@ -46,15 +46,15 @@ pub(crate) async fn call(
 }
 
 /// `server/discover` (spec digest §1.4): supported versions, capabilities, instructions.
-fn discover(server: &Server, streams: bool) -> Value {
+fn discover(server: &Engine, streams: bool) -> Value {
     let mut result = json!({
         "supportedVersions": crate::protocol::SUPPORTED_VERSIONS,
         "capabilities": server.capabilities_for(streams),
     });
-    if !server.inner.extensions.is_empty() {
-        result["capabilities"]["extensions"] = Value::Object(server.inner.extensions.clone());
+    if !server.extensions.is_empty() {
+        result["capabilities"]["extensions"] = Value::Object(server.extensions.clone());
     }
-    if let Some(i) = &server.inner.instructions {
+    if let Some(i) = &server.instructions {
         result["instructions"] = json!(i);
     }
     result

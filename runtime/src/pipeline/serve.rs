@@ -1,5 +1,8 @@
+//! The request path of [`super`], stage by stage: era and target, the requestState check,
+//! the raw filters, dispatch to a built-in handler or a typed RPC, and the era's result stamping.
+
 use super::session::LegacySession;
-use super::{Server, encode, methods};
+use super::{Engine, encode, handlers};
 use crate::auth::Principal;
 use crate::context::{Notifier, RequestContext, RequestParts};
 use crate::input::{INPUT_METHODS, InputChannel, LegacyChannel, ModernChannel};
@@ -16,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 /// The Tasks extension's identifier; its `tasks/*` methods are served only when a server
 /// declares it with [`ServerBuilder::extension_capability`](crate::ServerBuilder::extension_capability).
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The built-in MCP methods, per era (spec digest §0.1 and the 2025-11-25 schema).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,14 +70,14 @@ pub(crate) enum Target {
     Rpc(&'static str),
 }
 
-impl Server {
+impl Engine {
     /// What serves `method` in the given era: a built-in method (taking the capabilities into
     /// account: `prompts/*` only with prompts, ...) or a typed RPC of that era.
     pub(crate) fn target(&self, method: &str, modern: bool) -> Option<Target> {
         if let Some(m) = self.method(method, modern) {
             return Some(Target::Builtin(m));
         }
-        let (&name, reg) = self.inner.pipelines.rpcs.get_key_value(method)?;
+        let (&name, reg) = self.pipelines.rpcs.get_key_value(method)?;
         // `tasks/*` exist only while the Tasks extension is installed (it declares itself).
         if name.starts_with("tasks/") && !self.has_extension(TASKS_EXTENSION) {
             return None;
@@ -84,17 +87,17 @@ impl Server {
 
     /// The params field that the HTTP `Mcp-Name` header mirrors for `method`, if any
     /// (`name` for tools/call and prompts/get, `uri` for resources/read, an RPC's routing name).
-    pub fn routing_field(&self, method: &str) -> Option<&'static str> {
+    pub(crate) fn routing_field(&self, method: &str) -> Option<&'static str> {
         match method {
             "tools/call" | "prompts/get" => Some("name"),
             "resources/read" => Some("uri"),
-            _ => self.inner.pipelines.rpcs.get(method).and_then(|r| r.routing_name),
+            _ => self.pipelines.rpcs.get(method).and_then(|r| r.routing_name),
         }
     }
 
     fn method(&self, method: &str, modern: bool) -> Option<Method> {
         let m = Method::lookup(method, modern)?;
-        let t = self.inner.table.load();
+        let t = self.table.load();
         let served = match m {
             Method::ToolsList | Method::ToolsCall => t.has_tools(),
             Method::PromptsList | Method::PromptsGet => t.prompts().next().is_some(),
@@ -106,14 +109,14 @@ impl Server {
             Method::Complete => t.has_completions(),
             Method::Discover | Method::Ping | Method::SetLevel => true,
             Method::Listen => {
-                self.inner.listen.is_some() || t.has_tools() || t.prompts().next().is_some() || t.has_resources()
+                self.listen.is_some() || t.has_tools() || t.prompts().next().is_some() || t.has_resources()
             }
         };
         served.then_some(m)
     }
 
     /// True when a 2026-07-28 request for `method` would be dispatched (not `-32601`).
-    pub fn serves_modern_method(&self, method: &str) -> bool {
+    pub(crate) fn serves_modern_method(&self, method: &str) -> bool {
         self.target(method, true).is_some()
     }
 
@@ -122,7 +125,7 @@ impl Server {
     /// Errors: `-32022` (HTTP 400) with `data = {supported, requested}` unless it is 2026-07-28;
     /// `supported` is the list `server/discover` advertises (requirement E6), and for a legacy
     /// version the message says to negotiate it with `initialize`.
-    pub fn check_modern_version(&self, meta: &ModernMeta) -> Result<(), McpError> {
+    pub(crate) fn check_modern_version(&self, meta: &ModernMeta) -> Result<(), McpError> {
         if meta.protocol_version == MODERN_VERSION {
             return Ok(());
         }
@@ -155,8 +158,8 @@ impl Server {
     ///
     /// The checks run (and the request's context is made) when this is called; the returned
     /// future, which owns everything it needs (`'static`), runs the filters and the handler.
-    pub fn handle_request(
-        &self,
+    pub(crate) fn handle_request(
+        self: &Arc<Self>,
         req: Request,
         session: Option<&Arc<LegacySession>>,
         cancel: CancellationToken,
@@ -192,8 +195,8 @@ impl Server {
     ///
     /// The checks run (and the request's context is made) when this is called; the returned
     /// future, which owns everything it needs (`'static`), runs the filters and the handler.
-    pub fn serve_modern(
-        &self,
+    pub(crate) fn serve_modern(
+        self: &Arc<Self>,
         req: Request,
         meta: ModernMeta,
         cancel: CancellationToken,
@@ -235,8 +238,7 @@ impl Server {
         let had_input = takes_input && (params.contains_key("inputResponses") || params.contains_key("requestState"));
         let channel = if takes_input {
             let principal_id = principal.as_deref().map(|p| p.id.as_str());
-            let c =
-                ModernChannel::from_params(self.inner.request_state.clone(), &req.method, &mut params, principal_id)?;
+            let c = ModernChannel::from_params(self.request_state.clone(), &req.method, &mut params, principal_id)?;
             Some(Arc::new(c) as Arc<dyn InputChannel>)
         } else {
             None
@@ -292,8 +294,8 @@ impl Server {
     ///
     /// The checks run (and the request's context is made) when this is called; the returned
     /// future, which owns everything it needs (`'static`), runs the filters and the handler.
-    pub fn serve_legacy(
-        &self,
+    pub(crate) fn serve_legacy(
+        self: &Arc<Self>,
         req: Request,
         session: &Arc<LegacySession>,
         cancel: CancellationToken,
@@ -333,7 +335,7 @@ impl Server {
     /// the running work once. An `async fn` would also keep its arguments (the request's parts
     /// and params) for the request's whole life, and an open subscription is such a request.
     fn run(
-        &self,
+        self: &Arc<Self>,
         target: Target,
         parts: RequestParts,
         params: Map<String, Value>,
@@ -341,7 +343,7 @@ impl Server {
         input: Option<Arc<dyn InputChannel>>,
     ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
         let cancel = parts.cancel.clone();
-        let ctx = RequestContext::new(parts, self.inner.state.clone(), self.clone());
+        let ctx = RequestContext::new(parts, self.state.clone(), self.clone());
         if let Some(channel) = input {
             ctx.set_input_channel(channel);
         }
@@ -349,7 +351,7 @@ impl Server {
         // A panicking filter or handler ends its own request with -32603, never the connection:
         // the request still gets its answer and its id is released.
         let work = contain_panics(async move {
-            if server.inner.raw.is_empty() {
+            if server.raw.is_empty() {
                 // No raw filter to pass through: the terminal step itself, without the shared
                 // closure and boxed future that a chain needs.
                 return server.dispatch(target, ctx, params, session.as_ref()).await;
@@ -360,7 +362,7 @@ impl Server {
                 let session = session.clone();
                 Box::pin(async move { server.dispatch(target, req.ctx, req.params, session.as_ref()).await })
             });
-            server.inner.raw.run(RawRequest { ctx, params }, terminal).await
+            server.raw.run(RawRequest { ctx, params }, terminal).await
         });
         // A subscription ends itself: with its result on shutdown, silently when cancelled.
         let ends_itself = matches!(target, Target::Builtin(Method::Listen));
@@ -370,17 +372,17 @@ impl Server {
     /// The innermost step of the raw chain: the built-in method, or the typed RPC with its
     /// capability gate, params decoding and typed filters.
     async fn dispatch(
-        &self,
+        self: &Arc<Self>,
         target: Target,
         ctx: RequestContext,
         mut params: Map<String, Value>,
         session: Option<&Arc<LegacySession>>,
     ) -> Result<Value, McpError> {
         let name = match target {
-            Target::Builtin(m) => return methods::call(self, m, ctx, params, session).await,
+            Target::Builtin(m) => return handlers::call(self, m, ctx, params, session).await,
             Target::Rpc(name) => name,
         };
-        let reg = *self.inner.pipelines.rpcs.get(name).ok_or_else(|| McpError::method_not_found(name))?;
+        let reg = *self.pipelines.rpcs.get(name).ok_or_else(|| McpError::method_not_found(name))?;
         if ctx.era().is_modern()
             && let Some(required) = reg.required_capabilities.map(|f| f())
             && !declares(ctx.client_capabilities(), &required)
@@ -403,7 +405,7 @@ impl Server {
     ///
     /// Errors: `-32602` when `params.protocolVersion` is missing or not a string, or
     /// `params.capabilities` is not an object.
-    pub fn initialize(
+    pub(crate) fn initialize(
         &self,
         params: Option<&Map<String, Value>>,
         session_id: String,
@@ -425,24 +427,17 @@ impl Server {
             "capabilities": self.capabilities_for(streams),
             "serverInfo": self.server_info(),
         });
-        if let Some(i) = &self.inner.instructions {
+        if let Some(i) = &self.instructions {
             result["instructions"] = json!(i);
         }
         Ok((session, result))
     }
 
-    /// The `ServerCapabilities` advertised in `server/discover` and in the legacy `initialize`
-    /// result (the same in both eras): `tools`/`prompts`/`resources` when any are registered,
-    /// each with `listChanged` (and `resources.subscribe`), `completions`, `logging`.
-    pub fn capabilities(&self) -> Value {
-        self.capabilities_for(true)
-    }
-
-    /// [`capabilities`](Self::capabilities) for a transport that can (`streams`) or cannot hold
+    /// The `ServerCapabilities` (the same in both eras) for a transport that can (`streams`) or cannot hold
     /// a stream: without streams nothing can be delivered outside a response, so `listChanged`
     /// and `resources.subscribe` are left out (requirement C2/E12).
-    pub fn capabilities_for(&self, streams: bool) -> Value {
-        let t = self.inner.table.load();
+    pub(crate) fn capabilities_for(&self, streams: bool) -> Value {
+        let t = self.table.load();
         let mut caps = Map::new();
         caps.insert("logging".into(), json!({}));
         // Every transport of this crate can deliver what the publisher sends: modern clients

@@ -1,9 +1,15 @@
 //! `RequestContext`'s side of client input: the one API handlers call on every path.
 
+pub(crate) mod channel;
+pub(crate) mod request;
+pub(crate) mod response;
+
+pub use channel::{InputAnswers, InputChannel, InputFuture, InputRound};
+pub use request::{InputKind, InputRequest, requested_schema};
+pub(crate) use request::{declares, merge_capabilities};
+pub use response::{CreateMessageResult, ElicitAction, ElicitResult, Elicited, InputResponse, ListRootsResult, Root};
+
 use super::RequestContext;
-use crate::input::{
-    Elicited, InputAnswers, InputChannel, InputRequest, InputResponse, InputRound, declares, merge_capabilities,
-};
 use crate::jsonrpc::McpError;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -103,12 +109,12 @@ impl RequestContext {
     ) -> Result<Elicited<T>, McpError> {
         let answer = self.input(key, InputRequest::elicit_form_for::<T>(message)).await?.into_elicit()?;
         Ok(match answer.action {
-            crate::input::ElicitAction::Accept => match answer.parse::<T>()? {
+            ElicitAction::Accept => match answer.parse::<T>()? {
                 Some(v) => Elicited::Accept(v),
                 None => Elicited::Cancel,
             },
-            crate::input::ElicitAction::Decline => Elicited::Decline,
-            crate::input::ElicitAction::Cancel => Elicited::Cancel,
+            ElicitAction::Decline => Elicited::Decline,
+            ElicitAction::Cancel => Elicited::Cancel,
         })
     }
 

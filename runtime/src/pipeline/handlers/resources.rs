@@ -3,26 +3,26 @@ use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::ReadResourceResult;
+use crate::pipeline::Engine;
 use crate::pipeline::{ErasedValue, ReadResourceParams, decode_erased, encode_erased, rpc_shim};
 use crate::registry::{BoxFuture, ResourceEntry, ResourceRequest};
-use crate::server::Server;
 use serde_json::{Map, Value};
 
 /// `resources/list`: the static resources the caller may use, in URI order, paginated.
-pub(crate) fn list(server: &Server, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
+pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.resources().filter(|r| allowed(server, ctx, r));
-    page("resources", visible.map(|r| r.definition.clone()), params, server.inner.page_size)
+    page("resources", visible.map(|r| r.definition.clone()), params, server.page_size)
 }
 
 /// `resources/templates/list`: the URI templates the caller may use, in order, paginated.
-pub(crate) fn templates(server: &Server, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
+pub(crate) fn templates(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.templates().filter(|r| allowed(server, ctx, r));
-    page("resourceTemplates", visible.map(|r| r.definition.clone()), params, server.inner.page_size)
+    page("resourceTemplates", visible.map(|r| r.definition.clone()), params, server.page_size)
 }
 
-fn allowed(server: &Server, ctx: &RequestContext, r: &ResourceEntry) -> bool {
+fn allowed(server: &Engine, ctx: &RequestContext, r: &ResourceEntry) -> bool {
     let key = r.definition.get("uri").or_else(|| r.definition.get("uriTemplate")).and_then(Value::as_str);
     server.allows(ctx, Primitive::Resource(key.unwrap_or_default()), r.roles)
 }
@@ -34,7 +34,7 @@ fn allowed(server: &Server, ctx: &RequestContext, r: &ResourceEntry) -> bool {
 /// before any filter runs), and whatever the handler returns. A handler returning no contents
 /// is answered as not found: an empty `contents` array is never sent.
 pub(crate) async fn read(
-    server: &Server,
+    server: &Engine,
     ctx: RequestContext,
     mut params: Map<String, Value>,
 ) -> Result<Value, McpError> {
@@ -65,9 +65,10 @@ pub(crate) async fn read(
 /// The innermost step: resolves the (possibly filtered) URI and reads it.
 fn read_resource(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
     rpc_shim::<ReadResourceParams, ReadResourceResult, _, _>(ctx, params, |ctx, p| async move {
-        let table = ctx.server().table();
+        let engine = Engine::of(&ctx)?;
+        let table = engine.table();
         let (entry, variables) = table.resolve_resource(&p.uri).ok_or_else(|| McpError::resource_not_found(&p.uri))?;
-        if ctx.matched_primitive() != Some(p.uri.as_str()) && !allowed(ctx.server(), &ctx, entry) {
+        if ctx.matched_primitive() != Some(p.uri.as_str()) && !allowed(engine, &ctx, entry) {
             return Err(crate::auth::forbidden(&format!("the resource `{}`", p.uri)));
         }
         let handler = entry.handler;

@@ -1,8 +1,8 @@
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::{Completion, CompletionRef, CompletionRequest};
+use crate::pipeline::Engine;
 use crate::registry::CompletionKey;
-use crate::server::Server;
 use serde_json::{Map, Value, json};
 
 /// `completion/complete`: runs the handler registered for the prompt or resource template and
@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 /// Errors: `-32602` for malformed params or a reference to a prompt or template that does not
 /// exist.
 pub(crate) async fn complete(
-    server: &Server,
+    server: &Engine,
     ctx: RequestContext,
     mut params: Map<String, Value>,
 ) -> Result<Value, McpError> {

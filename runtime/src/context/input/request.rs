@@ -140,7 +140,7 @@ impl InputRequest {
 /// The `requestedSchema` of a form elicitation for `T`: the object schema schemars generates,
 /// reduced to what an elicitation schema may hold (`type`, `properties`, `required`).
 pub fn requested_schema<T: JsonSchema>() -> Value {
-    let full = crate::handler::input_schema::<T>();
+    let full = crate::model::input_schema::<T>();
     let mut out = Map::new();
     out.insert("type".into(), json!("object"));
     out.insert("properties".into(), full.get("properties").cloned().unwrap_or_else(|| json!({})));

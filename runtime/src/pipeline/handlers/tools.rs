@@ -3,17 +3,17 @@ use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::CallToolResult;
+use crate::pipeline::Engine;
 use crate::pipeline::{CallToolParams, ErasedValue, encode_erased, rpc_shim};
 use crate::registry::BoxFuture;
-use crate::server::Server;
 use serde_json::{Map, Value};
 
 /// `tools/list`: the enabled tools the caller may use, in name order, paginated.
-pub(crate) fn list(server: &Server, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
+pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.tools().filter(|t| server.allows(ctx, Primitive::Tool(&t.name), t.roles));
     let modern = ctx.era().is_modern();
-    page("tools", visible.map(|t| t.definition_for(modern).clone()), params, server.inner.page_size)
+    page("tools", visible.map(|t| t.definition_for(modern).clone()), params, server.page_size)
 }
 
 /// `tools/call`: decodes the params, matches the tool, then runs the method's alternate and
@@ -22,7 +22,7 @@ pub(crate) fn list(server: &Server, ctx: &RequestContext, params: &Map<String, V
 /// Errors: `-32602` for malformed params, an unknown or disabled tool (before any filter runs),
 /// or arguments the tool's params type rejects; whatever protocol error a filter or the tool
 /// returns.
-pub(crate) async fn call(server: &Server, ctx: RequestContext, params: Map<String, Value>) -> Result<Value, McpError> {
+pub(crate) async fn call(server: &Engine, ctx: RequestContext, params: Map<String, Value>) -> Result<Value, McpError> {
     let decoded = call_params(params)?;
     let name = decoded.name.clone();
     let roles = server.table().tool(&name).map(|t| t.roles);
@@ -32,7 +32,7 @@ pub(crate) async fn call(server: &Server, ctx: RequestContext, params: Map<Strin
     // The outermost alternate step: a denied call reaches no filter, task or tool.
     server.authorize(&ctx, Primitive::Tool(&name), roles)?;
     ctx.set_matched(name);
-    if let Some(replacement) = &server.inner.tools_call {
+    if let Some(replacement) = &server.tools_call {
         let result = replacement(ctx, decoded).await?;
         return serde_json::to_value(result)
             .map_err(|e| McpError::internal(format!("tool result could not be encoded: {e}")));
@@ -81,11 +81,12 @@ fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<Erased
     rpc_shim::<CallToolParams, CallToolResult, _, _>(ctx, params, |ctx, p| async move {
         let arguments = Value::Object(p.arguments);
         let (call, schemas) = {
-            let table = ctx.server().table();
+            let engine = Engine::of(&ctx)?;
+            let table = engine.table();
             let tool =
                 table.tool(&p.name).ok_or_else(|| McpError::invalid_params(format!("unknown tool: {}", p.name)))?;
             if ctx.matched_primitive() != Some(p.name.as_str()) {
-                ctx.server().authorize(&ctx, Primitive::Tool(&p.name), tool.roles)?;
+                engine.authorize(&ctx, Primitive::Tool(&p.name), tool.roles)?;
             }
             if let Err(rejected) = tool.schemas.check_arguments(&p.name, &arguments) {
                 return Ok(*rejected);

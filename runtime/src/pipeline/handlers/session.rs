@@ -1,7 +1,7 @@
 use super::required_str;
 use crate::jsonrpc::McpError;
+use crate::pipeline::session::LegacySession;
 use crate::protocol::LogLevel;
-use crate::server::session::LegacySession;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 

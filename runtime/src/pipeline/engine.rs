@@ -1,0 +1,196 @@
+//! What serving a request needs, built once by the server builder: the dispatch table, the
+//! filter chains, shared state, the authorization policy and the subscription machinery.
+
+use crate::auth::{Policy, Primitive};
+use crate::context::{MessageFilters, Notifier, OutboundSender, RequestContext, StateMap};
+use crate::input::StateCodec;
+use crate::jsonrpc::McpError;
+use crate::model::CallToolResult;
+use crate::registry::{BoxFuture, DispatchTable, ParamHeader};
+use crate::subscriptions::replacement::ListenReplacement;
+use crate::subscriptions::{DeliveryHub, EncodedEvents, OpenSubscriptions, SubscriptionFieldRegistration};
+use arc_swap::ArcSwap;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+use super::{CallToolParams, Pipelines, RawChain};
+
+/// A handler that replaces the `tools/call` pipeline
+/// ([`ServerBuilder::replace_tools_call`](crate::ServerBuilder::replace_tools_call)).
+pub(crate) type ToolsCallReplacement =
+    Arc<dyn Fn(RequestContext, CallToolParams) -> BoxFuture<Result<CallToolResult, McpError>> + Send + Sync>;
+
+/// Cache hints put on cacheable 2026-07-28 results (`ttlMs`, `cacheScope`), as the
+/// [caching section](https://modelcontextprotocol.io/specification/draft/basic/utilities/caching)
+/// describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CacheConfig {
+    /// `ttlMs` of `server/discover`. Default 10 minutes.
+    pub discover_ttl: Duration,
+    /// `ttlMs` of `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`.
+    /// Default 1 minute (lists can change at run time).
+    pub list_ttl: Duration,
+    /// `ttlMs` of `resources/read`, sent with `cacheScope: "private"`. Default 0 (do not reuse).
+    pub read_ttl: Duration,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            discover_ttl: Duration::from_secs(600),
+            list_ttl: Duration::from_secs(60),
+            read_ttl: Duration::ZERO,
+        }
+    }
+}
+
+impl CacheConfig {
+    /// Sets [`discover_ttl`](Self::discover_ttl).
+    pub fn discover_ttl(mut self, ttl: Duration) -> Self {
+        self.discover_ttl = ttl;
+        self
+    }
+
+    /// Sets [`list_ttl`](Self::list_ttl).
+    pub fn list_ttl(mut self, ttl: Duration) -> Self {
+        self.list_ttl = ttl;
+        self
+    }
+
+    /// Sets [`read_ttl`](Self::read_ttl).
+    pub fn read_ttl(mut self, ttl: Duration) -> Self {
+        self.read_ttl = ttl;
+        self
+    }
+}
+
+/// The running server's request-serving half; `Server` is a handle to one.
+pub(crate) struct Engine {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) instructions: Option<String>,
+    pub(crate) table: ArcSwap<DispatchTable>,
+    pub(crate) state: Arc<StateMap>,
+    pub(crate) cache: CacheConfig,
+    pub(crate) page_size: usize,
+    pub(crate) shutdown: CancellationToken,
+    pub(crate) policy: Arc<dyn Policy>,
+    pub(crate) raw: RawChain,
+    pub(crate) pipelines: Pipelines,
+    pub(crate) tools_call: Option<ToolsCallReplacement>,
+    /// The replacement `subscriptions/listen` handler (C22), if one was installed.
+    pub(crate) listen: Option<ListenReplacement>,
+    /// The built-in listen subscriptions open now (C20).
+    pub(crate) open_subscriptions: Arc<OpenSubscriptions>,
+    pub(crate) messages: MessageFilters,
+    pub(crate) hub: Arc<dyn DeliveryHub>,
+    /// The latest listen event encoded once for every subscription.
+    pub(crate) encoded_events: EncodedEvents,
+    pub(crate) request_state: Arc<StateCodec>,
+    pub(crate) fields: HashMap<&'static str, &'static SubscriptionFieldRegistration>,
+    /// Declared extensions, advertised by `server/discover` under `capabilities.extensions`.
+    pub(crate) extensions: Map<String, Value>,
+}
+
+impl crate::subscriptions::ListenHost for Engine {
+    fn table(&self) -> Arc<DispatchTable> {
+        self.table.load_full()
+    }
+
+    fn field(&self, key: &str) -> Option<&'static SubscriptionFieldRegistration> {
+        self.fields.get(key).copied()
+    }
+
+    fn hub(&self) -> &Arc<dyn DeliveryHub> {
+        &self.hub
+    }
+
+    fn open_subscriptions(&self) -> &Arc<OpenSubscriptions> {
+        &self.open_subscriptions
+    }
+
+    fn encoded_events(&self) -> &EncodedEvents {
+        &self.encoded_events
+    }
+
+    fn shutdown(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+}
+
+impl Engine {
+    /// The engine serving `ctx`'s request: the innermost steps of the built-in methods are plain
+    /// functions (`RpcHandlerFn`) and find it through the context. Every context the pipeline
+    /// makes carries its engine; `-32603` otherwise.
+    pub(crate) fn of(ctx: &RequestContext) -> Result<&Engine, McpError> {
+        ctx.runtime()
+            .downcast_ref::<Engine>()
+            .ok_or_else(|| McpError::internal("this request context was not made by a running server"))
+    }
+
+    /// The server's `Implementation` object `{name, version}`.
+    pub(crate) fn server_info(&self) -> Value {
+        json!({ "name": self.name, "version": self.version })
+    }
+
+    /// A snapshot of the current dispatch table (lock-free).
+    pub(crate) fn table(&self) -> Arc<DispatchTable> {
+        self.table.load_full()
+    }
+
+    /// The `x-mcp-header` annotations of the enabled tool `name` (empty when it has none or does
+    /// not exist), for the HTTP transport's `Mcp-Param-*` header checks.
+    pub(crate) fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
+        self.table.load().tool(name).map(|t| t.param_headers.clone()).unwrap_or_default()
+    }
+
+    /// True when `ctx`'s caller may use `primitive`, whose registration declares `roles`.
+    pub(crate) fn allows(&self, ctx: &RequestContext, primitive: Primitive<'_>, roles: &[&str]) -> bool {
+        self.policy.allows(ctx.principal(), primitive, roles)
+    }
+
+    /// Fails with the forbidden error (`-32600`) unless `ctx`'s caller may use `primitive`.
+    pub(crate) fn authorize(
+        &self,
+        ctx: &RequestContext,
+        primitive: Primitive<'_>,
+        roles: &[&str],
+    ) -> Result<(), McpError> {
+        if self.allows(ctx, primitive, roles) {
+            return Ok(());
+        }
+        let what = match primitive {
+            Primitive::Tool(n) => format!("the tool `{n}`"),
+            Primitive::Prompt(n) => format!("the prompt `{n}`"),
+            Primitive::Resource(u) => format!("the resource `{u}`"),
+            Primitive::Method(m) => format!("the method `{m}`"),
+        };
+        Err(crate::auth::forbidden(&what))
+    }
+
+    /// True when list results depend on the caller (a policy that varies and primitives with
+    /// roles): they are then cached `private`.
+    pub(crate) fn lists_vary(&self) -> bool {
+        self.policy.lists_vary(self.table.load().any_roles())
+    }
+
+    /// A notifier for one request: writes into `tx` until `cancel` fires, through the message
+    /// filters.
+    pub(crate) fn notifier(&self, tx: OutboundSender, cancel: CancellationToken) -> Notifier {
+        Notifier::new(tx, cancel).with_filters(self.messages.clone())
+    }
+
+    /// The server's outgoing message filters.
+    pub(crate) fn message_filters(&self) -> &MessageFilters {
+        &self.messages
+    }
+
+    /// True when the extension `id` was declared.
+    pub(crate) fn has_extension(&self, id: &str) -> bool {
+        self.extensions.contains_key(id)
+    }
+}
