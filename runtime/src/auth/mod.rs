@@ -37,9 +37,13 @@ pub use verifier::{AuthError, JwtVerifier, StaticTokens, TokenVerifier};
 
 use crate::jsonrpc::McpError;
 
-/// The error of a denied request: `-32600`, `forbidden: <what>`, HTTP 403.
+/// `data.reason` of the error [`forbidden`] makes: what tells the Streamable HTTP transport to
+/// answer 403 rather than the 400 of any other `-32600`.
+pub(crate) const FORBIDDEN_REASON: &str = "forbidden";
+
+/// The error of a denied request: `-32600`, `forbidden: <what>`, `data: {"reason": "forbidden"}`
+/// (HTTP 403 on the stateless wire, where the transport reads `data.reason`).
 pub fn forbidden(what: &str) -> McpError {
     McpError::invalid_request(format!("forbidden: the caller may not use {what}"))
-        .with_data(serde_json::json!({ "reason": "forbidden" }))
-        .with_http_status(403)
+        .with_data(serde_json::json!({ "reason": FORBIDDEN_REASON }))
 }

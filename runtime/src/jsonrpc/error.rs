@@ -32,6 +32,10 @@ impl ErrorCode {
 /// capability). A tool that ran and failed, or whose arguments it cannot take, returns a
 /// [`ToolError`](crate::ToolError) instead, which becomes a result with `isError: true`
 /// (<https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling>).
+///
+/// It carries no HTTP status: the "(HTTP 400)" notes on the constructors describe what the
+/// Streamable HTTP transport answers, which it decides from the code (and, for a denial from
+/// [`auth::forbidden`](crate::auth::forbidden), `data.reason`) where it sends the error.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message} ({code})", code = self.code.0)]
 pub struct McpError {
@@ -41,15 +45,12 @@ pub struct McpError {
     pub message: String,
     /// Optional structured detail, sent as `error.data`.
     pub data: Option<Value>,
-    /// The HTTP status the Streamable HTTP transport uses for this error, when it is not derived
-    /// from the code alone (e.g. a `-32602` for malformed `_meta` is 400, an unknown tool is 200).
-    pub http_status: Option<u16>,
 }
 
 impl McpError {
     /// An error with the given code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        McpError { code, message: message.into(), data: None, http_status: None }
+        McpError { code, message: message.into(), data: None }
     }
 
     /// Attaches `error.data`.
@@ -58,20 +59,14 @@ impl McpError {
         self
     }
 
-    /// Sets the HTTP status used by the Streamable HTTP transport.
-    pub fn with_http_status(mut self, status: u16) -> Self {
-        self.http_status = Some(status);
-        self
-    }
-
     /// `-32700` parse error.
     pub fn parse_error(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::PARSE_ERROR, message).with_http_status(400)
+        Self::new(ErrorCode::PARSE_ERROR, message)
     }
 
     /// `-32600` invalid request.
     pub fn invalid_request(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::INVALID_REQUEST, message).with_http_status(400)
+        Self::new(ErrorCode::INVALID_REQUEST, message)
     }
 
     /// `-32601` method not found, naming the method.
@@ -112,22 +107,6 @@ impl McpError {
     /// `-32602` resource not found, with `data.uri` (SEP-2164).
     pub fn resource_not_found(uri: &str) -> Self {
         Self::invalid_params(format!("resource not found: {uri}")).with_data(json!({ "uri": uri }))
-    }
-
-    /// The HTTP status the Streamable HTTP transport answers with (spec digest §5.5).
-    pub fn status(&self) -> u16 {
-        if let Some(s) = self.http_status {
-            return s;
-        }
-        match self.code {
-            ErrorCode::HEADER_MISMATCH
-            | ErrorCode::MISSING_CLIENT_CAPABILITY
-            | ErrorCode::UNSUPPORTED_VERSION
-            | ErrorCode::PARSE_ERROR
-            | ErrorCode::INVALID_REQUEST => 400,
-            ErrorCode::METHOD_NOT_FOUND => 404,
-            _ => 200,
-        }
     }
 
     /// The JSON-RPC error object `{code, message, data?}`.

@@ -17,12 +17,14 @@ pub struct ModernMeta {
 
 /// Validates the required `_meta` keys of a modern request.
 ///
-/// Errors (all `-32602`, HTTP 400): `params` or `params._meta` missing or not an object, the
-/// protocol version missing or not a string, the client capabilities missing or not an object,
-/// an unknown `logLevel`. The version value itself is checked later (header comparison first,
-/// then `-32022`), following the order of spec digest §1.7.
+/// Errors (all `-32602`): `params` or `params._meta` missing or not an object, the protocol
+/// version missing or not a string, the client capabilities missing or not an object, an
+/// unknown `logLevel`. The Streamable HTTP transport answers them with HTTP 400 (unlike other
+/// `-32602`s, which are 200), as it calls this itself before dispatch. The version value itself
+/// is checked later (header comparison first, then `-32022`), following the order of spec
+/// digest §1.7.
 pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMeta, McpError> {
-    let bad = |msg: &str| McpError::invalid_params(msg.to_owned()).with_http_status(400);
+    let bad = |msg: &str| McpError::invalid_params(msg.to_owned());
     let meta = match params.and_then(|p| p.get("_meta")) {
         Some(Value::Object(m)) => m,
         None => {

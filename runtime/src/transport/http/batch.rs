@@ -45,21 +45,22 @@ pub(crate) async fn post(
     batch: Result<Vec<Value>, Box<ParseFailure>>,
     principal: Option<Arc<Principal>>,
 ) -> Response {
+    // Not a batch we can read (invalid JSON, empty, too long), or one refused here: 400.
     let entries = match batch {
         Ok(entries) => entries,
-        Err(f) => return respond::error(None, &f.error),
+        Err(f) => return respond::error(400, None, &f.error),
     };
     let modern = protocol_version(headers).is_some_and(|v| !is_legacy_version(&v));
     if modern || !state.config.legacy_sessions {
-        return respond::error(None, &batch_refused(Some(MODERN_VERSION)));
+        return respond::error(400, None, &batch_refused(Some(MODERN_VERSION)));
     }
-    let Some(session_id) = session_id else { return respond::error(None, &batch_refused(None)) };
+    let Some(session_id) = session_id else { return respond::error(400, None, &batch_refused(None)) };
     let session = match legacy::session_for(state, session_id, headers, principal.as_deref()) {
         Ok(s) => s,
-        Err(e) => return respond::error(None, &e),
+        Err(r) => return respond::refused(None, &r),
     };
     if !accepts_batches(session.legacy.version) {
-        return respond::error(None, &batch_refused(Some(session.legacy.version)));
+        return respond::error(400, None, &batch_refused(Some(session.legacy.version)));
     }
     let filters = state.server.engine().message_filters().clone();
     let (ntx, nrx) = context::outbound_channel(64);

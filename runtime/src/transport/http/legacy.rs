@@ -3,6 +3,7 @@ use super::headers::protocol_version;
 use super::respond::{self, final_message, queued_message};
 use super::resume::EventLog;
 use super::sessions::{HttpSession, new_session_id};
+use super::status::{self, Refusal};
 use crate::auth::Principal;
 use crate::context::{Outbound, OutboundReceiver, OutboundSender, outbound_channel};
 use crate::jsonrpc::{McpError, Message, Notification, Request, RequestId, success_response};
@@ -33,9 +34,8 @@ pub(crate) async fn initialize(state: &HttpState, msg: Message, principal: Optio
                     let e = McpError::internal(format!(
                         "all {} sessions of this server are in use; retry later or end an unused session with DELETE",
                         full.max
-                    ))
-                    .with_http_status(503);
-                    return respond::error(Some(&req.id), &e);
+                    ));
+                    return respond::error(503, Some(&req.id), &e);
                 }
             };
             let mut resp = respond::json(200, &success_response(&req.id, result));
@@ -44,15 +44,14 @@ pub(crate) async fn initialize(state: &HttpState, msg: Message, principal: Optio
             }
             resp
         }
-        Err(e) => respond::error(Some(&req.id), &e),
+        Err(e) => respond::error(status::of(&e), Some(&req.id), &e),
     }
 }
 
-fn session_not_found(id: Option<&RequestId>) -> Response {
-    respond::error(
-        id,
-        &McpError::invalid_request("unknown or expired Mcp-Session-Id; initialize again").with_http_status(404),
-    )
+/// The refusal of a session id that does not exist (for this caller): 404, after which the
+/// client initializes again.
+fn session_not_found() -> Refusal {
+    Refusal::new(404, McpError::invalid_request("unknown or expired Mcp-Session-Id; initialize again"))
 }
 
 /// A POST inside a legacy session.
@@ -69,7 +68,7 @@ pub(crate) async fn post(
     };
     let session = match session_for(state, session_id, headers, principal.as_deref()) {
         Ok(s) => s,
-        Err(e) => return respond::error(req_id.as_ref(), &e),
+        Err(r) => return respond::refused(req_id.as_ref(), &r),
     };
     let req = match msg {
         Message::Notification(n) => {
@@ -96,11 +95,9 @@ pub(super) fn session_for(
     session_id: &str,
     headers: &HeaderMap,
     principal: Option<&Principal>,
-) -> Result<Arc<HttpSession>, McpError> {
+) -> Result<Arc<HttpSession>, Refusal> {
     let Some(session) = owned(state, session_id, principal) else {
-        return Err(
-            McpError::invalid_request("unknown or expired Mcp-Session-Id; initialize again").with_http_status(404)
-        );
+        return Err(session_not_found());
     };
     if let Some(v) = protocol_version(headers)
         && v != session.legacy.version
@@ -108,9 +105,8 @@ pub(super) fn session_for(
         let err = McpError::invalid_request(format!(
             "MCP-Protocol-Version {v:?} is not this session's version {:?}",
             session.legacy.version
-        ))
-        .with_http_status(400);
-        return Err(err);
+        ));
+        return Err(Refusal::new(400, err));
     }
     Ok(session)
 }
@@ -307,7 +303,7 @@ pub(crate) async fn open_stream(
 ) -> Response {
     let session = match session_for(state, session_id, headers, principal) {
         Ok(s) => s,
-        Err(e) => return respond::error(None, &e),
+        Err(r) => return respond::refused(None, &r),
     };
     let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
     if let Some(rx) = last.and_then(|l| session.streams.resume(l.trim())) {
@@ -351,12 +347,12 @@ pub(crate) fn delete(
     headers: &HeaderMap,
     principal: Option<&Principal>,
 ) -> Response {
-    if let Err(e) = session_for(state, session_id, headers, principal) {
-        return respond::error(None, &e);
+    if let Err(r) = session_for(state, session_id, headers, principal) {
+        return respond::refused(None, &r);
     }
     match state.sessions.remove(session_id) {
         Some(_) => respond::json(200, &serde_json::json!({})),
-        None => session_not_found(None),
+        None => respond::refused(None, &session_not_found()),
     }
 }
 

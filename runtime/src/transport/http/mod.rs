@@ -33,6 +33,7 @@ mod respond;
 mod resume;
 mod security;
 mod sessions;
+mod status;
 
 use crate::jsonrpc::{McpError, Message, parse_batch, parse_message};
 use crate::protocol::META_PROTOCOL_VERSION;
@@ -184,16 +185,14 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
         Ok(b) => b,
         Err(BodyError::TooLarge) => {
             let err =
-                McpError::invalid_request(format!("request body is larger than {} bytes", state.config.max_body_bytes))
-                    .with_http_status(413);
-            return respond::error(None, &err);
+                McpError::invalid_request(format!("request body is larger than {} bytes", state.config.max_body_bytes));
+            return respond::error(413, None, &err);
         }
         Err(BodyError::Broken) => {
             let err = McpError::invalid_request(
                 "the request body ended early or could not be read (shorter than its Content-Length?)",
-            )
-            .with_http_status(400);
-            return respond::error(None, &err);
+            );
+            return respond::error(400, None, &err);
         }
     };
     // Before the whole-body message filter: filters see each message of a batch, not the array.
@@ -209,7 +208,8 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     }
     let msg = match parse_message(&bytes) {
         Ok(m) => m,
-        Err(f) => return respond::error(f.id.as_ref(), &f.error),
+        // Not one JSON-RPC message (-32700 or -32600).
+        Err(f) => return respond::error(400, f.id.as_ref(), &f.error),
     };
     let modern_meta = match &msg {
         Message::Request(r) => r.params.as_ref(),
@@ -238,8 +238,8 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
                 Message::Request(r) => Some(r.id.clone()),
                 _ => None,
             };
-            let err = McpError::invalid_request("missing Mcp-Session-Id: send initialize first").with_http_status(400);
-            return respond::error(id.as_ref(), &err);
+            let err = McpError::invalid_request("missing Mcp-Session-Id: send initialize first");
+            return respond::error(400, id.as_ref(), &err);
         }
     }
     modern::post(&state, &parts.headers, msg, principal).await

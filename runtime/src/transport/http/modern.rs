@@ -1,6 +1,7 @@
 use super::HttpState;
 use super::headers::{mirrored, protocol_version};
 use super::respond::{self, ReplyPlan};
+use super::status::Refusal;
 use crate::auth::Principal;
 use crate::context;
 use crate::jsonrpc::{McpError, Message, Request};
@@ -23,14 +24,14 @@ pub(crate) async fn post(
         // 2026-07-28 defines no client notification over HTTP; accept and ignore (202).
         Message::Notification(_) => return respond::accepted(),
         Message::Response { .. } => {
-            let err = McpError::invalid_request("the stateless wire takes no client responses").with_http_status(400);
-            return respond::error(None, &err);
+            let err = McpError::invalid_request("the stateless wire takes no client responses");
+            return respond::error(400, None, &err);
         }
         Message::Request(r) => r,
     };
     let meta = match validate(state, headers, &req) {
         Ok(m) => m,
-        Err(e) => return respond::error(Some(&req.id), &e),
+        Err(r) => return respond::refused(Some(&req.id), &r),
     };
     let (ntx, nrx) = context::outbound_channel(64);
     let cancel = state.server.shutdown_token().child_token();
@@ -49,17 +50,35 @@ pub(crate) async fn post(
     respond::reply(plan, work, nrx, cancel).await
 }
 
-fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<ModernMeta, McpError> {
+/// The request's checks before dispatch, in the order of spec digest §1.7. A malformed `_meta`
+/// is refused with 400; every other failure with the status its code calls for
+/// ([`status::of`](super::status::of)).
+fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<ModernMeta, Refusal> {
     let header_version = protocol_version(headers)
         .ok_or_else(|| McpError::header_mismatch("the MCP-Protocol-Version header is required"))?;
-    let meta = parse_modern_meta(req.params.as_ref())?;
+    // Its `-32602` says the message is not a 2026-07-28 request at all, a transport-level 400,
+    // where the same code from a handler (unknown tool, bad arguments) is a 200 answer.
+    let meta = parse_modern_meta(req.params.as_ref()).map_err(|e| Refusal::new(400, e))?;
+    check_after_meta(state, headers, req, &header_version, &meta)?;
+    Ok(meta)
+}
+
+/// The checks of [`validate`] that follow the `_meta` parse: version header against `_meta`,
+/// the version itself, `Mcp-Method`, `Mcp-Name`, the method, `Mcp-Param-*`.
+fn check_after_meta(
+    state: &HttpState,
+    headers: &HeaderMap,
+    req: &Request,
+    header_version: &str,
+    meta: &ModernMeta,
+) -> Result<(), McpError> {
     if header_version != meta.protocol_version {
         return Err(McpError::header_mismatch(format!(
             "MCP-Protocol-Version header {header_version:?} differs from _meta protocolVersion {:?}",
             meta.protocol_version
         )));
     }
-    state.server.engine().check_modern_version(&meta)?;
+    state.server.engine().check_modern_version(meta)?;
     let method_header = mirrored(headers, "mcp-method")?
         .ok_or_else(|| McpError::header_mismatch("the Mcp-Method header is required"))?;
     if method_header != req.method {
@@ -78,7 +97,7 @@ fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<Mod
         let args = req.params.as_ref().and_then(|p| p.get("arguments"));
         check_params(headers, &state.server.engine().tool_param_headers(name), args)?;
     }
-    Ok(meta)
+    Ok(())
 }
 
 /// `Mcp-Name` against the body field it mirrors (`field`, from [`Server::routing_field`]).

@@ -42,9 +42,8 @@ pub(crate) async fn answer(state: &HttpState, parts: &Parts, principal: Option<&
         let err = McpError::invalid_request(format!(
             "unsupported MCP-Protocol-Version {v:?}: use a version this server supports ({})",
             SUPPORTED_VERSIONS.join(", ")
-        ))
-        .with_http_status(400);
-        return respond::error(None, &err);
+        ));
+        return respond::error(400, None, &err);
     }
     let modern = version.is_some_and(|v| !is_legacy_version(&v));
     let allowed = Allowed::on(state, modern);
@@ -59,8 +58,8 @@ pub(crate) async fn answer(state: &HttpState, parts: &Parts, principal: Option<&
     let Some(id) = headers::session_id(&parts.headers) else {
         // 2025-11-25: a server that requires sessions SHOULD answer 400 to any request but
         // `initialize` that comes without one.
-        let err = McpError::invalid_request("missing Mcp-Session-Id: send initialize first").with_http_status(400);
-        return respond::error(None, &err);
+        let err = McpError::invalid_request("missing Mcp-Session-Id: send initialize first");
+        return respond::error(400, None, &err);
     };
     if parts.method == Method::GET {
         legacy::open_stream(state, &id, &parts.headers, principal).await

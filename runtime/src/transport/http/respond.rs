@@ -1,3 +1,4 @@
+use super::status::{self, Refusal};
 use crate::context::{Outbound, OutboundReceiver, Payload};
 use crate::jsonrpc::{McpError, RequestId, error_response, success_response};
 use crate::pipeline::MessageFilters;
@@ -20,9 +21,15 @@ pub(crate) fn json(status: u16, body: &Value) -> Response {
     resp
 }
 
-/// A JSON-RPC error response with the status the error calls for (spec digest §5.5).
-pub(crate) fn error(id: Option<&RequestId>, err: &McpError) -> Response {
-    json(err.status(), &error_response(id, err))
+/// A JSON-RPC error response with HTTP `status`: [`status::of`] for an error of the request
+/// pipeline, the transport's own choice for its refusals (spec digest §5.5).
+pub(crate) fn error(status: u16, id: Option<&RequestId>, err: &McpError) -> Response {
+    json(status, &error_response(id, err))
+}
+
+/// The response refusing a request: `refusal`'s error with its status.
+pub(crate) fn refused(id: Option<&RequestId>, refusal: &Refusal) -> Response {
+    error(refusal.status, id, &refusal.error)
 }
 
 /// 202 Accepted with no body: a notification or response was taken.
@@ -172,7 +179,7 @@ pub(crate) async fn reply(
                 drop(guard.disarm());
                 let status = match &r {
                     Ok(_) => 200,
-                    Err(e) => e.status(),
+                    Err(e) => status::of(e),
                 };
                 return filtered(&plan.filters, status, final_message(&plan.id, r));
             }

@@ -63,9 +63,8 @@ fn split_host(host_port: &str) -> Option<&str> {
 /// The host is the `Host` header or, when there is none, the request's authority: HTTP/2
 /// carries the host in its `:authority` pseudo-header, which arrives as the URI's authority.
 pub(crate) fn reject(policy: &HostPolicy, headers: &HeaderMap, uri: &http::Uri) -> Option<Response> {
-    let forbidden = |what: &str| {
-        respond::error(None, &McpError::invalid_request(format!("{what} is not allowed")).with_http_status(403))
-    };
+    let forbidden =
+        |what: &str| respond::error(403, None, &McpError::invalid_request(format!("{what} is not allowed")));
     // Without a host the rebinding check has nothing to check. When both a `Host` header and an
     // authority came (HTTP/2 with both, or an absolute-form HTTP/1.1 target), both must pass:
     // otherwise an allowed one could vouch for a foreign one.
