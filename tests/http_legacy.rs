@@ -276,7 +276,7 @@ async fn other_methods_in_a_session_are_405_allow_get_post_delete() {
 async fn without_streaming_the_session_stream_is_405_allow_post_delete() {
     use switchyard::transport::http::HttpConfig;
     let server = switchyard::Server::builder("allow-test", "1").build().expect("builds");
-    let config = HttpConfig { streaming: false, ..HttpConfig::default() };
+    let config = HttpConfig::default().streaming(false);
     let http = switchyard::testing::HttpTestServer::start(server, config).await.expect("a loopback port");
     let url = http.url();
     let c = client();

@@ -376,7 +376,7 @@ async fn serve_in_process(config: switchyard::transport::http::HttpConfig) -> sw
 
 #[tokio::test]
 async fn a_modern_only_server_answers_every_method_but_post_with_405_allow_post() {
-    let config = switchyard::transport::http::HttpConfig { legacy_sessions: false, ..Default::default() };
+    let config = switchyard::transport::http::HttpConfig::default().legacy_sessions(false);
     let http = serve_in_process(config).await;
     let url = http.url();
     let c = client();

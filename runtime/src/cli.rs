@@ -17,6 +17,7 @@ use std::process::ExitCode;
 
 /// How to serve, parsed from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Mode {
     /// `--stdio`
     Stdio,
@@ -79,7 +80,7 @@ pub async fn serve_with(server: Server, mode: Mode, options: ServeOptions) -> Ex
     spawn_signal_handler(server.clone());
     let result = match mode {
         Mode::Stdio => {
-            let config = StdioConfig { principal: options.principal, ..StdioConfig::default() };
+            let config = StdioConfig::default().principal(options.principal);
             let (reader, writer) = stdio::process_streams();
             // On a runtime worker rather than in `block_on` on the main thread: requests are
             // spawned tasks, and a reader on the main thread handed each one to a worker and

@@ -45,7 +45,7 @@ pub fn mirrored_header(bytes: &[u8]) -> Result<Option<String>, McpError> {
 pub async fn stdio_exchange(server: Server, input: &[u8]) -> std::io::Result<Vec<Vec<u8>>> {
     let (mut client_w, server_r) = tokio::io::duplex(64 * 1024);
     let (server_w, mut client_r) = tokio::io::duplex(64 * 1024);
-    let config = StdioConfig { eof_grace: Duration::from_millis(100), ..StdioConfig::default() };
+    let config = StdioConfig::default().eof_grace(Duration::from_millis(100));
     let serving = tokio::spawn(serve_io(server, server_r, server_w, config));
     let write = async {
         client_w.write_all(input).await?;

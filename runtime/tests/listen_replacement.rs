@@ -211,7 +211,7 @@ async fn closing_the_http_response_drops_the_handler() {
 #[tokio::test]
 async fn a_json_only_http_endpoint_refuses_listen() {
     let probe = Arc::new(Probe::default());
-    let http = serve_http(server(probe.clone()), HttpConfig { streaming: false, ..HttpConfig::default() }).await;
+    let http = serve_http(server(probe.clone()), HttpConfig::default().streaming(false)).await;
     let url = http.url();
     let resp = post_listen(&url).await;
     let body: Value = resp.json().await.expect("JSON");

@@ -192,7 +192,7 @@ async fn a16_message_filters_see_every_message_and_may_drop_or_inject() {
 #[tokio::test]
 async fn e12_a_json_only_transport_advertises_no_streams_and_refuses_listen() {
     let server = Server::builder("e12", "1").groups(["a16"]).build().expect("builds");
-    let config = HttpConfig { streaming: false, ..HttpConfig::default() };
+    let config = HttpConfig::default().streaming(false);
     let http = HttpTestServer::start(server, config).await.expect("a loopback port");
     let url = http.url();
     let post = |method: &str, params: Value| {

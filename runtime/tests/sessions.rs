@@ -70,7 +70,7 @@ async fn listen(url: &str, session: &str) -> impl futures::Stream {
 
 #[tokio::test]
 async fn at_the_limit_only_idle_sessions_make_room() {
-    let config = HttpConfig { max_sessions: 2, keep_alive: Duration::from_millis(20), ..HttpConfig::default() };
+    let config = HttpConfig::default().max_sessions(2).keep_alive(Duration::from_millis(20));
     let http = serve(config).await;
     let url = http.url();
     let a = initialize(&url).await.expect("a");
@@ -90,7 +90,7 @@ async fn at_the_limit_only_idle_sessions_make_room() {
 
 #[tokio::test]
 async fn idle_sessions_expire() {
-    let config = HttpConfig { session_idle_timeout: Duration::from_millis(50), ..HttpConfig::default() };
+    let config = HttpConfig::default().session_idle_timeout(Duration::from_millis(50));
     let http = serve(config).await;
     let url = http.url();
     let a = initialize(&url).await.expect("a");
@@ -105,7 +105,7 @@ async fn idle_sessions_expire() {
 /// such sessions every `initialize` got 503).
 #[tokio::test]
 async fn a_request_whose_client_left_does_not_keep_its_session_busy() {
-    let http = serve(HttpConfig { max_sessions: 1, ..HttpConfig::default() }).await;
+    let http = serve(HttpConfig::default().max_sessions(1)).await;
     let url = http.url();
     let a = initialize(&url).await.expect("a");
     let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "test/nap", "params": {} });
@@ -142,7 +142,7 @@ static HANG_STARTED: tokio::sync::Notify = tokio::sync::Notify::const_new();
 /// request is answered `-32603` "request cancelled" and its session is idle again.
 #[tokio::test]
 async fn a_cancelled_request_answers_request_cancelled_and_frees_its_session() {
-    let http = serve(HttpConfig { max_sessions: 1, ..HttpConfig::default() }).await;
+    let http = serve(HttpConfig::default().max_sessions(1)).await;
     let url = http.url();
     let a = initialize(&url).await.expect("a");
     let call = json!({ "jsonrpc": "2.0", "id": 7, "method": "test/hang", "params": {} });

@@ -39,7 +39,7 @@ async fn fan_in(ctx: RequestContext) -> Result<String, ToolError> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_sent_from_other_tasks_and_threads_reach_an_open_sse_reply() {
     let server = Server::builder("wakeups", "1").groups(["wakeups"]).build().expect("builds");
-    let config = HttpConfig { keep_alive: Duration::from_secs(3600), ..HttpConfig::default() };
+    let config = HttpConfig::default().keep_alive(Duration::from_secs(3600));
     let http = HttpTestServer::start(server, config).await.expect("a loopback port");
     let url = http.url();
     let client = reqwest::Client::new();

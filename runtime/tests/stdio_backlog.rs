@@ -41,7 +41,7 @@ impl Peer {
         let server = Server::builder("backlog", "1").groups(["backlog"]).build().expect("builds");
         let (client_out, server_in) = tokio::io::duplex(64 * 1024);
         let (server_out, client_in) = tokio::io::duplex(64 * 1024);
-        let config = StdioConfig { max_in_flight: 1, ..StdioConfig::default() };
+        let config = StdioConfig::default().max_in_flight(1);
         tokio::spawn(serve_io(server, server_in, server_out, config));
         Peer { tx: client_out, rx: BufReader::new(client_in).lines() }
     }

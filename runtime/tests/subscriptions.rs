@@ -328,8 +328,7 @@ async fn every_id_shape_is_framed_on_http_exactly_as_the_value_was() {
 #[tokio::test]
 async fn c19_listen_streams_carry_keep_alive_comments_at_the_configured_interval() {
     let server = Server::builder("c19", "1").groups(["c16"]).build().expect("builds");
-    let config =
-        switchyard::transport::http::HttpConfig { keep_alive: Duration::from_millis(50), ..Default::default() };
+    let config = switchyard::transport::http::HttpConfig::default().keep_alive(Duration::from_millis(50));
     let http = serve(server, config).await;
     let url = http.url();
     let mut resp = open_listen(&url, 1).await;

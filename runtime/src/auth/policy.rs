@@ -2,6 +2,7 @@ use super::Principal;
 
 /// What a caller wants to use, as the [`Policy`] sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Primitive<'a> {
     /// A tool, by name.
     Tool(&'a str),

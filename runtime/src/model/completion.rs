@@ -5,6 +5,7 @@ use serde_json::Value;
 /// `{"type":"ref/resource","uri":..}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum CompletionRef {
     /// A prompt, by name.
     #[serde(rename = "ref/prompt")]

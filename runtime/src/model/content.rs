@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 /// JSON: `{"uri":..,"mimeType"?:..,"text":..}` or `{"uri":..,"mimeType"?:..,"blob":"<base64>"}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ResourceContents {
     /// Text contents.
     Text {
@@ -59,6 +60,7 @@ pub struct EmbeddedResource {
 /// JSON is tagged by `type`: `text`, `image`, `audio`, `resource`, `resource_link`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Content {
     /// `{"type":"text","text":..}`
     Text {

@@ -2,6 +2,7 @@ use serde_json::Value;
 
 /// Something that happened on the server that listen subscriptions may be told about.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Event {
     /// The tool list changed (`notifications/tools/list_changed`).
     ToolsListChanged,

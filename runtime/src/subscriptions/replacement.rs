@@ -23,6 +23,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// Why a subscription served by a replacement handler ended (see [`ListenStream::ended`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ListenEnd {
     /// The client ended it: closed the HTTP response, or sent `notifications/cancelled` for the
     /// listen id on stdio. Nothing more reaches the client, and the handler's future is dropped

@@ -50,6 +50,7 @@ use tokio_util::task::TaskTracker;
 
 /// Limits of the stdio transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StdioConfig {
     /// Longest accepted line in bytes (default 16 MiB). A longer line is answered with `-32700`
     /// and skipped; the connection stays usable.
@@ -81,6 +82,38 @@ impl Default for StdioConfig {
             eof_grace: Duration::from_secs(2),
             principal: None,
         }
+    }
+}
+
+impl StdioConfig {
+    /// Sets [`max_line_bytes`](Self::max_line_bytes).
+    pub fn max_line_bytes(mut self, max_line_bytes: usize) -> Self {
+        self.max_line_bytes = max_line_bytes;
+        self
+    }
+
+    /// Sets [`max_in_flight`](Self::max_in_flight).
+    pub fn max_in_flight(mut self, max_in_flight: usize) -> Self {
+        self.max_in_flight = max_in_flight;
+        self
+    }
+
+    /// Sets [`max_backlog`](Self::max_backlog).
+    pub fn max_backlog(mut self, max_backlog: usize) -> Self {
+        self.max_backlog = max_backlog;
+        self
+    }
+
+    /// Sets [`eof_grace`](Self::eof_grace).
+    pub fn eof_grace(mut self, eof_grace: Duration) -> Self {
+        self.eof_grace = eof_grace;
+        self
+    }
+
+    /// Sets [`principal`](Self::principal).
+    pub fn principal(mut self, principal: Option<Principal>) -> Self {
+        self.principal = principal;
+        self
     }
 }
 

@@ -21,6 +21,7 @@ pub struct InputRequest {
 /// The kind of an [`InputRequest`], which decides the client capability it needs and the shape
 /// of its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum InputKind {
     /// `elicitation/create` in form mode; needs `elicitation`; answered by an `ElicitResult`.
     ElicitationForm,

@@ -107,6 +107,7 @@ pub struct ListRootsResult {
 
 /// A validated answer to one [`InputRequest`](super::InputRequest).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum InputResponse {
     /// The answer to `elicitation/create`.
     Elicit(ElicitResult),

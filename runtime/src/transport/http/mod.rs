@@ -50,6 +50,7 @@ pub use security::HostPolicy;
 
 /// Configuration of the Streamable HTTP transport.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct HttpConfig {
     /// Path of the MCP endpoint inside the router (default `/mcp`).
     pub path: String,
@@ -93,6 +94,56 @@ impl Default for HttpConfig {
             session_idle_timeout: Duration::from_secs(30 * 60),
             streaming: true,
         }
+    }
+}
+
+impl HttpConfig {
+    /// Sets [`path`](Self::path).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Sets [`hosts`](Self::hosts).
+    pub fn hosts(mut self, hosts: HostPolicy) -> Self {
+        self.hosts = hosts;
+        self
+    }
+
+    /// Sets [`max_body_bytes`](Self::max_body_bytes).
+    pub fn max_body_bytes(mut self, max_body_bytes: usize) -> Self {
+        self.max_body_bytes = max_body_bytes;
+        self
+    }
+
+    /// Sets [`legacy_sessions`](Self::legacy_sessions).
+    pub fn legacy_sessions(mut self, legacy_sessions: bool) -> Self {
+        self.legacy_sessions = legacy_sessions;
+        self
+    }
+
+    /// Sets [`keep_alive`](Self::keep_alive).
+    pub fn keep_alive(mut self, keep_alive: Duration) -> Self {
+        self.keep_alive = keep_alive;
+        self
+    }
+
+    /// Sets [`max_sessions`](Self::max_sessions).
+    pub fn max_sessions(mut self, max_sessions: usize) -> Self {
+        self.max_sessions = max_sessions;
+        self
+    }
+
+    /// Sets [`session_idle_timeout`](Self::session_idle_timeout).
+    pub fn session_idle_timeout(mut self, session_idle_timeout: Duration) -> Self {
+        self.session_idle_timeout = session_idle_timeout;
+        self
+    }
+
+    /// Sets [`streaming`](Self::streaming).
+    pub fn streaming(mut self, streaming: bool) -> Self {
+        self.streaming = streaming;
+        self
     }
 }
 
