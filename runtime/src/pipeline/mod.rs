@@ -2,24 +2,26 @@
 //! this one path. `serve.rs` reads top to bottom in the order below; each stage names its file.
 //!
 //! ```text
-//! Server::handle_request (server)            one entry point for every transport
-//!  └─ era and target          serve.rs       legacy session, unnegotiated ping, or 2026-07-28
-//!                                            (`_meta` version -32022); method → built-in or RPC
-//!                                            (-32601; an extension's RPC only while declared)
-//!     └─ requestState check   serve.rs       an input-required retry is verified (-32602)
-//!                              + input/        before anything runs; the request's context is made
-//!        └─ raw filters       raw.rs         every method; see raw JSON; may short-circuit
-//!           └─ dispatch        serve.rs      capability gate (-32021), authorization (-32600
-//!                                            forbidden), `_meta` stripped, params decoded (-32602)
-//!              ├─ built-in     handlers/     tools/*, prompts/*, resources/*, completion/*,
-//!              │                             subscriptions/listen, ping, logging/setLevel, ...
-//!              └─ typed        run.rs        #[mcp_rpc] RPCs; tools/call, prompts/get,
-//!                                            resources/read (the primitive matched first):
-//!                 └─ alternate filters  alternate.rs  may answer with another shape
-//!                    └─ typed filters   typed.rs      TypedRequest<P> → Result<R>
-//!                       └─ handler ─► encode
-//!        ◄─ result stamping   encode.rs      resultType, cache hints, serverInfo (2026-07-28);
-//!                                            input-required errors become results
+//! Server::handle_request (server)        stdio's entry; HTTP enters at serve_modern/serve_legacy
+//!  └─ era and target        serve.rs     legacy session, unnegotiated ping, or 2026-07-28
+//!                                        (`_meta` -32602, version -32022); method → built-in
+//!                                        or RPC (-32601; an extension's RPC only while the
+//!                                        server declares the extension)
+//!     └─ requestState check serve.rs     an input-required retry is verified (-32602) before
+//!                           + input/     anything runs; then the request's context is made
+//!        └─ raw filters     raw.rs       every method; raw JSON; may short-circuit
+//!           └─ dispatch     serve.rs
+//!              ├─ built-in  handlers/    tools/call, prompts/get, resources/read: decode,
+//!              │                         match the primitive (-32602), authorize, then the
+//!              │                         typed stages; lists, listen, ping, ... answer here
+//!              └─ RPC       serve.rs     capability gate (-32021), authorization (forbidden),
+//!                                        `_meta` stripped, params decoded (-32602)
+//!                 └─ typed stages  run.rs
+//!                    └─ alternate filters  alternate.rs  may answer with another shape
+//!                       └─ typed filters   typed.rs      TypedRequest<P> → Result<R>
+//!                          └─ handler ─► encode
+//!        ◄─ result stamping encode.rs    2026-07-28: resultType, cache hints, serverInfo;
+//!                                        input-required errors become results
 //! ```
 //!
 //! Inside each kind, filters run in ascending `order`, ties broken by the filter's fully
