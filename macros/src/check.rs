@@ -10,49 +10,21 @@ use crate::attr::{
 use crate::ctxt::Ctxt;
 use crate::symbol::{ARGUMENT, DESCRIPTION, DESTRUCTIVE, GROUP, NAME, PROMPT, READ_ONLY, ROUTING_NAME, TITLE, URI};
 use crate::uri_template;
+use crate::vocab::methods::{self, LISTEN_KEYS, Owner};
 use proc_macro2::Span;
 use syn::{ItemFn, LitStr, Type};
 
-/// Methods of the MCP protocol itself (both eras) and of the Tasks extension. A tool, prompt or
-/// RPC may not take one of these names: clients and the dispatcher already give them a meaning.
-const CORE_METHODS: &[&str] = &[
-    "initialize",
-    "ping",
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "completion/complete",
-    "logging/setLevel",
-    "subscriptions/listen",
-    "sampling/createMessage",
-    "elicitation/create",
-    "roots/list",
-];
-
-/// Who owns `name` when it is a reserved MCP method name.
-pub fn reserved_method_owner(name: &str) -> Option<&'static str> {
-    if CORE_METHODS.contains(&name) {
-        Some("the MCP protocol")
-    } else if name.starts_with("tasks/") {
-        Some("the MCP Tasks extension")
-    } else if name.starts_with("notifications/") {
-        Some("the MCP protocol (notifications)")
-    } else {
-        None
-    }
-}
-
-/// MCP tool names: 1–128 characters of `[A-Za-z0-9_.-]`, and not a method name of the protocol.
+/// MCP tool names: 1–128 characters of `[A-Za-z0-9_.-]`, and not a method name of MCP (a
+/// client that confuses the two namespaces would call MCP's method).
 pub fn tool_name(name: &str) -> Result<(), String> {
-    if let Some(owner) = reserved_method_owner(name) {
-        return Err(format!("`{name}` is a reserved MCP method name owned by {owner}; choose another tool name"));
+    match methods::method_owner(name) {
+        Some(Owner::Core) => {
+            return Err(format!("`{name}` is a method of MCP itself; choose another tool name"));
+        }
+        Some(Owner::Namespace(ns)) => {
+            return Err(format!("`{name}` is in MCP's `{ns}` namespace of method names; choose another tool name"));
+        }
+        None => {}
     }
     if name.is_empty() {
         return Err("tool names must not be empty".to_owned());
@@ -90,66 +62,14 @@ pub fn mime_type(text: &str) -> Result<(), String> {
     }
 }
 
-/// Methods MCP owns outside the prefixes of [`MCP_PREFIXES`]: no RPC may take them, and no
-/// filter may name them as a string.
-const MCP_METHODS: &[&str] = &[
-    "initialize",
-    "ping",
-    "server/discover",
-    "subscriptions/listen",
-    "completion/complete",
-    "logging/setLevel",
-    "sampling/createMessage",
-    "elicitation/create",
-    "roots/list",
-];
-
-/// Every method under these prefixes belongs to MCP itself.
-const MCP_PREFIXES: &[&str] = &["tools/", "prompts/", "resources/", "notifications/"];
-
-/// The extension that declares the `tasks/*` methods.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
-/// Who owns a method name that an RPC may not take (or may take only as part of an extension).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Owner {
-    /// MCP itself.
-    Mcp,
-    /// The Tasks extension (`tasks/*`).
-    Tasks,
-}
-
-/// The owner of `method`, if it is not free for vendor RPCs.
-pub fn rpc_method_owner(method: &str) -> Option<Owner> {
-    if MCP_METHODS.contains(&method) || MCP_PREFIXES.iter().any(|p| method.starts_with(p)) {
-        Some(Owner::Mcp)
-    } else if method.starts_with("tasks/") {
-        Some(Owner::Tasks)
-    } else {
-        None
-    }
-}
-
-/// An `#[mcp_rpc]` method name: vendor-prefixed (`acme/sum`), not owned by MCP (`tasks/*` only
-/// for the Tasks extension), without whitespace, not JSON-RPC's reserved `rpc.` prefix.
+/// An `#[mcp_rpc]` method name: vendor-prefixed (`acme/sum`) unless it is an official
+/// extension's method in an MCP namespace (see [`methods::rpc_may_take`]), without whitespace,
+/// not JSON-RPC's reserved `rpc.` prefix.
 pub fn rpc_method_name(name: &str, extension: Option<&str>) -> Result<(), String> {
     if name.is_empty() {
         return Err("the method name must not be empty; RPC methods are vendor-prefixed, e.g. `acme/sum`".to_owned());
     }
-    match rpc_method_owner(name) {
-        Some(Owner::Mcp) => {
-            return Err(format!(
-                "`{name}` is a method of MCP itself; choose a vendor-prefixed name such as `acme/...`"
-            ));
-        }
-        Some(Owner::Tasks) if extension != Some(TASKS_EXTENSION) => {
-            return Err(format!(
-                "`{name}` is a method of the MCP Tasks extension; declare it with `extension = \"{TASKS_EXTENSION}\"`, \
-                 or choose a vendor-prefixed name such as `acme/...`"
-            ));
-        }
-        _ => {}
-    }
+    methods::rpc_may_take(name, extension)?;
     if name.contains(char::is_whitespace) {
         return Err(format!("method name {name:?} contains whitespace"));
     }
@@ -196,16 +116,7 @@ pub fn capability_name(name: &str) -> Result<(), String> {
 
 /// `extension`: an extension identifier `vendor-prefix/name`.
 pub fn extension_id(id: &str) -> Result<(), String> {
-    let well_formed = match id.split_once('/') {
-        Some((vendor, name)) => !vendor.is_empty() && !name.is_empty(),
-        None => false,
-    };
-    if !well_formed || id.contains(char::is_whitespace) {
-        return Err(format!(
-            "`extension` {id:?} is not an extension identifier; they read `vendor-prefix/name`, e.g. `io.example/ext`"
-        ));
-    }
-    Ok(())
+    methods::extension_id(id).map_err(|msg| format!("`extension` {msg}"))
 }
 
 /// The marker types of the built-in methods that take typed filters.
@@ -216,7 +127,7 @@ const BUILTIN_MARKERS: &[(&str, &str)] =
 /// built-in filter kinds, and an RPC's types can only be checked through its handler.
 pub fn filter_method(method: &str) -> String {
     let builtin = BUILTIN_MARKERS.iter().find(|(m, _)| *m == method);
-    match (rpc_method_owner(method), builtin) {
+    match (methods::method_owner(method), builtin) {
         (Some(_), Some((_, marker))) => format!(
             "filters on MCP's own methods come with the built-in filter kinds; `{method}` cannot be named here: \
              write `rpc = switchyard::methods::{marker}` for a typed filter on it, or leave `rpc` out for a raw \
@@ -377,10 +288,6 @@ pub fn check_filter_fn(cx: &Ctxt, kind: FilterKind, filter: &FilterFn<'_>) {
     }
 }
 
-/// The keys of the `subscriptions/listen` filter that the runtime itself answers.
-pub const CORE_FILTER_KEYS: &[&str] =
-    &["toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions"];
-
 /// A `#[subscription_field]` key: non-empty, without whitespace, and not one of the core keys.
 pub fn subscription_field_key(key: &str) -> Result<(), String> {
     if key.is_empty() {
@@ -389,11 +296,11 @@ pub fn subscription_field_key(key: &str) -> Result<(), String> {
     if key.contains(char::is_whitespace) {
         return Err(format!("the filter key {key:?} must not contain whitespace"));
     }
-    if CORE_FILTER_KEYS.contains(&key) {
+    if LISTEN_KEYS.contains(&key) {
         return Err(format!(
             "`{key}` is a core key of the `subscriptions/listen` filter, answered by the runtime itself; \
              a subscription field processor takes a key of its own extension (the core keys are {})",
-            CORE_FILTER_KEYS.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+            LISTEN_KEYS.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
         ));
     }
     Ok(())
@@ -624,7 +531,7 @@ mod tests {
         assert!(subscription_field_key("io.example/jobs").is_ok());
         assert!(subscription_field_key("").expect_err("empty").contains("must not be empty"));
         assert!(subscription_field_key("task ids").expect_err("space").contains("whitespace"));
-        for key in CORE_FILTER_KEYS {
+        for key in LISTEN_KEYS {
             assert!(subscription_field_key(key).expect_err("core").contains("is a core key"), "{key}");
         }
     }
@@ -646,15 +553,15 @@ mod tests {
     }
 
     #[test]
-    fn reserved_method_names_name_their_owner() {
+    fn tool_names_cannot_be_mcp_method_names() {
         for name in ["tools/call", "initialize", "ping", "server/discover", "subscriptions/listen"] {
-            let err = tool_name(name).expect_err("reserved");
-            assert!(err.contains("reserved MCP method name owned by the MCP protocol"), "{err}");
+            let err = tool_name(name).expect_err("core");
+            assert_eq!(err, format!("`{name}` is a method of MCP itself; choose another tool name"));
         }
-        let err = tool_name("tasks/get").expect_err("reserved");
-        assert!(err.contains("owned by the MCP Tasks extension"), "{err}");
-        assert_eq!(reserved_method_owner("tools"), None);
-        assert_eq!(reserved_method_owner("pings"), None);
+        let err = tool_name("tasks/get").expect_err("namespace");
+        assert!(err.contains("is in MCP's `tasks/` namespace of method names"), "{err}");
+        assert_eq!(tool_name("tools"), Ok(()));
+        assert_eq!(tool_name("pings"), Ok(()));
     }
 
     #[test]
@@ -662,25 +569,34 @@ mod tests {
         for name in ["acme/sum", "io.example/ext/run", "acme/jobs/status", "tools.acme/x", "acme/get-job_2"] {
             assert_eq!(rpc_method_name(name, None), Ok(()), "{name}");
         }
-        assert_eq!(rpc_method_name("tasks/get", Some(TASKS_EXTENSION)), Ok(()));
+    }
+
+    #[test]
+    fn official_extensions_take_rpc_names_in_mcp_namespaces() {
+        assert_eq!(rpc_method_name("tasks/get", Some("io.modelcontextprotocol/tasks")), Ok(()));
+        assert_eq!(rpc_method_name("resources/directory/read", Some("io.modelcontextprotocol/skills")), Ok(()));
     }
 
     #[test]
     fn mcp_method_names_are_refused_with_their_owner() {
-        for name in ["tools/call", "tools/anything", "resources/templates/list", "notifications/progress", "ping"] {
-            let err = rpc_method_name(name, None).expect_err("reserved");
+        for name in ["tools/call", "resources/templates/list", "ping", "initialize", "roots/list"] {
+            let err = rpc_method_name(name, None).expect_err("core");
             assert!(
                 err.contains("is a method of MCP itself; choose a vendor-prefixed name such as `acme/...`"),
                 "{err}"
             );
+            let err = rpc_method_name(name, Some("io.modelcontextprotocol/tasks")).expect_err("core");
+            assert!(err.contains("which no extension may take"), "{err}");
         }
-        for name in ["initialize", "server/discover", "subscriptions/listen", "roots/list", "elicitation/create"] {
-            assert_eq!(rpc_method_owner(name), Some(Owner::Mcp), "{name}");
+        for name in ["tools/anything", "notifications/progress", "tasks/get", "skills/list"] {
+            let err = rpc_method_name(name, None).expect_err("namespace");
+            assert!(
+                err.contains("namespace") && err.contains("`extension = \"io.modelcontextprotocol/...\"`"),
+                "{err}"
+            );
+            let err = rpc_method_name(name, Some("io.example/ext")).expect_err("vendor extension");
+            assert!(err.contains("`io.example/ext` is not one of them"), "{err}");
         }
-        let err = rpc_method_name("tasks/get", Some("io.example/ext")).expect_err("tasks");
-        assert!(err.contains("MCP Tasks extension") && err.contains(TASKS_EXTENSION), "{err}");
-        assert_eq!(rpc_method_owner("tool/call"), None);
-        assert_eq!(rpc_method_owner("acme/tools/call"), None);
     }
 
     #[test]
@@ -712,7 +628,8 @@ mod tests {
         assert!(capability_name("extensions").expect_err("ext").contains("`extension = "));
         assert_eq!(extension_id("io.modelcontextprotocol/tasks"), Ok(()));
         for bad in ["", "ext", "/ext", "io.x/", "io.x/a b"] {
-            assert!(extension_id(bad).is_err(), "{bad}");
+            let err = extension_id(bad).expect_err(bad);
+            assert!(err.starts_with(&format!("`extension` {bad:?} is not an extension identifier")), "{err}");
         }
     }
 
@@ -722,8 +639,10 @@ mod tests {
         assert!(msg.starts_with("filters on MCP's own methods come with the built-in filter kinds"), "{msg}");
         assert!(msg.contains("`tools/call` cannot be named here"), "{msg}");
         assert!(msg.contains("`rpc = switchyard::methods::ToolsCall`"), "{msg}");
-        let msg = filter_method("tasks/get");
-        assert!(msg.contains("cannot be named here") && msg.contains("raw filter"), "{msg}");
+        for method in ["ping", "tasks/get"] {
+            let msg = filter_method(method);
+            assert!(msg.contains("cannot be named here") && msg.contains("raw filter"), "{msg}");
+        }
         let msg = filter_method("acme/sum");
         assert!(msg.contains("`rpc = <handler fn>`") && msg.contains("#[mcp_rpc(\"acme/sum\")]"), "{msg}");
     }

@@ -211,7 +211,8 @@ pub fn mcp_completion(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///     Ok(SumResult { sum: params.a + params.b })
 /// }
 ///
-/// /// An extension method: 2026-07-28 requests only, from clients declaring the extension.
+/// /// An extension method: 2026-07-28 requests only, from clients declaring the extension, to a
+/// /// server declaring it.
 /// #[mcp_rpc("io.example/ext/run", extension = "io.example/ext", routing_name = "jobId")]
 /// async fn run(job: JobRef) -> Result<JobStatus, McpError> {
 ///     # todo!()
@@ -221,17 +222,18 @@ pub fn mcp_completion(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// # Arguments of the attribute
 /// The method name comes first, as a string literal: vendor-prefixed (`acme/sum`, with a `/`),
 /// without whitespace, not starting with JSON-RPC's reserved `rpc.`, and not a method of MCP
-/// itself (`initialize`, `ping`, `server/discover`, `subscriptions/listen`,
-/// `completion/complete`, `logging/setLevel`, `sampling/createMessage`, `elicitation/create`,
-/// `roots/list`, or anything under `tools/`, `prompts/`, `resources/` or `notifications/`).
-/// Names under `tasks/` belong to the Tasks extension and are accepted only together with
-/// `extension = "io.modelcontextprotocol/tasks"`. Then these keys:
+/// itself (`initialize`, `ping`, `server/discover`, `tools/call`, `subscriptions/listen`, ...:
+/// never, whatever the `extension`). Names in MCP's namespaces (`tools/`, `prompts/`,
+/// `resources/`, `notifications/`, `tasks/`, `skills/`) are the methods of MCP's official
+/// extensions, accepted only with `extension = "io.modelcontextprotocol/<name>"`, as the Tasks
+/// extension declares `tasks/get` with `extension = "io.modelcontextprotocol/tasks"`. Then
+/// these keys:
 ///
 /// | key | value | default |
 /// |---|---|---|
 /// | `routing_name` | the params field that the HTTP `Mcp-Name` header mirrors, e.g. `"taskId"` (needs a params argument) | none |
 /// | `capability` | a top-level client capability the request must declare, e.g. `"sampling"` | none |
-/// | `extension` | an extension the request must declare, `"vendor-prefix/name"` | none |
+/// | `extension` | the extension that declares the method, `"vendor-prefix/name"`: the request must declare it too, and the method is served only while the server declares it (`ServerBuilder::extension_capability`) | none |
 /// | `eras` | `"modern"` (2026-07-28 requests), `"legacy"` (sessions of earlier revisions) or `"both"` | `"both"`, or `"modern"` with `extension` |
 /// | `group` | registration group selected by `ServerBuilder::groups` | `"default"` |
 /// | `roles` | an array of role names, e.g. `["ops"]`: a caller needs any one of them (see the [crate docs](crate#roles)) | anyone may call it |
@@ -239,7 +241,7 @@ pub fn mcp_completion(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `capability` and `extension` together require both (one merged `ClientCapabilities`
 /// object). A modern request that lacks them gets `-32021` with the object as
 /// `data.requiredCapabilities`; legacy sessions are not checked. A request in an era the method
-/// is not served in gets `-32601`.
+/// is not served in, or to a server that does not declare the method's extension, gets `-32601`.
 ///
 /// # Arguments of the function
 /// Extractors and at most one params type (see the [crate docs](crate)), which implements

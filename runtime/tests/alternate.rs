@@ -232,9 +232,23 @@ async fn b8_get(p: Pair) -> Result<Sum, McpError> {
     Ok(Sum { sum: p.a + p.b })
 }
 
+/// B8: an extension's RPC is served only while the server declares the extension (else
+/// `-32601`), only to 2026-07-28 requests by default, and only to clients that declare it too
+/// (`-32021` with `data.requiredCapabilities`).
 #[tokio::test]
-async fn b8_extension_rpcs_are_gated_by_era_and_capability() {
-    let server = || Server::builder("b8", "1").groups(["b8"]).build().expect("builds");
+async fn b8_extension_rpcs_are_gated_by_declaration_era_and_capability() {
+    let undeclared = Server::builder("b8", "1").groups(["b8"]).build().expect("builds");
+    let client = TestClient::modern(undeclared).with_capabilities(json!({ "extensions": { "io.example/ext": {} } }));
+    let r = client.request("io.example/ext/get", json!({ "a": 1, "b": 2 })).await;
+    assert_eq!(r.error_code(), Some(-32601), "{:?}", r.response);
+
+    let server = || {
+        Server::builder("b8", "1")
+            .groups(["b8"])
+            .extension_capability("io.example/ext", json!({}))
+            .build()
+            .expect("builds")
+    };
     let legacy = TestClient::legacy(server(), "2025-11-25").await.expect("initialized");
     let r = legacy.request("io.example/ext/get", json!({ "a": 1, "b": 2 })).await;
     assert_eq!(r.error_code(), Some(-32601), "{:?}", r.response);

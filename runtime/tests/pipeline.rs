@@ -111,6 +111,102 @@ async fn b6_every_pipeline_problem_is_reported_at_once() {
     }
 }
 
+/// The shim of the hand-written registrations below, which `build()` refuses before any call.
+fn never_called(
+    _ctx: RequestContext,
+    _params: switchyard::pipeline::ErasedValue,
+) -> switchyard::registry::BoxFuture<Result<switchyard::pipeline::ErasedValue, McpError>> {
+    Box::pin(async { Err(McpError::internal("never called")) })
+}
+
+/// An `RpcRegistration` written by hand, as a crate without the macro (or built by an older
+/// one) could submit it: the names the macro refuses must fail `build()` as well.
+macro_rules! hand_written_rpc {
+    ($method:literal, $extension:expr, $group:literal) => {
+        inventory::submit! {
+            switchyard::pipeline::RpcRegistration {
+                method: $method,
+                group: $group,
+                routing_name: None,
+                extension: $extension,
+                required_capabilities: None,
+                eras: switchyard::pipeline::Eras::Both,
+                decode: switchyard::pipeline::decode_erased::<Id>,
+                encode: switchyard::pipeline::encode_erased::<Echoed>,
+                params_type: std::any::TypeId::of::<Id>,
+                result_type: std::any::TypeId::of::<Echoed>,
+                roles: &[],
+                handler: never_called,
+                state: &[],
+                site: switchyard::registry::Site {
+                    module_path: module_path!(),
+                    file: file!(),
+                    line: line!(),
+                    function: $group,
+                },
+            }
+        }
+    };
+}
+
+hand_written_rpc!("tools/call", Some("io.modelcontextprotocol/tasks"), "hand_core");
+hand_written_rpc!("tasks/get", None, "hand_namespace");
+hand_written_rpc!("tasks/get", Some("acme/x"), "hand_vendor_extension");
+hand_written_rpc!("acme/x", Some("acme"), "hand_malformed_extension");
+hand_written_rpc!("resources/directory/read", Some("io.modelcontextprotocol/skills"), "hand_official");
+
+fn never_granted(
+    _ctx: RequestContext,
+    _requested: serde_json::Value,
+) -> switchyard::registry::BoxFuture<Result<Option<serde_json::Value>, McpError>> {
+    Box::pin(async { Err(McpError::internal("never called")) })
+}
+
+inventory::submit! {
+    switchyard::subscriptions::SubscriptionFieldRegistration {
+        key: "toolsListChanged",
+        extension: None,
+        group: "hand_listen_key",
+        handler: never_granted,
+        state: &[],
+        site: switchyard::registry::Site {
+            module_path: module_path!(),
+            file: file!(),
+            line: line!(),
+            function: "hand_listen_key",
+        },
+    }
+}
+
+/// A subscription field on a key the runtime answers itself fails `build()`, as the macro
+/// refuses it at compile time.
+#[test]
+fn build_refuses_a_subscription_field_on_a_built_in_listen_key() {
+    let err = Server::builder("v", "1").groups(["hand_listen_key"]).build().expect_err("a built-in key");
+    assert!(err.to_string().contains("toolsListChanged"), "{err}");
+    assert!(err.to_string().contains("the runtime answers this listen key itself"), "{err}");
+}
+
+#[tokio::test]
+async fn build_refuses_the_rpc_names_the_macro_refuses() {
+    let refused = |group: &str| {
+        let err = Server::builder("v", "1").groups([group]).build().expect_err(group);
+        assert_eq!(err.problems().len(), 1, "{err}");
+        err.to_string()
+    };
+    let err = refused("hand_core");
+    assert!(err.contains("`tools/call` is a method of MCP itself, which no extension may take"), "{err}");
+    let err = refused("hand_namespace");
+    assert!(err.contains("`tasks/get` is in MCP's `tasks/` namespace"), "{err}");
+    assert!(err.contains("`extension = \"io.modelcontextprotocol/...\"`"), "{err}");
+    let err = refused("hand_vendor_extension");
+    assert!(err.contains("`acme/x` is not one of them"), "{err}");
+    let err = refused("hand_malformed_extension");
+    assert!(err.contains("its extension \"acme\" is not an extension identifier"), "{err}");
+    let server = Server::builder("v", "1").groups(["hand_official"]).build();
+    assert!(server.is_ok(), "an official extension's method in an MCP namespace builds: {:?}", server.err());
+}
+
 /// An RPC whose `taskId` the Mcp-Name header mirrors.
 #[mcp_rpc("acme/job", routing_name = "id", group = "routing")]
 async fn job(p: Id) -> Result<Echoed, McpError> {

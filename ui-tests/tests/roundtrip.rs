@@ -187,7 +187,11 @@ async fn rpc_ext(params: SumParams) -> Result<SumResult, McpError> {
 }
 
 fn rpc_server() -> Server {
-    Server::builder("rpc", "0").groups(["rpc"]).build().expect("server builds")
+    Server::builder("rpc", "0")
+        .groups(["rpc"])
+        .extension_capability("io.example/ext", switchyard::__private::serde_json::json!({}))
+        .build()
+        .expect("server builds")
 }
 
 /// The result without the era's `_meta` envelope.

@@ -543,92 +543,276 @@ mod tests {
         assert!(text.contains("enum sum { }") && !text.contains("RpcMethod for sum"), "{text}");
     }
 
-    #[test]
-    fn rpc_registration_carries_the_keys() {
-        let out = expand(
-            Kind::Rpc,
-            quote!("io.x/run", capability = "sampling", extension = "io.x/ext", routing_name = "id", group = "g"),
-            quote!(
-                pub async fn run(p: P) -> Result<R, McpError> {
-                    todo!()
-                }
-            ),
-        );
-        let text = out.to_string().replace(' ', "");
-        assert!(text.contains(r#"json!({"sampling":{},"extensions":{"io.x/ext":{}}})"#), "{text}");
-        assert!(text.contains("eras:::switchyard::__private::Eras::Modern"), "{text}");
-        assert!(text.contains(r#"routing_name:::switchyard::__private::Some("id")"#), "{text}");
-        assert!(text.contains(r#"group:"g""#), "{text}");
-        assert!(text.contains("pubenumrun{}"), "the marker keeps the function's visibility: {text}");
-        assert!(text.contains("__switchyard_rpc_io_x_run_"), "{text}");
+    /// The expansion of `#[attr] item` as formatted source, compared with
+    /// `snapshots/switchyard_macros__expand__tests__{name}.snap`; the snapshot's description is
+    /// the attribute, so a reviewer sees what was expanded. A changed expansion fails the test
+    /// (in CI, a missing snapshot too); `INSTA_UPDATE=always` rewrites the snapshots, to be read
+    /// before they are committed.
+    fn assert_expansion(name: &str, kind: Kind, attr: TokenStream, item: TokenStream) {
+        let invocation = attribute_text(kind, &attr);
+        let out = expand(kind, attr, item);
+        assert!(!out.to_string().contains("compile_error"), "{out}");
+        let file: syn::File = syn::parse2(out.clone()).unwrap_or_else(|e| panic!("not a file of items: {e}\n{out}"));
+        let pretty = prettyplease::unparse(&file);
+        insta::with_settings!({ description => invocation, omit_expression => true }, {
+            insta::assert_snapshot!(name, pretty);
+        });
+    }
+
+    /// `#[mcp_tool(..)]` as prettyplease writes it, on one line (a snapshot's description is one
+    /// line of its header).
+    fn attribute_text(kind: Kind, attr: &TokenStream) -> String {
+        let name = Ident::new(kind.macro_name(), Span::call_site());
+        let file: syn::File = syn::parse_quote!(#[#name(#attr)] fn f() {});
+        let text = prettyplease::unparse(&file);
+        let attribute = text.split("\nfn f()").next().unwrap_or_default();
+        attribute.split_whitespace().collect::<Vec<_>>().join(" ").replace("( ", "(").replace(" )", ")")
     }
 
     #[test]
-    fn registrations_carry_roles() {
-        let tool = quote!(
-            /// Doc.
-            async fn t() {}
+    fn tool_derives_its_input_and_output_schemas_from_its_types() {
+        assert_expansion(
+            "tool_derives_its_input_and_output_schemas_from_its_types",
+            Kind::Tool,
+            quote!(),
+            quote! {
+                /// Searches the catalogue.
+                async fn search(args: SearchArgs, db: State<Db>) -> Result<Json<Hits>, ToolError> {
+                    todo!()
+                }
+            },
         );
-        let cases = [
-            (Kind::Tool, quote!(roles = ["admin", "ops"]), tool.clone(), r#"roles:&["admin","ops"]"#),
-            (Kind::Tool, quote!(), tool, "roles:&[]"),
-            (
-                Kind::Prompt,
-                quote!(roles = ["editor"]),
-                quote!(
-                    /// Doc.
-                    async fn p() -> String {
-                        todo!()
-                    }
-                ),
-                r#"roles:&["editor"]"#,
+    }
+
+    #[test]
+    fn tool_with_a_written_schema_uses_it_and_needs_only_deserialize() {
+        assert_expansion(
+            "tool_with_a_written_schema_uses_it_and_needs_only_deserialize",
+            Kind::Tool,
+            quote!(input_schema = r#"{"type":"object","properties":{"q":{"type":"string"}}}"#),
+            quote! {
+                /// Looks something up.
+                async fn lookup(args: LookupArgs) -> String {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn tool_carries_its_keys_roles_annotations_and_task_support() {
+        assert_expansion(
+            "tool_carries_its_keys_roles_annotations_and_task_support",
+            Kind::Tool,
+            quote!(
+                name = "files.purge",
+                title = "Purge",
+                description = "Deletes old files.",
+                group = "admin",
+                destructive,
+                idempotent = true,
+                open_world = false,
+                roles = ["admin", "ops"],
+                task_support = "optional"
             ),
-            (
-                Kind::Resource,
-                quote!(uri = "x://y", roles = ["reader"]),
-                quote!(
-                    async fn r() -> String {
-                        todo!()
-                    }
-                ),
-                r#"roles:&["reader"]"#,
-            ),
-            (
-                Kind::Rpc,
-                quote!("acme/x", roles = ["admin"]),
-                quote!(
-                    async fn x() -> Result<(), McpError> {
-                        todo!()
-                    }
-                ),
-                r#"roles:&["admin"]"#,
-            ),
-        ];
-        for (kind, attr, item, expected) in cases {
-            let text = expand(kind, attr, item).to_string().replace(' ', "");
-            assert!(!text.contains("compile_error"), "{text}");
-            assert!(text.contains(expected), "{expected}: {text}");
-        }
+            quote! {
+                async fn purge(cancel: CancellationToken) -> Result<CallToolResult, McpError> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn prompt_lists_its_params_fields_as_arguments() {
+        assert_expansion(
+            "prompt_lists_its_params_fields_as_arguments",
+            Kind::Prompt,
+            quote!(name = "review", title = "Code review", roles = ["editor"]),
+            quote! {
+                /// Asks for a code review.
+                async fn review(args: ReviewArgs, ctx: RequestContext) -> Vec<PromptMessage> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn prompt_without_params_has_no_arguments() {
+        assert_expansion(
+            "prompt_without_params_has_no_arguments",
+            Kind::Prompt,
+            quote!(),
+            quote! {
+                /// Says hello.
+                async fn hello() -> String {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn static_resource_registers_its_uri_and_mime_type() {
+        assert_expansion(
+            "static_resource_registers_its_uri_and_mime_type",
+            Kind::Resource,
+            quote!(uri = "config://app", mime_type = "application/json", roles = ["reader"]),
+            quote! {
+                /// The current configuration.
+                async fn config(cfg: State<Config>) -> Result<String, McpError> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn resource_template_parses_its_variables_into_arguments() {
+        assert_expansion(
+            "resource_template_parses_its_variables_into_arguments",
+            Kind::Resource,
+            quote!(uri = "users://{org}/{id}/profile", name = "user-profile", group = "users"),
+            quote! {
+                async fn profile(org: String, id: u64, req: ResourceRequest) -> Result<ResourceContents, McpError> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn completion_of_one_prompt_argument() {
+        assert_expansion(
+            "completion_of_one_prompt_argument",
+            Kind::Completion,
+            quote!(prompt = "review", argument = "language"),
+            quote! {
+                async fn languages(req: CompletionRequest) -> Vec<String> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn completion_of_every_template_variable_with_an_extractor() {
+        assert_expansion(
+            "completion_of_every_template_variable_with_an_extractor",
+            Kind::Completion,
+            quote!(resource = "users://{org}/{id}/profile", group = "users"),
+            quote! {
+                async fn users(db: State<Db>, req: CompletionRequest) -> Result<Completion, McpError> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn rpc_decodes_its_params_and_is_served_in_both_eras() {
+        assert_expansion(
+            "rpc_decodes_its_params_and_is_served_in_both_eras",
+            Kind::Rpc,
+            quote!("acme/sum"),
+            quote! {
+                async fn sum(params: SumParams, db: State<Db>) -> Result<SumResult, McpError> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn rpc_without_params_carries_its_roles_and_era() {
+        assert_expansion(
+            "rpc_without_params_carries_its_roles_and_era",
+            Kind::Rpc,
+            quote!("acme/reset", roles = ["admin"], eras = "legacy"),
+            quote! {
+                async fn reset() -> Result<(), AcmeError> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn rpc_of_an_extension_requires_its_capabilities_and_is_modern_only() {
+        assert_expansion(
+            "rpc_of_an_extension_requires_its_capabilities_and_is_modern_only",
+            Kind::Rpc,
+            quote!("io.x/run", capability = "sampling", extension = "io.x/ext", routing_name = "id", group = "g"),
+            quote! {
+                pub async fn run(p: P) -> Result<R, McpError> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn rpc_of_an_official_extension_takes_a_name_in_an_mcp_namespace() {
+        assert_expansion(
+            "rpc_of_an_official_extension_takes_a_name_in_an_mcp_namespace",
+            Kind::Rpc,
+            quote!("tasks/get", extension = "io.modelcontextprotocol/tasks", routing_name = "taskId"),
+            quote! {
+                async fn tasks_get(params: TaskRef, ctx: RequestContext) -> Result<Value, McpError> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn raw_filter_wraps_every_request() {
+        assert_expansion(
+            "raw_filter_wraps_every_request",
+            Kind::Filter,
+            quote!(order = -1),
+            quote! {
+                async fn audit(req: RawRequest, next: RawNext) -> RawResponse {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn typed_filter_takes_the_types_of_its_rpc() {
+        assert_expansion(
+            "typed_filter_takes_the_types_of_its_rpc",
+            Kind::Filter,
+            quote!(rpc = crate::rpcs::sum, order = 20, group = "typed"),
+            quote! {
+                async fn limit(req: TypedRequest<SumParams>, next: Next<SumParams, SumResult>) -> Result<SumResult, McpError> {
+                    todo!()
+                }
+            },
+        );
     }
 
     #[test]
     fn alternate_filter_registers_an_alternate_registration() {
-        let out = expand(
+        assert_expansion(
+            "alternate_filter_registers_an_alternate_registration",
             Kind::Filter,
-            quote!(alternate, rpc = sum, order = -2, group = "g"),
-            quote!(
-                async fn alt(r: TypedRequest<P>, n: AltNext<P, R>) -> Result<Alternate<R>, McpError> {
+            quote!(alternate, rpc = switchyard::methods::PromptsGet, order = -2, group = "g"),
+            quote! {
+                async fn deferred(
+                    req: TypedRequest<GetPromptParams>,
+                    next: AltNext<GetPromptParams, GetPromptResult>,
+                ) -> Result<Alternate<GetPromptResult>, McpError> {
                     todo!()
                 }
-            ),
+            },
         );
-        let text = out.to_string().replace(' ', "");
-        assert!(text.contains("::switchyard::__private::AlternateFilterRegistration{"), "{text}");
-        assert!(text.contains("alternate_filter_shim::<"), "{text}");
-        assert!(text.contains("AltFilterNext<"), "{text}");
-        assert!(text.contains("order:-2i32"), "{text}");
-        assert!(!text.contains("TypedFilterRegistration"), "{text}");
+    }
 
+    #[test]
+    fn alternate_filter_without_rpc_is_an_error_and_keeps_the_function() {
         let out = expand(
             Kind::Filter,
             quote!(alternate),
@@ -645,26 +829,35 @@ mod tests {
     }
 
     #[test]
-    fn subscription_field_registration_carries_the_keys() {
-        let out = expand(
+    fn subscription_field_processor_grants_its_key_for_its_extension() {
+        assert_expansion(
+            "subscription_field_processor_grants_its_key_for_its_extension",
             Kind::SubscriptionField,
             quote!("taskIds", extension = "io.x/tasks"),
-            quote!(
+            quote! {
                 async fn grant(ctx: RequestContext, requested: Vec<String>) -> Result<Vec<String>, E> {
                     todo!()
                 }
-            ),
+            },
         );
-        let text = out.to_string().replace(' ', "");
-        assert!(!text.contains("compile_error"), "{text}");
-        assert!(text.contains("::switchyard::__private::SubscriptionFieldRegistration{"), "{text}");
-        assert!(text.contains(r#"grant_shim::<<Vec<String>as::switchyard::__private::RpcParams>::Checked,"#), "{text}");
-        assert!(text.contains(r#",__requested,"taskIds",|__requested,__ctx|"#), "{text}");
-        assert!(text.contains(r#"extension:::switchyard::__private::Some("io.x/tasks")"#), "{text}");
-        assert!(text.contains(r#"group:"default""#), "{text}");
-        assert!(text.contains("grant(__arg0,__arg1).await"), "{text}");
-        assert!(text.contains("__switchyard_subscription_field_taskIds_"), "{text}");
+    }
 
+    #[test]
+    fn subscription_field_processor_without_extension_serves_any_client() {
+        assert_expansion(
+            "subscription_field_processor_without_extension_serves_any_client",
+            Kind::SubscriptionField,
+            quote!("io.example/jobs", group = "jobs"),
+            quote! {
+                async fn jobs(requested: JobFilter) -> Result<JobFilter, McpError> {
+                    todo!()
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn subscription_field_signature_errors_keep_the_function() {
         let out = expand(
             Kind::SubscriptionField,
             quote!("taskIds"),

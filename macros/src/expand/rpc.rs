@@ -2,7 +2,7 @@
 //! `RpcMethod` (what `#[mcp_filter(rpc = handler)]` names), and an `RpcRegistration` whose shim
 //! builds the extractors, awaits the function and maps its error into `McpError`.
 
-use super::{Generated, duplicate_guard, extractor, group, lit_value, private, roles, site};
+use super::{Generated, duplicate_guard, extractor, group, lit_value, opt_str, private, roles, site};
 use crate::ast::{self, ArgRules, Handler, Role};
 use crate::attr::{Named, RpcAttrs};
 use crate::check;
@@ -62,6 +62,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
         Some(lit) => quote!(#p::Some(#lit)),
         None => quote!(#p::None),
     };
+    let extension = opt_str(lit_value(attrs.extension.as_ref()));
     let eras = format_ident!("{}", attrs.eras().variant());
 
     let call = shim_body(&handler, error);
@@ -90,6 +91,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
                     method: #method,
                     group: #group,
                     routing_name: #routing_name,
+                    extension: #extension,
                     required_capabilities: #capabilities,
                     eras: #p::Eras::#eras,
                     decode: #p::decode_erased::<#checked_params>,

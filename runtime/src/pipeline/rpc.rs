@@ -55,6 +55,13 @@ pub struct RpcRegistration {
     pub group: &'static str,
     /// The params field the HTTP `Mcp-Name` header must mirror (e.g. `taskId`), if any.
     pub routing_name: Option<&'static str>,
+    /// The extension that declares the method (`extension = ".."` of `#[mcp_rpc]`), e.g.
+    /// `io.modelcontextprotocol/tasks`. The method is served only while the server declares that
+    /// extension with [`ServerBuilder::extension_capability`](crate::ServerBuilder::extension_capability),
+    /// otherwise it is `-32601`. Only an official extension (`io.modelcontextprotocol/...`) may
+    /// declare a method in one of MCP's namespaces (`tasks/get`); `ServerBuilder::build` refuses
+    /// any other.
+    pub extension: Option<&'static str>,
     /// A `ClientCapabilities` object the request must declare (modern requests; `-32021` with
     /// it as `data.requiredCapabilities` otherwise), e.g. `{"extensions":{"acme/x":{}}}`.
     pub required_capabilities: Option<fn() -> Value>,

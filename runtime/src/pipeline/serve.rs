@@ -17,10 +17,6 @@ use std::future::Future;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// The Tasks extension's identifier; its `tasks/*` methods are served only when a server
-/// declares it with [`ServerBuilder::extension_capability`](crate::ServerBuilder::extension_capability).
-const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
 /// The built-in MCP methods, per era (spec digest §0.1 and the 2025-11-25 schema).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Method {
@@ -78,8 +74,8 @@ impl Engine {
             return Some(Target::Builtin(m));
         }
         let (&name, reg) = self.pipelines.rpcs.get_key_value(method)?;
-        // `tasks/*` exist only while the Tasks extension is installed (it declares itself).
-        if name.starts_with("tasks/") && !self.has_extension(TASKS_EXTENSION) {
+        // An extension's methods exist only while the server declares that extension.
+        if reg.extension.is_some_and(|id| !self.has_extension(id)) {
             return None;
         }
         reg.eras.serves(modern).then_some(Target::Rpc(name))

@@ -4,26 +4,9 @@ use super::{RpcRegistration, TypedChain, TypedFilterRegistration};
 use crate::model::{CallToolResult, GetPromptResult, ReadResourceResult};
 use crate::registry::BuildError;
 use crate::registry::Site;
+use crate::vocab::methods;
 use std::any::TypeId;
 use std::collections::HashMap;
-
-/// Method names MCP owns: no `#[mcp_rpc]` may take them (the Tasks extension's `tasks/*`
-/// methods are declared by that extension itself through the same seam).
-fn is_reserved(method: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "initialize",
-        "ping",
-        "server/discover",
-        "subscriptions/listen",
-        "completion/complete",
-        "logging/setLevel",
-        "sampling/createMessage",
-        "elicitation/create",
-        "roots/list",
-    ];
-    const PREFIXES: &[&str] = &["tools/", "prompts/", "resources/", "notifications/"];
-    EXACT.contains(&method) || PREFIXES.iter().any(|p| method.starts_with(p))
-}
 
 /// The typed RPCs of a server and the filter chains of every method that has filters.
 #[derive(Default)]
@@ -50,10 +33,11 @@ fn in_groups(groups: Option<&[String]>, group: &str) -> bool {
 
 /// Collects the typed RPCs, typed filters and alternate filters of the selected groups.
 ///
-/// Errors: two RPCs with one method (both sites named); an RPC on a name MCP reserves or with
-/// an empty name or routing name; a filter for a method nobody serves; a filter whose params
-/// or result type differs from its method's. Every one of them at once
-/// ([`BuildError::Several`]) when there are several.
+/// Errors: two RPCs with one method (both sites named); an RPC with an empty name or routing
+/// name, a malformed extension identifier, or a name it may not take (one of MCP's own methods,
+/// or a name in an MCP namespace without an official extension: see `vocab::methods`); a
+/// filter for a method nobody serves; a filter whose params or result type differs from its
+/// method's. Every one of them at once ([`BuildError::Several`]) when there are several.
 pub(crate) fn build(groups: Option<&[String]>) -> Result<Pipelines, BuildError> {
     let mut errors = Vec::new();
     let mut rpcs: HashMap<&'static str, &'static RpcRegistration> = HashMap::new();
@@ -71,8 +55,12 @@ pub(crate) fn build(groups: Option<&[String]>) -> Result<Pipelines, BuildError> 
             errors.push(invalid("the method name and the routing name must not be empty".to_owned()));
             continue;
         }
-        if is_reserved(reg.method) && !reg.method.starts_with("tasks/") {
-            errors.push(invalid("this method name belongs to MCP itself".to_owned()));
+        if let Some(Err(msg)) = reg.extension.map(methods::extension_id) {
+            errors.push(invalid(format!("its extension {msg}")));
+            continue;
+        }
+        if let Err(msg) = methods::rpc_may_take(reg.method, reg.extension) {
+            errors.push(invalid(msg));
             continue;
         }
         if let Some(prev) = rpcs.insert(reg.method, reg) {

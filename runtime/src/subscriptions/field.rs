@@ -82,6 +82,15 @@ pub(crate) fn collect_fields(
         if groups.is_some_and(|g| !g.iter().any(|x| x == reg.group)) {
             continue;
         }
+        if crate::vocab::methods::LISTEN_KEYS.contains(&reg.key) {
+            errors.push(crate::BuildError::Invalid {
+                kind: "subscription field",
+                name: reg.key.to_owned(),
+                site: reg.site.to_string(),
+                reason: "the runtime answers this listen key itself; choose another key".to_owned(),
+            });
+            continue;
+        }
         if let Some(prev) = fields.insert(reg.key, reg) {
             let (a, b) = (prev.site.to_string(), reg.site.to_string());
             let (first, second) = if a <= b { (a, b) } else { (b, a) };

@@ -8,6 +8,9 @@ use super::encoded;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::protocol::META_SUBSCRIPTION_ID;
+use crate::vocab::methods::{
+    LISTEN_KEYS, PROMPTS_LIST_CHANGED, RESOURCE_SUBSCRIPTIONS, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED,
+};
 use futures::StreamExt;
 use futures::task::AtomicWaker;
 use serde_json::{Map, Value, json};
@@ -48,16 +51,16 @@ impl Grant {
     fn to_json(&self) -> Value {
         let mut n = Map::new();
         for (key, on) in [
-            ("toolsListChanged", self.tools),
-            ("promptsListChanged", self.prompts),
-            ("resourcesListChanged", self.resources),
+            (TOOLS_LIST_CHANGED, self.tools),
+            (PROMPTS_LIST_CHANGED, self.prompts),
+            (RESOURCES_LIST_CHANGED, self.resources),
         ] {
             if on {
                 n.insert(key.into(), json!(true));
             }
         }
         if let Some(uris) = &self.uris {
-            n.insert("resourceSubscriptions".into(), json!(uris));
+            n.insert(RESOURCE_SUBSCRIPTIONS.into(), json!(uris));
         }
         for (k, v) in &self.fields {
             n.insert(k.clone(), v.clone());
@@ -92,19 +95,16 @@ pub(super) fn requested(params: &Map<String, Value>) -> Result<Map<String, Value
     let filter = params.get("notifications").and_then(Value::as_object).ok_or_else(|| {
         McpError::invalid_params("subscriptions/listen: params.notifications (an object) is required")
     })?;
-    for key in ["toolsListChanged", "promptsListChanged", "resourcesListChanged"] {
-        if filter.get(key).is_some_and(|v| !v.is_boolean()) {
-            return Err(McpError::invalid_params(format!(
-                "subscriptions/listen: notifications.{key} must be a boolean"
-            )));
+    for &key in LISTEN_KEYS {
+        let Some(v) = filter.get(key) else { continue };
+        let (valid, what) = if key == RESOURCE_SUBSCRIPTIONS {
+            (v.as_array().is_some_and(|a| a.iter().all(Value::is_string)), "an array of URI strings")
+        } else {
+            (v.is_boolean(), "a boolean")
+        };
+        if !valid {
+            return Err(McpError::invalid_params(format!("subscriptions/listen: notifications.{key} must be {what}")));
         }
-    }
-    if let Some(v) = filter.get("resourceSubscriptions")
-        && !v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
-    {
-        return Err(McpError::invalid_params(
-            "subscriptions/listen: notifications.resourceSubscriptions must be an array of URI strings",
-        ));
     }
     Ok(filter.clone())
 }
@@ -141,11 +141,11 @@ fn grant(server: &impl ListenHost, filter: &Map<String, Value>) -> Grant {
     let on = |k: &str| filter.get(k).and_then(Value::as_bool).unwrap_or(false);
     let has_resources = table.has_resources();
     Grant {
-        tools: on("toolsListChanged") && table.has_tools(),
-        prompts: on("promptsListChanged") && table.prompts().next().is_some(),
-        resources: on("resourcesListChanged") && has_resources,
+        tools: on(TOOLS_LIST_CHANGED) && table.has_tools(),
+        prompts: on(PROMPTS_LIST_CHANGED) && table.prompts().next().is_some(),
+        resources: on(RESOURCES_LIST_CHANGED) && has_resources,
         uris: filter
-            .get("resourceSubscriptions")
+            .get(RESOURCE_SUBSCRIPTIONS)
             .and_then(Value::as_array)
             .filter(|_| has_resources)
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect()),

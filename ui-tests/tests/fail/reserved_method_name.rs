@@ -12,7 +12,7 @@ async fn ping() -> String {
     String::new()
 }
 
-/// Owned by the Tasks extension.
+/// A name in one of MCP's namespaces.
 #[mcp_tool(name = "tasks/get")]
 async fn get_task() -> String {
     String::new()

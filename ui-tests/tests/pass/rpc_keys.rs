@@ -45,8 +45,23 @@ async fn get_task(job: JobRef) -> Result<JobStatus, McpError> {
     Ok(JobStatus { done: !job.job_id.is_empty() })
 }
 
+/// Any official extension may add methods to MCP's namespaces, not only the Tasks extension.
+#[mcp_rpc("resources/directory/read", extension = "io.modelcontextprotocol/skills", group = "tasks")]
+async fn read_directory() -> Result<(), McpError> {
+    Ok(())
+}
+
 fn main() {
-    let server = Server::builder("t", "0").groups(["keys"]).build().expect("build");
+    let undeclared = Server::builder("t", "0").groups(["keys"]).build().expect("build");
+    assert!(undeclared.serves_modern_method("acme/jobs/status"));
+    assert!(!undeclared.serves_modern_method("io.example/ext/run"), "the server does not declare its extension");
+    assert!(!undeclared.serves_modern_method("acme/both"), "the server does not declare its extension");
+
+    let server = Server::builder("t", "0")
+        .groups(["keys"])
+        .extension_capability("io.example/ext", serde_json::json!({}))
+        .build()
+        .expect("build");
     assert_eq!(server.routing_field("acme/jobs/status"), Some("jobId"));
     assert!(server.serves_modern_method("acme/jobs/status"));
     assert!(server.serves_modern_method("io.example/ext/run"));
@@ -56,4 +71,13 @@ fn main() {
 
     let tasks = Server::builder("t", "0").groups(["tasks"]).build().expect("build");
     assert_eq!(tasks.routing_field("tasks/get"), Some("taskId"));
+    assert!(!tasks.serves_modern_method("tasks/get"), "the Tasks extension is not declared");
+    assert!(!tasks.serves_modern_method("resources/directory/read"), "the Skills extension is not declared");
+    let skills = Server::builder("t", "0")
+        .groups(["tasks"])
+        .extension_capability("io.modelcontextprotocol/skills", serde_json::json!({}))
+        .build()
+        .expect("build");
+    assert!(skills.serves_modern_method("resources/directory/read"));
+    assert!(!skills.serves_modern_method("tasks/get"), "only the declared extension's methods");
 }
