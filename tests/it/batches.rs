@@ -3,9 +3,7 @@
 //! (<https://modelcontextprotocol.io/specification/2025-03-26/basic#batching>); later revisions
 //! and the 2026-07-28 wire refuse them with one `-32600`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::time::Duration;
 

@@ -740,7 +740,7 @@ mod pg {
     }
 
     /// Sums 1..=n; as a task it runs in a worker, never in the server.
-    #[mcp_tool(task_support = "optional")]
+    #[mcp_tool(task_support = "optional", group = "store_contract")]
     async fn crunch(args: CrunchArgs) -> Result<String, ToolError> {
         RAN_HERE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Ok(format!("{}", args.n * (args.n + 1) / 2))
@@ -751,7 +751,10 @@ mod pg {
     pub async fn postgres_job_executor_queues_the_call_for_a_worker(db: Arc<Db>) {
         let store = db.store(4).await;
         let ext = TasksExtension::new().store(store.clone()).executor(PostgresJobExecutor::new(store.clone()));
-        let server = ext.install(Server::builder("pg-jobs", "0")).build().expect("builds");
+        // Not the other modules' tools and filters, which share this binary's registry; "default"
+        // holds the extension's own.
+        let server =
+            ext.install(Server::builder("pg-jobs", "0").groups(["default", "store_contract"])).build().expect("builds");
         let client = TestClient::modern(server)
             .with_capabilities(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }));
         let reply = client.call_tool("crunch", json!({ "n": 4 })).await;

@@ -3,9 +3,7 @@
 //! and nothing more: run-time tool changes must not add automatic frames to its streams, while
 //! the same steps against the default fixture do (the control), and legacy requests get -32601.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;

@@ -5,12 +5,10 @@
 //!
 //! After each phase the server must still answer, every echo must return its own input, and
 //! the server's resident memory must settle near its baseline. Memory bounds are generous and
-//! the figures are printed (`cargo test -p switchyard-tests --test load -- --nocapture`). No
-//! assertion depends on timing; timeouts only bound liveness.
+//! the figures are printed (`cargo test -p switchyard-tests --test it load:: -- --nocapture`).
+//! No assertion depends on timing; timeouts only bound liveness.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

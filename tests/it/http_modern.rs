@@ -2,9 +2,7 @@
 //! every row of the status-code table (spec digest §5.5), the header checks of §1.7 and §5.3,
 //! and that the endpoint stays usable after each bad request.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 async fn still_usable(c: &reqwest::Client, url: &str) {

@@ -1,7 +1,7 @@
 //! An official MCP client (the TypeScript SDK, from the npm registry) drives the `everything`
 //! example over stdio: list tools, call tools, read resources, get a prompt.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -2,9 +2,7 @@
 //! stand without tasks and authorization, against `examples/fixture` as a real process over
 //! both transports.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};

@@ -1,9 +1,7 @@
 //! The legacy (2025-11-25) session wire over Streamable HTTP, beside the modern one on the same
 //! endpoint of the `everything` example.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 struct Session<'a> {

@@ -1,7 +1,7 @@
 //! Tasks across instances, in one process: two servers ("instances") share one store, and in
 //! some tests one event hub, as instances behind a load balancer share PostgreSQL and NATS
 //! (`docs/scaling.md`). The same behaviour over real PostgreSQL, NATS and HAProxy is tested in
-//! `tests/cluster.rs`; here each rule is checked in isolation and quickly.
+//! `tests/it/cluster.rs`; here each rule is checked in isolation and quickly.
 
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -56,7 +56,7 @@ impl Drop for StopGuard {
 }
 
 /// Works for `seconds` unless stopped; records the stop in the server's `Stops`.
-#[mcp_tool(task_support = "optional")]
+#[mcp_tool(task_support = "optional", group = "across_instances")]
 async fn stoppable(args: Work, ctx: RequestContext, stops: State<Arc<Stops>>) -> Result<String, ToolError> {
     let mut guard = StopGuard { stops: Arc::clone(&stops.0), finished: false };
     tokio::select! {
@@ -74,7 +74,7 @@ struct NameForm {
 }
 
 /// Asks for a name inside the task, then greets.
-#[mcp_tool(task_support = "optional")]
+#[mcp_tool(task_support = "optional", group = "across_instances")]
 async fn greet_in_task(ctx: RequestContext) -> Result<String, McpError> {
     match ctx.elicit::<NameForm>("who", "Name?").await? {
         Elicited::Accept(f) => Ok(format!("Hello, {}!", f.name)),
@@ -89,7 +89,9 @@ struct Instance {
 
 fn instance(store: Arc<InMemoryTaskStore>, hub: Option<SharedHub>, lease: Duration) -> Instance {
     let stops = Arc::new(Stops::default());
-    let mut builder = Server::builder("across", "0").state(stops.clone());
+    // Not the other modules' tools and filters, which share this binary's registry; "default"
+    // holds the extension's own.
+    let mut builder = Server::builder("across", "0").groups(["default", "across_instances"]).state(stops.clone());
     if let Some(hub) = hub {
         builder = builder.delivery_hub(hub).request_state_key([9u8; 32]);
     }

@@ -1,9 +1,7 @@
 //! subscriptions/listen and the publisher (requirements group (c)) against `examples/fixture`,
 //! over stdio and Streamable HTTP.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;

@@ -177,7 +177,7 @@ impl Drop for ScopeGuard {
     }
 }
 
-#[mcp_filter(alternate, rpc = ToolsCall, order = 500)]
+#[mcp_filter(alternate, rpc = ToolsCall, order = 500, group = "in_process")]
 async fn alt_pre(
     req: TypedRequest<CallToolParams>,
     next: AltNext<CallToolParams, CallToolResult>,
@@ -189,7 +189,7 @@ async fn alt_pre(
     next.run(req).await
 }
 
-#[mcp_filter(alternate, rpc = ToolsCall, order = 1500)]
+#[mcp_filter(alternate, rpc = ToolsCall, order = 1500, group = "in_process")]
 async fn alt_post(
     req: TypedRequest<CallToolParams>,
     next: AltNext<CallToolParams, CallToolResult>,
@@ -203,7 +203,7 @@ async fn alt_post(
     next.run(req).await
 }
 
-#[mcp_filter(rpc = ToolsCall, order = 1)]
+#[mcp_filter(rpc = ToolsCall, order = 1, group = "in_process")]
 async fn ord(
     req: TypedRequest<CallToolParams>,
     next: Next<CallToolParams, CallToolResult>,
@@ -220,7 +220,7 @@ async fn ord(
 }
 
 /// A job: counts its runs.
-#[mcp_tool(task_support = "optional")]
+#[mcp_tool(task_support = "optional", group = "in_process")]
 async fn work(ctx: RequestContext) -> Result<String, ToolError> {
     if let Some(p) = ctx.state::<Arc<Probe>>() {
         p.record("tool", &ctx);
@@ -230,7 +230,7 @@ async fn work(ctx: RequestContext) -> Result<String, ToolError> {
 }
 
 /// Needs the role admin.
-#[mcp_tool(task_support = "optional", roles = ["admin"])]
+#[mcp_tool(task_support = "optional", roles = ["admin"], group = "in_process")]
 async fn secret(ctx: RequestContext) -> Result<String, ToolError> {
     if let Some(p) = ctx.state::<Arc<Probe>>() {
         p.record("tool:secret", &ctx);
@@ -239,13 +239,13 @@ async fn secret(ctx: RequestContext) -> Result<String, ToolError> {
 }
 
 /// An inner alternate filter answers for it.
-#[mcp_tool(task_support = "optional")]
+#[mcp_tool(task_support = "optional", group = "in_process")]
 async fn alt_inside() -> Result<String, ToolError> {
     Ok("never".to_owned())
 }
 
 /// Waits for cancellation (at most a minute).
-#[mcp_tool(task_support = "optional")]
+#[mcp_tool(task_support = "optional", group = "in_process")]
 async fn wait_cancel(cancel: CancellationToken) -> Result<String, ToolError> {
     tokio::select! {
         _ = cancel.cancelled() => Err(ToolError::new("cancelled")),
@@ -254,7 +254,7 @@ async fn wait_cancel(cancel: CancellationToken) -> Result<String, ToolError> {
 }
 
 /// Asks the client for a name through the task's input requests.
-#[mcp_tool(task_support = "required")]
+#[mcp_tool(task_support = "required", group = "in_process")]
 async fn ask(ctx: RequestContext) -> Result<String, ToolError> {
     let mut requests = Map::new();
     requests.insert(
@@ -280,7 +280,9 @@ fn harness(configure: impl FnOnce(TasksExtension) -> TasksExtension, registered:
     let store = Arc::new(FakeStore::default());
     let probe = Arc::new(Probe::default());
     *probe.store.lock().expect("store") = Some(store.clone());
-    let mut builder = Server::builder("tasks-test", "0").state(probe.clone());
+    // Not the other modules' tools and filters, which share this binary's registry; "default"
+    // holds the extension's own.
+    let mut builder = Server::builder("tasks-test", "0").groups(["default", "in_process"]).state(probe.clone());
     if let Some(r) = registered {
         builder = builder.state(RegisteredExecutor(Arc::new(Shared(r))));
     }
@@ -554,7 +556,7 @@ async fn dynamic_tools_declare_task_support_too() {
 }
 
 /// Panics (a bug in a tool must not hang the client or its task).
-#[mcp_tool(task_support = "optional")]
+#[mcp_tool(task_support = "optional", group = "in_process")]
 async fn panics() -> Result<String, ToolError> {
     panic!("a bug in the tool")
 }
@@ -565,7 +567,7 @@ struct NameForm {
 }
 
 /// Asks on the request path, then escalates.
-#[mcp_tool(task_support = "escalate")]
+#[mcp_tool(task_support = "escalate", group = "in_process")]
 async fn escalating(ctx: RequestContext) -> Result<CallToolResult, McpError> {
     let name = match ctx.elicit::<NameForm>("who", "Name?").await? {
         Elicited::Accept(f) => f.name,

@@ -10,9 +10,7 @@
 //! test starts its own NATS server on a free port (one test restarts it) and its own balancer.
 //! Without them every test says it was skipped, and how to run it, and passes.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -21,7 +19,7 @@ use std::time::{Duration, Instant};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 const HOW: &str = "apt-get install haproxy nats-server (or set SWITCHYARD_HAPROXY / SWITCHYARD_NATS_SERVER) and run \
-                   SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-tests --test cluster";
+                   SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-tests --test it cluster::";
 
 /// The lease of the instances' tasks: a killed instance's task ends `failed` within 4/3 of it.
 const LEASE_MS: u64 = 1500;
@@ -58,10 +56,6 @@ fn requirements(test: &str) -> Option<(String, PathBuf, PathBuf)> {
             None
         }
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
 }
 
 fn wait_for_port(port: u16, what: &str) {

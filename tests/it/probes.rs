@@ -3,9 +3,7 @@
 //! 2025-11-25 session where the item asks for one). The probes are switched on per request by
 //! `_meta["dev.switchyard.fixture/probe"]`; see `examples/fixture/probes.rs`.
 
-mod common;
-
-use common::*;
+use crate::common::{self, *};
 use serde_json::{Map, Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};

@@ -2,9 +2,7 @@
 //! input-required results and `requestState` on the 2026-07-28 wire, and real server→client
 //! `elicitation/create` requests on legacy sessions, over stdio and Streamable HTTP.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

@@ -7,9 +7,7 @@
 //! server/tools "Error Handling" (SEP-1303). A missing `name`, an unknown tool and `arguments`
 //! that are not an object stay `-32602`.
 
-mod common;
-
-use common::*;
+use crate::common::{self, *};
 use serde_json::{Value, json};
 use std::time::Duration;
 

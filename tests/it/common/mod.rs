@@ -3,16 +3,31 @@
 #![allow(dead_code, missing_docs)]
 
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 pub const MODERN: &str = "2026-07-28";
 
 fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A free loopback port for a server the test starts itself (`nats-server`, HAProxy), never the
+/// same one twice in this process. The modules share one process and run side by side, and a test
+/// that restarts its broker leaves the port unbound meanwhile, where a plain `bind(0)` elsewhere
+/// could be handed it.
+pub fn free_port() -> u16 {
+    static HANDED_OUT: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    loop {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port");
+        if HANDED_OUT.lock().expect("ports handed out").insert(probe.port()) {
+            return probe.port();
+        }
+    }
 }
 
 /// Builds the example `name` (a no-op when it is up to date) and returns its path.

@@ -1,9 +1,7 @@
 //! The Tasks extension (requirements group (d), and the task parts of A4-A7 and A15) against
 //! `examples/fixture --tasks` as a real process, over stdio and Streamable HTTP.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};

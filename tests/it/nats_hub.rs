@@ -1,12 +1,14 @@
 //! `NatsHub` (runtime feature `nats`): two hubs on one subject stand for two server instances.
 //!
-//! Needs a NATS broker: `SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222 cargo test -p switchyard-tests
-//! --test nats_hub`; without it each test says it was skipped and passes. The outage tests start
-//! and kill their own `nats-server` (path from `SWITCHYARD_NATS_SERVER`, else `nats-server` on
-//! PATH, else /usr/sbin/nats-server) on a free loopback port, never touching the shared broker.
+//! Needs a NATS broker:
+//! `SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222 cargo test -p switchyard-tests --test it nats_hub::`;
+//! without it each test says it was skipped and passes. The outage tests start and kill their own
+//! `nats-server` (path from `SWITCHYARD_NATS_SERVER`, else `nats-server` on PATH, else
+//! /usr/sbin/nats-server) on a free loopback port, never touching the shared broker.
 //! Every test uses its own subject, so they run in parallel. Every wait is bounded by `WAIT`:
 //! a timeout only turns a hang into a failure, nothing here measures speed.
 
+use crate::common::free_port;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::process::{Child, Command, Stdio};
@@ -16,7 +18,7 @@ use switchyard::subscriptions::{DeliveryHub, Event, EventStream, Lagged, NatsHub
 use switchyard::testing::TestClient;
 
 const WAIT: Duration = Duration::from_secs(30);
-const RUN: &str = "SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222 cargo test -p switchyard-tests --test nats_hub";
+const RUN: &str = "SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222 cargo test -p switchyard-tests --test it nats_hub::";
 
 /// The shared broker's URL, or `None` (and a note) when the tests are not asked to use one.
 fn shared_broker(test: &str) -> Option<String> {
@@ -106,8 +108,7 @@ struct Broker {
 impl Broker {
     /// A free port with no broker on it yet.
     fn unstarted() -> Broker {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
-        Broker { child: None, port }
+        Broker { child: None, port: free_port() }
     }
 
     async fn started() -> Broker {

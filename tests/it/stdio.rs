@@ -1,9 +1,7 @@
 //! The stdio transport of the `everything` example as a real child process: framing, both
 //! eras, cancellation, malformed input and EOF.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};

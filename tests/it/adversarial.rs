@@ -1,9 +1,7 @@
 //! Adversarial input against the example servers over real transports: reused and duplicate
 //! request ids on stdio, listen streams reset on a shared HTTP/2 connection.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;

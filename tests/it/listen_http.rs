@@ -1,9 +1,7 @@
 //! C19 (keep-alive comments on idle listen streams) and C20 (one broken subscription does not
 //! stop the others) against `examples/fixture` over Streamable HTTP.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;

@@ -1,0 +1,17 @@
+//! The runtime's integration tests, in one binary so the crate and its dependencies are linked
+//! once. Run one module with a filter: `cargo test -p switchyard --test it pipeline::`.
+//!
+//! All modules register into one `inventory`: each module's handlers and filters are in groups of
+//! its own, and every server here selects its groups, so no module sees another's registrations.
+
+mod alternate;
+mod http_body;
+mod http_reply;
+mod input;
+mod listen_replacement;
+mod pipeline;
+mod server;
+mod sessions;
+mod sse_wakeups;
+mod stdio_backlog;
+mod subscriptions;

@@ -1,0 +1,22 @@
+//! The wire-level tests, in one binary so the runtime, reqwest and tokio are linked once rather
+//! than once per file. Run one module with a filter: `cargo test -p switchyard-tests --test it http_modern::`.
+
+mod common;
+
+mod adversarial;
+mod batches;
+mod cluster;
+mod fixture;
+mod http_legacy;
+mod http_modern;
+mod input;
+mod listen_custom;
+mod listen_http;
+mod load;
+mod nats_hub;
+mod probes;
+mod real_client;
+mod stdio;
+mod subscriptions;
+mod tasks;
+mod tool_results;
