@@ -95,25 +95,30 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::context::{FromRequestContext, RequestContext};
-    pub use crate::handler::{
-        IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolOutcome, decode_arguments, decode_tool_arguments,
-        empty_object_schema, input_schema, output_schema, prompt_arguments, raw_schema, template_var,
+    pub use crate::handler::schema::{
+        decode_arguments, decode_tool_arguments, empty_object_schema, input_schema, output_schema, prompt_arguments,
+        raw_schema, template_var,
     };
+    pub use crate::handler::{IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolOutcome};
     pub use crate::jsonrpc::McpError;
     pub use crate::model::{
         CallToolResult, Completion, CompletionRequest, GetPromptResult, PromptArgument, ReadResourceResult,
     };
-    pub use crate::pipeline::{
-        AltNext, Alternate, AlternateFilterRegistration, Eras, ErasedAltNext, ErasedNext, ErasedOutcome, ErasedValue,
-        Next, RawFilterRegistration, RawNext, RawRequest, RawResponse, RpcMethod, RpcRegistration,
-        TypedFilterRegistration, TypedRequest, alternate_filter_shim, decode_erased, encode_erased, rpc_shim,
-        typed_filter_shim,
+    pub use crate::pipeline::alternate::{
+        AlternateFilterFn, AlternateFilterRegistration, ErasedAltNext, ErasedOutcome, alternate_filter_shim,
     };
-    pub use crate::registry::{
-        BoxFuture, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, ResourceRequest,
-        SchemaOrigin, Site, TaskSupport, ToolRegistration,
+    pub use crate::pipeline::raw::{RawFilterFn, RawFilterRegistration};
+    pub use crate::pipeline::rpc::{
+        Eras, ErasedValue, RpcHandlerFn, RpcRegistration, decode_erased, encode_erased, rpc_shim,
     };
-    pub use crate::subscriptions::{SubscriptionFieldRegistration, grant_shim};
+    pub use crate::pipeline::typed::{ErasedNext, TypedFilterFn, TypedFilterRegistration, typed_filter_shim};
+    pub use crate::pipeline::{AltNext, Alternate, Next, RawNext, RawRequest, RawResponse, RpcMethod, TypedRequest};
+    pub use crate::registry::items::{
+        CompletionHandler, CompletionRegistration, CompletionTarget, PromptHandler, PromptRegistration,
+        ResourceHandler, ResourceRegistration, SchemaOrigin, Site, ToolHandler, ToolRegistration,
+    };
+    pub use crate::registry::{BoxFuture, ResourceRequest, TaskSupport};
+    pub use crate::subscriptions::field::{GrantFn, SubscriptionFieldRegistration, grant_shim};
     pub use inventory;
     pub use schemars;
     pub use serde;

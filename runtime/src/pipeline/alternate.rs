@@ -29,7 +29,7 @@ pub enum ErasedOutcome {
     Other(Value),
 }
 
-/// An alternate-result filter, type-erased (see [`TypedFilterFn`](super::TypedFilterFn)).
+/// An alternate-result filter, type-erased (see [`TypedFilterFn`](super::typed::TypedFilterFn)).
 pub type AlternateFilterFn =
     fn(RequestContext, ErasedValue, ErasedAltNext) -> BoxFuture<Result<ErasedOutcome, McpError>>;
 

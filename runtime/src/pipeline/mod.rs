@@ -29,29 +29,33 @@
 //! none). Message filters ([`MessageFilter`]) sit outside the pipeline, in the transports, where
 //! whole JSON-RPC messages cross.
 
-mod alternate;
+pub(crate) mod alternate;
 mod builtin;
 mod encode;
 mod engine;
 mod handlers;
 mod legacy_meta;
-mod raw;
-mod rpc;
+pub(crate) mod raw;
+pub(crate) mod rpc;
 mod run;
 pub(crate) mod serve;
 mod session;
 mod table;
-mod typed;
+pub(crate) mod typed;
 
-pub use raw::{RawFilterFn, RawFilterRegistration, RawNext, RawRequest, RawResponse};
-pub use rpc::{Eras, ErasedValue, RpcHandlerFn, RpcMethod, RpcRegistration, decode_erased, encode_erased, rpc_shim};
-pub use typed::{ErasedNext, Next, TypedFilterFn, TypedFilterRegistration, TypedRequest, typed_filter_shim};
+// What generated code names (registrations, shims, erased types) is reachable only through
+// `switchyard::__private`; these are the names a filter or RPC author writes.
+pub use raw::{RawNext, RawRequest, RawResponse};
+pub use rpc::RpcMethod;
+pub use typed::{Next, TypedRequest};
+
+pub(crate) use raw::RawFilterRegistration;
+pub(crate) use rpc::{ErasedValue, RpcRegistration, decode_erased, encode_erased, rpc_shim};
+pub(crate) use typed::TypedFilterRegistration;
 
 pub use crate::context::{MessageFilter, MessageFilters};
-pub use alternate::{
-    AltNext, Alternate, AlternateFilterFn, AlternateFilterRegistration, ErasedAltNext, ErasedOutcome,
-    alternate_filter_shim,
-};
+pub(crate) use alternate::AlternateFilterRegistration;
+pub use alternate::{AltNext, Alternate};
 pub use builtin::{CallToolParams, GetPromptParams, ReadResourceParams, methods};
 pub use engine::CacheConfig;
 pub(crate) use engine::{Engine, ToolsCallReplacement};

@@ -5,15 +5,17 @@
 //! gathers the items of the selected groups, checks names binary-wide and freezes them into a
 //! sorted, immutable [`DispatchTable`].
 
-mod items;
+pub(crate) mod items;
 mod table;
 mod task_support;
 mod tool_schema;
 mod uri_template;
 
-pub use items::{
-    BoxFuture, CompletionHandler, CompletionRegistration, CompletionTarget, PromptHandler, PromptRegistration,
-    ResourceHandler, ResourceRegistration, ResourceRequest, SchemaOrigin, Site, ToolHandler, ToolRegistration,
+pub use items::{BoxFuture, ResourceRequest};
+// The registrations the macros submit are reachable only through `switchyard::__private`.
+pub(crate) use items::{
+    CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, SchemaOrigin, Site,
+    ToolRegistration,
 };
 pub use table::{
     BuildError, CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ToolCallFn, ToolEntry,

@@ -7,7 +7,7 @@
 
 mod encoded;
 mod event;
-mod field;
+pub(crate) mod field;
 mod hub;
 pub(crate) mod listen;
 #[cfg(feature = "nats")]
@@ -18,8 +18,8 @@ pub(crate) mod replacement;
 
 pub(crate) use encoded::EncodedEvents;
 pub use event::Event;
+pub(crate) use field::SubscriptionFieldRegistration;
 pub(crate) use field::collect_fields;
-pub use field::{GrantFn, SubscriptionFieldRegistration, grant_shim};
 pub use hub::{DeliveryHub, EventStream, InProcessHub, Lagged};
 pub(crate) use listen::ListenHost;
 #[cfg(feature = "nats")]

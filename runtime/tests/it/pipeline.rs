@@ -114,8 +114,8 @@ async fn b6_every_pipeline_problem_is_reported_at_once() {
 /// The shim of the hand-written registrations below, which `build()` refuses before any call.
 fn never_called(
     _ctx: RequestContext,
-    _params: switchyard::pipeline::ErasedValue,
-) -> switchyard::registry::BoxFuture<Result<switchyard::pipeline::ErasedValue, McpError>> {
+    _params: switchyard::__private::ErasedValue,
+) -> switchyard::registry::BoxFuture<Result<switchyard::__private::ErasedValue, McpError>> {
     Box::pin(async { Err(McpError::internal("never called")) })
 }
 
@@ -124,21 +124,21 @@ fn never_called(
 macro_rules! hand_written_rpc {
     ($method:literal, $extension:expr, $group:literal) => {
         inventory::submit! {
-            switchyard::pipeline::RpcRegistration {
+            switchyard::__private::RpcRegistration {
                 method: $method,
                 group: $group,
                 routing_name: None,
                 extension: $extension,
                 required_capabilities: None,
-                eras: switchyard::pipeline::Eras::Both,
-                decode: switchyard::pipeline::decode_erased::<Id>,
-                encode: switchyard::pipeline::encode_erased::<Echoed>,
+                eras: switchyard::__private::Eras::Both,
+                decode: switchyard::__private::decode_erased::<Id>,
+                encode: switchyard::__private::encode_erased::<Echoed>,
                 params_type: std::any::TypeId::of::<Id>,
                 result_type: std::any::TypeId::of::<Echoed>,
                 roles: &[],
                 handler: never_called,
                 state: &[],
-                site: switchyard::registry::Site {
+                site: switchyard::__private::Site {
                     module_path: module_path!(),
                     file: file!(),
                     line: line!(),
@@ -163,13 +163,13 @@ fn never_granted(
 }
 
 inventory::submit! {
-    switchyard::subscriptions::SubscriptionFieldRegistration {
+    switchyard::__private::SubscriptionFieldRegistration {
         key: "toolsListChanged",
         extension: None,
         group: "hand_listen_key",
         handler: never_granted,
         state: &[],
-        site: switchyard::registry::Site {
+        site: switchyard::__private::Site {
             module_path: module_path!(),
             file: file!(),
             line: line!(),
