@@ -74,6 +74,11 @@ pub use tokio_util::sync::CancellationToken;
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
 
+/// The observability guide's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/observability.md")]
+pub struct ObservabilityGuideDoctests;
+
 /// The subscriptions guide's examples, compiled as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/subscriptions.md")]

@@ -63,8 +63,12 @@ fn server() -> Res<Server> {
     Ok(Server::builder("bench-switchyard", env!("CARGO_PKG_VERSION")).groups([ECHO_GROUP]).build()?)
 }
 
-/// Serves on stdin/stdout exactly as `cli::run` does for `--stdio`.
+/// Serves on stdin/stdout exactly as `cli::run` does for `--stdio`; with `RUST_LOG` set, with
+/// `cli`'s tracing subscriber installed (to measure what tracing costs per request).
 pub async fn stdio() -> Res<()> {
+    if std::env::var_os("RUST_LOG").is_some() {
+        switchyard::cli::init_tracing();
+    }
     serve(server()?, Mode::Stdio).await;
     Ok(())
 }

@@ -11,5 +11,5 @@ mod state;
 pub use extract::{FromRequestContext, RequiredState, StateRequirement};
 pub use message_filters::{MessageFilter, MessageFilters};
 pub use notify::{Logger, Notifier, Outbound, OutboundReceiver, OutboundSender, Payload, Progress, outbound_channel};
-pub use request::{RequestContext, RequestParts};
+pub use request::{Origin, RequestContext, RequestParts};
 pub use state::{State, StateMap};

@@ -3,7 +3,7 @@ mod detach;
 use super::{Logger, Notifier, Progress, StateMap};
 use crate::auth::Principal;
 use crate::jsonrpc::{McpError, RequestId};
-use crate::protocol::{Era, LogLevel};
+use crate::protocol::{Era, LogLevel, TraceContext};
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::sync::Arc;
@@ -35,6 +35,48 @@ pub struct RequestParts {
     pub notifier: Notifier,
     /// The authenticated caller; `None` for an anonymous one.
     pub principal: Option<Arc<Principal>>,
+    /// The caller's W3C trace context (SEP-414): from `params._meta`, else from the transport
+    /// (the HTTP `traceparent` header); `None` when neither carries a valid one.
+    pub trace: Option<TraceContext>,
+}
+
+/// What a transport knows about an incoming request besides its JSON-RPC message: how it is
+/// cancelled, where its notifications go, who sent it and the transport's trace context.
+///
+/// Made with [`Origin::new`] and the setters; passed to
+/// [`Server::handle_request`](crate::Server::handle_request).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Origin {
+    /// Fires when the client cancels the request or goes away (and when the server shuts down,
+    /// when it is a child of [`Server::shutdown_token`](crate::Server::shutdown_token)).
+    pub cancel: CancellationToken,
+    /// Where the request's own notifications go ([`Notifier::disconnected`] when nowhere).
+    pub notifier: Notifier,
+    /// The authenticated caller; `None` (the default) for an anonymous one.
+    pub principal: Option<Arc<Principal>>,
+    /// The transport's W3C trace context (HTTP `traceparent`, `tracestate` and `baggage`
+    /// headers), used when the request's `params._meta` carries none (SEP-414).
+    pub trace: Option<TraceContext>,
+}
+
+impl Origin {
+    /// An anonymous request without transport trace context.
+    pub fn new(cancel: CancellationToken, notifier: Notifier) -> Self {
+        Origin { cancel, notifier, principal: None, trace: None }
+    }
+
+    /// Sets [`principal`](Self::principal).
+    pub fn principal(mut self, principal: Option<Arc<Principal>>) -> Self {
+        self.principal = principal;
+        self
+    }
+
+    /// Sets [`trace`](Self::trace).
+    pub fn trace(mut self, trace: Option<TraceContext>) -> Self {
+        self.trace = trace;
+        self
+    }
 }
 
 /// The running server behind a request, as the layer that made the context knows it (the
@@ -57,18 +99,20 @@ struct Inner {
     parts: RequestParts,
     state: Arc<StateMap>,
     runtime: Runtime,
+    span: tracing::Span,
     matched: std::sync::OnceLock<String>,
     extensions: std::sync::Mutex<http::Extensions>,
     input: std::sync::Mutex<super::input::InputSlot>,
 }
 
 impl RequestContext {
-    pub(crate) fn new(parts: RequestParts, state: Arc<StateMap>, runtime: Runtime) -> Self {
+    pub(crate) fn new(parts: RequestParts, state: Arc<StateMap>, runtime: Runtime, span: tracing::Span) -> Self {
         RequestContext {
             inner: Arc::new(Inner {
                 parts,
                 state,
                 runtime,
+                span,
                 matched: std::sync::OnceLock::new(),
                 extensions: std::sync::Mutex::new(http::Extensions::new()),
                 input: std::sync::Mutex::new(Default::default()),
@@ -91,8 +135,31 @@ impl RequestContext {
     }
 
     pub(crate) fn set_matched(&self, name: String) {
+        let span = &self.inner.span;
+        if !span.is_disabled() {
+            // The OpenTelemetry semantic conventions for MCP name the primitive by method.
+            let field = match self.method() {
+                "tools/call" => "gen_ai.tool.name",
+                "prompts/get" => "gen_ai.prompt.name",
+                _ => "mcp.resource.uri",
+            };
+            span.record(field, name.as_str());
+            span.record("otel.name", format!("{} {name}", self.method()));
+        }
         // Set once per request, by the method's dispatch, before the first filter.
         let _ = self.inner.matched.set(name);
+    }
+
+    /// The request's `tracing` span (`mcp.request`, disabled when no subscriber wants it): the
+    /// filters and the handler run inside it, so their own spans and events are its children.
+    /// Its fields follow the
+    /// [OpenTelemetry semantic conventions for MCP](https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/):
+    /// `mcp.method.name`, `mcp.protocol.version`, `mcp.session.id` (legacy sessions),
+    /// `jsonrpc.request.id`, `gen_ai.tool.name` / `gen_ai.prompt.name` / `mcp.resource.uri`
+    /// (the matched primitive), `error.type` (the JSON-RPC error code of a failed request), and
+    /// `otel.name` = `{method} {target}`.
+    pub fn span(&self) -> &tracing::Span {
+        &self.inner.span
     }
 
     /// The JSON-RPC request id.
@@ -128,6 +195,16 @@ impl RequestContext {
     /// The raw `params._meta` of the request.
     pub fn meta(&self) -> &Map<String, Value> {
         &self.inner.parts.meta
+    }
+
+    /// The caller's W3C trace context
+    /// ([SEP-414](https://modelcontextprotocol.io/seps/414-request-meta)): `traceparent`,
+    /// `tracestate` and `baggage` from `params._meta`, else from the HTTP headers of the same
+    /// names; `None` when neither carries a valid `traceparent`. Pass it on
+    /// ([`TraceContext::to_meta`]) in requests this handler makes to other MCP servers. A
+    /// [`detach`](Self::detach)ed context (a task's) keeps it.
+    pub fn trace_context(&self) -> Option<&TraceContext> {
+        self.inner.parts.trace.as_ref()
     }
 
     /// True when the client declared the top-level capability `name` (e.g. `"sampling"`) as an

@@ -3,19 +3,20 @@
 
 use super::session::LegacySession;
 use super::{Engine, encode, handlers};
-use crate::auth::Principal;
-use crate::context::{Notifier, RequestContext, RequestParts};
+use crate::context::{Origin, RequestContext, RequestParts};
 use crate::input::{INPUT_METHODS, InputChannel, LegacyChannel, ModernChannel};
 use crate::jsonrpc::{McpError, Request};
 use crate::pipeline::{RawRequest, RawResponse};
-use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, negotiate_legacy, parse_modern_meta};
+use crate::protocol::{
+    Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceContext, negotiate_legacy, parse_modern_meta,
+};
 use crate::registry::BoxFuture;
 use futures::FutureExt;
 use futures::future::{Either, ready};
 use serde_json::{Map, Value, json};
 use std::future::Future;
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 /// The built-in MCP methods, per era (spec digest §0.1 and the 2025-11-25 schema).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,7 +150,8 @@ impl Engine {
     /// come. A `ping` with the 2026-07-28 envelope is `-32601` (that revision removed it).
     ///
     /// `initialize` is not handled here: transports call [`Server::initialize`] to create the
-    /// session. `principal` is the authenticated caller (`None`: anonymous). Returns the result
+    /// session. `origin` says how the request is cancelled, where its notifications go, who
+    /// sent it and the transport's trace context. Returns the result
     /// object (already stamped for its era) or the error to send.
     ///
     /// The checks run (and the request's context is made) when this is called; the returned
@@ -158,28 +160,24 @@ impl Engine {
         self: &Arc<Self>,
         req: Request,
         session: Option<&Arc<LegacySession>>,
-        cancel: CancellationToken,
-        notifier: Notifier,
-        principal: Option<Arc<Principal>>,
+        origin: Origin,
     ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
         // After `initialize` the legacy rules cover the whole connection (spec digest §1.8), so
         // a request carrying the 2026-07-28 envelope there is a legacy request (and refused).
         match session {
-            Some(s) => Either::Left(Either::Left(self.serve_legacy(req, s, cancel, notifier, principal))),
+            Some(s) => Either::Left(Either::Left(self.serve_legacy(req, s, origin))),
             None if req.method == "ping" && !has_modern_envelope(req.params.as_ref()) => {
                 let unnegotiated = Arc::new(LegacySession::new(String::new(), LEGACY_VERSIONS[0], json!({}), None));
                 let server = self.clone();
                 // The block owns the session the request borrows; nothing else keeps it.
-                Either::Left(Either::Right(async move {
-                    server.serve_legacy(req, &unnegotiated, cancel, notifier, principal).await
-                }))
+                Either::Left(Either::Right(async move { server.serve_legacy(req, &unnegotiated, origin).await }))
             }
             None => Either::Right(
                 match parse_modern_meta(req.params.as_ref()).and_then(|meta| {
                     self.check_modern_version(&meta)?;
                     Ok(meta)
                 }) {
-                    Ok(meta) => Either::Left(self.serve_modern(req, meta, cancel, notifier, principal)),
+                    Ok(meta) => Either::Left(self.serve_modern(req, meta, origin)),
                     Err(e) => Either::Right(ready(Err(e))),
                 },
             ),
@@ -195,13 +193,11 @@ impl Engine {
         self: &Arc<Self>,
         req: Request,
         meta: ModernMeta,
-        cancel: CancellationToken,
-        notifier: Notifier,
-        principal: Option<Arc<Principal>>,
+        origin: Origin,
     ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
         // The checks and the request's parts are made here, synchronously; the future keeps
         // only the running request (see `run`).
-        match self.prepare_modern(req, meta, cancel, notifier, principal) {
+        match self.prepare_modern(req, meta, origin) {
             Err(e) => Either::Left(ready(Err(e))),
             Ok(p) => {
                 let method_name = p.parts.method.clone();
@@ -217,14 +213,7 @@ impl Engine {
 
     /// What [`serve_modern`](Self::serve_modern) checks before anything runs: the target, the
     /// input-required state of a retry, the request's parts.
-    fn prepare_modern(
-        &self,
-        req: Request,
-        meta: ModernMeta,
-        cancel: CancellationToken,
-        notifier: Notifier,
-        principal: Option<Arc<Principal>>,
-    ) -> Result<Prepared, McpError> {
+    fn prepare_modern(&self, req: Request, meta: ModernMeta, origin: Origin) -> Result<Prepared, McpError> {
         let target = self.target(&req.method, true).ok_or_else(|| McpError::method_not_found(&req.method))?;
         let mut params = req.params.unwrap_or_default();
         let takes_input =
@@ -233,23 +222,25 @@ impl Engine {
         // handler runs; a state that does not verify is -32602 and nothing runs.
         let had_input = takes_input && (params.contains_key("inputResponses") || params.contains_key("requestState"));
         let channel = if takes_input {
-            let principal_id = principal.as_deref().map(|p| p.id.as_str());
+            let principal_id = origin.principal.as_deref().map(|p| p.id.as_str());
             let c = ModernChannel::from_params(self.request_state.clone(), &req.method, &mut params, principal_id)?;
             Some(Arc::new(c) as Arc<dyn InputChannel>)
         } else {
             None
         };
+        let raw = raw_meta(&params);
         let parts = RequestParts {
             id: req.id,
             method: req.method,
             era: Era::Modern,
             client_capabilities: Arc::new(meta.client_capabilities),
             client_info: meta.client_info.map(Arc::new),
-            meta: raw_meta(&params),
+            trace: trace_context(&raw, origin.trace),
+            meta: raw,
             log_level: meta.log_level,
-            cancel,
-            notifier,
-            principal,
+            cancel: origin.cancel,
+            notifier: origin.notifier,
+            principal: origin.principal,
         };
         Ok(Prepared { target, parts, params, channel, had_input })
     }
@@ -294,9 +285,7 @@ impl Engine {
         self: &Arc<Self>,
         req: Request,
         session: &Arc<LegacySession>,
-        cancel: CancellationToken,
-        notifier: Notifier,
-        principal: Option<Arc<Principal>>,
+        origin: Origin,
     ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
         if req.method == "initialize" {
             return Either::Left(ready(Err(McpError::invalid_request("the session is already initialized"))));
@@ -308,19 +297,22 @@ impl Engine {
         if let Err(e) = super::legacy_meta::reject_modern_envelope(&params, session.version) {
             return Either::Left(ready(Err(e)));
         }
+        let raw = raw_meta(&params);
+        let channel: Arc<dyn InputChannel> =
+            Arc::new(LegacyChannel::new(session.client_requests().clone(), origin.notifier.clone()));
         let parts = RequestParts {
             id: req.id,
             method: req.method,
             era: Era::Legacy(session.version),
             client_capabilities: session.client_capabilities.clone(),
             client_info: session.client_info.clone(),
-            meta: raw_meta(&params),
+            trace: trace_context(&raw, origin.trace),
+            meta: raw,
             log_level: session.log_level(),
-            cancel,
-            notifier: notifier.clone(),
-            principal,
+            cancel: origin.cancel,
+            notifier: origin.notifier,
+            principal: origin.principal,
         };
-        let channel: Arc<dyn InputChannel> = Arc::new(LegacyChannel::new(session.client_requests().clone(), notifier));
         Either::Right(self.run(target, parts, params, Some(session.clone()), Some(channel)))
     }
 
@@ -339,7 +331,8 @@ impl Engine {
         input: Option<Arc<dyn InputChannel>>,
     ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
         let cancel = parts.cancel.clone();
-        let ctx = RequestContext::new(parts, self.state.clone(), self.clone());
+        let span = request_span(&parts, session.as_deref());
+        let ctx = RequestContext::new(parts, self.state.clone(), self.clone(), span.clone());
         if let Some(channel) = input {
             ctx.set_input_channel(channel);
         }
@@ -362,7 +355,13 @@ impl Engine {
         });
         // A subscription ends itself: with its result on shutdown, silently when cancelled.
         let ends_itself = matches!(target, Target::Builtin(Method::Listen));
-        UntilCancelled { work, cancel: (!ends_itself).then(|| cancel.cancelled_owned()) }
+        let until = UntilCancelled { work, cancel: (!ends_itself).then(|| cancel.cancelled_owned()) };
+        if span.is_disabled() {
+            // No subscriber wants the span: the request's future carries nothing for it.
+            return Either::Left(until);
+        }
+        let recorder = span.clone();
+        Either::Right(Box::pin(until.inspect(move |outcome| record_outcome(&recorder, outcome)).instrument(span)))
     }
 
     /// The innermost step of the raw chain: the built-in method, or the typed RPC with its
@@ -467,6 +466,51 @@ fn declares(have: &Value, need: &Value) -> bool {
 /// stateless rather than legacy).
 fn has_modern_envelope(params: Option<&Map<String, Value>>) -> bool {
     params.and_then(|p| p.get("_meta")).and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION)).is_some()
+}
+
+/// The request's span, named and shaped as the OpenTelemetry semantic conventions for MCP say
+/// (<https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/>); the handlers record the matched
+/// primitive, [`record_outcome`] the error. Fields are only computed when a subscriber enables
+/// the span: without one this is a callsite check.
+fn request_span(parts: &RequestParts, session: Option<&LegacySession>) -> tracing::Span {
+    use tracing::field::Empty;
+    let span = tracing::info_span!(
+        target: "switchyard::request",
+        "mcp.request",
+        otel.name = %parts.method,
+        otel.kind = "server",
+        mcp.method.name = %parts.method,
+        mcp.protocol.version = parts.era.version(),
+        mcp.session.id = Empty,
+        jsonrpc.request.id = %parts.id,
+        gen_ai.tool.name = Empty,
+        gen_ai.prompt.name = Empty,
+        mcp.resource.uri = Empty,
+        error.type = Empty,
+    );
+    if let Some(s) = session.filter(|s| !s.id.is_empty() && !span.is_disabled()) {
+        span.record("mcp.session.id", s.id.as_str());
+    }
+    span
+}
+
+/// Records a failed request's JSON-RPC error code as `error.type` (the input-required outcome
+/// is a result, not a failure).
+fn record_outcome(span: &tracing::Span, outcome: &Result<Value, McpError>) {
+    if let Err(e) = outcome
+        && !span.is_disabled()
+        && e.as_input_required().is_none()
+    {
+        span.record("error.type", e.code.0.to_string());
+    }
+}
+
+/// The request's trace context: its `_meta`'s (SEP-414), else the transport's.
+fn trace_context(meta: &Map<String, Value>, transport: Option<TraceContext>) -> Option<TraceContext> {
+    if !meta.is_empty() && meta.contains_key(crate::protocol::META_TRACEPARENT) {
+        return TraceContext::from_meta(meta);
+    }
+    transport
 }
 
 fn raw_meta(params: &Map<String, Value>) -> Map<String, Value> {

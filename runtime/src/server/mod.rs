@@ -11,8 +11,7 @@ pub use crate::pipeline::{CacheConfig, LegacySession};
 pub use builder::ServerBuilder;
 pub use dynamic::DynamicTool;
 
-use crate::auth::Principal;
-use crate::context::{FromRequestContext, Notifier, RequestContext};
+use crate::context::{FromRequestContext, Notifier, Origin, RequestContext};
 use crate::jsonrpc::{McpError, Request};
 use crate::pipeline::Engine;
 use crate::registry::DispatchTable;
@@ -125,7 +124,8 @@ impl Server {
     /// With a legacy `session` (one that began with `initialize`) the request is served under
     /// the session's revision; without one it is served statelessly (2026-07-28), except a
     /// `ping` without the 2026-07-28 `_meta`, which answers `{}` as the legacy lifecycle allows
-    /// before `initialize`. `principal` is the authenticated caller (`None`: anonymous).
+    /// before `initialize`. `origin` carries the request's cancellation token, its notifier,
+    /// the authenticated caller and the transport's trace context.
     ///
     /// Returns the result object (stamped for its era) or the JSON-RPC error to send:
     /// `-32601` for a method this server does not serve, `-32602` for params that do not
@@ -136,11 +136,9 @@ impl Server {
         &self,
         req: Request,
         session: Option<&Arc<LegacySession>>,
-        cancel: CancellationToken,
-        notifier: Notifier,
-        principal: Option<Arc<Principal>>,
+        origin: Origin,
     ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
-        self.engine.handle_request(req, session, cancel, notifier, principal)
+        self.engine.handle_request(req, session, origin)
     }
 
     /// Begins a graceful shutdown: in-flight requests are cancelled and transports stop accepting.

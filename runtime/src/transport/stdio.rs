@@ -29,7 +29,7 @@
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 
 use crate::auth::Principal;
-use crate::context::{Notifier, Outbound, OutboundReceiver, OutboundSender, Payload, outbound_channel};
+use crate::context::{Notifier, Origin, Outbound, OutboundReceiver, OutboundSender, Payload, outbound_channel};
 use crate::jsonrpc::{
     McpError, Message, ParseFailure, Request, RequestId, error_response, parse_batch, parse_entry, parse_message,
     success_response,
@@ -602,8 +602,12 @@ impl Connection {
             // Boxed: the request future is large, and inline it would be copied whole each
             // time the task moves (spawn, task cell), which callgrind showed as a tenth of the
             // per-request instructions.
-            let outcome =
-                Box::pin(server.handle_request(req, session.as_ref(), token.clone(), notifier, principal)).await;
+            let outcome = Box::pin(server.handle_request(
+                req,
+                session.as_ref(),
+                Origin::new(token.clone(), notifier).principal(principal),
+            ))
+            .await;
             // Still registered unless the client cancelled it (or EOF's grace ran out): only
             // those are answered.
             let registered = {

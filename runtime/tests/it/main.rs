@@ -9,6 +9,7 @@ mod http_body;
 mod http_reply;
 mod input;
 mod listen_replacement;
+mod observability;
 mod pipeline;
 mod server;
 mod sessions;

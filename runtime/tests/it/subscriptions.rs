@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 use std::time::Duration;
 use switchyard::CancellationToken;
-use switchyard::context::{Outbound, OutboundReceiver, outbound_channel};
+use switchyard::context::{Origin, Outbound, OutboundReceiver, outbound_channel};
 use switchyard::jsonrpc::{Message, parse_message};
 use switchyard::prelude::*;
 use switchyard::subscriptions::Event;
@@ -179,7 +179,7 @@ fn custom_listen(
     let Ok(Message::Request(req)) = parse_message(listen_with_id(id).to_string().as_bytes()) else {
         panic!("a listen request")
     };
-    let work = server.handle_request(req, None, cancel.clone(), server.notifier(tx, cancel.clone()), None);
+    let work = server.handle_request(req, None, Origin::new(cancel.clone(), server.notifier(tx, cancel.clone())));
     (tokio::spawn(work), rx)
 }
 

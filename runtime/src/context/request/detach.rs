@@ -9,7 +9,7 @@ impl RequestContext {
     /// A fresh context for work that goes on after this request has been answered, e.g. a task
     /// of the Tasks extension (requirement A8).
     ///
-    /// The new context keeps the request's identity: id, method, era, `_meta`, client
+    /// The new context keeps the request's identity: id, method, era, `_meta`, trace context, client
     /// capabilities and info, principal, matched primitive, shared state and server. It gets:
     /// - its own request scope ([`extensions`](Self::extensions)), empty, dropped exactly once
     ///   when the last clone of the new context is dropped, independently of this request's;
@@ -28,11 +28,22 @@ impl RequestContext {
         if let Some(m) = self.inner.matched.get() {
             let _ = matched.set(m.clone());
         }
+        // Its own span, linked to the request's rather than inside it: the request's span ends
+        // when the request is answered, the detached work later.
+        let span = tracing::info_span!(
+            target: "switchyard::request",
+            parent: None,
+            "mcp.detached",
+            mcp.method.name = %parts.method,
+            jsonrpc.request.id = %parts.id,
+        );
+        span.follows_from(&self.inner.span);
         RequestContext {
             inner: Arc::new(Inner {
                 parts,
                 state: self.inner.state.clone(),
                 runtime: self.inner.runtime.clone(),
+                span,
                 matched,
                 extensions: std::sync::Mutex::new(http::Extensions::new()),
                 // The background part asks through the channel its owner installs (a task's
@@ -84,8 +95,13 @@ mod tests {
             cancel: origin_cancel.clone(),
             notifier: Notifier::disconnected(),
             principal: Some(Arc::new(crate::auth::Principal::new("alice", ["ops"]))),
+            trace: crate::protocol::TraceContext::parse(
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                None,
+                None,
+            ),
         };
-        let origin = RequestContext::new(parts, Arc::new(Default::default()), Arc::new(()));
+        let origin = RequestContext::new(parts, Arc::new(Default::default()), Arc::new(()), tracing::Span::none());
         origin.set_matched("echo".into());
         let drops = Arc::new(AtomicUsize::new(0));
         origin.extensions().insert(Scoped(drops.clone()));
@@ -95,6 +111,8 @@ mod tests {
         assert_eq!(detached.principal().map(|p| p.id.as_str()), Some("alice"));
         assert_eq!((detached.matched_primitive(), detached.method()), (Some("echo"), "tools/call"));
         assert_eq!(detached.client_capabilities(), origin.client_capabilities());
+        assert_eq!(detached.trace_context(), origin.trace_context(), "a task stays in the caller's trace");
+        assert!(detached.trace_context().is_some());
         assert!(detached.extensions().get::<Scoped>().is_none(), "a fresh request scope");
         origin_cancel.cancel();
         assert!(!detached.is_cancelled(), "not tied to the originating request");

@@ -55,6 +55,7 @@ pub(crate) async fn post(
         return respond::error(400, None, &batch_refused(Some(MODERN_VERSION)));
     }
     let Some(session_id) = session_id else { return respond::error(400, None, &batch_refused(None)) };
+    let trace = super::headers::trace_context(headers);
     let session = match legacy::session_for(state, session_id, headers, principal.as_deref()) {
         Ok(s) => s,
         Err(r) => return respond::refused(None, &r),
@@ -89,7 +90,7 @@ pub(crate) async fn post(
             }
             Ok(Message::Request(req)) => {
                 ids.push(req.id.clone());
-                answers.push(legacy::start(state, &session, req, ntx.clone(), principal.clone()));
+                answers.push(legacy::start(state, &session, req, ntx.clone(), principal.clone(), trace.clone()));
             }
         }
     }

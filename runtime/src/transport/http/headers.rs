@@ -43,6 +43,15 @@ pub(crate) fn mirrored(headers: &HeaderMap, name: &str) -> Result<Option<String>
         .map_err(|_| McpError::header_mismatch(format!("{name}: the decoded value is not UTF-8")))
 }
 
+/// The W3C trace context of the `traceparent`, `tracestate` and `baggage` headers (SEP-414's
+/// fallback where `params._meta` carries none); `None` without a valid `traceparent`. Values
+/// that are not visible ASCII are dropped like malformed ones.
+pub(crate) fn trace_context(headers: &axum::http::HeaderMap) -> Option<crate::protocol::TraceContext> {
+    let traceparent = headers.get("traceparent")?.to_str().ok()?;
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    crate::protocol::TraceContext::parse(traceparent, text("tracestate"), text("baggage"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@ use super::resume::EventLog;
 use super::sessions::{HttpSession, new_session_id};
 use super::status::{self, Refusal};
 use crate::auth::Principal;
-use crate::context::{Outbound, OutboundReceiver, OutboundSender, outbound_channel};
+use crate::context::{Origin, Outbound, OutboundReceiver, OutboundSender, outbound_channel};
 use crate::jsonrpc::{McpError, Message, Notification, Request, RequestId, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
@@ -82,7 +82,7 @@ pub(crate) async fn post(
         Message::Request(r) => r,
     };
     let (ntx, nrx) = outbound_channel(64);
-    let work = start(state, &session, req, ntx, principal);
+    let work = start(state, &session, req, ntx, principal, super::headers::trace_context(headers));
     let answer = Box::pin(work.map(Answer::One));
     reply(session, answer, nrx, state.config.keep_alive, state.server.engine().message_filters().clone()).await
 }
@@ -142,6 +142,7 @@ pub(super) fn start(
     req: Request,
     notes: OutboundSender,
     principal: Option<Arc<Principal>>,
+    trace: Option<crate::protocol::TraceContext>,
 ) -> BoxFuture<Value> {
     let cancel = session.closed.child_token();
     let registration = Registration::new(session, &req.id, &cancel);
@@ -153,10 +154,16 @@ pub(super) fn start(
     let id = req.id.clone();
     // The registration lives as long as the work: `map` keeps it with the future (an async
     // block would keep a second copy of the work's state).
-    Box::pin(state.server.engine().serve_legacy(req, &session.legacy, cancel, notifier, principal).map(move |r| {
-        drop(registration);
-        final_message(&id, r)
-    }))
+    Box::pin(
+        state
+            .server
+            .engine()
+            .serve_legacy(req, &session.legacy, Origin::new(cancel, notifier).principal(principal).trace(trace))
+            .map(move |r| {
+                drop(registration);
+                final_message(&id, r)
+            }),
+    )
 }
 
 /// What the requests of one POST answer: one response, or the responses of a batch.

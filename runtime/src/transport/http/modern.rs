@@ -3,7 +3,7 @@ use super::headers::{mirrored, protocol_version};
 use super::respond::{self, ReplyPlan};
 use super::status::Refusal;
 use crate::auth::Principal;
-use crate::context;
+use crate::context::{self, Origin};
 use crate::jsonrpc::{McpError, Message, Request};
 use crate::protocol::{ModernMeta, parse_modern_meta};
 use crate::registry::ParamHeader;
@@ -46,7 +46,8 @@ pub(crate) async fn post(
         filters: state.server.engine().message_filters().clone(),
     };
     let token = cancel.clone();
-    let work = Box::pin(state.server.engine().serve_modern(req, meta, token, notifier, principal));
+    let origin = Origin::new(token, notifier).principal(principal).trace(super::headers::trace_context(headers));
+    let work = Box::pin(state.server.engine().serve_modern(req, meta, origin));
     respond::reply(plan, work, nrx, cancel).await
 }
 
