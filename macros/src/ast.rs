@@ -3,7 +3,7 @@
 //! the token that causes it.
 
 use crate::ctxt::Ctxt;
-use crate::symbol::EXTRACT;
+use crate::symbol::{EXTRACT, PARAMS, Symbol};
 use syn::ext::IdentExt;
 use syn::visit::Visit;
 use syn::{
@@ -80,10 +80,17 @@ impl<'a> Handler<'a> {
                             continue;
                         }
                     };
-                    let marked = has_extract_attr(cx, &arg.attrs);
-                    let Some(role) = classify(cx, rules, binding, &arg.ty, marked) else {
-                        continue;
+                    let marked = has_marker(cx, &arg.attrs, EXTRACT);
+                    let params = has_marker(cx, &arg.attrs, PARAMS);
+                    let role = match (marked, params) {
+                        (true, true) => {
+                            cx.error_spanned_by(arg, "an argument is either `#[extract]` or `#[params]`, not both");
+                            continue;
+                        }
+                        (false, true) => params_marked(cx, rules, arg),
+                        _ => classify(cx, rules, binding, &arg.ty, marked),
                     };
+                    let Some(role) = role else { continue };
                     let single = matches!(role, Role::Params | Role::CompletionRequest | Role::ResourceRequest);
                     if let Some(first) = args.iter().find(|a| single && a.role == role) {
                         report_second(cx, &role, rules, arg, first.ty);
@@ -215,26 +222,44 @@ impl<'a> FilterFn<'a> {
     }
 }
 
-/// Whether the argument carries `#[extract]`; a malformed one is reported and still counts.
-fn has_extract_attr(cx: &Ctxt, attrs: &[Attribute]) -> bool {
+/// Whether the argument carries the marker `#[extract]` or `#[params]`; a malformed one is
+/// reported and still counts.
+fn has_marker(cx: &Ctxt, attrs: &[Attribute], marker: Symbol) -> bool {
     let mut found = false;
-    for attr in attrs.iter().filter(|a| a.path() == EXTRACT) {
+    for attr in attrs.iter().filter(|a| a.path() == marker) {
         if !matches!(attr.meta, Meta::Path(_)) {
-            cx.error_spanned_by(attr, "`#[extract]` takes no arguments");
+            cx.error_spanned_by(attr, format!("`#[{marker}]` takes no arguments"));
         }
         if found {
-            cx.error_spanned_by(attr, "`#[extract]` is given twice");
+            cx.error_spanned_by(attr, format!("`#[{marker}]` is given twice"));
         }
         found = true;
     }
     found
 }
 
-/// Removes `#[extract]` from the arguments: it is our marker, not an attribute rustc knows.
+/// An argument marked `#[params]`: the params of a tool, prompt or RPC (or the requested value
+/// of a subscription field), even when its type is named like an extractor (`State`, ...).
+fn params_marked(cx: &Ctxt, rules: &ArgRules<'_>, arg: &syn::PatType) -> Option<Role> {
+    match rules {
+        ArgRules::Params { .. } | ArgRules::Grant => Some(Role::Params),
+        ArgRules::Resource { .. } | ArgRules::Completion => {
+            cx.error_spanned_by(
+                arg,
+                "`#[params]` marks the params of a tool, prompt, RPC or subscription field; resource and \
+                 completion handlers take template variables, `ResourceRequest` or `CompletionRequest` instead",
+            );
+            None
+        }
+    }
+}
+
+/// Removes `#[extract]` and `#[params]` from the arguments: they are our markers, not
+/// attributes rustc knows.
 pub fn strip_extract_attrs(func: &mut ItemFn) {
     for input in &mut func.sig.inputs {
         if let FnArg::Typed(arg) = input {
-            arg.attrs.retain(|a| a.path() != EXTRACT);
+            arg.attrs.retain(|a| a.path() != EXTRACT && a.path() != PARAMS);
         }
     }
 }

@@ -19,6 +19,10 @@
 //! - for RPCs (at most one), a params type implementing `serde::Deserialize`, decoded from the
 //!   request's `params`.
 //!
+//! A params type named like an extractor (your own `State`, `Logger`, `Progress`, ...) is taken
+//! for one; mark that argument `#[params]` to say it is the params: `async fn set(#[params] s:
+//! State)`.
+//!
 //! Arguments are plain identifiers (or `_`); handlers cannot be generic, take `self`, or be
 //! `const`/`unsafe`/`extern`. Filters have a fixed signature instead (see [`mcp_filter`]): no
 //! extractors, since their request carries the context (`req.ctx`), and any argument pattern.

@@ -43,6 +43,8 @@ pub const KEY: Symbol = Symbol("key");
 
 /// The argument attribute that marks a custom extractor.
 pub const EXTRACT: Symbol = Symbol("extract");
+/// The argument attribute that marks the params argument, whatever its type is named.
+pub const PARAMS: Symbol = Symbol("params");
 
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {

@@ -315,10 +315,11 @@ fn convert_return(
 /// key in one crate are rustc's "defined multiple times" error (E0428), which shows both
 /// definitions; the name is spanned on the user's name literal (or function name) so those two
 /// places are the user's. The key includes the group, since equal names in different groups are
-/// legitimate (a binary may host several servers).
+/// legitimate (a binary may host several servers). The name reads as the problem in rustc's
+/// message: "the name `duplicate_tool__echo__…` is defined multiple times".
 fn duplicate_guard(kind: &str, group: &str, name: &Named) -> TokenStream {
     let hash = fnv1a(&[kind, group, &name.value]);
-    let ident = Ident::new(&format!("__switchyard_{kind}_{}_{hash:016x}", sanitize(&name.value)), name.span);
+    let ident = Ident::new(&format!("duplicate_{kind}__{}__{hash:016x}", sanitize(&name.value)), name.span);
     quote_spanned! {name.span=>
         #[doc(hidden)]
         #[macro_export]

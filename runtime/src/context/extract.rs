@@ -14,7 +14,8 @@ use tokio_util::sync::CancellationToken;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be extracted from the request context",
     label = "not an extractor",
-    note = "extractors are RequestContext, State<T>, CancellationToken, Progress, Logger and Server, or types implementing switchyard::FromRequestContext"
+    note = "extractors are RequestContext, State<T>, CancellationToken, Progress, Logger and Server, or types implementing switchyard::FromRequestContext",
+    note = "if `{Self}` is your params type, named like an extractor, mark the argument `#[params]`"
 )]
 pub trait FromRequestContext: Sized {
     /// Builds the value for one handler invocation.
