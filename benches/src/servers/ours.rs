@@ -6,7 +6,7 @@
 use crate::Res;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use switchyard::cli::{Mode, serve};
+use switchyard::cli::{Mode, ServeArgs, serve};
 use switchyard::prelude::*;
 use switchyard_tasks::{InMemoryTaskStore, PostgresTaskStore, SqliteTaskStore, TasksExtension};
 use tokio::io::AsyncBufReadExt;
@@ -65,7 +65,7 @@ fn server() -> Res<Server> {
 
 /// Serves on stdin/stdout exactly as `cli::run` does for `--stdio`.
 pub async fn stdio() -> Res<()> {
-    serve(server()?, Mode::Stdio).await;
+    serve(server()?, &ServeArgs::from(Mode::Stdio)).await;
     Ok(())
 }
 
@@ -173,6 +173,6 @@ pub async fn http(addr: String, options: HttpOptions) -> Res<()> {
             }
         }
     });
-    serve(server, Mode::Http(addr)).await;
+    serve(server, &ServeArgs::from(Mode::Http(addr))).await;
     Ok(())
 }
