@@ -80,10 +80,5 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    eprintln!(
-        "switchyard quickstart: tools add, greet; prompt review; resource quickstart://readme\n\
-         connect: an MCP client launching `cargo run --example quickstart -- --stdio`, or\n\
-         `--http 127.0.0.1:3000` and the URL http://127.0.0.1:3000/mcp"
-    );
     switchyard::cli::run(server).await
 }

@@ -298,76 +298,90 @@ fn status_of(t: &switchyard_tasks::Transition) -> &'static str {
 // ---------------------------------------------------------------------------------------------
 // Command line.
 
-const USAGE: &str = "usage:
-  tasks_worker serve (--pg URL | --db PATH) (--stdio | --http HOST:PORT)
-  tasks_worker work --pg URL [--name NAME]
-  tasks_worker work --db PATH";
-
-/// Where the tasks live: `--pg URL` or `--db PATH`.
-enum Backend {
-    Postgres(String),
-    Sqlite(std::path::PathBuf),
+/// Delegates task execution to worker processes through a shared store.
+#[derive(clap::Parser)]
+#[command(name = "tasks_worker", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
 }
 
-fn backend(flag: &str, value: &str) -> Option<Backend> {
-    match flag {
-        "--pg" => Some(Backend::Postgres(value.to_owned())),
-        "--db" => Some(Backend::Sqlite(value.into())),
-        _ => None,
-    }
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Serve MCP, handing tasks of crunch_numbers to the workers.
+    Serve {
+        #[command(flatten)]
+        backend: Backend,
+        #[command(flatten)]
+        serve: switchyard::cli::ServeArgs,
+    },
+    /// Run queued jobs until Ctrl-C.
+    Work {
+        #[command(flatten)]
+        backend: Backend,
+        /// The worker's name in the PostgreSQL queue [default: worker-PID].
+        // `conflicts_with` too: clap excuses the missing `--pg` of `--db PATH --name N`, as
+        // `--pg` conflicts with `--db` in their group.
+        #[arg(long, requires = "pg", conflicts_with = "db")]
+        name: Option<String>,
+    },
+}
+
+/// Where the tasks live.
+#[derive(clap::Args)]
+#[group(required = true, multiple = false)]
+struct Backend {
+    /// PostgreSQL: any number of server instances and workers.
+    #[arg(long, value_name = "URL")]
+    pg: Option<String>,
+    /// SQLite: one machine, one file.
+    #[arg(long, value_name = "PATH")]
+    db: Option<std::path::PathBuf>,
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    switchyard::cli::init_tracing();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("work") {
-        let queue = match &args[1..] {
-            [flag, value, rest @ ..] => match (backend(flag, value), rest) {
-                (Some(Backend::Postgres(url)), []) => pg_queue(&url, format!("worker-{}", std::process::id())).await,
-                (Some(Backend::Postgres(url)), [name_flag, name]) if name_flag == "--name" => {
-                    pg_queue(&url, name.clone()).await
-                }
-                (Some(Backend::Sqlite(db)), []) => sqlite_queue(&db),
-                _ => return usage("work needs --pg URL [--name NAME] or --db PATH"),
-            },
-            _ => return usage("work needs --pg URL [--name NAME] or --db PATH"),
-        };
-        let result = match queue {
-            Ok(queue) => work(queue).await,
-            Err(e) => Err(e),
-        };
-        return match result {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        };
+    match <Cli as clap::Parser>::parse().command {
+        Command::Serve { backend, serve } => serve_main(backend, serve).await,
+        Command::Work { backend, name } => work_main(backend, name).await,
     }
-    let (mode, rest) = match switchyard::cli::parse_args(args) {
-        Ok(parsed) => parsed,
-        Err(e) => return usage(&e),
-    };
-    let backend = match rest.as_slice() {
-        [command, flag, value] if command == "serve" => backend(flag, value),
-        _ => None,
-    };
-    let extension = match backend {
-        Some(Backend::Postgres(url)) => match PostgresTaskStore::connect(&url).await {
+}
+
+async fn serve_main(backend: Backend, serve: switchyard::cli::ServeArgs) -> ExitCode {
+    serve.init_tracing();
+    let extension = match (backend.pg, backend.db) {
+        (Some(url), _) => match PostgresTaskStore::connect(&url).await {
             Ok(store) => TasksExtension::new().store(store.clone()).executor(PostgresJobExecutor::new(store)),
             Err(e) => return failure(&e.to_string()),
         },
-        Some(Backend::Sqlite(db)) => match SqliteTaskStore::open(&db) {
+        (None, Some(db)) => match SqliteTaskStore::open(&db) {
             Ok(store) => TasksExtension::new().store(store.clone()).executor(HandOff { db, store }),
             Err(e) => return failure(&e.to_string()),
         },
-        None => return usage("serve needs --pg URL or --db PATH"),
+        (None, None) => unreachable!("clap requires one backend"),
     };
     let builder = Server::builder("switchyard-tasks-worker", env!("CARGO_PKG_VERSION"));
     match extension.install(builder).build() {
-        Ok(server) => switchyard::cli::serve(server, mode).await,
+        Ok(server) => switchyard::cli::serve(server, &serve).await,
         Err(e) => failure(&e.to_string()),
+    }
+}
+
+async fn work_main(backend: Backend, name: Option<String>) -> ExitCode {
+    // A worker serves nothing: only the logging defaults (RUST_LOG, else warn) apply.
+    switchyard::cli::ServeArgs::default().init_tracing();
+    let queue = match (backend.pg, backend.db) {
+        (Some(url), _) => pg_queue(&url, name.unwrap_or_else(|| format!("worker-{}", std::process::id()))).await,
+        (None, Some(db)) => sqlite_queue(&db),
+        (None, None) => unreachable!("clap requires one backend"),
+    };
+    let result = match queue {
+        Ok(queue) => work(queue).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => failure(&e),
     }
 }
 
@@ -384,9 +398,4 @@ fn sqlite_queue(db: &std::path::Path) -> Result<Queue, String> {
 fn failure(msg: &str) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::FAILURE
-}
-
-fn usage(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}\n{USAGE}");
-    ExitCode::from(2)
 }

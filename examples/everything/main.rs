@@ -19,64 +19,88 @@ mod resources;
 mod tasks;
 mod tools;
 
+use clap::Parser;
 use std::process::ExitCode;
 use switchyard::Server;
-use switchyard::cli;
+use switchyard::cli::{self, ServeArgs};
 
-const USAGE: &str = "usage: everything [--stdio | --http HOST:PORT] [--task-store memory|postgres:URL] \
-                     [--hub nats:URL] [--state-key-env VAR]";
+/// Every fixture the MCP conformance suite probes.
+#[derive(Parser)]
+#[command(name = "everything", version)]
+struct Cli {
+    #[command(flatten)]
+    serve: ServeArgs,
+    /// Where tasks are kept: memory or postgres:URL [default: memory].
+    #[arg(long, value_name = "STORE", value_parser = parse_task_store)]
+    task_store: Option<TaskStore>,
+    /// Carry listen events through NATS (subject switchyard.everything.events).
+    #[arg(long, value_name = "nats:URL", value_parser = parse_hub)]
+    hub: Option<String>,
+    /// Read the requestState key (at least 32 bytes) from the environment variable VAR.
+    #[arg(long, value_name = "VAR", value_parser = read_key_var)]
+    state_key_env: Option<StateKey>,
+}
+
+/// `--task-store`.
+#[derive(Clone)]
+enum TaskStore {
+    Memory,
+    Postgres(String),
+}
+
+/// The requestState key `--state-key-env` read.
+#[derive(Clone)]
+struct StateKey(Vec<u8>);
+
+fn parse_task_store(s: &str) -> Result<TaskStore, String> {
+    if s == "memory" {
+        Ok(TaskStore::Memory)
+    } else if let Some(url) = s.strip_prefix("postgres:").filter(|u| !u.is_empty()) {
+        Ok(TaskStore::Postgres(url.to_owned()))
+    } else {
+        Err("memory or postgres:URL".to_owned())
+    }
+}
+
+fn parse_hub(s: &str) -> Result<String, String> {
+    s.strip_prefix("nats:").filter(|u| !u.is_empty()).map(str::to_owned).ok_or_else(|| "nats:URL".to_owned())
+}
+
+fn read_key_var(var: &str) -> Result<StateKey, String> {
+    std::env::var(var)
+        .map(|key| StateKey(key.into_bytes()))
+        .map_err(|_| format!("the environment variable {var} is not set"))
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    cli::init_tracing();
-    let (mode, rest) = match cli::parse_args(std::env::args().skip(1)) {
-        Ok(parsed) => parsed,
-        Err(e) => return usage(&e),
-    };
+    let cli = Cli::parse();
+    cli.serve.init_tracing();
     let mut builder = Server::builder("switchyard-everything", env!("CARGO_PKG_VERSION"))
         .instructions("Conformance fixtures: tools, resources, prompts and completions for every scenario.");
     // The Tasks extension (`tasks-*` scenarios), with the in-process executor and, unless a
     // flag says otherwise, the in-memory store.
     let mut tasks = switchyard_tasks::TasksExtension::new();
-    let mut args = rest.into_iter();
-    while let Some(arg) = args.next() {
-        let value = args.next();
-        match (arg.as_str(), value.as_deref()) {
-            ("--task-store", Some("memory")) => {}
-            ("--task-store", Some(s)) if s.starts_with("postgres:") => {
-                match switchyard_tasks::PostgresTaskStore::connect(&s["postgres:".len()..]).await {
-                    Ok(store) => tasks = tasks.store(store),
-                    // The URL may hold a password: name only the store in the message.
-                    Err(e) => return fail(&format!("--task-store postgres: {e}")),
-                }
-            }
-            ("--hub", Some(h)) if h.starts_with("nats:") => {
-                let url = &h["nats:".len()..];
-                match switchyard::subscriptions::NatsHub::builder()
-                    .subject("switchyard.everything.events")
-                    .connect(url)
-                    .await
-                {
-                    Ok(hub) => builder = builder.delivery_hub(hub),
-                    Err(e) => return fail(&format!("--hub {h}: {e}")),
-                }
-            }
-            ("--state-key-env", Some(var)) => match std::env::var(var) {
-                Ok(key) => builder = builder.request_state_key(key.into_bytes()),
-                Err(_) => return usage(&format!("--state-key-env {var}: the environment variable {var} is not set")),
-            },
-            (flag, value) => return usage(&format!("unexpected argument {flag:?} {value:?}")),
+    if let Some(TaskStore::Postgres(url)) = &cli.task_store {
+        match switchyard_tasks::PostgresTaskStore::connect(url).await {
+            Ok(store) => tasks = tasks.store(store),
+            // The URL may hold a password: name only the store in the message.
+            Err(e) => return fail(&format!("--task-store postgres: {e}")),
         }
     }
+    if let Some(url) = &cli.hub {
+        match switchyard::subscriptions::NatsHub::builder().subject("switchyard.everything.events").connect(url).await {
+            Ok(hub) => builder = builder.delivery_hub(hub),
+            Err(e) => return fail(&format!("--hub nats:{url}: {e}")),
+        }
+    }
+    if let Some(StateKey(key)) = &cli.state_key_env {
+        builder = builder.request_state_key(key.clone());
+    }
     match tasks.install(builder).build() {
-        Ok(server) => cli::serve(server, mode).await,
+        Ok(server) => cli::serve(server, &cli.serve).await,
         Err(e) => fail(&e.to_string()),
     }
-}
-
-fn usage(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}\n{USAGE}");
-    ExitCode::from(2)
 }
 
 fn fail(msg: &str) -> ExitCode {

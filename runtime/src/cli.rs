@@ -1,13 +1,53 @@
-//! The shared command line of Switchyard server binaries:
+//! The shared command line of Switchyard server binaries, on [clap](https://docs.rs/clap/4):
 //!
 //! - `--stdio`: serve on stdin/stdout (the default when no flag is given);
-//! - `--http HOST:PORT`: serve Streamable HTTP at `/mcp`, printing exactly one line
-//!   `listening on http://HOST:PORT/mcp` to stderr once connections are accepted (`PORT` 0
-//!   picks a free port; the line shows the real one; the path is
-//!   [`ServeOptions::http`]'s, `/mcp` by default).
+//! - `--http HOST:PORT`: serve
+//!   [Streamable HTTP](https://modelcontextprotocol.io/specification/2025-11-25/basic/transports)
+//!   at `/mcp`, printing exactly one line `listening on http://HOST:PORT/mcp` to stderr once
+//!   connections are accepted (`PORT` 0 picks a free port; the line shows the real one; the path
+//!   is [`ServeOptions::http`]'s, `/mcp` by default);
+//! - `--log-format pretty|json` and `--log-level FILTER`: how and what the server logs, to
+//!   stderr only (stdout belongs to the stdio transport);
+//! - `--help` and `--version`.
 //!
-//! SIGTERM, Ctrl-C and (on stdio) EOF shut the server down gracefully. Logs go to stderr only,
-//! filtered by `RUST_LOG` (default `warn`).
+//! Every flag also reads an environment variable (see [`ServeArgs`]); `RUST_LOG` stays the log
+//! filter when `--log-level` is not given, `warn` when neither is.
+//!
+//! A server without flags of its own ends `main` with [`run`]:
+//!
+//! ```no_run
+//! # async fn main_body(server: switchyard::Server) -> std::process::ExitCode {
+//! switchyard::cli::run(server).await
+//! # }
+//! ```
+//!
+//! A server with flags of its own flattens [`ServeArgs`] into its own clap parser, which then
+//! answers `--help` and `--version` for all of them, and serves with [`serve`] or
+//! [`serve_with`]:
+//!
+//! ```no_run
+//! use clap::Parser;
+//!
+//! /// My server.
+//! #[derive(Parser)]
+//! #[command(version)]
+//! struct Cli {
+//!     #[command(flatten)]
+//!     serve: switchyard::cli::ServeArgs,
+//!     /// Install the Tasks extension.
+//!     #[arg(long)]
+//!     tasks: bool,
+//! }
+//!
+//! # async fn main_body() -> std::process::ExitCode {
+//! let cli = Cli::parse();
+//! cli.serve.init_tracing();
+//! let server = switchyard::Server::builder("my-server", env!("CARGO_PKG_VERSION")).build().expect("valid");
+//! switchyard::cli::serve(server, &cli.serve).await
+//! # }
+//! ```
+//!
+//! SIGTERM, Ctrl-C and (on stdio) EOF shut the server down gracefully.
 
 use crate::auth::{BearerAuth, Principal};
 use crate::server::Server;
@@ -15,46 +55,143 @@ use crate::transport::http::{HttpConfig, router, serve_app};
 use crate::transport::stdio::{self, StdioConfig};
 use std::process::ExitCode;
 
-/// How to serve, parsed from the command line.
+/// The flags every Switchyard server binary shares; `#[command(flatten)]` it into a binary's
+/// own `clap::Parser` to add flags of its own next to them.
+///
+/// | flag | environment variable | field | default |
+/// |---|---|---|---|
+/// | `--stdio` | `SWITCHYARD_STDIO` (`true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`) | [`stdio`](Self::stdio) | stdio when `--http` is not given either |
+/// | `--http HOST:PORT` | `SWITCHYARD_HTTP` | [`http`](Self::http) | none |
+/// | `--log-format pretty\|json` | `SWITCHYARD_LOG_FORMAT` | [`log_format`](Self::log_format) | `pretty` |
+/// | `--log-level FILTER` | `SWITCHYARD_LOG_LEVEL`, then `RUST_LOG` | [`log_level`](Self::log_level) | `warn` |
+///
+/// A flag on the command line beats its own variable. Parsing fails (clap's
+/// `ArgumentConflict`, exit code 2) when both modes are given, and a set variable counts as
+/// given whatever its value: with `SWITCHYARD_HTTP` in the environment `--stdio` is refused,
+/// and so is `--http` with `SWITCHYARD_STDIO=0`. A `--log-format` other than `pretty`/`json`
+/// fails as `InvalidValue`, a `--log-level` that is not a valid filter as `ValueValidation`.
+///
+/// [`Default`] is stdio with the default logging; `ServeArgs::from(Mode::Http(addr))` is HTTP.
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
+// Without these, clap makes the doc comment above the `about` of a command that flattens this
+// struct and has none of its own.
+#[command(about = None, long_about = None)]
+#[non_exhaustive]
+pub struct ServeArgs {
+    /// `--stdio`: serve on stdin/stdout. Only documents the choice: stdio is the mode whenever
+    /// [`http`](Self::http) is `None`.
+    #[arg(
+        long,
+        env = "SWITCHYARD_STDIO",
+        value_parser = clap::builder::BoolishValueParser::new(),
+        conflicts_with = "http",
+        help = "Serve MCP on stdin/stdout, one JSON-RPC message per line (the default)"
+    )]
+    pub stdio: bool,
+    /// `--http HOST:PORT`: serve Streamable HTTP on this address (a host name or an IP
+    /// address, `PORT` 0 for a free port); `None` serves stdio.
+    #[arg(
+        long,
+        env = "SWITCHYARD_HTTP",
+        value_name = "HOST:PORT",
+        help = "Serve Streamable HTTP at http://HOST:PORT/mcp (PORT 0 picks a free port)"
+    )]
+    pub http: Option<String>,
+    /// `--log-format`: how log events are written to stderr (default [`LogFormat::Pretty`]).
+    #[arg(
+        long,
+        env = "SWITCHYARD_LOG_FORMAT",
+        value_enum,
+        default_value_t,
+        value_name = "FORMAT",
+        help = "How log events are written to stderr"
+    )]
+    pub log_format: LogFormat,
+    /// `--log-level`: a `tracing` filter in `RUST_LOG` syntax (`debug`,
+    /// `switchyard=trace,warn`, ...) checked when parsed; `None` reads `RUST_LOG` (`warn` when
+    /// it is unset or invalid).
+    #[arg(
+        long,
+        env = "SWITCHYARD_LOG_LEVEL",
+        value_name = "FILTER",
+        value_parser = parse_filter,
+        help = "What to log, in RUST_LOG syntax, e.g. debug or switchyard=trace,warn [default: RUST_LOG, else warn]"
+    )]
+    pub log_level: Option<String>,
+}
+
+/// How [`ServeArgs::init_tracing`] writes log events (`--log-format`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[non_exhaustive]
+pub enum LogFormat {
+    /// One line per event for people: time, level, target, message and fields, coloured when
+    /// stderr is a terminal (`tracing_subscriber`'s default format).
+    #[default]
+    #[value(help = "one line per event, for people (coloured on a terminal)")]
+    Pretty,
+    /// One JSON object per line for log collectors (`tracing_subscriber`'s JSON format:
+    /// `timestamp`, `level`, `fields`, `target`, `span`, `spans`).
+    #[value(help = "one JSON object per line, for log collectors")]
+    Json,
+}
+
+/// How to serve: [`ServeArgs::mode`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Mode {
-    /// `--stdio`
+    /// stdin/stdout (`--stdio`, the default).
     Stdio,
-    /// `--http ADDR`
+    /// Streamable HTTP on `HOST:PORT`, the address as given (`--http HOST:PORT`).
     Http(String),
 }
 
-/// Parses `--stdio` / `--http ADDR` from `args` (without the program name). Unknown arguments
-/// are returned in the second element so a binary can read its own flags.
-///
-/// Errors: a message for `--http` without an address or both modes at once.
-pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<(Mode, Vec<String>), String> {
-    let mut mode = None;
-    let mut rest = Vec::new();
-    let mut it = args.into_iter();
-    while let Some(a) = it.next() {
-        let next = match a.as_str() {
-            "--stdio" => Mode::Stdio,
-            "--http" => Mode::Http(it.next().ok_or("--http needs an address, e.g. --http 127.0.0.1:3000")?),
-            _ => {
-                rest.push(a);
-                continue;
-            }
-        };
-        if mode.replace(next).is_some() {
-            return Err("give one of --stdio or --http ADDR".to_owned());
+impl From<Mode> for ServeArgs {
+    /// Serving in `mode`, logging as the defaults say.
+    fn from(mode: Mode) -> Self {
+        match mode {
+            Mode::Stdio => ServeArgs { stdio: true, ..ServeArgs::default() },
+            Mode::Http(addr) => ServeArgs { http: Some(addr), ..ServeArgs::default() },
         }
     }
-    Ok((mode.unwrap_or(Mode::Stdio), rest))
 }
 
-/// Sends `tracing` output to stderr (never stdout, which belongs to the stdio transport).
-pub fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let color = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(color).with_writer(std::io::stderr).try_init();
+impl ServeArgs {
+    /// [`Mode::Http`] when [`http`](Self::http) holds an address, [`Mode::Stdio`] otherwise.
+    pub fn mode(&self) -> Mode {
+        match &self.http {
+            Some(addr) => Mode::Http(addr.clone()),
+            None => Mode::Stdio,
+        }
+    }
+
+    /// Installs the global `tracing` subscriber these flags describe: events to stderr (never
+    /// stdout, which belongs to the stdio transport) in [`log_format`](Self::log_format),
+    /// filtered by [`log_level`](Self::log_level), else `RUST_LOG`, else `warn`.
+    ///
+    /// Does nothing when a global subscriber is installed already, so a binary may call it
+    /// first, to see the logs of its own setup, and [`serve_with`] again later.
+    pub fn init_tracing(&self) {
+        use tracing_subscriber::EnvFilter;
+        let fallback = || EnvFilter::new("warn");
+        let filter = match &self.log_level {
+            // Checked when parsed; only a value set in code can fail here.
+            Some(level) => EnvFilter::try_new(level).unwrap_or_else(|_| fallback()),
+            None => EnvFilter::try_from_default_env().unwrap_or_else(|_| fallback()),
+        };
+        let fmt = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+        let _ = match self.log_format {
+            LogFormat::Pretty => fmt.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).try_init(),
+            LogFormat::Json => fmt.json().with_ansi(false).try_init(),
+        };
+    }
+}
+
+/// Accepts `s` when `tracing_subscriber` can filter by it.
+fn parse_filter(s: &str) -> Result<String, String> {
+    match tracing_subscriber::EnvFilter::try_new(s) {
+        Ok(_) => Ok(s.to_owned()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Transport options of [`serve_with`].
@@ -69,16 +206,58 @@ pub struct ServeOptions {
     pub http: HttpConfig,
 }
 
-/// Serves `server` in `mode` until shutdown. Returns the process exit code: 0 after a graceful
-/// shutdown, 1 when the address cannot be bound or I/O fails (the reason is printed to stderr).
-pub async fn serve(server: Server, mode: Mode) -> ExitCode {
-    serve_with(server, mode, ServeOptions::default()).await
+/// Parses the process arguments as [`ServeArgs`] alone and serves; the whole `main` of a server
+/// without flags of its own.
+///
+/// The command is named and versioned after `server` (its `serverInfo`, by convention
+/// `Server::builder(NAME, env!("CARGO_PKG_VERSION"))`), so `--version` prints `NAME VERSION`;
+/// usage lines name the binary as it was invoked.
+///
+/// Returns the exit code: 0 after `--help` (printed to stdout), `--version` or a graceful
+/// shutdown; 2 for a command line it cannot parse (the reason and usage on stderr); otherwise
+/// as [`serve_with`].
+pub async fn run(server: Server) -> ExitCode {
+    let info = server.server_info();
+    let name = info["name"].as_str().unwrap_or("server").to_owned();
+    let version = info["version"].as_str().unwrap_or_default().to_owned();
+    match parse_alone(name, version, std::env::args_os()) {
+        Ok(args) => serve(server, &args).await,
+        Err(e) => {
+            // Help and version go to stdout, mistakes to stderr; clap chooses.
+            let _ = e.print();
+            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+        }
+    }
 }
 
-/// [`serve`] with transport options (authentication, the HTTP configuration).
-pub async fn serve_with(server: Server, mode: Mode, options: ServeOptions) -> ExitCode {
+/// [`ServeArgs`] as the only flags of a command named `name`, at `version`.
+fn parse_alone(
+    name: String,
+    version: String,
+    args: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
+) -> Result<ServeArgs, clap::Error> {
+    use clap::{Args, FromArgMatches};
+    let command = ServeArgs::augment_args(clap::Command::new(name).version(version));
+    ServeArgs::from_arg_matches(&command.try_get_matches_from(args)?)
+}
+
+/// Serves `server` as `args` say until shutdown; [`serve_with`] with the default
+/// [`ServeOptions`].
+pub async fn serve(server: Server, args: &ServeArgs) -> ExitCode {
+    serve_with(server, args, ServeOptions::default()).await
+}
+
+/// Serves `server` in [`args.mode()`](ServeArgs::mode) with transport options (authentication,
+/// the HTTP configuration) until shutdown, logging as `args` say (see
+/// [`ServeArgs::init_tracing`]).
+///
+/// Returns the process exit code: 0 after a graceful shutdown, 1 when the address cannot be
+/// bound or I/O fails (the reason is printed to stderr). On stdio the process ends here, with
+/// that code: see the comment inside.
+pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions) -> ExitCode {
+    args.init_tracing();
     spawn_signal_handler(server.clone());
-    let result = match mode {
+    let result = match args.mode() {
         Mode::Stdio => {
             let config = StdioConfig::default().principal(options.principal);
             let (reader, writer) = stdio::process_streams();
@@ -120,32 +299,6 @@ pub async fn serve_with(server: Server, mode: Mode, options: ServeOptions) -> Ex
     }
 }
 
-/// The usage text of [`run`].
-pub const USAGE: &str = "usage: SERVER [--stdio | --http HOST:PORT]\n  --stdio           serve MCP on stdin/stdout (the default)\n  --http HOST:PORT  serve Streamable HTTP at http://HOST:PORT/mcp (PORT 0 picks a free port)";
-
-/// Parses the process arguments, sets up tracing and serves; for a binary's `main`.
-///
-/// `--help` prints [`USAGE`] and exits 0; an argument it does not know prints the usage and
-/// exits 2 (binaries with flags of their own call [`parse_args`] and [`serve`] instead).
-pub async fn run(server: Server) -> ExitCode {
-    init_tracing();
-    match parse_args(std::env::args().skip(1)) {
-        Ok((_, rest)) if rest.iter().any(|a| a == "--help" || a == "-h") => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Ok((mode, rest)) if rest.is_empty() => serve(server, mode).await,
-        Ok((_, rest)) => {
-            eprintln!("error: unknown argument {:?}\n{USAGE}", rest[0]);
-            ExitCode::from(2)
-        }
-        Err(e) => {
-            eprintln!("error: {e}\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
-}
-
 fn fail(msg: &str) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::FAILURE
@@ -180,18 +333,184 @@ fn spawn_signal_handler(server: Server) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+    use clap::error::ErrorKind;
 
-    fn args(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| s.to_string()).collect()
+    /// A binary's own parser: the shared flags flattened next to one of its own.
+    #[derive(Debug, Parser)]
+    #[command(name = "t", version = "1.2.3")]
+    struct TestCli {
+        #[command(flatten)]
+        serve: ServeArgs,
+        /// A flag of the binary's own.
+        #[arg(long)]
+        tasks: bool,
+    }
+
+    fn parse(args: &[&str]) -> Result<TestCli, clap::Error> {
+        TestCli::try_parse_from(std::iter::once("t").chain(args.iter().copied()))
+    }
+
+    fn kind(args: &[&str]) -> ErrorKind {
+        parse(args).expect_err("a parse error").kind()
+    }
+
+    // These assume the SWITCHYARD_* variables unset (`environment_variables_*` sets them in
+    // child processes of its own).
+
+    #[test]
+    fn stdio_is_the_default_and_logging_defaults_to_pretty_and_rust_log() {
+        let cli = parse(&[]).expect("valid");
+        assert_eq!(cli.serve, ServeArgs::default());
+        assert_eq!(cli.serve.mode(), Mode::Stdio);
+        assert_eq!(cli.serve.log_format, LogFormat::Pretty);
+        assert_eq!(cli.serve.log_level, None);
+        assert!(!cli.tasks);
+        assert_eq!(parse(&["--stdio"]).expect("valid").serve.mode(), Mode::Stdio);
     }
 
     #[test]
-    fn parses_modes_and_keeps_other_flags() {
-        assert_eq!(parse_args(args(&[])).map(|r| r.0), Ok(Mode::Stdio));
-        let (mode, rest) = parse_args(args(&["--http", "127.0.0.1:0", "--tasks"])).expect("valid");
-        assert_eq!(mode, Mode::Http("127.0.0.1:0".into()));
-        assert_eq!(rest, vec!["--tasks".to_string()]);
-        assert!(parse_args(args(&["--http"])).is_err());
-        assert!(parse_args(args(&["--stdio", "--http", "x"])).is_err());
+    fn http_takes_an_address_and_sits_next_to_the_binary_s_own_flags() {
+        let cli = parse(&["--tasks", "--http", "127.0.0.1:0"]).expect("valid");
+        assert_eq!(cli.serve.mode(), Mode::Http("127.0.0.1:0".into()));
+        assert!(cli.tasks);
+        assert_eq!(parse(&["--http=[::1]:3000"]).expect("valid").serve.http.as_deref(), Some("[::1]:3000"));
+        assert_eq!(kind(&["--http"]), ErrorKind::InvalidValue);
+    }
+
+    #[test]
+    fn both_modes_at_once_are_refused() {
+        assert_eq!(kind(&["--stdio", "--http", "127.0.0.1:0"]), ErrorKind::ArgumentConflict);
+        assert_eq!(kind(&["--http", "127.0.0.1:0", "--stdio"]), ErrorKind::ArgumentConflict);
+    }
+
+    #[test]
+    fn log_format_and_level() {
+        let cli = parse(&["--log-format", "json", "--log-level", "switchyard=trace,warn"]).expect("valid");
+        assert_eq!(cli.serve.log_format, LogFormat::Json);
+        assert_eq!(cli.serve.log_level.as_deref(), Some("switchyard=trace,warn"));
+        assert_eq!(parse(&["--log-format", "pretty"]).expect("valid").serve.log_format, LogFormat::Pretty);
+        assert_eq!(kind(&["--log-format", "xml"]), ErrorKind::InvalidValue);
+        assert_eq!(kind(&["--log-level", "switchyard=loud"]), ErrorKind::ValueValidation);
+    }
+
+    #[test]
+    fn unknown_flags_are_refused() {
+        assert_eq!(kind(&["--htp", "127.0.0.1:0"]), ErrorKind::UnknownArgument);
+        assert_eq!(kind(&["stray"]), ErrorKind::UnknownArgument);
+    }
+
+    #[test]
+    fn help_lists_every_flag_with_its_variable_and_version_names_the_binary() {
+        let e = parse(&["--help"]).expect_err("help is an early exit");
+        assert_eq!((e.kind(), e.exit_code()), (ErrorKind::DisplayHelp, 0));
+        let help = e.render().to_string();
+        assert!(help.starts_with("A binary's own parser"), "the binary's about, not ServeArgs' docs: {help}");
+        for needle in [
+            "--stdio",
+            "SWITCHYARD_STDIO",
+            "--http <HOST:PORT>",
+            "SWITCHYARD_HTTP",
+            "--log-format <FORMAT>",
+            "SWITCHYARD_LOG_FORMAT",
+            "pretty",
+            "json",
+            "--log-level <FILTER>",
+            "SWITCHYARD_LOG_LEVEL",
+            "--tasks",
+            "A flag of the binary's own",
+            "--version",
+        ] {
+            assert!(help.contains(needle), "{needle:?} in {help}");
+        }
+        let e = parse(&["--version"]).expect_err("version is an early exit");
+        assert_eq!((e.kind(), e.exit_code()), (ErrorKind::DisplayVersion, 0));
+        assert_eq!(e.render().to_string().trim(), "t 1.2.3");
+        assert_eq!(parse(&["--stdio", "--bogus"]).expect_err("unknown").exit_code(), 2);
+    }
+
+    #[test]
+    fn run_names_the_command_after_the_server() {
+        let e = parse_alone("srv".into(), "4.5.6".into(), ["./bin/srv-bin", "--version"]).expect_err("version");
+        assert_eq!((e.kind(), e.render().to_string().trim()), (ErrorKind::DisplayVersion, "srv 4.5.6"));
+        let e = parse_alone("srv".into(), "4.5.6".into(), ["./bin/srv-bin", "--help"]).expect_err("help");
+        let help = e.render().to_string();
+        assert!(help.starts_with("Usage: srv-bin [OPTIONS]") && help.contains("--http <HOST:PORT>"), "{help}");
+        let args = parse_alone("srv".into(), "1".into(), ["srv", "--http", "127.0.0.1:0"]).expect("valid");
+        assert_eq!(args, ServeArgs::from(Mode::Http("127.0.0.1:0".into())));
+        assert_eq!(parse_alone("srv".into(), "1".into(), ["srv", "--tasks"]).expect_err("unknown").exit_code(), 2);
+    }
+
+    #[test]
+    fn modes_convert_to_args() {
+        assert_eq!(ServeArgs::from(Mode::Stdio).mode(), Mode::Stdio);
+        assert_eq!(ServeArgs::from(Mode::Http("h:1".into())).mode(), Mode::Http("h:1".into()));
+        assert_eq!(ServeArgs::default().mode(), Mode::Stdio);
+    }
+
+    /// Set in the environment of this test binary run again as a child: which case of
+    /// [`environment_variables_stand_in_for_the_flags`] it checks.
+    const CHILD_CASE: &str = "SWITCHYARD_CLI_TEST_ENV_CASE";
+
+    const SHARED_VARS: [&str; 4] =
+        ["SWITCHYARD_STDIO", "SWITCHYARD_HTTP", "SWITCHYARD_LOG_FORMAT", "SWITCHYARD_LOG_LEVEL"];
+
+    // Setting variables in this process would leak into the tests running beside it (and is
+    // `unsafe` in edition 2024), so each case runs this test again in a child process whose
+    // environment holds the variables, and checks them there.
+    #[test]
+    fn environment_variables_stand_in_for_the_flags() {
+        match std::env::var(CHILD_CASE).as_deref() {
+            Ok("http") => {
+                let cli = parse(&[]).expect("valid");
+                assert_eq!(cli.serve.mode(), Mode::Http("127.0.0.1:7".into()));
+                assert_eq!(cli.serve.log_format, LogFormat::Json);
+                assert_eq!(cli.serve.log_level.as_deref(), Some("debug"));
+                // A flag beats its variable...
+                let cli = parse(&["--http", "127.0.0.1:8", "--log-format", "pretty"]).expect("valid");
+                assert_eq!(cli.serve.mode(), Mode::Http("127.0.0.1:8".into()));
+                assert_eq!(cli.serve.log_format, LogFormat::Pretty);
+                // ...but a variable for the other mode counts as given.
+                assert_eq!(kind(&["--stdio"]), ErrorKind::ArgumentConflict);
+            }
+            Ok("stdio") => {
+                assert!(parse(&[]).expect("valid").serve.stdio);
+                assert_eq!(kind(&["--http", "127.0.0.1:0"]), ErrorKind::ArgumentConflict);
+            }
+            Ok("bad") => {
+                assert_eq!(kind(&[]), ErrorKind::InvalidValue);
+            }
+            Ok(other) => panic!("unknown case {other:?}"),
+            Err(_) => {
+                let cases: [(&str, &[(&str, &str)]); 3] = [
+                    (
+                        "http",
+                        &[
+                            ("SWITCHYARD_HTTP", "127.0.0.1:7"),
+                            ("SWITCHYARD_LOG_FORMAT", "json"),
+                            ("SWITCHYARD_LOG_LEVEL", "debug"),
+                        ],
+                    ),
+                    ("stdio", &[("SWITCHYARD_STDIO", "1")]),
+                    ("bad", &[("SWITCHYARD_LOG_FORMAT", "xml")]),
+                ];
+                let test = concat!(module_path!(), "::environment_variables_stand_in_for_the_flags");
+                let test = test.split_once("::").map_or(test, |(_crate, path)| path);
+                for (case, vars) in cases {
+                    let mut child = std::process::Command::new(std::env::current_exe().expect("the test binary"));
+                    child.args([test, "--exact", "--test-threads=1"]).env(CHILD_CASE, case);
+                    for var in SHARED_VARS {
+                        child.env_remove(var);
+                    }
+                    let out = child.envs(vars.iter().copied()).output().expect("the test binary runs");
+                    let stdout = String::from_utf8_lossy(&out.stdout);
+                    assert!(
+                        out.status.success() && stdout.contains("1 passed"),
+                        "case {case}: {stdout}{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
+            }
+        }
     }
 }

@@ -280,3 +280,128 @@ async fn legacy_sessions_belong_to_their_creator() {
     .await;
     assert_eq!(two.status, 401, "two credentials are refused");
 }
+
+/// Runs the fixture with `args` and `env` (stdin closed) to its end.
+fn fixture_run(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    std::process::Command::new(example("fixture"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the fixture runs")
+}
+
+#[test]
+fn the_command_line_answers_help_and_version() {
+    for help in ["--help", "-h"] {
+        let out = fixture_run(&[help], &[]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{help}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stderr.is_empty(), "{help} prints only the help: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains("Usage: fixture [OPTIONS]"), "{text}");
+        // Every flag of fixture-server.md, and the shared ones.
+        for flag in [
+            "--stdio",
+            "--http <HOST:PORT>",
+            "--tasks",
+            "--task-store <STORE>",
+            "--auth",
+            "--principal <WHO>",
+            "--executor <EXECUTOR>",
+            "--probes",
+            "--custom-listen",
+            "--keepalive-ms <N>",
+            "--listen-probes",
+            "--task-lease-ms <MS>",
+            "--hub <nats:URL>",
+            "--hub-subject <SUBJECT>",
+            "--state-key-env <VAR>",
+            "--log-format <FORMAT>",
+            "--log-level <FILTER>",
+            "--version",
+        ] {
+            assert!(text.contains(flag), "{help} names {flag}: {text}");
+        }
+    }
+    for version in ["--version", "-V"] {
+        let out = fixture_run(&[version], &[]);
+        assert_eq!(out.status.code(), Some(0), "{version}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("fixture {}\n", env!("CARGO_PKG_VERSION")));
+    }
+}
+
+#[test]
+fn the_command_line_refuses_what_it_cannot_do_with_exit_code_2() {
+    for args in [
+        &["--bogus"][..],
+        &["--stdio", "--http", "127.0.0.1:0"],
+        &["--http"],
+        &["--principal", "admin"],
+        &["--auth", "--principal", "root"],
+        &["--task-store", "memory"],
+        &["--tasks", "--task-store", "redis:x"],
+        &["--tasks", "--executor", "sideways"],
+        &["--tasks", "--task-lease-ms", "299"],
+        &["--hub-subject", "s"],
+        &["--keepalive-ms", "100"],
+        &["--stdio", "--keepalive-ms", "100"],
+        &["--http", "127.0.0.1:0", "--keepalive-ms", "0"],
+        &["--hub", "kafka:x"],
+        &["--state-key-env", "SWITCHYARD_FIXTURE_TEST_NO_SUCH_VARIABLE"],
+        &["--log-format", "xml"],
+        &["--log-level", "switchyard=loud"],
+    ] {
+        let out = fixture_run(args, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.contains("'--help'"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn switchyard_http_in_the_environment_serves_http() {
+    let mut child = std::process::Command::new(example("fixture"))
+        .env("SWITCHYARD_HTTP", "127.0.0.1:0")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the fixture starts");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let first = std::io::BufRead::lines(std::io::BufReader::new(stderr)).next();
+    let _ = child.kill();
+    let _ = child.wait();
+    let line = first.expect("a line").expect("readable stderr");
+    let port = line.strip_prefix("listening on http://127.0.0.1:").and_then(|rest| rest.strip_suffix("/mcp"));
+    assert!(port.is_some_and(|p| p.parse::<u16>().is_ok_and(|p| p != 0)), "{line:?}");
+}
+
+#[test]
+fn json_logs_are_one_object_per_line_on_stderr() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(example("fixture"))
+        .args(["--stdio", "--log-format", "json", "--log-level", "switchyard=debug"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the fixture starts");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    // A notification the transport ignores, with a debug event saying so; EOF then ends the server.
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/nothing\"}\n").expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("the fixture ends at EOF");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "nothing answers a notification: {}", String::from_utf8_lossy(&out.stdout));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let events: Vec<Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("a JSON line, not {l:?}: {e}")))
+        .collect();
+    assert!(
+        events.iter().any(|e| e["level"] == "DEBUG"
+            && e["fields"]["message"] == "stdio: ignoring notification"
+            && e["fields"]["method"] == "notifications/nothing"),
+        "{stderr}"
+    );
+}

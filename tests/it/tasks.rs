@@ -440,7 +440,15 @@ async fn delegation_to_a_worker_process_through_the_sqlite_store() {
     let db = dir.join("jobs.db");
     let _ = std::fs::remove_file(&db);
     let db_arg = db.display().to_string();
-    let mut server = stdio_child("tasks_worker", &["serve", "--db", &db_arg]);
+    // Not `stdio_child`: `--stdio` is a flag of the `serve` subcommand, so it comes after it.
+    let mut server = tokio::process::Command::new(example("tasks_worker"))
+        .args(["serve", "--db", &db_arg, "--stdio"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the server starts");
     let mut worker = tokio::process::Command::new(example("tasks_worker"))
         .args(["work", "--db", &db_arg])
         .stdin(std::process::Stdio::null())

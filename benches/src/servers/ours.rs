@@ -6,7 +6,7 @@
 use crate::Res;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use switchyard::cli::{Mode, serve};
+use switchyard::cli::{Mode, ServeArgs, serve};
 use switchyard::prelude::*;
 use switchyard_tasks::{InMemoryTaskStore, PostgresTaskStore, SqliteTaskStore, TasksExtension};
 use tokio::io::AsyncBufReadExt;
@@ -63,13 +63,10 @@ fn server() -> Res<Server> {
     Ok(Server::builder("bench-switchyard", env!("CARGO_PKG_VERSION")).groups([ECHO_GROUP]).build()?)
 }
 
-/// Serves on stdin/stdout exactly as `cli::run` does for `--stdio`; with `RUST_LOG` set, with
-/// `cli`'s tracing subscriber installed (to measure what tracing costs per request).
+/// Serves on stdin/stdout exactly as `cli::run` does for `--stdio`, with its tracing subscriber
+/// (filtered by `RUST_LOG`, default `warn`).
 pub async fn stdio() -> Res<()> {
-    if std::env::var_os("RUST_LOG").is_some() {
-        switchyard::cli::init_tracing();
-    }
-    serve(server()?, Mode::Stdio).await;
+    serve(server()?, &ServeArgs::from(Mode::Stdio)).await;
     Ok(())
 }
 
@@ -177,6 +174,6 @@ pub async fn http(addr: String, options: HttpOptions) -> Res<()> {
             }
         }
     });
-    serve(server, Mode::Http(addr)).await;
+    serve(server, &ServeArgs::from(Mode::Http(addr))).await;
     Ok(())
 }
