@@ -40,6 +40,8 @@ pub mod handler;
 pub mod input;
 pub mod jsonrpc;
 pub mod model;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod pipeline;
 pub mod protocol;
 pub mod registry;

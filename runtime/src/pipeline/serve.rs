@@ -491,6 +491,11 @@ fn request_span(parts: &RequestParts, session: Option<&LegacySession>) -> tracin
     if let Some(s) = session.filter(|s| !s.id.is_empty() && !span.is_disabled()) {
         span.record("mcp.session.id", s.id.as_str());
     }
+    // Exported, the span continues the caller's trace instead of starting one of its own.
+    #[cfg(feature = "otel")]
+    if let Some(trace) = &parts.trace {
+        crate::otel::set_remote_parent(&span, trace);
+    }
     span
 }
 
