@@ -115,7 +115,9 @@ fn write_if_changed(path: &Path, text: &str) -> Res<()> {
 
 fn manifest(fw: Framework, ws: &Path) -> String {
     let framework = match fw {
-        Framework::Ours => format!("switchyard = {{ path = {:?} }}", ws.join("runtime").display().to_string()),
+        Framework::Ours => {
+            format!("switchyard = {{ package = \"switchyard-mcp\", path = {:?} }}", ws.join("runtime").display().to_string())
+        }
         Framework::Rmcp => {
             r#"rmcp = { version = "=3.11.0", default-features = false, features = ["server", "macros", "transport-io"] }"#
                 .to_owned()

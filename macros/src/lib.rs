@@ -78,7 +78,7 @@ use proc_macro::TokenStream;
 /// | `input_schema` | a hand-written JSON Schema (`"type": "object"` at the root), used as is; the params type then needs only `Deserialize` | generated from the params type |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | `true`/`false`, or the bare key for `true`: the `annotations` hints | not sent |
 /// | `roles` | an array of role names, e.g. `["admin", "ops"]`: a caller needs any one of them (see the [crate docs](crate#roles)) | anyone may call it |
-/// | `task_support` | `"optional"` or `"required"`: whether the Tasks extension (crate `switchyard-tasks`) may or must run the call as a task; `"escalate"`: the tool starts on the request path (it may gather input first) and becomes a task when it calls `switchyard_tasks::escalate`; stored as `TaskSupport` on the tool's registration, never sent | never a task |
+/// | `task_support` | `"optional"` or `"required"`: whether the Tasks extension (crate `switchyard-mcp-tasks`) may or must run the call as a task; `"escalate"`: the tool starts on the request path (it may gather input first) and becomes a task when it calls `switchyard_tasks::escalate`; stored as `TaskSupport` on the tool's registration, never sent | never a task |
 ///
 /// # Arguments
 /// Extractors and at most one params type (see the [crate docs](crate)). Without params the

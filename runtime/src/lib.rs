@@ -71,19 +71,23 @@ pub use switchyard_macros::{
 };
 pub use tokio_util::sync::CancellationToken;
 
+// The README and guides are reached through links inside the package directory (`README.md`,
+// `docs/*.md` point into the workspace), which `cargo package` copies as files: the published
+// crate has them too.
+
 /// The README's examples, compiled as doctests so they cannot rot.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
 /// The observability guide's examples, compiled as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../../docs/observability.md")]
+#[doc = include_str!("../docs/observability.md")]
 pub struct ObservabilityGuideDoctests;
 
 /// The subscriptions guide's examples, compiled as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../../docs/subscriptions.md")]
+#[doc = include_str!("../docs/subscriptions.md")]
 pub struct SubscriptionsGuideDoctests;
 
 /// The names most servers need: `use switchyard::prelude::*;`.

@@ -12,7 +12,7 @@ use switchyard_tasks::{InMemoryTaskStore, PostgresTaskStore, SqliteTaskStore, Ta
 use tokio::io::AsyncBufReadExt;
 
 /// The registration group of `echo` (its attribute's `group`), the only group the plain
-/// servers serve. Linking `switchyard-tasks` (for the task-store rows) registers its
+/// servers serve. Linking `switchyard-mcp-tasks` (for the task-store rows) registers its
 /// `tools/call` filter in group `"default"` for every server of this binary; selecting this
 /// group keeps that filter, and its cost per call, off the rows that compare against rmcp and
 /// the raw reference.

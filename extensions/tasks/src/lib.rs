@@ -1,4 +1,4 @@
-//! # switchyard-tasks: the MCP Tasks extension (`io.modelcontextprotocol/tasks`)
+//! # switchyard-mcp-tasks (`switchyard_tasks`): the MCP Tasks extension (`io.modelcontextprotocol/tasks`)
 //!
 //! Lets a `tools/call` answer at once with a task handle (`CreateTaskResult`) while the tool
 //! runs in the background; the client polls `tasks/get`, answers input with `tasks/update`,

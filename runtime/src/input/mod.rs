@@ -18,9 +18,9 @@
 //! Only kinds the client declared may be asked: `-32021` with `data.requiredCapabilities`
 //! otherwise (URL mode needs `elicitation.url`). See the [input guide](self::guide).
 
-/// The input guide (`docs/input.md`); its example runs as a doctest on the modern and legacy
-/// paths.
-#[doc = include_str!("../../../docs/input.md")]
+/// The input guide (`docs/input.md`, through the link `runtime/docs/input.md` so that the
+/// package has it); its example runs as a doctest on the modern and legacy paths.
+#[doc = include_str!("../../docs/input.md")]
 pub mod guide {}
 
 mod legacy;

@@ -5,7 +5,7 @@
 /// appears on the wire. Declared with `#[mcp_tool(task_support = "optional" | "required" | "escalate")]` or
 /// [`DynamicTool::task_support`](crate::server::DynamicTool::task_support); read from
 /// [`ToolEntry::task_support`](crate::registry::ToolEntry::task_support) by the Tasks extension
-/// (crate `switchyard-tasks`), which alone acts on it. Without that extension installed every
+/// (crate `switchyard-mcp-tasks`), which alone acts on it. Without that extension installed every
 /// tool runs synchronously.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TaskSupport {

@@ -1,5 +1,5 @@
 //! The runtime's integration tests, in one binary so the crate and its dependencies are linked
-//! once. Run one module with a filter: `cargo test -p switchyard --test it pipeline::`.
+//! once. Run one module with a filter: `cargo test -p switchyard-mcp --test it pipeline::`.
 //!
 //! All modules register into one `inventory`: each module's handlers and filters are in groups of
 //! its own, and every server here selects its groups, so no module sees another's registrations.

@@ -1,5 +1,5 @@
 //! The Tasks extension's integration tests, in one binary so the crate and its dependencies are
-//! linked once. Run one module with a filter: `cargo test -p switchyard-tasks --test it in_process::`.
+//! linked once. Run one module with a filter: `cargo test -p switchyard-mcp-tasks --test it in_process::`.
 //!
 //! All modules register into one `inventory`: each module's tools and filters are in a group
 //! named after it, and its servers select that group and `"default"` (the extension's own), so no

@@ -5,7 +5,7 @@
 //! The PostgreSQL tests need the `postgres` feature and a database in `SWITCHYARD_TEST_PG`:
 //!
 //! ```text
-//! SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-tasks --features postgres
+//! SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-mcp-tasks --features postgres
 //! ```
 //!
 //! Without them they print that they were skipped and pass. Each PostgreSQL test creates its
@@ -22,7 +22,7 @@ use tokio::sync::Barrier;
 
 /// How to run the PostgreSQL tests, printed when they are skipped.
 const RUN_PG: &str =
-    "SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-tasks --features postgres";
+    "SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-mcp-tasks --features postgres";
 
 /// Two handles on the same tasks: for the durable stores two separate instances (two pools, or
 /// two connections, as two processes have); for the memory store one instance twice.
