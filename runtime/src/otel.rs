@@ -22,7 +22,7 @@
 //! processor and the periodic metric reader), so export neither needs nor blocks the server's
 //! tokio runtime, and the final flush on drop works after the runtime is gone.
 
-use crate::protocol::TraceContext;
+use crate::protocol::{META_BAGGAGE, META_TRACEPARENT, META_TRACESTATE, TraceContext};
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Histogram, MeterProvider as _};
 use opentelemetry::propagation::TextMapPropagator;
@@ -46,9 +46,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 /// The instrumentation scope of the exported spans and metric.
 const SCOPE: &str = "switchyard";
 
-/// The target and name of the pipeline's request span (`pipeline::serve`).
-const REQUEST_TARGET: &str = "switchyard::request";
-const REQUEST_SPAN: &str = "mcp.request";
+use crate::context::{REQUEST_SPAN, SPAN_TARGET as REQUEST_TARGET};
 
 /// The metric of the MCP semantic conventions, and its recommended bucket boundaries (seconds).
 const DURATION_METRIC: &str = "mcp.server.operation.duration";
@@ -234,12 +232,12 @@ pub fn set_remote_parent(span: &tracing::Span, trace: &TraceContext) {
     // The SDK's propagators parse what `TraceContext` already validated, so the W3C grammar
     // lives in one place per layer rather than being rebuilt here.
     let mut carrier = HashMap::with_capacity(3);
-    carrier.insert("traceparent".to_owned(), trace.traceparent().to_owned());
+    carrier.insert(META_TRACEPARENT.to_owned(), trace.traceparent().to_owned());
     if let Some(state) = trace.tracestate() {
-        carrier.insert("tracestate".to_owned(), state.to_owned());
+        carrier.insert(META_TRACESTATE.to_owned(), state.to_owned());
     }
     if let Some(baggage) = trace.baggage() {
-        carrier.insert("baggage".to_owned(), baggage.to_owned());
+        carrier.insert(META_BAGGAGE.to_owned(), baggage.to_owned());
     }
     let parent = TraceContextPropagator::new().extract(&carrier);
     let parent = BaggagePropagator::new().extract_with_context(&parent, &carrier);

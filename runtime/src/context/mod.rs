@@ -12,4 +12,5 @@ pub use extract::{FromRequestContext, RequiredState, StateRequirement};
 pub use message_filters::{MessageFilter, MessageFilters};
 pub use notify::{Logger, Notifier, Outbound, OutboundReceiver, OutboundSender, Payload, Progress, outbound_channel};
 pub use request::{Origin, RequestContext, RequestParts};
+pub(crate) use request::{REQUEST_SPAN, SPAN_TARGET};
 pub use state::{State, StateMap};

@@ -84,6 +84,12 @@ impl Origin {
 /// [`Server`](crate::Server). Kept opaque here so that the context needs nothing above it.
 pub(crate) type Runtime = Arc<dyn Any + Send + Sync>;
 
+/// The `tracing` target of the request spans (`mcp.request`, `mcp.detached`): what a subscriber's
+/// filter enables to get them.
+pub(crate) const SPAN_TARGET: &str = "switchyard::request";
+/// The name of the span every request runs in ([`RequestContext::span`]).
+pub(crate) const REQUEST_SPAN: &str = "mcp.request";
+
 /// The context of one request: identity, era, client capabilities, cancellation, the request's
 /// own notification channel, shared state and the server handle.
 ///

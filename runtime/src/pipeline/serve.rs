@@ -475,8 +475,8 @@ fn has_modern_envelope(params: Option<&Map<String, Value>>) -> bool {
 fn request_span(parts: &RequestParts, session: Option<&LegacySession>) -> tracing::Span {
     use tracing::field::Empty;
     let span = tracing::info_span!(
-        target: "switchyard::request",
-        "mcp.request",
+        target: crate::context::SPAN_TARGET,
+        crate::context::REQUEST_SPAN,
         otel.name = %parts.method,
         otel.kind = "server",
         mcp.method.name = %parts.method,

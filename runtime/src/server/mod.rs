@@ -153,14 +153,19 @@ impl RequestContext {
     pub fn server(&self) -> Server {
         // Every context is made by the pipeline with its engine as the runtime handle
         // (`Engine::of` is the fallible form for the pipeline's own steps).
-        let engine = self.runtime().clone().downcast::<Engine>();
-        Server { engine: engine.unwrap_or_else(|_| unreachable!("request contexts carry their server's engine")) }
+        Server::of(self).unwrap_or_else(|| unreachable!("request contexts carry their server's engine"))
+    }
+}
+
+impl Server {
+    /// The server behind `ctx`: the engine the pipeline made the context with.
+    fn of(ctx: &RequestContext) -> Option<Server> {
+        ctx.runtime().clone().downcast::<Engine>().ok().map(|engine| Server { engine })
     }
 }
 
 impl FromRequestContext for Server {
     fn from_request_context(ctx: &RequestContext) -> Result<Self, McpError> {
-        let engine = ctx.runtime().clone().downcast::<Engine>();
-        engine.map(|engine| Server { engine }).map_err(|_| McpError::internal("no server behind this request context"))
+        Server::of(ctx).ok_or_else(|| McpError::internal("no server behind this request context"))
     }
 }

@@ -29,7 +29,7 @@
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 
 use crate::auth::Principal;
-use crate::context::{Notifier, Origin, Outbound, OutboundReceiver, OutboundSender, Payload, outbound_channel};
+use crate::context::{Origin, Outbound, OutboundReceiver, OutboundSender, Payload, outbound_channel};
 use crate::jsonrpc::{
     McpError, Message, ParseFailure, Request, RequestId, error_response, parse_batch, parse_entry, parse_message,
     success_response,
@@ -597,8 +597,7 @@ impl Connection {
             let id = req.id.clone();
             // The request's notifications go straight into the writer queue; its answer is
             // queued below, after the work ended, so it follows them.
-            let notifier =
-                Notifier::new(out.clone(), token.clone()).with_filters(server.engine().message_filters().clone());
+            let notifier = server.engine().notifier(out.clone(), token.clone());
             // Boxed: the request future is large, and inline it would be copied whole each
             // time the task moves (spawn, task cell), which callgrind showed as a tenth of the
             // per-request instructions.

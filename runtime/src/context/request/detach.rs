@@ -31,7 +31,7 @@ impl RequestContext {
         // Its own span, linked to the request's rather than inside it: the request's span ends
         // when the request is answered, the detached work later.
         let span = tracing::info_span!(
-            target: "switchyard::request",
+            target: super::SPAN_TARGET,
             parent: None,
             "mcp.detached",
             mcp.method.name = %parts.method,
