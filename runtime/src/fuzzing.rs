@@ -5,11 +5,8 @@
 //! by the fuzzer is a crash a peer could cause.
 
 use crate::jsonrpc::{McpError, error_response, parse_message};
-use crate::server::Server;
-use crate::transport::stdio::{StdioConfig, serve_io};
 use serde_json::Value;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Decodes `bytes` as one JSON-RPC message the way both transports do.
 ///
@@ -30,6 +27,7 @@ pub fn decode_envelope(bytes: &[u8]) -> Option<Value> {
 /// Returns `Ok(None)` when `bytes` cannot be an HTTP header value at all (the HTTP layer
 /// rejects those before the transport sees them), `Ok(Some(text))` for the decoded text, and
 /// the `-32020` error otherwise.
+#[cfg(feature = "http")]
 pub fn mirrored_header(bytes: &[u8]) -> Result<Option<String>, McpError> {
     let Ok(value) = http::HeaderValue::from_bytes(bytes) else { return Ok(None) };
     let mut headers = http::HeaderMap::new();
@@ -42,7 +40,10 @@ pub fn mirrored_header(bytes: &[u8]) -> Result<Option<String>, McpError> {
 ///
 /// Requests still running 100 ms after EOF are cancelled (run it on a runtime with paused time
 /// to skip the wait). Errors: I/O errors of the in-memory pipe only.
-pub async fn stdio_exchange(server: Server, input: &[u8]) -> std::io::Result<Vec<Vec<u8>>> {
+#[cfg(feature = "stdio")]
+pub async fn stdio_exchange(server: crate::Server, input: &[u8]) -> std::io::Result<Vec<Vec<u8>>> {
+    use crate::transport::stdio::{StdioConfig, serve_io};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let (mut client_w, server_r) = tokio::io::duplex(64 * 1024);
     let (server_w, mut client_r) = tokio::io::duplex(64 * 1024);
     let config = StdioConfig::default().eof_grace(Duration::from_millis(100));

@@ -30,8 +30,29 @@
 //!
 //! Handlers ask the client for input (elicitation, sampling, roots) with
 //! [`RequestContext::input`] on every path: see the [input guide](input::guide).
+//!
+//! ## Cargo features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `stdio` | yes | [`transport::stdio`] |
+//! | `http` | yes | `transport::http` (Streamable HTTP on axum and hyper) and `auth::BearerAuth` |
+//! | `auth-jwt` | yes | `auth::JwtVerifier` (jsonwebtoken) |
+//! | `cli` | yes | `cli`: the command line of server binaries (clap, tracing-subscriber); implies `stdio` |
+//! | `testing` | yes | `testing`: an in-process client (and, with `http`, a loopback server); implies `stdio` |
+//! | `anyhow` | yes | `anyhow::Error` and `anyhow::Result<T>` in tools |
+//! | `otel` | no | `otel`: OTLP export of the request spans and the duration metric; `cli` exports when `OTEL_EXPORTER_OTLP_ENDPOINT` is set |
+//! | `nats` | no | `subscriptions::NatsHub`, a delivery hub shared by several instances |
+//!
+//! A stdio-only server needs neither axum, hyper nor jsonwebtoken:
+//! `switchyard = { package = "switchyard-mcp", version = "0.1", default-features = false, features = ["cli"] }`.
+
+// Pieces only a transport uses (legacy `initialize`, `Mcp-Param-*` headers, ...) are unused in
+// a build without one; the default build, which CI lints, still reports dead code.
+#![cfg_attr(not(all(feature = "stdio", feature = "http")), allow(dead_code))]
 
 pub mod auth;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod context;
 #[doc(hidden)]
@@ -47,6 +68,7 @@ pub mod protocol;
 pub mod registry;
 pub mod server;
 pub mod subscriptions;
+#[cfg(feature = "testing")]
 pub mod testing;
 
 pub mod transport;

@@ -169,6 +169,24 @@ pub fn init_from_env(service_name: &str, service_version: &str) -> Result<OtelGu
     Ok(guard)
 }
 
+/// Whether the environment asks for OTLP export: one of `OTEL_EXPORTER_OTLP_ENDPOINT`,
+/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` is set (and
+/// not empty), or `OTEL_TRACES_EXPORTER` is `otlp`; and `OTEL_SDK_DISABLED` is not `true`
+/// ([SDK configuration](https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/)).
+/// [`cli`](crate::cli) exports exactly then, so a binary built with the feature sends nothing,
+/// and warns about no unreachable collector, until an operator names one.
+pub fn export_requested() -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    let is = |name: &str, value: &str| std::env::var(name).is_ok_and(|v| v.trim().eq_ignore_ascii_case(value));
+    if is("OTEL_SDK_DISABLED", "true") {
+        return false;
+    }
+    ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"]
+        .into_iter()
+        .any(set)
+        || is("OTEL_TRACES_EXPORTER", "otlp")
+}
+
 /// The providers and exporters alone, for a caller that builds its own subscriber from
 /// [`OtelGuard::layer`]. `endpoint` is a collector's OTLP/HTTP base URL (as in
 /// `OTEL_EXPORTER_OTLP_ENDPOINT`: spans go to `{endpoint}/v1/traces`, the metric to

@@ -14,6 +14,7 @@ mod listen_custom;
 mod listen_http;
 mod load;
 mod nats_hub;
+mod otel;
 mod probes;
 mod real_client;
 mod stdio;

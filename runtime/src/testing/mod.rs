@@ -17,7 +17,9 @@
 //! # }
 //! ```
 
+#[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
 pub use http::HttpTestServer;
 
 use crate::protocol::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_VERSION};

@@ -10,8 +10,6 @@ mod http_reply;
 mod input;
 mod listen_replacement;
 mod observability;
-#[cfg(feature = "otel")]
-mod otel;
 mod pipeline;
 mod server;
 mod sessions;

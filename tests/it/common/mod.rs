@@ -2,6 +2,8 @@
 //! processes, and speak raw HTTP or stdio to them.
 #![allow(dead_code, missing_docs)]
 
+pub mod otlp;
+
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};

@@ -10,6 +10,10 @@
 //!   stderr only (stdout belongs to the stdio transport);
 //! - `--help` and `--version`.
 //!
+//! `--http` is there with the `http` feature (on by default). With the `otel` feature, the
+//! request spans and the duration metric are also exported over OTLP when the environment
+//! names a collector (`OTEL_EXPORTER_OTLP_ENDPOINT`, see [`ServeArgs::init_tracing`]).
+//!
 //! Every flag also reads an environment variable (see [`ServeArgs`]); `RUST_LOG` stays the log
 //! filter when `--log-level` is not given, `warn` when neither is.
 //!
@@ -49,8 +53,14 @@
 //!
 //! SIGTERM, Ctrl-C and (on stdio) EOF shut the server down gracefully.
 
-use crate::auth::{BearerAuth, Principal};
+#[cfg(feature = "otel")]
+mod telemetry;
+
+#[cfg(feature = "http")]
+use crate::auth::BearerAuth;
+use crate::auth::Principal;
 use crate::server::Server;
+#[cfg(feature = "http")]
 use crate::transport::http::{HttpConfig, router, serve_app};
 use crate::transport::stdio::{self, StdioConfig};
 use std::process::ExitCode;
@@ -84,12 +94,13 @@ pub struct ServeArgs {
         long,
         env = "SWITCHYARD_STDIO",
         value_parser = clap::builder::BoolishValueParser::new(),
-        conflicts_with = "http",
         help = "Serve MCP on stdin/stdout, one JSON-RPC message per line (the default)"
     )]
+    #[cfg_attr(feature = "http", arg(conflicts_with = "http"))]
     pub stdio: bool,
     /// `--http HOST:PORT`: serve Streamable HTTP on this address (a host name or an IP
-    /// address, `PORT` 0 for a free port); `None` serves stdio.
+    /// address, `PORT` 0 for a free port); `None` serves stdio. With the `http` feature.
+    #[cfg(feature = "http")]
     #[arg(
         long,
         env = "SWITCHYARD_HTTP",
@@ -141,7 +152,9 @@ pub enum LogFormat {
 pub enum Mode {
     /// stdin/stdout (`--stdio`, the default).
     Stdio,
-    /// Streamable HTTP on `HOST:PORT`, the address as given (`--http HOST:PORT`).
+    /// Streamable HTTP on `HOST:PORT`, the address as given (`--http HOST:PORT`). With the
+    /// `http` feature.
+    #[cfg(feature = "http")]
     Http(String),
 }
 
@@ -150,6 +163,7 @@ impl From<Mode> for ServeArgs {
     fn from(mode: Mode) -> Self {
         match mode {
             Mode::Stdio => ServeArgs { stdio: true, ..ServeArgs::default() },
+            #[cfg(feature = "http")]
             Mode::Http(addr) => ServeArgs { http: Some(addr), ..ServeArgs::default() },
         }
     }
@@ -158,31 +172,75 @@ impl From<Mode> for ServeArgs {
 impl ServeArgs {
     /// [`Mode::Http`] when [`http`](Self::http) holds an address, [`Mode::Stdio`] otherwise.
     pub fn mode(&self) -> Mode {
-        match &self.http {
-            Some(addr) => Mode::Http(addr.clone()),
-            None => Mode::Stdio,
+        #[cfg(feature = "http")]
+        if let Some(addr) = &self.http {
+            return Mode::Http(addr.clone());
         }
+        Mode::Stdio
     }
 
     /// Installs the global `tracing` subscriber these flags describe: events to stderr (never
     /// stdout, which belongs to the stdio transport) in [`log_format`](Self::log_format),
     /// filtered by [`log_level`](Self::log_level), else `RUST_LOG`, else `warn`.
     ///
+    /// With the `otel` feature and a collector named in the environment
+    /// ([`otel::export_requested`](crate::otel::export_requested): `OTEL_EXPORTER_OTLP_ENDPOINT`
+    /// and the other `OTEL_*` variables [`otel::build`](crate::otel::build) reads), the request
+    /// spans and the `mcp.server.operation.duration` metric are exported too (the filter then
+    /// always enables target `switchyard::request` at `INFO`), until [`serve_with`] returns. The
+    /// exported `service.name` is the server's when [`serve_with`] installs the subscriber,
+    /// the executable's when a binary calls this first; `OTEL_SERVICE_NAME` beats both.
+    /// Invalid `OTEL_EXPORTER_OTLP_*` values are reported on stderr, and the server logs
+    /// without exporting.
+    ///
     /// Does nothing when a global subscriber is installed already, so a binary may call it
-    /// first, to see the logs of its own setup, and [`serve_with`] again later.
+    /// first, to see the logs of its own setup, and [`serve_with`] again later; a binary that
+    /// installs its own subscriber (e.g. with [`otel::init_from_env`](crate::otel::init_from_env))
+    /// keeps it.
     pub fn init_tracing(&self) {
-        use tracing_subscriber::EnvFilter;
+        self.install_subscriber(None);
+    }
+
+    /// [`init_tracing`](Self::init_tracing), naming the exported telemetry after `server`.
+    fn install_subscriber(&self, #[cfg_attr(not(feature = "otel"), allow(unused))] server: Option<&Server>) {
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        use tracing_subscriber::{EnvFilter, fmt};
+        if tracing::dispatcher::has_been_set() {
+            return;
+        }
         let fallback = || EnvFilter::new("warn");
-        let filter = match &self.log_level {
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
+        let mut filter = match &self.log_level {
             // Checked when parsed; only a value set in code can fail here.
             Some(level) => EnvFilter::try_new(level).unwrap_or_else(|_| fallback()),
             None => EnvFilter::try_from_default_env().unwrap_or_else(|_| fallback()),
         };
-        let fmt = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-        let _ = match self.log_format {
-            LogFormat::Pretty => fmt.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).try_init(),
-            LogFormat::Json => fmt.json().with_ansi(false).try_init(),
+        #[cfg(feature = "otel")]
+        let guard = crate::otel::export_requested().then(|| telemetry::exporters(server)).flatten();
+        #[cfg(feature = "otel")]
+        if guard.is_some() {
+            filter = filter.add_directive(telemetry::request_spans());
+        }
+        #[cfg(feature = "otel")]
+        let export = guard.as_ref().map(|g| g.layer());
+        #[cfg(not(feature = "otel"))]
+        let export: Option<tracing_subscriber::layer::Identity> = None;
+        let (pretty, json) = match self.log_format {
+            LogFormat::Pretty => {
+                let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+                (Some(fmt::layer().with_writer(std::io::stderr).with_ansi(ansi)), None)
+            }
+            LogFormat::Json => (None, Some(fmt::layer().json().with_writer(std::io::stderr).with_ansi(false))),
         };
+        let installed =
+            tracing_subscriber::registry().with(export).with(filter).with(pretty).with(json).try_init().is_ok();
+        #[cfg(feature = "otel")]
+        if installed && let Some(guard) = guard {
+            telemetry::installed(guard);
+        }
+        #[cfg(not(feature = "otel"))]
+        let _ = installed;
     }
 }
 
@@ -198,11 +256,13 @@ fn parse_filter(s: &str) -> Result<String, String> {
 #[derive(Debug, Clone, Default)]
 pub struct ServeOptions {
     /// HTTP: authenticate bearer tokens with this layer (see [`auth`](crate::auth)).
+    #[cfg(feature = "http")]
     pub auth: Option<BearerAuth>,
     /// stdio: the principal the peer acts as (stdio has no authentication of its own).
     pub principal: Option<Principal>,
     /// HTTP: the transport configuration (default [`HttpConfig::default`]: path `/mcp`,
     /// localhost only, keep-alive comments every 15 s, ...).
+    #[cfg(feature = "http")]
     pub http: HttpConfig,
 }
 
@@ -255,53 +315,55 @@ pub async fn serve(server: Server, args: &ServeArgs) -> ExitCode {
 /// bound or I/O fails (the reason is printed to stderr). On stdio the process ends here, with
 /// that code: see the comment inside.
 pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions) -> ExitCode {
-    args.init_tracing();
+    args.install_subscriber(Some(&server));
     spawn_signal_handler(server.clone());
-    let result = match args.mode() {
-        Mode::Stdio => {
-            let config = StdioConfig::default().principal(options.principal);
-            let (reader, writer) = stdio::process_streams();
-            // On a runtime worker rather than in `block_on` on the main thread: requests are
-            // spawned tasks, and a reader on the main thread handed each one to a worker and
-            // back (a futex wake per request, and allocations freed across threads).
-            let result = match tokio::spawn(stdio::serve_io(server, reader, writer, config)).await {
-                Ok(r) => r,
-                Err(e) => Err(std::io::Error::other(format!("the stdio transport stopped: {e}"))),
-            };
-            // tokio reads stdin on a blocking thread that a runtime cannot interrupt: after a
-            // shutdown with stdin still open, returning from main would wait for input forever.
-            // Everything is written and flushed at this point, so end the process here.
-            let code = if result.is_ok() { 0 } else { 1 };
-            if let Err(e) = &result {
-                eprintln!("error: {e}");
-            }
-            std::process::exit(code);
-        }
-        Mode::Http(addr) => match tokio::net::TcpListener::bind(&addr).await {
-            Ok(listener) => {
-                match listener.local_addr() {
-                    Ok(a) => eprintln!("listening on http://{a}{}", options.http.path),
-                    Err(e) => return fail(&format!("cannot read the bound address: {e}")),
-                }
-                let shutdown = server.shutdown_token().clone();
-                let mut app = router(server, options.http);
-                if let Some(auth) = options.auth {
-                    app = app.layer(auth);
-                }
-                serve_app(listener, app, shutdown).await
-            }
-            Err(e) => return fail(&format!("cannot listen on {addr}: {e}")),
-        },
+    let mode = args.mode();
+    let result = match &mode {
+        Mode::Stdio => serve_stdio(server, options).await,
+        #[cfg(feature = "http")]
+        Mode::Http(addr) => serve_http(server, addr, options).await,
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&e.to_string()),
+    #[cfg(feature = "otel")]
+    telemetry::stop().await;
+    if let Err(e) = &result {
+        eprintln!("error: {e}");
+    }
+    if mode == Mode::Stdio {
+        // tokio reads stdin on a blocking thread that a runtime cannot interrupt: after a
+        // shutdown with stdin still open, returning from main would wait for input forever.
+        // Everything is written, flushed and exported at this point, so end the process here.
+        std::process::exit(if result.is_ok() { 0 } else { 1 });
+    }
+    if result.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+async fn serve_stdio(server: Server, options: ServeOptions) -> std::io::Result<()> {
+    let config = StdioConfig::default().principal(options.principal);
+    let (reader, writer) = stdio::process_streams();
+    // On a runtime worker rather than in `block_on` on the main thread: requests are spawned
+    // tasks, and a reader on the main thread handed each one to a worker and back (a futex
+    // wake per request, and allocations freed across threads).
+    match tokio::spawn(stdio::serve_io(server, reader, writer, config)).await {
+        Ok(r) => r,
+        Err(e) => Err(std::io::Error::other(format!("the stdio transport stopped: {e}"))),
     }
 }
 
-fn fail(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::FAILURE
+#[cfg(feature = "http")]
+async fn serve_http(server: Server, addr: &str, options: ServeOptions) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot read the bound address: {e}")))?;
+    eprintln!("listening on http://{bound}{}", options.http.path);
+    let shutdown = server.shutdown_token().clone();
+    let mut app = router(server, options.http);
+    if let Some(auth) = options.auth {
+        app = app.layer(auth);
+    }
+    serve_app(listener, app, shutdown).await
 }
 
 fn spawn_signal_handler(server: Server) {
@@ -330,7 +392,8 @@ fn spawn_signal_handler(server: Server) {
     });
 }
 
-#[cfg(test)]
+// The cases name `--http` throughout; the default features have it.
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use super::*;
     use clap::Parser;

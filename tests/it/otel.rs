@@ -3,16 +3,10 @@
 //! the child of the caller's span, and as a point of the `mcp.server.operation.duration`
 //! histogram.
 
-use axum::body::Bytes;
-use axum::extract::State;
-use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::{KeyValue, any_value};
-use opentelemetry_proto::tonic::metrics::v1::metric;
-use opentelemetry_proto::tonic::trace::v1::{Span, span::SpanKind};
-use prost::Message;
+use crate::common::otlp::{collector, hex, string_attr};
+use crate::common::{HttpServer, client, meta, modern, send};
+use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use serde_json::json;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use switchyard::prelude::*;
 use switchyard::testing::TestClient;
@@ -20,60 +14,6 @@ use tracing_subscriber::layer::SubscriberExt;
 
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID: &str = "00f067aa0ba902b7";
-
-/// What the collector received: the spans, and the attributes of each duration data point.
-#[derive(Clone, Default)]
-struct Received {
-    spans: Arc<Mutex<Vec<Span>>>,
-    durations: Arc<Mutex<Vec<Vec<KeyValue>>>>,
-}
-
-async fn traces(State(received): State<Received>, body: Bytes) -> Vec<u8> {
-    let request = ExportTraceServiceRequest::decode(body).expect("an OTLP trace export");
-    let spans = request.resource_spans.into_iter().flat_map(|r| r.scope_spans).flat_map(|s| s.spans);
-    received.spans.lock().expect("spans").extend(spans);
-    Vec::new()
-}
-
-async fn metrics(State(received): State<Received>, body: Bytes) -> Vec<u8> {
-    let request = ExportMetricsServiceRequest::decode(body).expect("an OTLP metrics export");
-    for metric in request.resource_metrics.into_iter().flat_map(|r| r.scope_metrics).flat_map(|s| s.metrics) {
-        if metric.name == "mcp.server.operation.duration"
-            && let Some(metric::Data::Histogram(h)) = metric.data
-        {
-            received.durations.lock().expect("durations").extend(h.data_points.into_iter().map(|p| p.attributes));
-        }
-    }
-    Vec::new()
-}
-
-/// Starts the collector on a thread and runtime of its own: the exporters' flush blocks the
-/// test's thread until the collector has answered.
-fn collector() -> (String, Received) {
-    let received = Received::default();
-    let app = axum::Router::new()
-        .route("/v1/traces", axum::routing::post(traces))
-        .route("/v1/metrics", axum::routing::post(metrics))
-        .with_state(received.clone());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
-            tx.send(listener.local_addr().expect("an address")).expect("the test waits");
-            axum::serve(listener, app).await.expect("serves");
-        });
-    });
-    let addr = rx.recv().expect("the collector's address");
-    (format!("http://{addr}"), received)
-}
-
-fn string_attr<'a>(attributes: &'a [KeyValue], key: &str) -> Option<&'a str> {
-    attributes.iter().find(|kv| kv.key == key).and_then(|kv| match kv.value.as_ref()?.value.as_ref()? {
-        any_value::Value::StringValue(s) => Some(s.as_str()),
-        _ => None,
-    })
-}
 
 /// Names its caller's trace.
 #[mcp_tool(group = "otel")]
@@ -112,7 +52,7 @@ async fn a_traced_request_is_exported_as_a_server_span_under_the_callers_span() 
     let spans = loop {
         tokio::task::yield_now().await;
         otel.flush().expect("the collector answers");
-        let spans = received.spans.lock().expect("spans").clone();
+        let spans: Vec<_> = received.spans().into_iter().map(|e| e.span).collect();
         if spans.len() >= 2 || Instant::now() > deadline {
             break spans;
         }
@@ -134,7 +74,7 @@ async fn a_traced_request_is_exported_as_a_server_span_under_the_callers_span() 
     assert!(untraced.parent_span_id.is_empty(), "a root span: {untraced:?}");
     assert_eq!(string_attr(&untraced.attributes, "error.type"), Some("-32602"));
 
-    let durations = received.durations.lock().expect("durations").clone();
+    let durations = received.durations();
     let points: Vec<[Option<&str>; 4]> = durations
         .iter()
         .map(|a| {
@@ -145,6 +85,53 @@ async fn a_traced_request_is_exported_as_a_server_span_under_the_callers_span() 
     assert!(points.contains(&[Some("tools/call"), None, Some("2026-07-28"), Some("-32602")]), "{points:?}");
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// The quickstart as a user runs it: `--http` with `OTEL_EXPORTER_OTLP_ENDPOINT` set, and no
+/// telemetry code of its own (`switchyard::cli` with the `otel` feature). A `tools/call` with a
+/// `traceparent` in `_meta` arrives at the collector as a server span under the caller's span,
+/// from a resource named after the server, with a duration point.
+#[tokio::test]
+async fn the_quickstart_exports_its_request_spans_to_the_collector_the_environment_names() {
+    let (endpoint, received) = collector();
+    let server = HttpServer::start_with_env(
+        "quickstart",
+        &[],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            // Export within 50 ms (spans) and 100 ms (the metric), not the default 5 s and 60 s.
+            ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+            ("OTEL_METRIC_EXPORT_INTERVAL", "100"),
+        ],
+    );
+    let c = client();
+    let mut traced = meta(json!({}));
+    traced["traceparent"] = json!(format!("00-{TRACE_ID}-{PARENT_ID}-01"));
+    let params = json!({ "name": "add", "arguments": { "a": 1, "b": 2 }, "_meta": traced });
+    let reply = send(modern(&c, &server.url, json!(1), "tools/call", params)).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.last()["result"]["structuredContent"]["sum"], 3.0);
+
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let exported = loop {
+        if let Some(e) = received.spans().into_iter().find(|e| e.span.name == "tools/call add") {
+            break e;
+        }
+        assert!(Instant::now() < deadline, "no `tools/call add` span arrived: {:#?}", received.spans());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let span = &exported.span;
+    assert_eq!(span.kind, SpanKind::Server as i32);
+    assert_eq!(hex(&span.trace_id), TRACE_ID, "the caller's trace");
+    assert_eq!(hex(&span.parent_span_id), PARENT_ID, "the caller's span is the parent");
+    assert_eq!(string_attr(&span.attributes, "gen_ai.tool.name"), Some("add"));
+    assert_eq!(string_attr(&exported.resource, "service.name"), Some("switchyard-quickstart"));
+    assert!(string_attr(&exported.resource, "service.version").is_some_and(|v| !v.is_empty()));
+
+    loop {
+        let points = received.durations();
+        if points.iter().any(|a| string_attr(a, "gen_ai.tool.name") == Some("add")) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no duration point for `add`: {points:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
