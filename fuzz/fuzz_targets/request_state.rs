@@ -1,5 +1,7 @@
-//! `requestState` verification (spec digest §4.4) on arbitrary input: never panics, and a
-//! state the server did not issue unchanged is always rejected with `-32602`.
+//! `requestState` verification
+//! ([MRTR server requirements](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow))
+//! on arbitrary input: never panics, and a state the server did not issue unchanged is always
+//! rejected with `-32602`.
 //!
 //! Input layout: the first byte picks the mode, the rest is split at the first NUL into a
 //! state part and an `inputResponses` part (parsed as JSON when it parses, else sent as a

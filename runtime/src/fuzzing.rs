@@ -21,8 +21,9 @@ pub fn decode_envelope(bytes: &[u8]) -> Option<Value> {
     }
 }
 
-/// Validates `bytes` as the value of a header that mirrors a body field (`Mcp-Name`,
-/// `Mcp-Method`, `Mcp-Param-*`), with the strict `=?base64?...?=` sentinel (spec digest §5.3).
+/// Validates `bytes` as the value of a header that mirrors a body field (`Mcp-Name`, `Mcp-Method`,
+/// `Mcp-Param-*`), with the strict `=?base64?...?=` sentinel
+/// ([value encoding](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding)).
 ///
 /// Returns `Ok(None)` when `bytes` cannot be an HTTP header value at all (the HTTP layer
 /// rejects those before the transport sees them), `Ok(Some(text))` for the decoded text, and
@@ -153,9 +154,10 @@ pub fn seal_request_state(text: &str) -> String {
     state_codec().seal(&binding, &carried, std::time::SystemTime::now())
 }
 
-/// Verifies `state` and `input_responses` the way a 2026-07-28 `tools/call echo {text}` retry
-/// is verified before its handler runs (`params.requestState`, `params.inputResponses`; spec
-/// digest §4.4), with this seam's fixed key.
+/// Verifies `state` and `input_responses` the way a 2026-07-28 `tools/call echo {text}` retry is
+/// verified before its handler runs (`params.requestState`, `params.inputResponses`;
+/// [MRTR server requirements](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow)),
+/// with this seam's fixed key.
 ///
 /// Returns the answers the handler would see (carried ones merged under the new responses)
 /// or the `-32602` error the request gets: `requestState` or `inputResponses` of the wrong

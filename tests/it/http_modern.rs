@@ -1,5 +1,8 @@
-//! The 2026-07-28 Streamable HTTP wire, against the `everything` example as a real process:
-//! every row of the status-code table (spec digest §5.5), the header checks of §1.7 and §5.3,
+//! The 2026-07-28 Streamable HTTP wire, against the `everything` example as a real process: every
+//! status code the transport answers with, the header checks of
+//! [server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation)
+//! and
+//! [standard request headers](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#standard-request-headers),
 //! and that the endpoint stays usable after each bad request.
 
 use crate::common::*;

@@ -221,7 +221,9 @@ async fn a_legacy_handshake_switches_the_process_to_sessions() {
     p.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).await;
     let r = p.next().await;
     assert!(r["result"]["tools"].is_array() && r["result"].get("resultType").is_none());
-    // From now on the process is legacy (spec digest §1.8): the 2026-07-28 envelope is refused.
+    // From now on the process is legacy
+    // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions):
+    // the 2026-07-28 envelope is refused.
     let r = p.request(3, "tools/list", json!({})).await;
     assert_eq!(r["error"]["code"], -32600, "{r}");
 }

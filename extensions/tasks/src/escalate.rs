@@ -1,6 +1,8 @@
 //! Escalation: a tool that starts on the request path (gathering input through 2026-07-28
 //! input-required rounds, say) and hands the rest of its work to a task on the final round
-//! (spec digest §3.5, "MRTR composition"; conformance fixture `test_tool_with_task`).
+//! ([task creation](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-creation):
+//! finish multi round-trip exchanges before the task exists; conformance fixture
+//! `test_tool_with_task`).
 
 use crate::CurrentTask;
 use crate::executor::Body;

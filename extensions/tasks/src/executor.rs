@@ -7,23 +7,22 @@ use futures::future::BoxFuture;
 use std::sync::{Arc, Mutex};
 use switchyard::{AltNext, CallToolParams, CallToolResult, CancellationToken, RequestContext};
 
-/// Why an executor could not take a task (its queue is full, its backend is down, ...). The
-/// task is then marked `failed` with `-32603` and this message before the `CreateTaskResult` is
-/// sent (requirement D18).
+/// Why an executor could not take a task (its queue is full, its backend is down, ...). The task is
+/// then marked `failed` with `-32603` and this message before the `CreateTaskResult` is sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct StartError(pub String);
 
-/// Runs tasks: the framework calls [`start`](Self::start) once per task, after the task record
-/// is stored and before the `CreateTaskResult` is sent (requirements D14, D17).
+/// Runs tasks: the framework calls [`start`](Self::start) once per task, after the task record is
+/// stored and before the `CreateTaskResult` is sent.
 ///
-/// `start` returns once execution is durably handed off; the response waits for it. It may run
-/// the work itself ([`TaskExecution::run_tool_pipeline`]), queue it, or hand it to another
-/// system and call [`TaskExecution::dispose`]: then the ordinary filters and the tool do not run
-/// in this process at all (D20), and whoever does the work records the outcome in the shared
+/// `start` returns once execution is durably handed off; the response waits for it. It may run the
+/// work itself ([`TaskExecution::run_tool_pipeline`]), queue it, or hand it to another system and
+/// call [`TaskExecution::dispose`]: then the ordinary filters and the tool do not run in this
+/// process at all, and whoever does the work records the outcome in the shared
 /// [`TaskStore`](crate::TaskStore).
 ///
-/// Selection (D16): [`TasksExtension::executor`](crate::TasksExtension::executor), else a
+/// Selection: [`TasksExtension::executor`](crate::TasksExtension::executor), else a
 /// [`RegisteredExecutor`] in the server's shared state, else [`InProcessExecutor`].
 pub trait TaskExecutor: Send + Sync + 'static {
     /// Takes the task.
@@ -44,7 +43,7 @@ impl std::fmt::Debug for RegisteredExecutor {
 }
 
 /// The default executor: runs each task in the background on the current Tokio runtime, in this
-/// process (D15).
+/// process.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InProcessExecutor;
 
@@ -57,9 +56,9 @@ impl TaskExecutor for InProcessExecutor {
     }
 }
 
-/// An executor with its own pool of `workers` Tokio tasks fed through a bounded queue of
-/// `queue` tasks: at most `workers` tasks run at once, at most `queue` wait, and a task arriving
-/// at a full queue fails to start (D18) instead of stalling the request.
+/// An executor with its own pool of `workers` Tokio tasks fed through a bounded queue of `queue`
+/// tasks: at most `workers` tasks run at once, at most `queue` wait, and a task arriving at a full
+/// queue fails to start instead of stalling the request.
 #[derive(Debug, Clone)]
 pub struct WorkerPoolExecutor {
     tx: tokio::sync::mpsc::Sender<TaskExecution>,
@@ -105,7 +104,7 @@ impl TaskExecutor for WorkerPoolExecutor {
     }
 }
 
-/// The execution context of one task, handed to [`TaskExecutor::start`] (requirement D14).
+/// The execution context of one task, handed to [`TaskExecutor::start`].
 ///
 /// Cheap to clone; every clone is the same execution. It offers the task id and the record as
 /// created, the matched `tools/call` request bound to a fresh request context (its own request
@@ -178,7 +177,7 @@ impl TaskExecution {
     }
 
     /// Fires when the client cancels the task with `tasks/cancel` (after the store says
-    /// `cancelled`, D9/D21). Not tied to the HTTP request that created the task.
+    /// `cancelled`). Not tied to the HTTP request that created the task.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.inner.cancel
     }
@@ -188,8 +187,8 @@ impl TaskExecution {
     /// [`escalate`](crate::escalate), the part of the tool it handed over), then records the outcome: a
     /// `CallToolResult` (also one with `isError: true`) makes the task `completed`, a JSON-RPC
     /// error makes it `failed`, an alternate result from an inner filter makes it `failed` with
-    /// `-32603` (A15). `tasks/cancel` stops the work (the task stays `cancelled`). The request
-    /// scope is dropped when it returns.
+    /// `-32603`. `tasks/cancel` stops the work (the task stays `cancelled`). The request scope is
+    /// dropped when it returns.
     ///
     /// Runs at most once: returns false (doing nothing) when it ran before or the execution was
     /// disposed.

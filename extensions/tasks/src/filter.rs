@@ -1,4 +1,4 @@
-//! The Tasks alternate-result filter on `tools/call` (requirements A4, A5, D2, D3, D17-D19).
+//! The Tasks alternate-result filter on `tools/call`.
 
 use crate::escalate::escalated;
 use crate::tasks::installed;

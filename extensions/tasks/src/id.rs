@@ -1,4 +1,5 @@
-//! Task ids: unguessable, because a task id acts as a bearer handle (spec digest §3.15).
+//! Task ids: unguessable, because a task id acts as a bearer handle
+//! ([Tasks security considerations](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#security-considerations)).
 
 use rand::RngCore;
 

@@ -1,7 +1,7 @@
-//! The seam for input requests inside tasks (requirement D24): a tool running as a task asks the
-//! client something; the task shows `input_required` with `inputRequests` until `tasks/update`
-//! answers. The input-required API of the runtime builds elicitation/sampling/roots requests on
-//! top of [`request_input`].
+//! The seam for input requests inside tasks: a tool running as a task asks the client something;
+//! the task shows `input_required` with `inputRequests` until `tasks/update` answers. The
+//! input-required API of the runtime builds elicitation/sampling/roots requests on top of
+//! [`request_input`].
 
 use crate::CurrentTask;
 use crate::model::TaskState;
@@ -46,10 +46,10 @@ pub async fn request_input(ctx: &RequestContext, requests: Map<String, Value>) -
 }
 
 /// The [`InputChannel`](switchyard::input::InputChannel) of a task's request context, installed
-/// when the task is created: `ctx.input(..)`, `ctx.input_round(..)` and `ctx.elicit(..)` inside
-/// a task move it to `input_required` with the round's `inputRequests` and resume it when
-/// `tasks/update` has answered every key (requirement D24). The handler's code is the same as on
-/// the 2026-07-28 wire or a legacy session.
+/// when the task is created: `ctx.input(..)`, `ctx.input_round(..)` and `ctx.elicit(..)` inside a
+/// task move it to `input_required` with the round's `inputRequests` and resume it when
+/// `tasks/update` has answered every key. The handler's code is the same as on the 2026-07-28 wire
+/// or a legacy session.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TaskInputChannel;
 

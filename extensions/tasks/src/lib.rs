@@ -1,9 +1,11 @@
 //! # switchyard-mcp-tasks (`switchyard_tasks`): the MCP Tasks extension (`io.modelcontextprotocol/tasks`)
 //!
-//! Lets a `tools/call` answer at once with a task handle (`CreateTaskResult`) while the tool
-//! runs in the background; the client polls `tasks/get`, answers input with `tasks/update`,
-//! stops the work with `tasks/cancel`, or follows the task through `subscriptions/listen`
-//! (`notifications/tasks`). Wire rules: spec digest §3 (SEP-2663).
+//! Lets a `tools/call` answer at once with a task handle (`CreateTaskResult`) while the tool runs
+//! in the background; the client polls `tasks/get`, answers input with `tasks/update`, stops the
+//! work with `tasks/cancel`, or follows the task through `subscriptions/listen`
+//! (`notifications/tasks`). Wire rules: the
+//! [Tasks extension specification](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md)
+//! ([SEP-2663](https://modelcontextprotocol.io/seps/2663-tasks-extension)).
 //!
 //! ## Installing
 //! Link the crate and install it on the builder; declare which tools may run as tasks:
@@ -38,7 +40,8 @@
 //! `capabilities.extensions["io.modelcontextprotocol/tasks"] = {}`. Without it, `tasks/*`
 //! answer `-32601`, nothing is advertised and every tool runs synchronously.
 //!
-//! A tool's `task_support` (not on the wire; the server alone decides, §3.2):
+//! A tool's `task_support` (not on the wire; the server alone decides per request,
+//! [polymorphic results](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#polymorphic-results)):
 //! - none (default): never a task;
 //! - `"optional"`: a task when the request's own `_meta` client capabilities declare the
 //!   extension, a direct result otherwise;

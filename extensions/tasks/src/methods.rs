@@ -1,5 +1,10 @@
-//! `tasks/get`, `tasks/update`, `tasks/cancel` (spec digest §3.6-3.8). `tasks/result` and
-//! `tasks/list` are not declared, so they get `-32601` like any unknown method (§3.9).
+//! `tasks/get`, `tasks/update`, `tasks/cancel`
+//! ([polling](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-polling),
+//! [update](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-update-requests),
+//! [cancellation](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-cancellation)).
+//! `tasks/result` and `tasks/list` are not declared, so they get `-32601` like any unknown method
+//! (both were removed,
+//! [SEP-2663](https://modelcontextprotocol.io/seps/2663-tasks-extension#backward-compatibility)).
 //!
 //! All three are 2026-07-28 only (legacy sessions get `-32601`), need the extension in the
 //! request's capabilities (`-32021`), carry `taskId` as the routing name (HTTP `Mcp-Name`), and

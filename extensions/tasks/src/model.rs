@@ -1,5 +1,6 @@
-//! The task record and its wire shapes (spec digest §3.4): `Task`, `DetailedTask`,
-//! `CreateTaskResult`.
+//! The task record and its wire shapes
+//! ([Tasks extension specification](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md)):
+//! `Task`, `DetailedTask`, `CreateTaskResult`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -31,8 +32,9 @@ impl From<&McpError> for TaskError {
     }
 }
 
-/// Where a task is in its life (spec digest §3.10): `working` ↔ `input_required`, then one of
-/// the terminal states, which never change.
+/// Where a task is in its life
+/// ([task status](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-status)):
+/// `working` ↔ `input_required`, then one of the terminal states, which never change.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TaskState {
     /// Running (`"working"`).
@@ -72,8 +74,9 @@ impl TaskState {
 pub struct TaskRecord {
     /// The task id: 128 random bits from the OS CSPRNG, 32 lowercase hex digits after `t_`.
     pub id: String,
-    /// The id of the principal that created it (`None`: an anonymous caller). Only the same
-    /// caller may read, update, cancel or subscribe to it (spec digest §3.15).
+    /// The id of the principal that created it (`None`: an anonymous caller). Only the same caller
+    /// may read, update, cancel or subscribe to it
+    /// ([Tasks security considerations](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#security-considerations)).
     pub owner: Option<String>,
     /// The current state.
     pub state: TaskState,
@@ -96,7 +99,9 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
-    /// True once `created_at + ttl` has passed at `now_ms` (spec digest §3.11).
+    /// True once `created_at + ttl` has passed at `now_ms`
+    /// ([task polling](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-polling)
+    /// says what a TTL allows).
     pub fn is_expired(&self, now_ms: u64) -> bool {
         self.ttl_ms.is_some_and(|ttl| now_ms >= self.created_at_ms.saturating_add(ttl))
     }

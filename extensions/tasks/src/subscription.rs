@@ -1,4 +1,5 @@
-//! The `taskIds` key of `subscriptions/listen` (spec digest §3.12, requirement D22).
+//! The `taskIds` key of `subscriptions/listen`
+//! ([task status notifications](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-status-notifications)).
 
 use crate::tasks::installed;
 use switchyard::prelude::*;

@@ -153,7 +153,7 @@ impl Tasks {
     /// Creates a task for the `tools/call` in `req` and hands it to the executor; returns the
     /// `CreateTaskResult`.
     ///
-    /// Errors: `-32603` when the store cannot create the task (D26): nothing is started.
+    /// Errors: `-32603` when the store cannot create the task: nothing is started.
     pub(crate) async fn create(
         self: &Arc<Self>,
         req: switchyard::TypedRequest<switchyard::CallToolParams>,
@@ -165,7 +165,7 @@ impl Tasks {
     /// Stores a new task for the `tools/call` of `ctx` and hands `body` to the executor; returns
     /// the `CreateTaskResult`.
     ///
-    /// Errors: `-32603` when the store cannot create the task (D26): nothing is started.
+    /// Errors: `-32603` when the store cannot create the task: nothing is started.
     pub(crate) async fn start(
         self: &Arc<Self>,
         request: &RequestContext,
@@ -237,7 +237,7 @@ impl Tasks {
     }
 
     /// Moves the task to a terminal `state`. When the store fails, logs it and tries once to mark
-    /// the task `failed` with `-32603` instead (D25).
+    /// the task `failed` with `-32603` instead.
     pub(crate) async fn finish(&self, server: &Server, id: &str, state: TaskState) {
         self.finish_with(&server.publisher(), id, state).await;
     }
@@ -262,8 +262,8 @@ impl Tasks {
         }
     }
 
-    /// `tasks/cancel`: `cancelled` in the store first, then the token fires (D9). A terminal
-    /// task is left as it is.
+    /// `tasks/cancel`: `cancelled` in the store first, then the token fires. A terminal task is
+    /// left as it is.
     pub(crate) async fn cancel(&self, ctx: &RequestContext, id: &str) -> Result<(), McpError> {
         let record = self.visible(ctx, id).await?;
         if record.state.is_terminal() {
@@ -281,8 +281,9 @@ impl Tasks {
         Ok(())
     }
 
-    /// `tasks/update`: passes the answers for outstanding keys to the task waiting for them;
-    /// other keys are ignored (spec digest §3.7).
+    /// `tasks/update`: passes the answers for outstanding keys to the task waiting for them; other
+    /// keys are ignored
+    /// ([task update requests](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-update-requests)).
     pub(crate) async fn update(
         &self,
         ctx: &RequestContext,
@@ -295,8 +296,9 @@ impl Tasks {
         if answered.is_empty() {
             return Ok(());
         }
-        // The store changes before the acknowledgement, so the next tasks/get lists only the
-        // keys still outstanding (spec digest §3.7).
+        // The store changes before the acknowledgement, so the next tasks/get lists only the keys
+        // still outstanding
+        // (https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-update-requests).
         let remaining: Map<String, Value> = outstanding
             .iter()
             .filter(|(k, _)| !answered.contains_key(*k))
@@ -332,8 +334,9 @@ impl Tasks {
     }
 }
 
-/// Sends `notifications/tasks` (the full `DetailedTask`) to listen subscriptions granted this
-/// task (spec digest §3.12) after an applied change.
+/// Sends `notifications/tasks` (the full `DetailedTask`) to listen subscriptions granted this task
+/// ([task status notifications](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-status-notifications))
+/// after an applied change.
 pub(crate) fn announce(publisher: &Publisher, t: &Transition) {
     if let Transition::Applied(record) = t {
         publish(publisher, record);

@@ -1,8 +1,8 @@
 use serde_json::Value;
 use std::sync::Arc;
 
-/// A message filter: sees whole JSON-RPC messages as they cross the transport, in both
-/// directions — the outermost layer of the pipeline (requirement A16).
+/// A message filter: sees whole JSON-RPC messages as they cross the transport, in both directions —
+/// the outermost layer of the pipeline.
 ///
 /// - **Incoming:** every client message (request, notification, response) before routing, in
 ///   registration order; returning false drops it (a dropped request is never answered; on HTTP

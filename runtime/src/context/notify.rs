@@ -91,8 +91,9 @@ pub fn outbound_channel(capacity: usize) -> (OutboundSender, OutboundReceiver) {
     queue::channel(capacity)
 }
 
-/// The channel a request's own notifications (progress, log messages) travel on to the
-/// transport, which writes them on that request's response stream only (spec digest §8).
+/// The channel a request's own notifications (progress, log messages) travel on to the transport,
+/// which writes them on that request's response stream only
+/// ([request and response](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns#request-and-response)).
 ///
 /// Writes into an outbound queue ([`outbound_channel`]) through the server's outgoing message
 /// filters; sends after cancellation are dropped.
@@ -199,7 +200,8 @@ impl Notifier {
     }
 }
 
-/// Progress reporting for the current request (`notifications/progress`, spec digest §8.2).
+/// Progress reporting for the current request (`notifications/progress`,
+/// [spec](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress)).
 ///
 /// Reports are sent only when the client opted in with `_meta.progressToken`; otherwise every
 /// call is a no-op. `progress` must increase between calls; `total` and `progress` may be
@@ -230,7 +232,8 @@ impl Progress {
     }
 }
 
-/// Log messages for the current request (`notifications/message`, spec digest §8.1).
+/// Log messages for the current request (`notifications/message`,
+/// [spec](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging)).
 ///
 /// Messages are sent only at or above the level the client chose: per request with
 /// `_meta["io.modelcontextprotocol/logLevel"]` on 2026-07-28 (no key: nothing is sent), or with

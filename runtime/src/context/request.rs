@@ -220,7 +220,8 @@ impl RequestContext {
     }
 
     /// Fails with `-32021` (HTTP 400) and `data.requiredCapabilities = {name: {}}` unless the
-    /// client declared the capability `name` on this request (spec digest §1.2).
+    /// client declared the capability `name` on this request
+    /// ([`_meta`](https://modelcontextprotocol.io/specification/2026-07-28/basic#meta)).
     pub fn require_client_capability(&self, name: &str) -> Result<(), McpError> {
         if self.has_client_capability(name) {
             return Ok(());

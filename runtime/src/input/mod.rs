@@ -2,13 +2,15 @@
 //! API, [`RequestContext::input`](crate::RequestContext::input), on every path.
 //!
 //! - **2026-07-28** (stateless): the call ends with `{"resultType":"input_required",
-//!   "inputRequests":{..},"requestState":".."}` and the client retries with `inputResponses`;
-//!   the handler runs again and this time `input` returns the answer (MRTR, spec digest §4).
+//!   "inputRequests":{..},"requestState":".."}` and the client retries with `inputResponses`; the
+//!   handler runs again and this time `input` returns the answer
+//!   ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)).
 //!   Answers of earlier rounds and the handler's own data
 //!   ([`RequestContext::set_request_state_data`](crate::RequestContext::set_request_state_data))
 //!   travel in `requestState`, authenticated with HMAC-SHA256 and bound to the method, the
 //!   primitive, a digest of the arguments, the principal and an expiry. Never a server→client
-//!   request on a modern stream (requirement E10).
+//!   request on a modern stream
+//!   ([servers do not initiate requests](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns)).
 //! - **legacy sessions** (2025-11-25 and older): `input` sends `elicitation/create`,
 //!   `sampling/createMessage` or `roots/list` to the client as a JSON-RPC request on the
 //!   request's stream (stdio, or the POST's SSE stream) and awaits the response.

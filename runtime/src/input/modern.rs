@@ -1,5 +1,6 @@
 //! The 2026-07-28 channel: answers come with the retry; a missing one ends the request with an
-//! `InputRequiredResult` (MRTR, spec digest §4).
+//! `InputRequiredResult`
+//! ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)).
 
 use super::state::{Binding, Carried, StateCodec};
 use super::{InputChannel, InputFuture, InputRound};
@@ -9,7 +10,8 @@ use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-/// The methods that may answer with an `InputRequiredResult` (spec digest §4.1).
+/// The methods that may answer with an `InputRequiredResult`
+/// ([supported requests](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests)).
 pub(crate) const INPUT_METHODS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 
 /// The input of one 2026-07-28 request: the retry's `inputResponses`, what its verified

@@ -1,5 +1,6 @@
-//! `requestState`: the opaque, HMAC-SHA256-authenticated blob that carries a request's answers
-//! and the handler's own data from one MRTR round to the next (spec digest §4.4).
+//! `requestState`: the opaque, HMAC-SHA256-authenticated blob that carries a request's answers and
+//! the handler's own data from one MRTR round to the next
+//! ([MRTR server requirements](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow)).
 //!
 //! Format: `v1.<payload>.<tag>`, both parts base64url without padding. The payload is JSON
 //! `{"m":method,"n":name,"a":args-digest,"p":principal|null,"exp":unix-seconds,"ans":{..},"d":..}`

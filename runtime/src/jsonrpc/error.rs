@@ -1,6 +1,7 @@
 use serde_json::{Value, json};
 
-/// JSON-RPC and MCP error codes a server emits (spec digest §7).
+/// JSON-RPC and MCP error codes a server emits
+/// ([error codes](https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes)).
 ///
 /// The numeric values are fixed by JSON-RPC 2.0 (`-32700`..`-32603`) and by MCP 2026-07-28
 /// (`-32020`..`-32022`). Codes in `-32000..=-32019` are never emitted.

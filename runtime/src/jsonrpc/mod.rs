@@ -1,7 +1,10 @@
 //! JSON-RPC 2.0 envelope: request ids, error objects and message classification.
 //!
-//! MCP is JSON-RPC 2.0 (spec digest §7). This module knows nothing of MCP methods; it turns bytes
-//! into [`Message`]s and results or errors back into response objects.
+//! MCP is JSON-RPC 2.0
+//! ([messages](https://modelcontextprotocol.io/specification/2026-07-28/basic#messages),
+//! [error codes](https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes)). This
+//! module knows nothing of MCP methods; it turns bytes into [`Message`]s and results or errors back
+//! into response objects.
 
 mod error;
 mod id;

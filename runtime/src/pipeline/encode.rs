@@ -2,7 +2,8 @@ use super::Engine;
 use crate::protocol::META_SERVER_INFO;
 use serde_json::{Map, Value, json};
 
-/// Methods whose 2026-07-28 results are `CacheableResult`s (spec digest §9.1).
+/// Methods whose 2026-07-28 results are `CacheableResult`s
+/// ([caching](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#cacheable-results)).
 fn cache_hints(server: &Engine, method: &str) -> Option<(u128, &'static str)> {
     let c = &server.cache;
     match method {

@@ -82,9 +82,9 @@ pub(crate) struct Engine {
     pub(crate) raw: RawChain,
     pub(crate) pipelines: Pipelines,
     pub(crate) tools_call: Option<ToolsCallReplacement>,
-    /// The replacement `subscriptions/listen` handler (C22), if one was installed.
+    /// The replacement `subscriptions/listen` handler, if one was installed.
     pub(crate) listen: Option<ListenReplacement>,
-    /// The built-in listen subscriptions open now (C20).
+    /// The built-in listen subscriptions open now.
     pub(crate) open_subscriptions: Arc<OpenSubscriptions>,
     pub(crate) messages: MessageFilters,
     pub(crate) hub: Arc<dyn DeliveryHub>,

@@ -1,4 +1,4 @@
-//! Legacy requests may not carry the 2026-07-28 per-request envelope (requirement D3).
+//! Legacy requests may not carry the 2026-07-28 per-request envelope.
 
 use crate::jsonrpc::McpError;
 use crate::protocol::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL};

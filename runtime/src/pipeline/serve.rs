@@ -18,7 +18,9 @@ use std::future::Future;
 use std::sync::Arc;
 use tracing::Instrument;
 
-/// The built-in MCP methods, per era (spec digest §0.1 and the 2025-11-25 schema).
+/// The built-in MCP methods, per era (the
+/// [2026-07-28 schema](https://modelcontextprotocol.io/specification/2026-07-28/schema) and the
+/// [2025-11-25 schema](https://modelcontextprotocol.io/specification/2025-11-25/schema)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Method {
     Discover,
@@ -120,8 +122,8 @@ impl Engine {
     /// Checks the `_meta` protocol version of a modern request.
     ///
     /// Errors: `-32022` (HTTP 400) with `data = {supported, requested}` unless it is 2026-07-28;
-    /// `supported` is the list `server/discover` advertises (requirement E6), and for a legacy
-    /// version the message says to negotiate it with `initialize`.
+    /// `supported` is the list `server/discover` advertises, and for a legacy version the message
+    /// says to negotiate it with `initialize`.
     pub(crate) fn check_modern_version(&self, meta: &ModernMeta) -> Result<(), McpError> {
         if meta.protocol_version == MODERN_VERSION {
             return Ok(());
@@ -162,8 +164,9 @@ impl Engine {
         session: Option<&Arc<LegacySession>>,
         origin: Origin,
     ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
-        // After `initialize` the legacy rules cover the whole connection (spec digest §1.8), so
-        // a request carrying the 2026-07-28 envelope there is a legacy request (and refused).
+        // After `initialize` the legacy rules cover the whole connection
+        // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions),
+        // so a request carrying the 2026-07-28 envelope there is a legacy request (and refused).
         match session {
             Some(s) => Either::Left(Either::Left(self.serve_legacy(req, s, origin))),
             None if req.method == "ping" && !has_modern_envelope(req.params.as_ref()) => {
@@ -218,8 +221,9 @@ impl Engine {
         let mut params = req.params.unwrap_or_default();
         let takes_input =
             matches!(target, Target::Builtin(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead));
-        // MRTR (spec digest §4): the retry's answers and state are checked before any filter or
-        // handler runs; a state that does not verify is -32602 and nothing runs.
+        // MRTR (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr): the
+        // retry's answers and state are checked before any filter or handler runs; a state that
+        // does not verify is -32602 and nothing runs.
         let had_input = takes_input && (params.contains_key("inputResponses") || params.contains_key("requestState"));
         let channel = if takes_input {
             let principal_id = origin.principal.as_deref().map(|p| p.id.as_str());
@@ -267,7 +271,8 @@ impl Engine {
         if had_input
             && let Some(obj) = stamped.as_object_mut().filter(|o| o.contains_key("ttlMs") && o["resultType"] != "task")
         {
-            // A result that depends on the client's answers is never reused (spec digest §4.4).
+            // A result that depends on the client's answers is never reused
+            // (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#cacheable-results).
             obj.insert("ttlMs".into(), json!(0));
             obj.insert("cacheScope".into(), json!("private"));
         }
@@ -428,9 +433,9 @@ impl Engine {
         Ok((session, result))
     }
 
-    /// The `ServerCapabilities` (the same in both eras) for a transport that can (`streams`) or cannot hold
-    /// a stream: without streams nothing can be delivered outside a response, so `listChanged`
-    /// and `resources.subscribe` are left out (requirement C2/E12).
+    /// The `ServerCapabilities` (the same in both eras) for a transport that can (`streams`) or
+    /// cannot hold a stream: without streams nothing can be delivered outside a response, so
+    /// `listChanged` and `resources.subscribe` are left out.
     pub(crate) fn capabilities_for(&self, streams: bool) -> Value {
         let t = self.table.load();
         let mut caps = Map::new();

@@ -2,7 +2,8 @@ use super::{LogLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL
 use crate::jsonrpc::McpError;
 use serde_json::{Map, Value};
 
-/// The per-request `_meta` of a 2026-07-28 request, validated (spec digest §1.2).
+/// The per-request `_meta` of a 2026-07-28 request, validated
+/// ([`_meta`](https://modelcontextprotocol.io/specification/2026-07-28/basic#meta)).
 #[derive(Debug, Clone)]
 pub struct ModernMeta {
     /// `io.modelcontextprotocol/protocolVersion`, as sent (not yet checked against what we serve).
@@ -17,12 +18,11 @@ pub struct ModernMeta {
 
 /// Validates the required `_meta` keys of a modern request.
 ///
-/// Errors (all `-32602`): `params` or `params._meta` missing or not an object, the protocol
-/// version missing or not a string, the client capabilities missing or not an object, an
-/// unknown `logLevel`. The Streamable HTTP transport answers them with HTTP 400 (unlike other
-/// `-32602`s, which are 200), as it calls this itself before dispatch. The version value itself
-/// is checked later (header comparison first, then `-32022`), following the order of spec
-/// digest §1.7.
+/// Errors (all `-32602`): `params` or `params._meta` missing or not an object, the protocol version
+/// missing or not a string, the client capabilities missing or not an object, an unknown
+/// `logLevel`. The Streamable HTTP transport answers them with HTTP 400 (unlike other `-32602`s,
+/// which are 200), as it calls this itself before dispatch. The version value itself is checked
+/// later (header comparison first, then `-32022`), following the order of the HTTP transport's
 pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMeta, McpError> {
     let bad = |msg: &str| McpError::invalid_params(msg.to_owned());
     let meta = match params.and_then(|p| p.get("_meta")) {

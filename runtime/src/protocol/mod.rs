@@ -16,13 +16,15 @@ pub use version::{
     negotiate_legacy, primes_sse_streams,
 };
 
-/// `_meta` key: the protocol version of a 2026-07-28 request (spec digest §1.2).
+/// `_meta` key: the protocol version of a 2026-07-28 request
+/// ([`_meta`](https://modelcontextprotocol.io/specification/2026-07-28/basic#meta)).
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key: the client's capabilities for this request.
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// `_meta` key: the client's `Implementation` (optional).
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// `_meta` key: the log level the client opts in to for this request (§8.1).
+/// `_meta` key: the log level the client opts in to for this request
+/// ([per-request log level](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging#per-request-log-level)).
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// Result `_meta` key: the server's `Implementation`.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";

@@ -1,4 +1,5 @@
-/// The stateless revision this crate implements (spec digest §1).
+/// The stateless revision this crate implements
+/// ([changelog](https://modelcontextprotocol.io/specification/2026-07-28/changelog)).
 pub const MODERN_VERSION: &str = "2026-07-28";
 
 /// The session-based revisions served for legacy clients, newest first.

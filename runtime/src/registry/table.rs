@@ -107,8 +107,9 @@ pub struct ToolEntry {
     pub site: Option<Site>,
     /// Roles a caller needs (any one); empty: anyone.
     pub roles: &'static [&'static str],
-    /// Whether the tool may run as a task of the Tasks extension (spec digest §3.2; not on the
-    /// wire).
+    /// Whether the tool may run as a task of the Tasks extension
+    /// ([the server alone decides](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#polymorphic-results);
+    /// not on the wire).
     pub task_support: super::TaskSupport,
     /// The compiled argument and output checks.
     pub(crate) schemas: ToolSchemas,
@@ -477,8 +478,9 @@ fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, Bui
     })
 }
 
-/// Reads `x-mcp-header` annotations from top-level properties and checks the constraints of
-/// spec digest §5.4 (token name, unique ignoring case, on string/integer/boolean only).
+/// Reads `x-mcp-header` annotations from top-level properties and checks the constraints of the
+/// [schema extension](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#schema-extension)
+/// (token name, unique ignoring case, on string/integer/boolean only).
 fn param_headers(schema: &Value) -> Result<Vec<ParamHeader>, String> {
     let mut out: Vec<ParamHeader> = Vec::new();
     let Some(props) = schema.get("properties").and_then(Value::as_object) else { return Ok(out) };

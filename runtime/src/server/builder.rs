@@ -129,9 +129,12 @@ impl ServerBuilder {
 
     /// Declares that the server supports the extension `id` (e.g.
     /// `"io.modelcontextprotocol/tasks"`): `server/discover` then lists
-    /// `capabilities.extensions[id] = settings` (spec digest §1.4, §3.1). Extensions call this
-    /// when they are installed; declaring one twice keeps the last settings. The legacy
-    /// `initialize` result does not carry extensions (2025-11-25 has no such capability).
+    /// `capabilities.extensions[id] = settings`
+    /// ([server/discover](https://modelcontextprotocol.io/specification/2026-07-28/server/discover),
+    /// [extension negotiation](https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#extension-negotiation)).
+    /// Extensions call this when they are installed; declaring one twice keeps the last settings.
+    /// The legacy `initialize` result does not carry extensions (2025-11-25 has no such
+    /// capability).
     pub fn extension_capability(mut self, id: impl Into<String>, settings: serde_json::Value) -> Self {
         self.extensions.insert(id.into(), settings);
         self
@@ -144,9 +147,10 @@ impl ServerBuilder {
         self
     }
 
-    /// The HMAC-SHA256 key that authenticates `requestState` (MRTR, spec digest §4.4), at least
-    /// 32 bytes. Give every replica behind a load balancer the same key so that a retry may
-    /// reach any of them.
+    /// The HMAC-SHA256 key that authenticates `requestState`
+    /// ([MRTR server requirements](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow)),
+    /// at least 32 bytes. Give every replica behind a load balancer the same key so that a retry
+    /// may reach any of them.
     ///
     /// Without this call a random key is drawn once per process (shared by every server in
     /// it): states then survive neither a restart nor a hop to another process, and a client
@@ -184,7 +188,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Replaces the built-in `subscriptions/listen` handler (requirement C22, spec digest §2):
+    /// Replaces the built-in `subscriptions/listen` handler
+    /// ([subscriptions](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions)):
     /// for every listen request, `handler` receives the request context and the subscription's
     /// [`ListenStream`](crate::subscriptions::ListenStream) and owns that stream. The built-in
     /// grant, acknowledgement, tracking ([`Server::open_subscriptions`]) and automatic fan-out of
@@ -193,12 +198,13 @@ impl ServerBuilder {
     /// returns the `SubscriptionsListenResult` (a JSON object; `resultType` and
     /// `_meta["io.modelcontextprotocol/subscriptionId"]` are added when missing) when it ends.
     ///
-    /// What still applies: only 2026-07-28 requests reach it (a legacy session gets `-32601`);
-    /// a transport that cannot hold a stream answers `-32601` (E12); a filter that is not an
-    /// object or has a standard key of the wrong type is `-32602` (C3); global raw filters run
-    /// around it and may refuse the request before it runs (C18). Listen has no typed or
-    /// alternate filters (`#[mcp_filter]` cannot name `subscriptions/listen`), so nothing is
-    /// skipped silently.
+    /// What still applies: only 2026-07-28 requests reach it (a legacy session gets `-32601`); a
+    /// transport that cannot hold a stream answers `-32601`; a filter that is not an object or has
+    /// a standard key of the wrong type is `-32602`
+    /// ([notification filter](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#notification-filter));
+    /// global raw filters run around it and may refuse the request before it runs. Listen has no
+    /// typed or alternate filters (`#[mcp_filter]` cannot name `subscriptions/listen`), so nothing
+    /// is skipped silently.
     ///
     /// How it ends: when the client closes the HTTP response or cancels the listen id on stdio,
     /// the handler's future is dropped and nothing is answered. On server shutdown

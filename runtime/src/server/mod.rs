@@ -97,9 +97,9 @@ impl Server {
     }
 
     /// How many built-in `subscriptions/listen` subscriptions this server is serving now, over
-    /// every transport and connection. A subscription leaves the count when it ends for any
-    /// reason: its result was sent, the client cancelled it, or its transport broke (the HTTP
-    /// connection closed, requirement C20). Subscriptions served by a handler installed with
+    /// every transport and connection. A subscription leaves the count when it ends for any reason:
+    /// its result was sent, the client cancelled it, or its transport broke (the HTTP connection
+    /// closed). Subscriptions served by a handler installed with
     /// [`ServerBuilder::replace_listen`] are not counted: the author tracks those.
     pub fn open_subscriptions(&self) -> usize {
         self.engine.open_subscriptions.count()

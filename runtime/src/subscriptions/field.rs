@@ -8,7 +8,8 @@ use serde_json::Value;
 pub type GrantFn = fn(RequestContext, Value) -> BoxFuture<Result<Option<Value>, McpError>>;
 
 /// One `#[subscription_field("key", ...)]`: the processor of an extension-owned key of the
-/// `subscriptions/listen` filter (requirement C16).
+/// `subscriptions/listen`
+/// [filter](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#notification-filter).
 ///
 /// It runs only when the transport can deliver what it grants (never on a JSON-only HTTP
 /// transport) and only for listen requests that name its key. When `extension` is set, a

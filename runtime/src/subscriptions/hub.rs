@@ -23,11 +23,13 @@ pub trait DeliveryHub: Send + Sync + 'static {
     /// Opens a subscription to events published from now on.
     fn subscribe(&self) -> EventStream;
 
-    /// True when events travel between processes (a broker shared by several server
-    /// instances behind one address). [`ServerBuilder::build`](crate::ServerBuilder::build)
-    /// then requires a `requestState` key (`ServerBuilder::request_state_key`), since the retry
-    /// of an input-required call may reach another instance, which must accept the state the
-    /// first one signed (spec digest §4.4). Default `false`.
+    /// True when events travel between processes (a broker shared by several server instances
+    /// behind one address). [`ServerBuilder::build`](crate::ServerBuilder::build) then requires a
+    /// `requestState` key (`ServerBuilder::request_state_key`), since the retry of an
+    /// input-required call may reach another instance, which must accept the state the first one
+    /// signed
+    /// ([MRTR server requirements](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow)).
+    /// Default `false`.
     fn spans_instances(&self) -> bool {
         false
     }

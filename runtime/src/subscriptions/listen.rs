@@ -1,6 +1,8 @@
-//! `subscriptions/listen` (spec digest §2): validate the filter, grant what this server can
-//! publish, acknowledge first, then deliver matching events until the client ends the
-//! subscription, the subscriber lags, or the server shuts down.
+//! `subscriptions/listen`
+//! ([spec](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions)):
+//! validate the filter, grant what this server can publish, acknowledge first, then deliver
+//! matching events until the client ends the subscription, the subscriber lags, or the server shuts
+//! down.
 
 use super::Event;
 use super::Lagged;
@@ -109,8 +111,8 @@ pub(super) fn requested(params: &Map<String, Value>) -> Result<Map<String, Value
     Ok(filter.clone())
 }
 
-/// Runs the processors of the extension keys the filter names (requirement C16): `-32021` for
-/// a key whose extension the request did not declare; keys nobody claims are dropped.
+/// Runs the processors of the extension keys the filter names: `-32021` for a key whose extension
+/// the request did not declare; keys nobody claims are dropped.
 async fn grant_fields(
     server: &impl ListenHost,
     ctx: &RequestContext,
@@ -189,7 +191,7 @@ impl futures::task::ArcWake for Fired {
 /// Checks the filter and makes the grant.
 async fn setup(server: &impl ListenHost, ctx: &RequestContext, params: Map<String, Value>) -> Result<Grant, McpError> {
     if !ctx.notifier().can_deliver() {
-        // A transport that answers with one JSON body cannot hold a subscription (E12).
+        // A transport that answers with one JSON body cannot hold a subscription.
         return Err(McpError::method_not_found("subscriptions/listen"));
     }
     let filter = requested(&params)?;

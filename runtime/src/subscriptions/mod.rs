@@ -1,5 +1,6 @@
 //! Server-to-client notifications outside any request: the [`Publisher`], the [`DeliveryHub`]
-//! between publishing and delivery, and `subscriptions/listen` (spec digest §2).
+//! between publishing and delivery, and `subscriptions/listen`
+//! ([spec](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions)).
 //!
 //! Publishing never blocks and works from any task or thread, inside or outside a request.
 //! Every open listen subscription (on any connection of the server) receives the events its

@@ -3,9 +3,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Counts the built-in listen subscriptions a server is serving (requirement C20: a
-/// subscription whose transport broke leaves the registry). Subscriptions served by a
-/// replacement handler are the author's and are not counted.
+/// Counts the built-in listen subscriptions a server is serving (a subscription whose transport
+/// broke leaves the registry). Subscriptions served by a replacement handler are the author's and
+/// are not counted.
 #[derive(Debug, Default)]
 pub(crate) struct OpenSubscriptions(AtomicUsize);
 

@@ -1,5 +1,5 @@
-//! A full-replacement `subscriptions/listen` handler (requirement C22): the server author owns
-//! the subscription's stream instead of the built-in grant, acknowledgement and fan-out.
+//! A full-replacement `subscriptions/listen` handler: the server author owns the subscription's
+//! stream instead of the built-in grant, acknowledgement and fan-out.
 
 use super::{DeliveryHub, EventStream};
 use crate::context::{Notifier, RequestContext};
@@ -30,13 +30,15 @@ pub enum ListenEnd {
     /// at once, so only tasks the handler spawned with a clone of the stream observe this.
     ClientClosed,
     /// The server is shutting down: return the listen result (e.g.
-    /// [`ListenStream::result`]) so the client learns the subscription ended (spec digest §2.5).
+    /// [`ListenStream::result`]) so the client learns the subscription ended
+    /// ([graceful closure](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure)).
     Shutdown,
 }
 
 /// The stream of one `subscriptions/listen` request served by a replacement handler
-/// (requirement C22; spec digest §2): what the client asked for, and a sink for tagged
-/// notifications on that subscription's stream (the HTTP SSE response, or stdout on stdio).
+/// ([subscriptions](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions)):
+/// what the client asked for, and a sink for tagged notifications on that subscription's stream
+/// (the HTTP SSE response, or stdout on stdio).
 ///
 /// Nothing is sent for the handler: no acknowledgement, no automatic `list_changed` or
 /// `resources/updated` frames. The handler acknowledges first
@@ -74,8 +76,9 @@ impl ListenStream {
     }
 
     /// Sends `notifications/subscriptions/acknowledged` with `params.notifications = granted`
-    /// (spec digest §2.2). Send it before anything else, and grant no more than
-    /// [`requested`](Self::requested) (requirement C5). Returns false when it was dropped (the
+    /// ([acknowledgment](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment)).
+    /// Send it before anything else, and grant no more than
+    /// [`requested`](Self::requested). Returns false when it was dropped (the
     /// client is gone).
     pub async fn acknowledge(&self, granted: Map<String, Value>) -> bool {
         self.notifier
@@ -131,10 +134,11 @@ impl ListenStream {
 
 /// Serves a listen request with the replacement `handler`.
 ///
-/// The transport must hold a stream (else `-32601`, E12) and the filter must be well-formed
-/// (`-32602`, C3). The handler's future is dropped without an answer when the client ends the
-/// subscription, and after [`SHUTDOWN_GRACE`] once the server shuts down (the standard result is
-/// then sent). Its result gets `_meta.subscriptionId` when it lacks one.
+/// The transport must hold a stream (else `-32601`) and the filter must be well-formed (`-32602`,
+/// [notification filter](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#notification-filter)).
+/// The handler's future is dropped without an answer when the client ends the subscription, and
+/// after [`SHUTDOWN_GRACE`] once the server shuts down (the standard result is then sent). Its
+/// result gets `_meta.subscriptionId` when it lacks one.
 pub(crate) async fn listen(
     server: &impl super::listen::ListenHost,
     handler: &ListenReplacement,

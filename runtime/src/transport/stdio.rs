@@ -1,4 +1,6 @@
-//! The stdio transport (spec digest §6): newline-delimited JSON-RPC on stdin/stdout.
+//! The stdio transport
+//! ([spec](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio)):
+//! newline-delimited JSON-RPC on stdin/stdout.
 //!
 //! - Each message is one line; the single writer task writes every line whole, so concurrent
 //!   responses never interleave.
@@ -8,10 +10,11 @@
 //!   requests waiting for the client (a legacy session's `elicitation/create`) or long-lived
 //!   subscriptions can always be answered or cancelled. `notifications/cancelled {requestId}`
 //!   cancels one request (running or waiting) and suppresses its response.
-//! - An `initialize` turns the process into a legacy session: from then on every request is
-//!   served under the negotiated legacy version (spec digest §1.8), and one carrying the
-//!   2026-07-28 `_meta` envelope is `-32600`. Without it, each request is served statelessly from
-//!   its own `_meta` (2026-07-28).
+//! - An `initialize` turns the process into a legacy session: from then on every request is served
+//!   under the negotiated legacy version
+//!   ([backward compatibility](https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions)),
+//!   and one carrying the 2026-07-28 `_meta` envelope is `-32600`. Without it, each request is
+//!   served statelessly from its own `_meta` (2026-07-28).
 //! - Only `initialize` chooses the era. Whatever comes before it leaves the choice open:
 //!   notifications (`notifications/cancelled` included) and responses, malformed lines, a `ping`
 //!   without the 2026-07-28 `_meta` (answered `{}`, as the legacy lifecycle allows before
@@ -501,7 +504,8 @@ impl Connection {
     fn on_notification(&mut self, method: &str, params: Option<&serde_json::Map<String, Value>>) {
         match method {
             "notifications/cancelled" => {
-                // Malformed or unknown cancellations are ignored (spec digest §8.3).
+                // Malformed or unknown cancellations are ignored
+                // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#error-handling).
                 let id = params.and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
                 if let Some(id) = id
                     && let Some(entry) = self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
@@ -638,8 +642,10 @@ impl Connection {
                 Err(e) => emit(&out, server.engine().message_filters(), error_response(Some(&id), &e)).await,
             }
             if is_listen && server.shutdown_token().is_cancelled() {
-                // The subscription ended from the server side: say so on the shared channel
-                // too (spec digest §2.5; decided in the requirements: result first, then this).
+                // The subscription ended from the server side: say so on the shared channel too:
+                // result first, then this
+                // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation,
+                // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure).
                 let note = serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
                     "params": { "requestId": id.to_value(), "reason": "server shutdown" } });
                 emit(&out, server.engine().message_filters(), note).await;

@@ -16,8 +16,8 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 /// A store failure (the store is down, the database is locked or corrupt, ...). The extension
-/// answers a failed `create` with `-32603` (requirement D26) and, when recording an outcome
-/// fails, tries once more to mark the task `failed` (D25).
+/// answers a failed `create` with `-32603` and, when recording an outcome fails, tries once more to
+/// mark the task `failed`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("task store: {0}")]
 pub struct StoreError(pub String);
@@ -28,7 +28,8 @@ pub enum Transition {
     /// The task moved to the new state; the updated record.
     Applied(TaskRecord),
     /// The task is already terminal and was left unchanged (terminal states never change,
-    /// spec digest §3.10); its current record.
+    /// [task status](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-status));
+    /// its current record.
     Terminal(TaskRecord),
     /// No such task.
     Unknown,
@@ -39,9 +40,10 @@ pub enum Transition {
 ///
 /// Object-safe: the extension holds an `Arc<dyn TaskStore>`. Implementations must make
 /// [`create`](Self::create) visible to [`get`](Self::get) before it returns (the
-/// `CreateTaskResult` is sent right after, spec digest §3.5), and must apply
-/// [`transition`](Self::transition) atomically: check "not terminal" and write in one step, so
-/// that a late completion never overwrites `cancelled`.
+/// `CreateTaskResult` is sent right after,
+/// [task creation](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-creation)),
+/// and must apply [`transition`](Self::transition) atomically: check "not terminal" and write in
+/// one step, so that a late completion never overwrites `cancelled`.
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new task.
     ///

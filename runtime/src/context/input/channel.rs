@@ -55,7 +55,8 @@ pub trait InputChannel: Send + Sync + std::fmt::Debug + 'static {
 }
 
 /// Several input requests asked together, in one round, under keys the server chooses
-/// (spec digest §4.2). Keys must be unique within the request.
+/// ([`InputRequests`](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#inputrequests)).
+/// Keys must be unique within the request.
 ///
 /// ```
 /// # use switchyard::input::{InputRequest, InputRound};
@@ -141,10 +142,12 @@ const MARKER: &str = "dev.switchyard/inputRequired";
 impl McpError {
     /// The distinguished outcome "this request needs client input": carries a complete
     /// `InputRequiredResult` (`{"resultType":"input_required","inputRequests"?:{..},
-    /// "requestState"?:".."}`) through the filter chain as an error, so that `?` in a handler
-    /// ends it. The 2026-07-28 dispatcher answers `tools/call`, `prompts/get` and
-    /// `resources/read` with the result itself (spec digest §4); anywhere else it is sent as
-    /// what it is underneath, a `-32603` naming the problem. Filters can recognise it with
+    /// "requestState"?:".."}`) through the filter chain as an error, so that `?` in a handler ends
+    /// it. The 2026-07-28 dispatcher answers `tools/call`, `prompts/get` and `resources/read` with
+    /// the result itself
+    /// ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr));
+    /// anywhere else it is sent as what it is underneath, a `-32603` naming the problem. Filters
+    /// can recognise it with
     /// [`as_input_required`](Self::as_input_required) and should pass it on unchanged.
     pub fn input_required(result: Value) -> Self {
         let mut data = Map::new();

@@ -4,8 +4,10 @@ use crate::jsonrpc::McpError;
 use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
-/// One request for client input (spec digest §4.2): an `ElicitRequest` (`elicitation/create`), a
-/// `CreateMessageRequest` (`sampling/createMessage`) or a `ListRootsRequest` (`roots/list`).
+/// One request for client input
+/// ([`InputRequests`](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#inputrequests)):
+/// an `ElicitRequest` (`elicitation/create`), a `CreateMessageRequest` (`sampling/createMessage`)
+/// or a `ListRootsRequest` (`roots/list`).
 ///
 /// On the 2026-07-28 wire it travels as `{"method":..,"params":..}` inside
 /// `InputRequiredResult.inputRequests`; on a legacy session as a real JSON-RPC request. Build

@@ -121,7 +121,7 @@ impl InputResponse {
     /// Validates the raw answer `value` to a request of `kind` sent under `key`.
     ///
     /// Errors: `-32602` naming the key when `value` is not the result type of that kind
-    /// (spec digest §4.4, "Malformed `inputResponses`").
+    /// ([MRTR error handling](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling)).
     pub fn parse(key: &str, kind: InputKind, value: Value) -> Result<Self, McpError> {
         fn decode<T: DeserializeOwned>(key: &str, what: &str, v: Value) -> Result<T, McpError> {
             serde_json::from_value(v)

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 impl RequestContext {
-    /// A fresh context for work that goes on after this request has been answered, e.g. a task
-    /// of the Tasks extension (requirement A8).
+    /// A fresh context for work that goes on after this request has been answered, e.g. a task of
+    /// the Tasks extension.
     ///
     /// The new context keeps the request's identity: id, method, era, `_meta`, trace context, client
     /// capabilities and info, principal, matched primitive, shared state and server. It gets:

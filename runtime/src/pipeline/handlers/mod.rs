@@ -45,7 +45,9 @@ pub(crate) async fn call(
     }
 }
 
-/// `server/discover` (spec digest §1.4): supported versions, capabilities, instructions.
+/// `server/discover`
+/// ([spec](https://modelcontextprotocol.io/specification/2026-07-28/server/discover)): supported
+/// versions, capabilities, instructions.
 fn discover(server: &Engine, streams: bool) -> Value {
     let mut result = json!({
         "supportedVersions": crate::protocol::SUPPORTED_VERSIONS,

@@ -6,7 +6,8 @@ use serde_json::{Map, Value, json};
 /// Cuts one page out of a sorted list: `{key: [..], nextCursor?}`. Cursors are opaque to the
 /// client (base64 of the offset).
 ///
-/// Errors: `-32602` for a cursor this server did not issue (spec digest §9.2).
+/// Errors: `-32602` for a cursor this server did not issue
+/// ([pagination](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination#error-handling)).
 pub(crate) fn page(
     key: &str,
     items: impl Iterator<Item = Value>,

@@ -15,7 +15,8 @@ pub(crate) fn protocol_version(headers: &HeaderMap) -> Option<String> {
 }
 
 /// Reads a header that mirrors a body value: trims optional whitespace and decodes the
-/// `=?base64?...?=` sentinel strictly (spec digest §5.3).
+/// `=?base64?...?=` sentinel strictly
+/// ([value encoding](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding)).
 ///
 /// Returns `Ok(None)` when the header is absent. Errors (`-32020`): a value that is not
 /// visible ASCII, a sentinel whose base64 is malformed or padded wrongly, or whose bytes are

@@ -1,10 +1,13 @@
-//! Streamable HTTP transport on axum (spec digest §5), serving both eras on one endpoint.
+//! Streamable HTTP transport on axum
+//! ([spec](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http)),
+//! serving both eras on one endpoint.
 //!
 //! - **2026-07-28** (stateless): POST only; every request carries `MCP-Protocol-Version`,
-//!   `Mcp-Method`, `Mcp-Name` (where the method has one) and `Mcp-Param-*` headers, checked in
-//!   the order of spec digest §1.7. The reply is JSON, or SSE when the handler emits progress or
-//!   log notifications before its result. GET and DELETE are 405 with `Allow: POST`, whatever
-//!   `Mcp-Session-Id` says.
+//!   `Mcp-Method`, `Mcp-Name` (where the method has one) and `Mcp-Param-*` headers, checked in the
+//!   order of
+//!   [server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation).
+//!   The reply is JSON, or SSE when the handler emits progress or log notifications before its
+//!   result. GET and DELETE are 405 with `Allow: POST`, whatever `Mcp-Session-Id` says.
 //! - **2025-11-25 and older** (sessions): `initialize` without modern `_meta` creates a session
 //!   (`Mcp-Session-Id`); later POSTs carry the id; GET opens the session's stream; DELETE ends it.
 //!   A GET or DELETE without a modern `MCP-Protocol-Version` is on this wire.
@@ -63,10 +66,10 @@ pub struct HttpConfig {
     /// Serve legacy (2025-11-25 / 2025-06-18 / 2025-03-26) sessions beside the stateless wire
     /// (default true). When false, `initialize` is `-32601` and GET/DELETE are 405 (`Allow: POST`).
     pub legacy_sessions: bool,
-    /// Interval of SSE keep-alive comments (`: keep-alive`, not JSON-RPC frames) on idle
-    /// long-lived streams: listen subscriptions, legacy GET streams and slow requests
-    /// (requirement C19; default 15 s, well under idle timeouts such as undici's 300 s body
-    /// timeout). Values under 1 ms are raised to 1 ms.
+    /// Interval of SSE keep-alive comments (`: keep-alive`, not JSON-RPC frames) on idle long-lived
+    /// streams: listen subscriptions, legacy GET streams and slow requests (default 15 s, well
+    /// under idle timeouts such as undici's 300 s body timeout). Values under 1 ms are raised to 1
+    /// ms.
     pub keep_alive: Duration,
     /// Most legacy sessions kept at once (default 10 000). At the limit, `initialize` closes
     /// the least recently used session that has no request in flight and no open GET stream;
@@ -75,10 +78,10 @@ pub struct HttpConfig {
     /// A legacy session with no request and no open stream for this long expires (default
     /// 30 minutes); its id then gets 404, after which the client re-initializes.
     pub session_idle_timeout: Duration,
-    /// Whether replies may be SSE streams (default true). When false every POST is answered
-    /// with one JSON body: progress and log notifications are dropped, `subscriptions/listen`
-    /// is `-32601` (404), no `listChanged`/`subscribe` capability is advertised (E12), and the
-    /// legacy session stream (GET) is 405.
+    /// Whether replies may be SSE streams (default true). When false every POST is answered with
+    /// one JSON body: progress and log notifications are dropped, `subscriptions/listen` is
+    /// `-32601` (404), no `listChanged`/`subscribe` capability is advertised, and the legacy
+    /// session stream (GET) is 405.
     pub streaming: bool,
 }
 

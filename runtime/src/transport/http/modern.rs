@@ -12,8 +12,9 @@ use http::HeaderMap;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// A POST on the stateless 2026-07-28 path. Checks run in the order of spec digest §1.7; the
-/// first failure answers.
+/// A POST on the stateless 2026-07-28 path. Checks run in the order of
+/// [server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation);
+/// the first failure answers.
 pub(crate) async fn post(
     state: &HttpState,
     headers: &HeaderMap,
@@ -51,8 +52,9 @@ pub(crate) async fn post(
     respond::reply(plan, work, nrx, cancel).await
 }
 
-/// The request's checks before dispatch, in the order of spec digest §1.7. A malformed `_meta`
-/// is refused with 400; every other failure with the status its code calls for
+/// The request's checks before dispatch, in the order of
+/// [server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation).
+/// A malformed `_meta` is refused with 400; every other failure with the status its code calls for
 /// ([`status::of`](super::status::of)).
 fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<ModernMeta, Refusal> {
     let header_version = protocol_version(headers)
@@ -119,7 +121,8 @@ fn check_name(headers: &HeaderMap, req: &Request, field: Option<&str>) -> Result
     }
 }
 
-/// `Mcp-Param-*` headers against the tool's `x-mcp-header` properties (spec digest §5.4).
+/// `Mcp-Param-*` headers against the tool's `x-mcp-header` properties
+/// ([server behavior](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-behavior-for-custom-headers)).
 fn check_params(headers: &HeaderMap, declared: &[ParamHeader], args: Option<&Value>) -> Result<(), McpError> {
     for p in declared {
         let value = args.and_then(|a| a.get(&p.property)).filter(|v| !v.is_null());

@@ -4,10 +4,12 @@
 //!
 //! - `MCP-Protocol-Version` names a version this server does not know, on a server with legacy
 //!   sessions: GET and DELETE are 400 (2025-11-25: an unsupported version header MUST be a 400).
-//! - `MCP-Protocol-Version` names a version that is not legacy (2026-07-28, or an unknown one on
-//!   a server without legacy sessions): the 2026-07-28 wire, POST only. GET and DELETE are 405 with
-//!   `Allow: POST` whatever `Mcp-Session-Id` or `Last-Event-ID` say (spec digest §1.7 step 2,
-//!   §1.8); the stray session is neither looked up nor touched.
+//! - `MCP-Protocol-Version` names a version that is not legacy (2026-07-28, or an unknown one on a
+//!   server without legacy sessions): the 2026-07-28 wire, POST only. GET and DELETE are 405 with
+//!   `Allow: POST` whatever `Mcp-Session-Id` or `Last-Event-ID` say
+//!   ([earlier Streamable HTTP revisions](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#earlier-streamable-http-revisions),
+//!   [backward compatibility](https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions));
+//!   the stray session is neither looked up nor touched.
 //! - Otherwise (no version header, or a legacy one), on a server with legacy sessions: the
 //!   2025-11-25 rules, as a dual-era server must keep them. GET opens or resumes the session's
 //!   stream and DELETE ends the session; without `Mcp-Session-Id` both are 400, an unknown

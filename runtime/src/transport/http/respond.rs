@@ -22,7 +22,8 @@ pub(crate) fn json(status: u16, body: &Value) -> Response {
 }
 
 /// A JSON-RPC error response with HTTP `status`: [`status::of`] for an error of the request
-/// pipeline, the transport's own choice for its refusals (spec digest §5.5).
+/// pipeline, the transport's own choice for its refusals
+/// ([server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation)).
 pub(crate) fn error(status: u16, id: Option<&RequestId>, err: &McpError) -> Response {
     json(status, &error_response(id, err))
 }
@@ -155,8 +156,9 @@ pub(crate) fn final_message(id: &RequestId, r: Result<Value, McpError>) -> Value
     }
 }
 
-/// Runs `work` and answers with JSON when it finishes before emitting any notification, or
-/// with SSE (the notifications, then the response) as soon as it emits one (spec digest §5.2).
+/// Runs `work` and answers with JSON when it finishes before emitting any notification, or with SSE
+/// (the notifications, then the response) as soon as it emits one
+/// ([sending messages](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages)).
 ///
 /// The request's `cancel` token fires when the client goes away: for JSON when axum drops this
 /// future, for SSE when the response body is dropped. Nothing is sent after that.

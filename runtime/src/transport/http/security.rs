@@ -3,8 +3,9 @@ use crate::jsonrpc::McpError;
 use axum::response::Response;
 use http::HeaderMap;
 
-/// Which `Host` and `Origin` values the HTTP transport accepts: the defence against DNS
-/// rebinding (spec digest §5.1). Hosts are compared without the port, case-insensitively.
+/// Which `Host` and `Origin` values the HTTP transport accepts: the defence against DNS rebinding
+/// ([security](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http)).
+/// Hosts are compared without the port, case-insensitively.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostPolicy {
     hosts: Vec<String>,

@@ -1,6 +1,7 @@
 //! The HTTP status of a JSON-RPC error on the Streamable HTTP transport
-//! (<https://modelcontextprotocol.io/specification/2025-11-25/basic/transports>, and the
-//! stateless 2026-07-28 wire of spec digest §5.5).
+//! (<https://modelcontextprotocol.io/specification/2025-11-25/basic/transports>, and the stateless
+//! 2026-07-28 wire of
+//! [server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation)).
 //!
 //! [`McpError`] is a protocol value and knows nothing of HTTP. An error the server's request
 //! pipeline returns gets its status from [`of`]; an error the transport makes itself (unknown
