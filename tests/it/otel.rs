@@ -85,6 +85,68 @@ async fn a_traced_request_is_exported_as_a_server_span_under_the_callers_span() 
     assert!(points.contains(&[Some("tools/call"), None, Some("2026-07-28"), Some("-32602")]), "{points:?}");
 }
 
+/// Finishes at once, always as a task.
+#[mcp_tool(task_support = "required", group = "otel_task")]
+async fn otel_task_probe() -> Result<String, ToolError> {
+    Ok("done".to_owned())
+}
+
+/// A task outlives the request that created it; its span is still in the caller's trace, a
+/// child of the request's span, and carries the task's status changes as events.
+#[tokio::test(flavor = "current_thread")]
+async fn a_task_s_work_and_status_changes_stay_in_the_caller_s_trace() {
+    let (endpoint, received) = collector();
+    let otel = switchyard::otel::build("otel-task-test", "1", Some(&endpoint)).expect("exporters");
+    let filter = tracing_subscriber::filter::Targets::new().with_target("switchyard::request", tracing::Level::INFO);
+    let subscriber = tracing_subscriber::registry().with(filter).with(otel.layer());
+    let _default = tracing::subscriber::set_default(subscriber);
+    tracing::callsite::rebuild_interest_cache();
+
+    // "default" holds the extension's own methods.
+    let builder = Server::builder("otel-task", "1").groups(["default", "otel_task"]);
+    let server = switchyard_tasks::TasksExtension::new().install(builder).build().expect("builds");
+    let client =
+        TestClient::modern(server).with_capabilities(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }));
+    let created = client
+        .request(
+            "tools/call",
+            json!({ "name": "otel_task_probe", "arguments": {}, "_meta": {
+                "traceparent": format!("00-{TRACE_ID}-{PARENT_ID}-01") } }),
+        )
+        .await;
+    assert_eq!(created.result()["resultType"], "task", "{}", created.response);
+    let task_id = created.result()["taskId"].as_str().expect("a task id").to_owned();
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let spans = loop {
+        tokio::task::yield_now().await;
+        otel.flush().expect("the collector answers");
+        let spans: Vec<_> = received.spans().into_iter().map(|e| e.span).collect();
+        let done = spans.iter().any(|s| {
+            s.name == "mcp.detached"
+                && s.events.iter().any(|e| string_attr(&e.attributes, "mcp.task.status") == Some("completed"))
+        });
+        if done {
+            break spans;
+        }
+        assert!(Instant::now() < deadline, "no completed task span: {spans:#?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let request = spans.iter().find(|s| s.name == "tools/call otel_task_probe").expect("the request's span");
+    let task = spans.iter().find(|s| s.name == "mcp.detached").expect("the task's span");
+    assert_eq!(hex(&request.trace_id), TRACE_ID);
+    assert_eq!(hex(&request.parent_span_id), PARENT_ID);
+    assert_eq!(hex(&task.trace_id), TRACE_ID, "the task stays in the caller's trace");
+    assert_eq!(task.parent_span_id, request.span_id, "the task's span is a child of the request's");
+    let statuses: Vec<_> = task
+        .events
+        .iter()
+        .filter(|e| string_attr(&e.attributes, "mcp.task.id") == Some(task_id.as_str()))
+        .filter_map(|e| string_attr(&e.attributes, "mcp.task.status"))
+        .collect();
+    assert_eq!(statuses, ["completed"], "{task:#?}");
+}
+
 /// The quickstart as a user runs it: `--http` with `OTEL_EXPORTER_OTLP_ENDPOINT` set, and no
 /// telemetry code of its own (`switchyard::cli` with the `otel` feature). A `tools/call` with a
 /// `traceparent` in `_meta` arrives at the collector as a server span under the caller's span,

@@ -194,6 +194,7 @@ impl TaskExecution {
     /// disposed.
     pub async fn run_tool_pipeline(&self) -> bool {
         let Some(work) = self.work().take() else { return false };
+        let span = work.ctx.span().clone();
         let run = async move {
             match work.body {
                 Body::Pipeline(next) => next.run(switchyard::TypedRequest { ctx: work.ctx, params: work.params }).await,
@@ -208,13 +209,18 @@ impl TaskExecution {
                 Err(switchyard::McpError::internal("the tool failed (it panicked); see the server log"))
             })
         };
-        let outcome = tokio::select! {
-            r = run => Some(r),
-            _ = self.inner.cancel.cancelled() => None,
+        let finish = async move {
+            let outcome = tokio::select! {
+                r = run => Some(r),
+                _ = self.inner.cancel.cancelled() => None,
+            };
+            if let Some(outcome) = outcome {
+                self.inner.tasks.record_outcome(&self.inner.server, &self.inner.info.id, outcome).await;
+            }
         };
-        if let Some(outcome) = outcome {
-            self.inner.tasks.record_outcome(&self.inner.server, &self.inner.info.id, outcome).await;
-        }
+        // The work and its outcome's status change happen in the task's span (a child of the
+        // request's in an exported trace).
+        tracing::Instrument::instrument(finish, span).await;
         self.inner.tasks.unregister(&self.inner.info.id);
         true
     }

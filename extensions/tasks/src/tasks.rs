@@ -339,6 +339,15 @@ impl Tasks {
 /// after an applied change.
 pub(crate) fn announce(publisher: &Publisher, t: &Transition) {
     if let Transition::Applied(record) = t {
+        // In the span of whoever changed it: the task's own work (in the caller's trace), or a
+        // later tasks/cancel or tasks/update request (in that request's).
+        tracing::event!(
+            target: switchyard::context::SPAN_TARGET,
+            tracing::Level::INFO,
+            mcp.task.id = %record.id,
+            mcp.task.status = record.state.status(),
+            "task status changed"
+        );
         publish(publisher, record);
     }
 }

@@ -11,6 +11,7 @@ mod state;
 pub use extract::{FromRequestContext, RequiredState, StateRequirement};
 pub use message_filters::{MessageFilter, MessageFilters};
 pub use notify::{Logger, Notifier, Outbound, OutboundReceiver, OutboundSender, Payload, Progress, outbound_channel};
+pub(crate) use request::REQUEST_SPAN;
+pub use request::SPAN_TARGET;
 pub use request::{Origin, RequestContext, RequestParts};
-pub(crate) use request::{REQUEST_SPAN, SPAN_TARGET};
 pub use state::{State, StateMap};

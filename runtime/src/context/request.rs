@@ -84,9 +84,11 @@ impl Origin {
 /// [`Server`](crate::Server). Kept opaque here so that the context needs nothing above it.
 pub(crate) type Runtime = Arc<dyn Any + Send + Sync>;
 
-/// The `tracing` target of the request spans (`mcp.request`, `mcp.detached`): what a subscriber's
-/// filter enables to get them.
-pub(crate) const SPAN_TARGET: &str = "switchyard::request";
+/// The `tracing` target of the request spans (`mcp.request`, and `mcp.detached` for work that
+/// outlives its request, such as a task) and of the events that mark their progress (a task's
+/// status changes): what a subscriber's filter enables, at `INFO`, to get them
+/// (`RUST_LOG=switchyard::request=info`).
+pub const SPAN_TARGET: &str = "switchyard::request";
 /// The name of the span every request runs in ([`RequestContext::span`]).
 pub(crate) const REQUEST_SPAN: &str = "mcp.request";
 

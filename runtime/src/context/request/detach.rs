@@ -38,6 +38,16 @@ impl RequestContext {
             jsonrpc.request.id = %parts.id,
         );
         span.follows_from(&self.inner.span);
+        // In an exported trace the work is a child of the request, so it stays in the caller's
+        // trace; in `tracing` it is not, or the request's span would stay open (and its
+        // duration grow) until the work ends.
+        #[cfg(feature = "otel")]
+        {
+            use tracing_opentelemetry::OpenTelemetrySpanExt;
+            if !span.is_disabled() {
+                let _ = span.set_parent(self.inner.span.context());
+            }
+        }
         RequestContext {
             inner: Arc::new(Inner {
                 parts,
