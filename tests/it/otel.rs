@@ -147,6 +147,58 @@ async fn a_task_s_work_and_status_changes_stay_in_the_caller_s_trace() {
     assert_eq!(statuses, ["completed"], "{task:#?}");
 }
 
+/// A listen stream runs in the span of its `subscriptions/listen` request, so in the caller's
+/// trace; with the request target at DEBUG, each delivery is an event of that span.
+#[tokio::test(flavor = "current_thread")]
+async fn listen_deliveries_are_events_of_the_listen_request_s_span() {
+    let (endpoint, received) = collector();
+    let otel = switchyard::otel::build("otel-listen-test", "1", Some(&endpoint)).expect("exporters");
+    let filter = tracing_subscriber::filter::Targets::new().with_target("switchyard::request", tracing::Level::DEBUG);
+    let subscriber = tracing_subscriber::registry().with(filter).with(otel.layer());
+    let _default = tracing::subscriber::set_default(subscriber);
+    tracing::callsite::rebuild_interest_cache();
+
+    // A tool, so the server has the `tools` capability whose list changes are listened to.
+    let server = Server::builder("otel-listen", "1").groups(["otel"]).build().expect("builds");
+    let client = TestClient::modern(server.clone());
+    let listen = json!({ "jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen", "params": {
+        "notifications": { "toolsListChanged": true },
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "traceparent": format!("00-{TRACE_ID}-{PARENT_ID}-01") } } });
+    client.send_line(&listen.to_string()).await;
+    let within = Duration::from_secs(5);
+    let acked = client.wait_for_notification(|m| m["method"] == "notifications/subscriptions/acknowledged", within);
+    assert!(acked.await.is_some(), "{:?}", client.notifications());
+    server.publisher().publish(switchyard::subscriptions::Event::ToolsListChanged);
+    let delivered = client.wait_for_notification(|m| m["method"] == "notifications/tools/list_changed", within);
+    assert!(delivered.await.is_some(), "{:?}", client.notifications());
+    // Shutting down ends the stream, and with it the span.
+    server.shutdown();
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let listen_span = loop {
+        tokio::task::yield_now().await;
+        otel.flush().expect("the collector answers");
+        let spans: Vec<_> = received.spans().into_iter().map(|e| e.span).collect();
+        if let Some(span) = spans.into_iter().find(|s| s.name.starts_with("subscriptions/listen")) {
+            break span;
+        }
+        assert!(Instant::now() < deadline, "no listen span: {:#?}", received.spans());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(hex(&listen_span.trace_id), TRACE_ID, "the listener's trace");
+    assert_eq!(hex(&listen_span.parent_span_id), PARENT_ID);
+    let deliveries: Vec<_> = listen_span
+        .events
+        .iter()
+        .filter(|e| e.name == "listen delivery")
+        .filter_map(|e| string_attr(&e.attributes, "mcp.method.name"))
+        .collect();
+    assert_eq!(deliveries, ["notifications/tools/list_changed"], "{listen_span:#?}");
+}
+
 /// The quickstart as a user runs it: `--http` with `OTEL_EXPORTER_OTLP_ENDPOINT` set, and no
 /// telemetry code of its own (`switchyard::cli` with the `otel` feature). A `tools/call` with a
 /// `traceparent` in `_meta` arrives at the collector as a server span under the caller's span,

@@ -270,6 +270,15 @@ pub(crate) async fn listen(
                     continue;
                 }
             };
+            // Inside the listen request's span: in the subscriber's trace (its `traceparent`),
+            // and a span event per delivery where an exporter keeps them. DEBUG: a stream can
+            // last for hours, and OpenTelemetry keeps at most 128 events per span.
+            tracing::event!(
+                target: crate::context::SPAN_TARGET,
+                tracing::Level::DEBUG,
+                mcp.method.name = method,
+                "listen delivery"
+            );
             let encoded = server.encoded_events();
             notifier.send_encoded(
                 || encoded.message(method, &params, &sid_json),
