@@ -7,6 +7,7 @@ mod adversarial;
 mod batches;
 mod cluster;
 mod fixture;
+mod hardening;
 mod http_legacy;
 mod http_modern;
 mod input;

@@ -74,6 +74,8 @@ use std::process::ExitCode;
 /// | `--http HOST:PORT` | `SWITCHYARD_HTTP` | [`http`](Self::http) | none |
 /// | `--log-format pretty\|json` | `SWITCHYARD_LOG_FORMAT` | [`log_format`](Self::log_format) | `pretty` |
 /// | `--log-level FILTER` | `SWITCHYARD_LOG_LEVEL`, then `RUST_LOG` | [`log_level`](Self::log_level) | `warn` |
+/// | `--http-header-timeout SECONDS` | `SWITCHYARD_HTTP_HEADER_TIMEOUT` | [`http_header_timeout`](Self::http_header_timeout) | 15 |
+/// | `--http-max-connections N` | `SWITCHYARD_HTTP_MAX_CONNECTIONS` | [`http_max_connections`](Self::http_max_connections) | 10 000 |
 ///
 /// A flag on the command line beats its own variable. Parsing fails (clap's
 /// `ArgumentConflict`, exit code 2) when both modes are given, and a set variable counts as
@@ -129,6 +131,31 @@ pub struct ServeArgs {
         help = "What to log, in RUST_LOG syntax, e.g. debug or switchyard=trace,warn [default: RUST_LOG, else warn]"
     )]
     pub log_level: Option<String>,
+    /// `--http-header-timeout SECONDS`: how long an HTTP client may take to send a request
+    /// head before its connection is closed; `None` keeps
+    /// [`ConnectionLimits::header_read_timeout`](crate::transport::http::ConnectionLimits::header_read_timeout)
+    /// of [`ServeOptions::http`] (15 s by default). With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_HTTP_HEADER_TIMEOUT",
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u64).range(1..),
+        help = "Close an HTTP connection whose request head is not complete after SECONDS [default: 15]"
+    )]
+    pub http_header_timeout: Option<u64>,
+    /// `--http-max-connections N`: most HTTP connections open at once; `None` keeps
+    /// [`ConnectionLimits::max_connections`](crate::transport::http::ConnectionLimits::max_connections)
+    /// of [`ServeOptions::http`] (10 000 by default). With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_HTTP_MAX_CONNECTIONS",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        help = "Accept at most N HTTP connections at once; more wait in the backlog [default: 10000]"
+    )]
+    pub http_max_connections: Option<u64>,
 }
 
 /// How [`ServeArgs::init_tracing`] writes log events (`--log-format`).
@@ -177,6 +204,19 @@ impl ServeArgs {
             return Mode::Http(addr.clone());
         }
         Mode::Stdio
+    }
+
+    /// `options` with the HTTP connection limits these flags set.
+    #[cfg(feature = "http")]
+    fn connection_limits(&self, mut options: ServeOptions) -> ServeOptions {
+        let limits = &mut options.http.connections;
+        if let Some(seconds) = self.http_header_timeout {
+            limits.header_read_timeout = std::time::Duration::from_secs(seconds);
+        }
+        if let Some(n) = self.http_max_connections {
+            limits.max_connections = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        options
     }
 
     /// Installs the global `tracing` subscriber these flags describe: events to stderr (never
@@ -321,7 +361,7 @@ pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions)
     let result = match &mode {
         Mode::Stdio => serve_stdio(server, options).await,
         #[cfg(feature = "http")]
-        Mode::Http(addr) => serve_http(server, addr, options).await,
+        Mode::Http(addr) => serve_http(server, addr, args.connection_limits(options)).await,
     };
     #[cfg(feature = "otel")]
     telemetry::stop().await;
@@ -359,11 +399,12 @@ async fn serve_http(server: Server, addr: &str, options: ServeOptions) -> std::i
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot read the bound address: {e}")))?;
     eprintln!("listening on http://{bound}{}", options.http.path);
     let shutdown = server.shutdown_token().clone();
+    let limits = options.http.connections.clone();
     let mut app = router(server, options.http);
     if let Some(auth) = options.auth {
         app = app.layer(auth);
     }
-    serve_app(listener, app, shutdown).await
+    serve_app(listener, app, shutdown, &limits).await
 }
 
 fn spawn_signal_handler(server: Server) {
@@ -480,6 +521,10 @@ mod tests {
             "json",
             "--log-level <FILTER>",
             "SWITCHYARD_LOG_LEVEL",
+            "--http-header-timeout <SECONDS>",
+            "SWITCHYARD_HTTP_HEADER_TIMEOUT",
+            "--http-max-connections <N>",
+            "SWITCHYARD_HTTP_MAX_CONNECTIONS",
             "--tasks",
             "A flag of the binary's own",
             "--version",
@@ -505,6 +550,18 @@ mod tests {
     }
 
     #[test]
+    fn connection_limit_flags_override_the_configured_limits() {
+        let cli = parse(&["--http", "127.0.0.1:0", "--http-header-timeout", "2", "--http-max-connections", "7"])
+            .expect("valid");
+        let options = cli.serve.connection_limits(ServeOptions::default());
+        assert_eq!(options.http.connections.header_read_timeout, std::time::Duration::from_secs(2));
+        assert_eq!(options.http.connections.max_connections, 7);
+        let untouched = parse(&[]).expect("valid").serve.connection_limits(ServeOptions::default());
+        assert_eq!(untouched.http.connections, crate::transport::http::ConnectionLimits::default());
+        assert_eq!(kind(&["--http-header-timeout", "0"]), ErrorKind::ValueValidation);
+    }
+
+    #[test]
     fn modes_convert_to_args() {
         assert_eq!(ServeArgs::from(Mode::Stdio).mode(), Mode::Stdio);
         assert_eq!(ServeArgs::from(Mode::Http("h:1".into())).mode(), Mode::Http("h:1".into()));
@@ -515,8 +572,14 @@ mod tests {
     /// [`environment_variables_stand_in_for_the_flags`] it checks.
     const CHILD_CASE: &str = "SWITCHYARD_CLI_TEST_ENV_CASE";
 
-    const SHARED_VARS: [&str; 4] =
-        ["SWITCHYARD_STDIO", "SWITCHYARD_HTTP", "SWITCHYARD_LOG_FORMAT", "SWITCHYARD_LOG_LEVEL"];
+    const SHARED_VARS: [&str; 6] = [
+        "SWITCHYARD_STDIO",
+        "SWITCHYARD_HTTP",
+        "SWITCHYARD_LOG_FORMAT",
+        "SWITCHYARD_LOG_LEVEL",
+        "SWITCHYARD_HTTP_HEADER_TIMEOUT",
+        "SWITCHYARD_HTTP_MAX_CONNECTIONS",
+    ];
 
     // Setting variables in this process would leak into the tests running beside it (and is
     // `unsafe` in edition 2024), so each case runs this test again in a child process whose

@@ -28,10 +28,12 @@
 
 mod batch;
 mod batched_writes;
+mod connections;
 mod headers;
 mod legacy;
 mod modern;
 mod non_post;
+mod preface_deadline;
 mod respond;
 mod resume;
 mod security;
@@ -49,6 +51,7 @@ use http::{Method, Request};
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use connections::ConnectionLimits;
 pub use security::HostPolicy;
 
 /// Configuration of the Streamable HTTP transport.
@@ -83,6 +86,10 @@ pub struct HttpConfig {
     /// `-32601` (404), no `listChanged`/`subscribe` capability is advertised, and the legacy
     /// session stream (GET) is 405.
     pub streaming: bool,
+    /// Limits on the connections [`serve`] accepts: header read timeout, head size, open
+    /// connections, HTTP/2 streams (default [`ConnectionLimits::default`]). Not used by
+    /// [`router`], whose connections belong to whoever serves it.
+    pub connections: ConnectionLimits,
 }
 
 impl Default for HttpConfig {
@@ -96,6 +103,7 @@ impl Default for HttpConfig {
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
             streaming: true,
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -148,6 +156,12 @@ impl HttpConfig {
         self.streaming = streaming;
         self
     }
+
+    /// Sets [`connections`](Self::connections).
+    pub fn connections(mut self, connections: ConnectionLimits) -> Self {
+        self.connections = connections;
+        self
+    }
 }
 
 pub(crate) struct HttpState {
@@ -170,52 +184,30 @@ pub fn router(server: Server, mut config: HttpConfig) -> Router {
     Router::new().route(&path, axum::routing::any(handle)).with_state(state)
 }
 
-/// Serves `server` on `listener` until [`Server::shutdown`] is called; in-flight requests are
-/// cancelled and open streams closed on shutdown.
+/// Serves `server` on `listener` until [`Server::shutdown`] is called, within
+/// `config.connections`; in-flight requests are cancelled and open streams closed on shutdown.
 ///
-/// Errors: I/O errors of the listener.
+/// Errors: none so far (a failed `accept` is logged and retried).
 pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: HttpConfig) -> std::io::Result<()> {
     let shutdown = server.shutdown_token().clone();
-    serve_app(listener, router(server, config), shutdown).await
+    let limits = config.connections.clone();
+    serve_app(listener, router(server, config), shutdown, &limits).await
 }
 
 /// Serves an axum app (e.g. [`router`] with layers around it, or merged into a larger app)
-/// until `shutdown` fires. Accepted connections get `TCP_NODELAY`.
+/// within `limits` until `shutdown` fires, then waits for open connections to finish.
+/// Accepted connections get `TCP_NODELAY` and write the frames of many HTTP/2 streams
+/// together; each request carries the peer's address as axum's `ConnectInfo<SocketAddr>`.
 ///
-/// Errors: I/O errors of the listener.
+/// Errors: none so far (a failed `accept`, e.g. out of file descriptors, is logged and retried
+/// after 50 ms).
 pub async fn serve_app(
     listener: tokio::net::TcpListener,
     app: Router,
     shutdown: tokio_util::sync::CancellationToken,
+    limits: &ConnectionLimits,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
-    // SSE replies go out in several writes (events, keep-alives); without TCP_NODELAY a small
-    // write can wait for the peer's delayed ACK (~40 ms on Linux).
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "http: cannot set TCP_NODELAY");
-        }
-    });
-    let listener = BatchingListener(listener);
-    axum::serve(listener, app).with_graceful_shutdown(async move { shutdown.cancelled().await }).await
-}
-
-/// Wraps every accepted connection in [`batched_writes::BatchedWrites`], so an HTTP/2
-/// connection writes the frames of many streams together.
-struct BatchingListener<L>(L);
-
-impl<L: axum::serve::Listener> axum::serve::Listener for BatchingListener<L> {
-    type Io = batched_writes::BatchedWrites<L::Io>;
-    type Addr = L::Addr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (io, addr) = self.0.accept().await;
-        (batched_writes::BatchedWrites::new(io), addr)
-    }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.0.local_addr()
-    }
+    connections::serve(listener, app, shutdown, limits).await
 }
 
 /// The header check of [`fuzzing::mirrored_header`](crate::fuzzing::mirrored_header).

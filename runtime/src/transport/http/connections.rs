@@ -1,0 +1,158 @@
+//! Accepting and serving connections under limits, so that clients that open connections and
+//! never finish a request, or send huge headers, cannot hold the server's memory or sockets:
+//! hyper's own header-read timeout, head-size limit and HTTP/2 settings, and a cap on open
+//! connections that stops accepting (leaving the rest in the kernel's backlog) while it is
+//! reached.
+
+use super::batched_writes::BatchedWrites;
+use super::preface_deadline::PrefaceDeadline;
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+/// Limits on the connections [`serve`](super::serve) and [`serve_app`](super::serve_app)
+/// accept: what keeps a server reachable from untrusted networks usable when clients misbehave
+/// (docs/security.md). Part of [`HttpConfig`](super::HttpConfig) (`HttpConfig::connections`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConnectionLimits {
+    /// How long a client may take to send a complete HTTP/1.1 request head, from the moment
+    /// the connection is accepted (or, on a kept-alive connection, from the end of the
+    /// previous response), and the first bytes of an HTTP/2 connection; the connection is
+    /// closed without an answer after it (default 15 s).
+    pub header_read_timeout: Duration,
+    /// Largest request head, request line and headers together, in bytes (default 32 KiB; at
+    /// least 8 KiB). A larger HTTP/1.1 head is answered `431 Request Header Fields Too Large`
+    /// and the connection closed; over HTTP/2, the header list limit announced to the client
+    /// (`SETTINGS_MAX_HEADER_LIST_SIZE`), beyond which the stream is refused.
+    pub max_header_bytes: usize,
+    /// Most connections open at once (default 10 000). At the limit no connection is accepted
+    /// until one closes: new clients wait in the listen backlog, and existing connections are
+    /// served as before. Keep it under the process's open-file limit (`ulimit -n`).
+    pub max_connections: usize,
+    /// Most concurrent streams (requests, SSE replies, listen subscriptions) on one HTTP/2
+    /// connection (default 1 000), announced as `SETTINGS_MAX_CONCURRENT_STREAMS`. hyper's
+    /// protections against streams reset in a loop (CVE-2023-44487 "rapid reset") stay on with
+    /// their defaults.
+    pub max_concurrent_streams: u32,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            header_read_timeout: Duration::from_secs(15),
+            max_header_bytes: 32 * 1024,
+            max_connections: 10_000,
+            max_concurrent_streams: 1_000,
+        }
+    }
+}
+
+impl ConnectionLimits {
+    /// Sets [`header_read_timeout`](Self::header_read_timeout).
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Sets [`max_header_bytes`](Self::max_header_bytes) (values under 8 KiB count as 8 KiB).
+    pub fn max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes;
+        self
+    }
+
+    /// Sets [`max_connections`](Self::max_connections) (0 counts as 1).
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections;
+        self
+    }
+
+    /// Sets [`max_concurrent_streams`](Self::max_concurrent_streams).
+    pub fn max_concurrent_streams(mut self, streams: u32) -> Self {
+        self.max_concurrent_streams = streams;
+        self
+    }
+
+    fn builder(&self) -> Builder<TokioExecutor> {
+        // hyper refuses (panics on) a read buffer under 8 KiB.
+        const MIN_HEAD: usize = 8 * 1024;
+        let head = self.max_header_bytes.max(MIN_HEAD);
+        let mut builder = Builder::new(TokioExecutor::new());
+        builder.http1().timer(TokioTimer::new()).header_read_timeout(self.header_read_timeout).max_buf_size(head);
+        builder
+            .http2()
+            .timer(TokioTimer::new())
+            .max_concurrent_streams(self.max_concurrent_streams)
+            .max_header_list_size(u32::try_from(head).unwrap_or(u32::MAX));
+        builder
+    }
+}
+
+/// Serves `app` on every connection `listener` accepts, within `limits`, until `shutdown`
+/// fires; then stops accepting and waits for the open connections to finish (hyper closes idle
+/// ones at once and lets requests in flight end).
+///
+/// Each request carries the peer's address as axum's [`ConnectInfo`]`<SocketAddr>` extension.
+/// Accepted connections get `TCP_NODELAY`: SSE replies go out in several writes, and without
+/// it a small write can wait for the peer's delayed ACK (~40 ms on Linux).
+///
+/// Errors: none so far; a failed `accept` (e.g. out of file descriptors) is logged and retried
+/// after 50 ms rather than ending the server.
+pub(super) async fn serve(
+    listener: TcpListener,
+    app: Router,
+    shutdown: CancellationToken,
+    limits: &ConnectionLimits,
+) -> std::io::Result<()> {
+    let builder = Arc::new(limits.builder());
+    let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let graceful = GracefulShutdown::new();
+    loop {
+        let permit = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            permit = open.clone().acquire_owned() => match permit {
+                Ok(p) => p,
+                Err(_) => break, // never closed
+            },
+        };
+        let (tcp, peer) = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::warn!(error = %e, "http: accept failed; retrying in 50 ms");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "http: cannot set TCP_NODELAY");
+        }
+        let service = tower::ServiceExt::map_request(app.clone(), move |mut req: http::Request<_>| {
+            req.extensions_mut().insert(ConnectInfo(peer));
+            req
+        });
+        let service = TowerToHyperService::new(service);
+        let io = TokioIo::new(BatchedWrites::new(PrefaceDeadline::new(tcp, limits.header_read_timeout)));
+        let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, %peer, "http: connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
