@@ -16,6 +16,7 @@ mod load;
 mod nats_hub;
 mod probes;
 mod real_client;
+mod skills;
 mod stdio;
 mod subscriptions;
 mod tasks;
