@@ -33,6 +33,8 @@ CRATES=(
   "switchyard-mcp runtime"
   "switchyard-mcp-macros macros"
   "switchyard-mcp-tasks extensions/tasks"
+  "switchyard-mcp-skills extensions/skills"
+  "switchyard-mcp-skills-macros extensions/skills/macros"
 )
 
 check=false

@@ -8,6 +8,10 @@
 //!     --hub nats:nats://127.0.0.1:4222 --state-key-env SWITCHYARD_STATE_KEY
 //! ```
 //!
+//! The Skills extension serves the skills of `examples/everything/skills/`, embedded in the
+//! binary (two per `skills/list` page, so the listing has several pages); `--skills-dir DIR`
+//! serves a folder instead and reloads it when its files change.
+//!
 //! The scale-out flags (`docs/scaling.md`) put the same server on shared backends, as one of
 //! several instances would run: `--task-store postgres:URL` keeps tasks in PostgreSQL,
 //! `--hub nats:URL` carries listen events through NATS (subject `switchyard.everything.events`),
@@ -20,6 +24,7 @@ mod tasks;
 mod tools;
 
 use clap::Parser;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use switchyard::Server;
 use switchyard::cli::{self, ServeArgs};
@@ -39,6 +44,9 @@ struct Cli {
     /// Read the requestState key (at least 32 bytes) from the environment variable VAR.
     #[arg(long, value_name = "VAR", value_parser = read_key_var)]
     state_key_env: Option<StateKey>,
+    /// Serve the skills of this folder (reloaded when it changes) instead of the embedded ones.
+    #[arg(long, value_name = "DIR")]
+    skills_dir: Option<PathBuf>,
 }
 
 /// `--task-store`.
@@ -97,10 +105,29 @@ async fn main() -> ExitCode {
     if let Some(StateKey(key)) = &cli.state_key_env {
         builder = builder.request_state_key(key.clone());
     }
-    match tasks.install(builder).build() {
-        Ok(server) => cli::serve(server, &cli.serve).await,
-        Err(e) => fail(&e.to_string()),
-    }
+    // The Skills extension (`sep-2640-*` scenarios).
+    let skills = match &cli.skills_dir {
+        Some(dir) => switchyard_skills::SkillsExtension::from_dir(dir),
+        None => switchyard_skills::SkillsExtension::embedded(switchyard_skills::include_skills!("everything/skills")),
+    };
+    let skills = match skills {
+        Ok(skills) => skills.page_size(2),
+        Err(e) => return fail(&format!("skills: {e}")),
+    };
+    let library = skills.library();
+    let server = match skills.install(tasks.install(builder)).build() {
+        Ok(server) => server,
+        Err(e) => return fail(&e.to_string()),
+    };
+    // Kept until the server stops: dropping the watcher ends the watch.
+    let _watcher = match &cli.skills_dir {
+        Some(_) => match library.watch(&server) {
+            Ok(watcher) => Some(watcher),
+            Err(e) => return fail(&format!("--skills-dir: {e}")),
+        },
+        None => None,
+    };
+    cli::serve(server, &cli.serve).await
 }
 
 fn fail(msg: &str) -> ExitCode {

@@ -5,9 +5,9 @@
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ALTERNATE, ARGUMENT, CAPABILITY, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT, INPUT_SCHEMA, KEY,
-    METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME, RPC, Symbol,
-    TASK_SUPPORT, TITLE, URI,
+    ALTERNATE, ARGUMENT, CAPABILITY, CLIENT_DECLARES, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT,
+    INPUT_SCHEMA, KEY, METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME,
+    RPC, Symbol, TASK_SUPPORT, TITLE, URI,
 };
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -355,6 +355,8 @@ pub struct RpcAttrs {
     pub routing_name: Option<LitStr>,
     pub capability: Option<LitStr>,
     pub extension: Option<LitStr>,
+    /// `client_declares = false`: the request need not declare `extension`; with its span.
+    pub client_declares: Option<(bool, Span)>,
     pub eras: Option<ErasAttr>,
     pub group: Option<LitStr>,
     pub roles: Option<Roles>,
@@ -397,8 +399,13 @@ impl RpcAttrs {
         if attrs.method.is_none() && !method_attempted {
             cx.error_at(Span::call_site(), format!("`#[mcp_rpc]` needs the method name first: {RPC_EXAMPLE}"));
         }
-        let keys = [ROUTING_NAME, CAPABILITY, EXTENSION, ERAS, GROUP, ROLES];
+        let keys = [ROUTING_NAME, CAPABILITY, EXTENSION, CLIENT_DECLARES, ERAS, GROUP, ROLES];
         visit_keys(cx, "mcp_rpc", &metas, &keys, |key, meta| {
+            if key == CLIENT_DECLARES {
+                let span = meta.span();
+                attrs.client_declares = flag(cx, key, meta).map(|v| (v, span));
+                return;
+            }
             if key == ERAS {
                 attrs.eras = string(cx, key, meta).and_then(|lit| eras(cx, &lit));
                 return;
@@ -753,6 +760,18 @@ mod tests {
         assert_eq!(attrs.capability.map(|s| s.value()).as_deref(), Some("sampling"));
         assert_eq!(attrs.group.map(|s| s.value()).as_deref(), Some("g"));
         assert!(errors(cx).is_empty());
+    }
+
+    #[test]
+    fn rpc_client_declares_is_a_flag() {
+        let cx = Ctxt::new();
+        let attrs = RpcAttrs::parse(&cx, quote!("skills/list", extension = "io.x/skills", client_declares = false));
+        assert_eq!(attrs.client_declares.map(|(v, _)| v), Some(false));
+        assert_eq!(RpcAttrs::parse(&cx, quote!("a/b")).client_declares.map(|(v, _)| v), None);
+        assert!(errors(cx).is_empty());
+        let cx = Ctxt::new();
+        RpcAttrs::parse(&cx, quote!("a/b", extension = "x/y", client_declares = "no"));
+        assert_eq!(errors(cx).len(), 1, "a string is no flag");
     }
 
     #[test]

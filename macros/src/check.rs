@@ -207,6 +207,9 @@ pub fn check_rpc<'a>(cx: &Ctxt, attrs: &RpcAttrs, handler: &Handler<'a>) -> Opti
     if let Some(capability) = &attrs.capability {
         report(cx, capability.span(), capability_name(&capability.value()));
     }
+    if let (Some((_, span)), None) = (attrs.client_declares, &attrs.extension) {
+        cx.error_at(span, "`client_declares` says whether requests must declare the `extension`, which is not given");
+    }
     if let Some(ext) = &attrs.extension {
         report(cx, ext.span(), extension_id(&ext.value()));
         if let Some(eras) = attrs.eras.as_ref().filter(|e| e.value == Eras::Legacy) {

@@ -238,6 +238,7 @@ pub fn mcp_completion(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | `routing_name` | the params field that the HTTP `Mcp-Name` header mirrors, e.g. `"taskId"` (needs a params argument) | none |
 /// | `capability` | a top-level client capability the request must declare, e.g. `"sampling"` | none |
 /// | `extension` | the extension that declares the method, `"vendor-prefix/name"`: the request must declare it too, and the method is served only while the server declares it (`ServerBuilder::extension_capability`) | none |
+/// | `client_declares` | with `extension`, a flag: `client_declares = false` for an extension that defines no client declaration (as the Skills extension, SEP-2640), so requests need not declare it; the method is still served only while the server declares the extension | `true` |
 /// | `eras` | `"modern"` (2026-07-28 requests), `"legacy"` (sessions of earlier revisions) or `"both"` | `"both"`, or `"modern"` with `extension` |
 /// | `group` | registration group selected by `ServerBuilder::groups` | `"default"` |
 /// | `roles` | an array of role names, e.g. `["ops"]`: a caller needs any one of them (see the [crate docs](crate#roles)) | anyone may call it |

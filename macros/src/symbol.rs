@@ -40,6 +40,7 @@ pub const ALTERNATE: Symbol = Symbol("alternate");
 pub const ROLES: Symbol = Symbol("roles");
 pub const TASK_SUPPORT: Symbol = Symbol("task_support");
 pub const KEY: Symbol = Symbol("key");
+pub const CLIENT_DECLARES: Symbol = Symbol("client_declares");
 
 /// The argument attribute that marks a custom extractor.
 pub const EXTRACT: Symbol = Symbol("extract");

@@ -18,6 +18,7 @@ mod nats_hub;
 mod otel;
 mod probes;
 mod real_client;
+mod skills;
 mod stdio;
 mod subscriptions;
 mod tasks;

@@ -175,7 +175,8 @@ fn required_capabilities(attrs: &RpcAttrs) -> Option<TokenStream> {
         let key = c.value();
         quote!(#key: {})
     });
-    let extension = attrs.extension.as_ref().map(|e| {
+    let client_declares = attrs.client_declares.is_none_or(|(v, _)| v);
+    let extension = attrs.extension.as_ref().filter(|_| client_declares).map(|e| {
         let key = e.value();
         quote!("extensions": { #key: {} })
     });

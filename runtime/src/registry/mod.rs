@@ -18,7 +18,8 @@ pub(crate) use items::{
     ToolRegistration,
 };
 pub use table::{
-    BuildError, CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ToolCallFn, ToolEntry,
+    BuildError, CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ResourceReadFn, ToolCallFn,
+    ToolEntry,
 };
 pub(crate) use table::{ToolParts, build_tool};
 pub use task_support::TaskSupport;

@@ -1,12 +1,12 @@
 use super::UriTemplate;
 use super::items::{
     BoxFuture, CompletionHandler, CompletionRegistration, CompletionTarget, PromptHandler, PromptRegistration,
-    ResourceHandler, ResourceRegistration, SchemaOrigin, Site, ToolRegistration,
+    ResourceRegistration, ResourceRequest, SchemaOrigin, Site, ToolRegistration,
 };
 use super::tool_schema::{ToolSchemas, legacy_output_schema};
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
-use crate::model::{CallToolResult, PromptArgument};
+use crate::model::{CallToolResult, PromptArgument, ReadResourceResult};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -78,6 +78,11 @@ impl BuildError {
 /// A tool call function: the generated shim of a `#[mcp_tool]`, or a closure added at run time.
 pub type ToolCallFn = Arc<dyn Fn(RequestContext, Value) -> BoxFuture<Result<CallToolResult, McpError>> + Send + Sync>;
 
+/// The reader of a resource: a `#[mcp_resource]` function's shim or a run-time resource's
+/// closure ([`DynamicResource`](crate::server::DynamicResource)).
+pub type ResourceReadFn =
+    Arc<dyn Fn(RequestContext, ResourceRequest) -> BoxFuture<Result<ReadResourceResult, McpError>> + Send + Sync>;
+
 /// A `Mcp-Param-{name}` header declared by an `x-mcp-header` annotation on a top-level property.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParamHeader {
@@ -145,16 +150,26 @@ pub struct PromptEntry {
 }
 
 /// One resource or resource template in the dispatch table.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ResourceEntry {
     /// The `Resource` or `ResourceTemplate` object listed.
     pub definition: Value,
     /// The parsed template (`None` for a static resource).
     pub template: Option<UriTemplate>,
-    /// The handler shim.
-    pub handler: ResourceHandler,
+    /// The reader.
+    pub handler: ResourceReadFn,
     /// Roles a caller needs (any one); empty: anyone.
     pub roles: &'static [&'static str],
+}
+
+impl std::fmt::Debug for ResourceEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceEntry")
+            .field("definition", &self.definition)
+            .field("template", &self.template)
+            .field("roles", &self.roles)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The immutable dispatch table of one server: every tool, prompt, resource and completion,
@@ -313,6 +328,11 @@ impl DispatchTable {
         self.resources.iter().map(|r| &r.1)
     }
 
+    /// The static resource `uri` (templates are not consulted).
+    pub fn resource(&self, uri: &str) -> Option<&ResourceEntry> {
+        self.resource_index.get(uri).map(|&i| &self.resources[i].1)
+    }
+
     /// Every resource template, sorted by template.
     pub fn templates(&self) -> impl Iterator<Item = &ResourceEntry> {
         self.templates.iter().map(|r| &r.1)
@@ -361,6 +381,35 @@ impl DispatchTable {
         t.tools.push(tool);
         t.reindex();
         t
+    }
+
+    /// A copy with the static resources `entries` added, each replacing the static resource
+    /// with the same URI (the `uri` of its definition).
+    pub fn with_resources(&self, entries: Vec<ResourceEntry>) -> DispatchTable {
+        // Keyed once, so adding a skills folder's thousands of files stays linear; of two
+        // entries with one URI the last wins.
+        let mut incoming: HashMap<String, ResourceEntry> = HashMap::with_capacity(entries.len());
+        for entry in entries {
+            let uri = entry.definition.get("uri").and_then(Value::as_str).unwrap_or_default().to_owned();
+            incoming.insert(uri, entry);
+        }
+        let mut t = self.clone();
+        t.resources.retain(|(u, _)| !incoming.contains_key(u));
+        t.resources.extend(incoming);
+        t.reindex();
+        t
+    }
+
+    /// A copy without the static resources `uris`; `None` when none of them was served.
+    pub fn without_resources(&self, uris: &[&str]) -> Option<DispatchTable> {
+        if !uris.iter().any(|u| self.resource_index.contains_key(*u)) {
+            return None;
+        }
+        let gone: std::collections::HashSet<&str> = uris.iter().copied().collect();
+        let mut t = self.clone();
+        t.resources.retain(|(u, _)| !gone.contains(u.as_str()));
+        t.reindex();
+        Some(t)
     }
 
     /// A copy without the tool `name`; `None` when there was no such tool.
@@ -537,6 +586,6 @@ fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry),
     set_opt(&mut def, "mimeType", reg.mime_type);
     Ok((
         reg.uri.to_owned(),
-        ResourceEntry { definition: Value::Object(def), template, handler: reg.handler, roles: reg.roles },
+        ResourceEntry { definition: Value::Object(def), template, handler: Arc::new(reg.handler), roles: reg.roles },
     ))
 }

@@ -37,6 +37,7 @@ pub struct ServerBuilder {
     request_state_key: Option<(Vec<u8>, String)>,
     request_state_ttl: Duration,
     extensions: serde_json::Map<String, serde_json::Value>,
+    resources: Vec<super::DynamicResource>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -67,6 +68,7 @@ impl ServerBuilder {
             request_state_key: None,
             request_state_ttl: Duration::from_secs(600),
             extensions: serde_json::Map::new(),
+            resources: Vec::new(),
         }
     }
 
@@ -137,6 +139,15 @@ impl ServerBuilder {
     /// capability).
     pub fn extension_capability(mut self, id: impl Into<String>, settings: serde_json::Value) -> Self {
         self.extensions.insert(id.into(), settings);
+        self
+    }
+
+    /// Serves `resource` as a static resource from the start, beside the `#[mcp_resource]`
+    /// registrations (it replaces one with the same URI). Resources whose set is only known at
+    /// run time (loaded from files, say) come in this way; [`Server::add_resources`] changes them
+    /// later.
+    pub fn resource(mut self, resource: super::DynamicResource) -> Self {
+        self.resources.push(resource);
         self
     }
 
@@ -279,6 +290,11 @@ impl ServerBuilder {
                 all.append(&mut errors);
                 return Err(BuildError::from_all(all).unwrap_or(BuildError::Several(Vec::new())));
             }
+        };
+        let table = if self.resources.is_empty() {
+            table
+        } else {
+            table.with_resources(self.resources.into_iter().map(super::DynamicResource::into_entry).collect())
         };
         let request_state =
             Arc::new(crate::input::StateCodec::new(self.request_state_key.map(|(k, _)| k), self.request_state_ttl));

@@ -2,7 +2,8 @@ use super::Server;
 use crate::context::RequestContext;
 use crate::handler::IntoToolOutcome;
 use crate::jsonrpc::McpError;
-use crate::registry::{DispatchTable, ToolCallFn, ToolParts, build_tool};
+use crate::model::ReadResourceResult;
+use crate::registry::{DispatchTable, ResourceEntry, ResourceRequest, ToolCallFn, ToolParts, build_tool};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::sync::Arc;
@@ -81,7 +82,153 @@ impl DynamicTool {
     }
 }
 
+/// A static resource defined at run time (not by `#[mcp_resource]`): its URI, listing
+/// metadata and a closure that reads it. Give it to [`ServerBuilder::resource`](crate::ServerBuilder::resource)
+/// before the server is built, or to [`Server::add_resources`] while it runs. Extensions whose
+/// resources come from data (files, a database) use it.
+///
+/// The listed object is the MCP `Resource`
+/// (<https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource>):
+/// `{uri, name, title?, description?, mimeType?}`.
+///
+/// ```
+/// # use switchyard::{ReadResourceResult, ResourceContents, Server, server::DynamicResource};
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let notes = DynamicResource::new("notes://today", "today", |_ctx, req| async move {
+///     Ok(ReadResourceResult {
+///         contents: vec![ResourceContents::text(req.uri, Some("text/plain"), "buy milk")],
+///         meta: None,
+///     })
+/// })
+/// .mime_type("text/plain");
+/// let server = Server::builder("doc", "0").groups(["none"]).resource(notes).build()?;
+/// assert!(server.table().resource("notes://today").is_some());
+/// # Ok(()) }
+/// ```
+pub struct DynamicResource {
+    uri: String,
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    mime_type: Option<String>,
+    roles: &'static [&'static str],
+    read: crate::registry::ResourceReadFn,
+}
+
+impl std::fmt::Debug for DynamicResource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynamicResource").field("uri", &self.uri).field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl DynamicResource {
+    /// The resource `uri`, listed under `name`, read by `read` (which receives the request
+    /// context and the requested URI; an empty `contents` is answered as not found, `-32602`).
+    pub fn new<F, Fut>(uri: impl Into<String>, name: impl Into<String>, read: F) -> Self
+    where
+        F: Fn(RequestContext, ResourceRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
+    {
+        DynamicResource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            roles: &[],
+            read: Arc::new(move |ctx, req| Box::pin(read(ctx, req))),
+        }
+    }
+
+    /// Sets the display title.
+    pub fn title(mut self, text: impl Into<String>) -> Self {
+        self.title = Some(text.into());
+        self
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+
+    /// Sets the MIME type of the contents.
+    pub fn mime_type(mut self, mime: impl Into<String>) -> Self {
+        self.mime_type = Some(mime.into());
+        self
+    }
+
+    /// Restricts the resource to callers holding one of `roles` (as `#[mcp_resource(roles = [..])]`).
+    pub fn roles(mut self, roles: &'static [&'static str]) -> Self {
+        self.roles = roles;
+        self
+    }
+
+    /// The URI.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The dispatch-table entry.
+    pub(crate) fn into_entry(self) -> ResourceEntry {
+        let mut def = serde_json::Map::new();
+        def.insert("uri".into(), json!(self.uri));
+        def.insert("name".into(), json!(self.name));
+        for (key, value) in [("title", self.title), ("description", self.description), ("mimeType", self.mime_type)] {
+            if let Some(v) = value {
+                def.insert(key.into(), json!(v));
+            }
+        }
+        ResourceEntry { definition: Value::Object(def), template: None, handler: self.read, roles: self.roles }
+    }
+}
+
 impl Server {
+    /// Adds (or replaces, by URI) static resources while the server runs, in one atomic swap of
+    /// the table; a resource replacing one of the same URI (also a `#[mcp_resource]`) takes
+    /// over its reads. Publishes `notifications/resources/list_changed` once when the listing
+    /// changed (a resource is new, or its listed object differs); replacing only the reader
+    /// announces nothing (publish [`resource_updated`](crate::subscriptions::Publisher::resource_updated)
+    /// for changed contents). Returns whether the listing changed.
+    pub fn add_resources(&self, resources: impl IntoIterator<Item = DynamicResource>) -> bool {
+        let entries: Vec<ResourceEntry> = resources.into_iter().map(DynamicResource::into_entry).collect();
+        if entries.is_empty() {
+            return false;
+        }
+        let mut listing_changed = false;
+        self.engine.table.rcu(|t| {
+            listing_changed = entries.iter().any(|e| {
+                let uri = e.definition.get("uri").and_then(Value::as_str).unwrap_or_default();
+                t.resource(uri).is_none_or(|old| old.definition != e.definition || old.roles != e.roles)
+            });
+            Arc::new(t.with_resources(entries.clone()))
+        });
+        if listing_changed {
+            self.publisher().resources_list_changed();
+        }
+        listing_changed
+    }
+
+    /// Removes the static resources `uris` (those a `#[mcp_resource]` declared too); publishes
+    /// `notifications/resources/list_changed` once when any was served. Returns how many were.
+    pub fn remove_resources<'a>(&self, uris: impl IntoIterator<Item = &'a str>) -> usize {
+        let mut uris: Vec<&str> = uris.into_iter().collect();
+        uris.sort_unstable();
+        uris.dedup();
+        let mut removed = 0;
+        self.engine.table.rcu(|t| {
+            removed = uris.iter().filter(|u| t.resource(u).is_some()).count();
+            match t.without_resources(&uris) {
+                Some(next) => Arc::new(next),
+                None => t.clone(),
+            }
+        });
+        if removed > 0 {
+            self.publisher().resources_list_changed();
+        }
+        removed
+    }
+
     /// Adds (or replaces) a tool while the server runs. The new table is swapped in atomically;
     /// a request resolves its tool when it is matched and again right before the body runs, so a
     /// change can reach a request in flight. Replacing a tool replaces its roles too: give the

@@ -9,7 +9,7 @@ mod state_check;
 
 pub use crate::pipeline::{CacheConfig, LegacySession};
 pub use builder::ServerBuilder;
-pub use dynamic::DynamicTool;
+pub use dynamic::{DynamicResource, DynamicTool};
 
 use crate::context::{FromRequestContext, Notifier, Origin, RequestContext};
 use crate::jsonrpc::{McpError, Request};

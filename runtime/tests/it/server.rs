@@ -221,6 +221,44 @@ async fn tools_change_at_run_time() {
     assert!(server.add_tool(switchyard::server::DynamicTool::new("bad name", |_c, _a| async { "x" })).is_err());
 }
 
+fn note(uri: &str, text: &'static str) -> switchyard::server::DynamicResource {
+    switchyard::server::DynamicResource::new(uri, "note", move |_ctx, req| async move {
+        Ok(switchyard::ReadResourceResult {
+            contents: vec![switchyard::ResourceContents::text(req.uri, Some("text/plain"), text)],
+            meta: None,
+        })
+    })
+    .mime_type("text/plain")
+}
+
+#[tokio::test]
+async fn resources_change_at_run_time() {
+    let server = Server::builder("test", "1.0.0")
+        .groups(["main"])
+        .state(std::sync::atomic::AtomicU64::new(0))
+        .resource(note("notes://a", "first"))
+        .build()
+        .expect("builds");
+    let client = TestClient::modern(server.clone());
+    let r = client.request("resources/read", json!({ "uri": "notes://a" })).await;
+    assert_eq!(r.result()["contents"][0]["text"], "first");
+    // A new resource changes the listing; a new reader behind the same listed object does not.
+    assert!(server.add_resources([note("notes://b", "second")]));
+    assert!(!server.add_resources([note("notes://a", "first, again")]));
+    let r = client.request("resources/read", json!({ "uri": "notes://a" })).await;
+    assert_eq!(r.result()["contents"][0]["text"], "first, again", "the reader was replaced");
+    assert!(server.add_resources([note("notes://a", "x").description("now described")]));
+    let r = client.request("resources/list", json!({})).await;
+    let listed: Vec<&Value> = r.result()["resources"].as_array().expect("resources").iter().collect();
+    let a = listed.iter().find(|r| r["uri"] == "notes://a").expect("listed");
+    assert_eq!((a["name"].as_str(), a["description"].as_str()), (Some("note"), Some("now described")));
+    assert!(listed.iter().any(|r| r["uri"] == "notes://b"));
+    assert_eq!(server.remove_resources(["notes://b", "notes://none"]), 1);
+    assert_eq!(server.remove_resources(["notes://b"]), 0);
+    let r = client.request("resources/read", json!({ "uri": "notes://b" })).await;
+    assert_eq!(r.error_code(), Some(-32602));
+}
+
 #[tokio::test]
 async fn legacy_sessions_work_in_process() {
     let client = TestClient::legacy(main_server(), "2025-11-25").await.expect("initialize");

@@ -71,7 +71,7 @@ fn read_resource(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<E
         if ctx.matched_primitive() != Some(p.uri.as_str()) && !allowed(engine, &ctx, entry) {
             return Err(crate::auth::forbidden(&format!("the resource `{}`", p.uri)));
         }
-        let handler = entry.handler;
+        let handler = entry.handler.clone();
         drop(table);
         let result = handler(ctx, ResourceRequest { uri: p.uri.clone(), variables }).await?;
         if result.contents.is_empty() {
