@@ -3,7 +3,7 @@
 //! the child of the caller's span, and as a point of the `mcp.server.operation.duration`
 //! histogram.
 
-use crate::common::otlp::{collector, hex, string_attr};
+use crate::common::otlp::{Received, collector, hex, string_attr};
 use crate::common::{HttpServer, client, meta, modern, send};
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use serde_json::json;
@@ -15,6 +15,25 @@ use tracing_subscriber::layer::SubscriberExt;
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID: &str = "00f067aa0ba902b7";
 
+/// What a test exporting in process holds: the exporters, what the collector received, and the
+/// thread's default subscriber (export, with target `switchyard::request` up to `level`).
+struct Exporting {
+    otel: switchyard::otel::OtelGuard,
+    received: Received,
+    _default: tracing::subscriber::DefaultGuard,
+}
+
+fn exporting(service: &str, level: tracing::Level) -> Exporting {
+    let (endpoint, received) = collector();
+    let otel = switchyard::otel::build(service, "1.2.3", Some(&endpoint)).expect("exporters");
+    let filter = tracing_subscriber::filter::Targets::new().with_target("switchyard::request", level);
+    let subscriber = tracing_subscriber::registry().with(filter).with(otel.layer());
+    let _default = tracing::subscriber::set_default(subscriber);
+    // Other tests of this binary may have cached "never" for the request span's callsite.
+    tracing::callsite::rebuild_interest_cache();
+    Exporting { otel, received, _default }
+}
+
 /// Names its caller's trace.
 #[mcp_tool(group = "otel")]
 async fn otel_probe(ctx: RequestContext) -> Result<String, ToolError> {
@@ -23,13 +42,7 @@ async fn otel_probe(ctx: RequestContext) -> Result<String, ToolError> {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_traced_request_is_exported_as_a_server_span_under_the_callers_span() {
-    let (endpoint, received) = collector();
-    let otel = switchyard::otel::build("otel-test", "1.2.3", Some(&endpoint)).expect("exporters");
-    let filter = tracing_subscriber::filter::Targets::new().with_target("switchyard::request", tracing::Level::INFO);
-    let subscriber = tracing_subscriber::registry().with(filter).with(otel.layer());
-    let _default = tracing::subscriber::set_default(subscriber);
-    // Other tests of this binary may have cached "never" for the request span's callsite.
-    tracing::callsite::rebuild_interest_cache();
+    let Exporting { otel, received, _default } = exporting("otel-test", tracing::Level::INFO);
 
     let server = Server::builder("otel", "1").groups(["otel"]).build().expect("builds");
     let client = TestClient::modern(server);
@@ -95,12 +108,7 @@ async fn otel_task_probe() -> Result<String, ToolError> {
 /// child of the request's span, and carries the task's status changes as events.
 #[tokio::test(flavor = "current_thread")]
 async fn a_task_s_work_and_status_changes_stay_in_the_caller_s_trace() {
-    let (endpoint, received) = collector();
-    let otel = switchyard::otel::build("otel-task-test", "1", Some(&endpoint)).expect("exporters");
-    let filter = tracing_subscriber::filter::Targets::new().with_target("switchyard::request", tracing::Level::INFO);
-    let subscriber = tracing_subscriber::registry().with(filter).with(otel.layer());
-    let _default = tracing::subscriber::set_default(subscriber);
-    tracing::callsite::rebuild_interest_cache();
+    let Exporting { otel, received, _default } = exporting("otel-task-test", tracing::Level::INFO);
 
     // "default" holds the extension's own methods.
     let builder = Server::builder("otel-task", "1").groups(["default", "otel_task"]);
@@ -151,12 +159,7 @@ async fn a_task_s_work_and_status_changes_stay_in_the_caller_s_trace() {
 /// trace; with the request target at DEBUG, each delivery is an event of that span.
 #[tokio::test(flavor = "current_thread")]
 async fn listen_deliveries_are_events_of_the_listen_request_s_span() {
-    let (endpoint, received) = collector();
-    let otel = switchyard::otel::build("otel-listen-test", "1", Some(&endpoint)).expect("exporters");
-    let filter = tracing_subscriber::filter::Targets::new().with_target("switchyard::request", tracing::Level::DEBUG);
-    let subscriber = tracing_subscriber::registry().with(filter).with(otel.layer());
-    let _default = tracing::subscriber::set_default(subscriber);
-    tracing::callsite::rebuild_interest_cache();
+    let Exporting { otel, received, _default } = exporting("otel-listen-test", tracing::Level::DEBUG);
 
     // A tool, so the server has the `tools` capability whose list changes are listened to.
     let server = Server::builder("otel-listen", "1").groups(["otel"]).build().expect("builds");
