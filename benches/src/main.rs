@@ -2,11 +2,15 @@
 //! serde_json; a plain read-parse-write loop on stdio), measured interleaved in one run.
 //!
 //! ```text
-//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,fanout,compile,schema] [--repeats N]
+//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,fanout,compile,schema] [--repeats N] [--allow-invalid] [--write-docs]
 //! ```
 //!
 //! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
 //! overrides how often each figure is measured (1 quick, 3 full).
+//!
+//! The HTTP rows are driven by `wrk` (`load_wrk`), and a run whose raw reference stays under
+//! 100k requests/s at c32 is invalid: it fails after printing, unless `--allow-invalid`.
+//! `--write-docs` writes the HTTP rows and their plot into `docs/` (see `report`).
 //!
 //! The scale-out rows run only when asked for: `--only scale` (or `scale-tasks`, `scale-http`,
 //! `scale-fanout`). They need PostgreSQL, HAProxy and NATS (see `scale`), which a plain run
@@ -15,18 +19,21 @@
 //! Prints one row per figure, tab-separated:
 //! `NAME<TAB>OURS<TAB>RMCP<TAB>RAW<TAB>OURS/RMCP<TAB>OURS/RAW`; `(higher)` or `(lower)` in
 //! NAME says which way is better; `n/a` where a server has no equivalent. Servers are separate
-//! processes (`bench role NAME`) pinned to CPU 1; the load generator runs on CPU 0.
+//! processes (`bench role NAME`) pinned to CPU 1; the load generators run on CPU 0.
 
 mod compile;
 mod fanout;
 mod load_http;
 mod load_stdio;
+mod load_wrk;
 mod proc;
+mod report;
 mod scale;
 mod servers;
 mod table;
 
 use load_http::Wire;
+use report::HttpOutcome;
 use std::time::Duration;
 use table::{Columns, Figure, Table};
 
@@ -43,6 +50,12 @@ struct Plan {
     tools: usize,
     repeats: usize,
     only: Option<Vec<String>>,
+    /// `--allow-invalid`: print an invalid HTTP run's table and exit 0 (e.g. a smoke test on
+    /// a busy machine); without it such a run fails after printing.
+    allow_invalid: bool,
+    /// `--write-docs`: put the HTTP rows and their plot into `docs/` (a valid run, or with
+    /// `--allow-invalid` an invalid one marked as such).
+    write_docs: bool,
 }
 
 impl Plan {
@@ -87,6 +100,8 @@ fn parse(args: &[String]) -> Res<Plan> {
             tools: 20,
             repeats: 1,
             only,
+            allow_invalid: false,
+            write_docs: false,
         }
     } else {
         Plan {
@@ -98,9 +113,13 @@ fn parse(args: &[String]) -> Res<Plan> {
             tools: 200,
             repeats: 3,
             only,
+            allow_invalid: false,
+            write_docs: false,
         }
     };
-    Ok(Plan { repeats: repeats.unwrap_or(plan.repeats), ..plan })
+    let allow_invalid = args.iter().any(|a| a == "--allow-invalid");
+    let write_docs = args.iter().any(|a| a == "--write-docs");
+    Ok(Plan { repeats: repeats.unwrap_or(plan.repeats), allow_invalid, write_docs, ..plan })
 }
 
 fn main() -> std::process::ExitCode {
@@ -112,7 +131,7 @@ fn main() -> std::process::ExitCode {
         },
         Some("--help" | "-h") => {
             println!(
-                "usage: bench [--quick] [--only stdio,http,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout] [--repeats N]"
+                "usage: bench [--quick] [--only stdio,http,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout] [--repeats N] [--allow-invalid] [--write-docs]"
             );
             Ok(())
         }
@@ -141,8 +160,17 @@ fn pin_and_run(args: &[String]) -> Res<()> {
         stdio(&plan, &mut table)?;
     }
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let mut http_outcome = None;
     if plan.wants("http") {
-        rt.block_on(http(&plan, &mut table))?;
+        let mut rows = Table::default();
+        let outcome = rt.block_on(http(&plan, &mut rows))?;
+        // An invalid run goes into docs/ only when asked for, and then says so there (its
+        // INVALID lines are rows of the table, and the plot's title carries them too).
+        if plan.write_docs && (outcome.invalid.is_empty() || plan.allow_invalid) {
+            report::write_docs(&plan, &rows, &outcome)?;
+        }
+        table.append(rows);
+        http_outcome = Some(outcome);
     }
     if plan.wants_fanout("h1") || plan.wants_fanout("h2") {
         rt.block_on(fan_out(&plan, &mut table))?;
@@ -156,7 +184,17 @@ fn pin_and_run(args: &[String]) -> Res<()> {
     rt.block_on(scale::run(&plan, &mut table))?;
     eprintln!("({} run)", if plan.quick { "quick" } else { "full" });
     print!("{}", table.render());
-    Ok(())
+    let invalid = http_outcome.map(|o| o.invalid).unwrap_or_default();
+    if invalid.is_empty() {
+        return Ok(());
+    }
+    for why in &invalid {
+        eprintln!("INVALID run: {why}");
+    }
+    if plan.write_docs && !plan.allow_invalid {
+        eprintln!("docs/ left as they were: an invalid run is written there only with --allow-invalid");
+    }
+    if plan.allow_invalid { Ok(()) } else { Err("invalid HTTP run (--allow-invalid prints it and exits 0)".into()) }
 }
 
 fn stdio(plan: &Plan, table: &mut Table) -> Res<()> {
@@ -203,7 +241,11 @@ fn schema(plan: &Plan, table: &mut Table) -> Res<()> {
     Ok(())
 }
 
-async fn http(plan: &Plan, table: &mut Table) -> Res<()> {
+/// The HTTP rows: wrk (see `load_wrk`) against each server, ours and rmcp on both wires, the
+/// raw reference on each too (it proves the generator is not the limit: see
+/// [`load_wrk::RAW_FLOOR_RPS`]).
+async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
+    let mut outcome = HttpOutcome::starting();
     for (wire, wire_name, rmcp_role) in
         [(Wire::Modern, "stateless", "rmcp-http"), (Wire::Legacy, "legacy session", "rmcp-http-legacy")]
     {
@@ -213,36 +255,70 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<()> {
             let mut p50 = Figure::new(name("p50 µs (lower)"));
             let mut p99 = Figure::new(name("p99 µs (lower)"));
             let mut cpu = Figure::new(name("server CPU µs/req (lower)"));
+            let mut busy = Figure::new(name("server CPU % of its core (info)"));
+            let mut generator = Figure::new(name("wrk CPU % of its core (info)"));
             for _ in 0..plan.repeats {
                 for (col, role) in [(0, "ours-http"), (1, rmcp_role), (2, "raw-http")] {
                     eprintln!("http {wire_name} c{conc}: {role}");
                     let server = proc::spawn_http(role)?;
                     let url = server.url.clone().ok_or("no URL")?;
                     let pid = server.pid();
-                    let cpu_start = std::cell::Cell::new(0u64);
+                    let args = load_wrk::script_args(&url, wire, conc).await.map_err(|e| format!("{role}: {e}"))?;
                     // BENCH_PROFILE_CMD covers the warm-up too: starting it inside the window
                     // would stall the clients while the profiler attaches.
                     let profiler = proc::start_profiler(pid)?;
-                    let run = load_http::run(&url, wire, conc, plan.http_warmup, plan.http_measure, || {
-                        cpu_start.set(proc::cpu_micros(pid).unwrap_or(0));
-                    })
-                    .await
-                    .map_err(|e| format!("{role}: {e}"))?;
+                    load_wrk::run(&url, conc, plan.http_warmup, &args).map_err(|e| format!("{role} warm-up: {e}"))?;
+                    let cpu_start = proc::cpu_micros(pid)?;
+                    let run =
+                        load_wrk::run(&url, conc, plan.http_measure, &args).map_err(|e| format!("{role}: {e}"))?;
                     let cpu_end = proc::cpu_micros(pid)?;
                     proc::stop_profiler(profiler)?;
+                    let server_us = cpu_end.saturating_sub(cpu_start) as f64;
+                    let server_pct = server_us * 100.0 / run.wall_us as f64;
+                    eprintln!(
+                        "  {:.0} req/s, p99 {:.0} µs, server at {server_pct:.0}% and wrk at {:.0}% of their cores",
+                        run.rps, run.p99_us, run.generator_cpu_pct
+                    );
                     rps.add(col, run.rps);
                     p50.add(col, run.p50_us);
                     p99.add(col, run.p99_us);
-                    cpu.add(col, cpu_end.saturating_sub(cpu_start.get()) as f64 / run.count.max(1) as f64);
+                    cpu.add(col, server_us / run.count.max(1) as f64);
+                    busy.add(col, server_pct);
+                    generator.add(col, run.generator_cpu_pct);
                 }
             }
-            table.push(rps);
-            table.push(p50);
-            table.push(p99);
-            table.push(cpu);
+            let rps_medians = rps.medians();
+            if conc == 32 {
+                let raw = rps_medians[2].unwrap_or(0.0);
+                if raw < load_wrk::RAW_FLOOR_RPS {
+                    // Which side ran out: wrk near its whole core is the generator; both well
+                    // under theirs is other processes taking the CPUs.
+                    let pct = |f: &Figure| f.medians()[2].map_or("?".to_owned(), |p| format!("{p:.0}%"));
+                    outcome.invalid.push(format!(
+                        "the raw reference answered {raw:.0} req/s at c32 ({wire_name}), under {:.0}, \
+                         with raw at {} and wrk at {} of their cores",
+                        load_wrk::RAW_FLOOR_RPS,
+                        pct(&busy),
+                        pct(&generator),
+                    ));
+                }
+            }
+            outcome.cases.push(report::HttpCase {
+                wire: if wire == Wire::Modern { "stateless" } else { "legacy session" },
+                concurrency: conc,
+                rps: rps_medians,
+                cpu_us: cpu.medians(),
+            });
+            for f in [rps, p50, p99, cpu, busy, generator] {
+                table.push(f);
+            }
         }
     }
-    Ok(())
+    load_wrk::remove_script();
+    for why in &outcome.invalid {
+        table.note(format!("INVALID: {why}"));
+    }
+    Ok(outcome)
 }
 
 async fn fan_out(plan: &Plan, table: &mut Table) -> Res<()> {

@@ -150,13 +150,19 @@ pub fn spawn_helper(program: &Path, args: &[&str]) -> Res<ServerProc> {
 
 /// Total CPU time (user + system) of process `pid` in microseconds.
 pub fn cpu_micros(pid: u32) -> Res<u64> {
+    // Fields 14 and 15 of stat(5) (utime, stime).
+    stat_micros(pid, 11, 12)
+}
+
+/// The sum of two clock-tick fields of `/proc/PID/stat`, in microseconds; `a` and `b` count
+/// from the state field (field 3 of stat(5)) as 0.
+pub fn stat_micros(pid: u32, a: usize, b: usize) -> Res<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
     // The command name may hold spaces; the fields after its closing parenthesis do not.
     let rest = stat.rsplit_once(')').ok_or("unreadable /proc/PID/stat")?.1;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let ticks = |i: usize| -> Res<u64> { Ok(fields.get(i).ok_or("short /proc/PID/stat")?.parse::<u64>()?) };
-    // Fields 14 and 15 of stat(5) (utime, stime), counted from the state field (3).
-    let total = ticks(11)? + ticks(12)?;
+    let total = ticks(a)? + ticks(b)?;
     Ok(total * 1_000_000 / clock_ticks())
 }
 

@@ -29,6 +29,11 @@ impl Figure {
         self.samples[col].push(value);
     }
 
+    /// The median of each column (`None` for a column without finite samples).
+    pub fn medians(&self) -> [Option<f64>; 3] {
+        [self.median(0), self.median(1), self.median(2)]
+    }
+
     fn median(&self, col: usize) -> Option<f64> {
         let mut v: Vec<f64> = self.samples[col].iter().copied().filter(|x| x.is_finite()).collect();
         if v.is_empty() {
@@ -60,6 +65,11 @@ impl Table {
     /// The figures pushed from now on are in `columns` (until the next section).
     pub fn section(&mut self, columns: Columns) {
         self.lines.push(Line::Section(columns));
+    }
+
+    /// Appends the lines of `other` (measured separately, e.g. to be written elsewhere too).
+    pub fn append(&mut self, other: Table) {
+        self.lines.extend(other.lines);
     }
 
     /// A `# text` line at this point, e.g. why a group or a column was skipped.

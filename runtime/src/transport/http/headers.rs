@@ -5,13 +5,17 @@ use http::HeaderMap;
 
 /// `Mcp-Session-Id`, when present and readable.
 pub(crate) fn session_id(headers: &HeaderMap) -> Option<String> {
-    headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(|s| s.trim().to_owned())
+    // A `HeaderName` rather than a `&str`: a `&str` key is parsed into a name on every lookup.
+    static NAME: http::HeaderName = http::HeaderName::from_static("mcp-session-id");
+    headers.get(&NAME).and_then(|v| v.to_str().ok()).map(|s| s.trim().to_owned())
 }
 
 /// `MCP-Protocol-Version`, trimmed. A value that is not visible ASCII is returned as it is
 /// (lossily decoded) so that the version checks reject it by name rather than as missing.
 pub(crate) fn protocol_version(headers: &HeaderMap) -> Option<String> {
-    headers.get("mcp-protocol-version").map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
+    // As in `session_id`: read on every POST, twice on a legacy one.
+    static NAME: http::HeaderName = http::HeaderName::from_static("mcp-protocol-version");
+    headers.get(&NAME).map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
 }
 
 /// Reads a header that mirrors a body value: trims optional whitespace and decodes the

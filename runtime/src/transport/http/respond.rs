@@ -1,6 +1,6 @@
 use super::status::{self, Refusal};
 use crate::context::{Outbound, OutboundReceiver, Payload};
-use crate::jsonrpc::{McpError, RequestId, error_response, success_response};
+use crate::jsonrpc::{McpError, RequestId, error_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
 use axum::body::Body;
@@ -15,7 +15,11 @@ use tokio_util::sync::CancellationToken;
 
 /// A JSON body with `status`.
 pub(crate) fn json(status: u16, body: &Value) -> Response {
-    let mut resp = Response::new(Body::from(body.to_string()));
+    // `to_vec` rather than `to_string`: `Display` goes through a `fmt::Formatter` call per
+    // token, about twice the instructions for the same bytes (a stateless `tools/call`
+    // answer: 10,000 → 4,500, callgrind, 2026-12-01).
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    let mut resp = Response::new(Body::from(bytes));
     *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     resp
@@ -151,7 +155,17 @@ pub(crate) fn filtered(filters: &MessageFilters, status: u16, message: Value) ->
 /// The final JSON-RPC message of a request.
 pub(crate) fn final_message(id: &RequestId, r: Result<Value, McpError>) -> Value {
     match r {
-        Ok(v) => success_response(id, v),
+        // The envelope of `success_response`, built here by moving `v` in: `json!` there
+        // serializes `v` into a new `Value`, a deep copy of the result (~10,600 instructions
+        // of a stateless `tools/call`, 2026-12-01). Same keys in the same order, so the same
+        // bytes.
+        Ok(v) => {
+            let mut m = serde_json::Map::with_capacity(3);
+            m.insert("jsonrpc".to_owned(), Value::from("2.0"));
+            m.insert("id".to_owned(), id.to_value());
+            m.insert("result".to_owned(), v);
+            Value::Object(m)
+        }
         Err(e) => error_response(Some(id), &e),
     }
 }
@@ -281,8 +295,37 @@ impl SseReply {
 
 #[cfg(test)]
 mod tests {
-    use super::sse_event;
-    use serde_json::json;
+    use super::{final_message, json, sse_event};
+    use crate::jsonrpc::{McpError, RequestId, error_response, success_response};
+    use serde_json::{Value, json};
+
+    async fn body_bytes(resp: axum::response::Response) -> Vec<u8> {
+        axum::body::to_bytes(resp.into_body(), usize::MAX).await.map(|b| b.to_vec()).unwrap_or_default()
+    }
+
+    /// The fast envelope and body against the plain ones (`success_response`, `to_string`):
+    /// equal values and byte for byte the same body.
+    #[tokio::test]
+    async fn the_final_message_and_its_body_match_the_plain_path() {
+        let results = [
+            json!({ "content": [{ "type": "text", "text": "hé \"quoted\"\n" }], "isError": false,
+                    "structuredContent": { "z": 1, "a": [1.5, null, true] }, "_meta": {} }),
+            json!({}),
+            json!([1, "two"]),
+            Value::Null,
+        ];
+        let ids = [RequestId::Number(0), RequestId::Number(-7), RequestId::String("a\"b".into())];
+        for id in &ids {
+            for result in &results {
+                let fast = final_message(id, Ok(result.clone()));
+                let plain = success_response(id, result.clone());
+                assert_eq!(fast, plain);
+                assert_eq!(body_bytes(json(200, &fast)).await, plain.to_string().into_bytes());
+            }
+            let err = McpError::invalid_request("no");
+            assert_eq!(final_message(id, Err(err.clone())), error_response(Some(id), &err));
+        }
+    }
 
     #[test]
     fn an_sse_event_is_one_data_line_with_the_compact_message() {
