@@ -140,8 +140,8 @@ pub struct ServeArgs {
         long,
         env = "SWITCHYARD_HTTP_HEADER_TIMEOUT",
         value_name = "SECONDS",
-        value_parser = clap::value_parser!(u64).range(1..),
-        help = "Close an HTTP connection whose request head is not complete after SECONDS [default: 15]"
+        value_parser = clap::value_parser!(u64).range(1..=86_400),
+        help = "Close an HTTP connection whose request head is not complete after SECONDS (at most 86400) [default: 15]"
     )]
     pub http_header_timeout: Option<u64>,
     /// `--http-max-connections N`: most HTTP connections open at once; `None` keeps
@@ -559,6 +559,7 @@ mod tests {
         let untouched = parse(&[]).expect("valid").serve.connection_limits(ServeOptions::default());
         assert_eq!(untouched.http.connections, crate::transport::http::ConnectionLimits::default());
         assert_eq!(kind(&["--http-header-timeout", "0"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--http-header-timeout", "86401"]), ErrorKind::ValueValidation);
     }
 
     #[test]

@@ -18,6 +18,9 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+/// The longest timeout honoured (a day); longer ones are cut to it.
+const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// Limits on the connections [`serve`](super::serve) and [`serve_app`](super::serve_app)
 /// accept: what keeps a server reachable from untrusted networks usable when clients misbehave
 /// (docs/security.md). Part of [`HttpConfig`](super::HttpConfig) (`HttpConfig::connections`).
@@ -29,6 +32,11 @@ pub struct ConnectionLimits {
     /// previous response), and the first bytes of an HTTP/2 connection; the connection is
     /// closed without an answer after it (default 15 s).
     pub header_read_timeout: Duration,
+    /// How long a request body may take to arrive once its head has (default 30 s): a POST
+    /// whose body is not complete by then is answered 408 with `-32600`, and its connection
+    /// closed. The timer starts only when the body did not come with the head. Applies wherever
+    /// [`router`](super::router) runs, also under a server of your own.
+    pub body_read_timeout: Duration,
     /// Largest request head, request line and headers together, in bytes (default 32 KiB; at
     /// least 8 KiB). A larger HTTP/1.1 head is answered `431 Request Header Fields Too Large`
     /// and the connection closed; over HTTP/2, the header list limit announced to the client
@@ -49,6 +57,7 @@ impl Default for ConnectionLimits {
     fn default() -> Self {
         ConnectionLimits {
             header_read_timeout: Duration::from_secs(15),
+            body_read_timeout: Duration::from_secs(30),
             max_header_bytes: 32 * 1024,
             max_connections: 10_000,
             max_concurrent_streams: 1_000,
@@ -60,6 +69,12 @@ impl ConnectionLimits {
     /// Sets [`header_read_timeout`](Self::header_read_timeout).
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Sets [`body_read_timeout`](Self::body_read_timeout).
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
         self
     }
 
@@ -79,6 +94,12 @@ impl ConnectionLimits {
     pub fn max_concurrent_streams(mut self, streams: u32) -> Self {
         self.max_concurrent_streams = streams;
         self
+    }
+
+    /// [`header_read_timeout`](Self::header_read_timeout), at most a day: hyper adds it to the
+    /// current instant, which a larger value would overflow.
+    fn header_timeout(&self) -> Duration {
+        self.header_read_timeout.min(MAX_TIMEOUT)
     }
 
     fn builder(&self) -> Builder<TokioExecutor> {
@@ -115,6 +136,8 @@ pub(super) async fn serve(
     let builder = Arc::new(limits.builder());
     let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();
+    let mut last_warning = None;
+    let mut failed_accepts = 0u64;
     loop {
         let permit = tokio::select! {
             _ = shutdown.cancelled() => break,
@@ -128,7 +151,17 @@ pub(super) async fn serve(
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {
-                    tracing::warn!(error = %e, "http: accept failed; retrying in 50 ms");
+                    // Out of file descriptors, say: warn once in a while, not at every retry.
+                    failed_accepts += 1;
+                    if last_warning.is_none_or(|at: tokio::time::Instant| at.elapsed() >= Duration::from_secs(10)) {
+                        tracing::warn!(
+                            error = %e,
+                            failed = failed_accepts,
+                            "http: accept failed (raise `ulimit -n` or lower max_connections); retrying every 50 ms"
+                        );
+                        last_warning = Some(tokio::time::Instant::now());
+                        failed_accepts = 0;
+                    }
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
@@ -142,7 +175,7 @@ pub(super) async fn serve(
             req
         });
         let service = TowerToHyperService::new(service);
-        let io = TokioIo::new(BatchedWrites::new(PrefaceDeadline::new(tcp, limits.header_read_timeout)));
+        let io = TokioIo::new(BatchedWrites::new(PrefaceDeadline::new(tcp, limits.header_timeout())));
         let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

@@ -227,8 +227,15 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     if parts.method != Method::POST {
         return non_post::answer(&state, &parts, principal.as_deref()).await;
     }
-    let bytes = match read_body(body, state.config.max_body_bytes).await {
+    let bytes = match read_body_in_time(body, &state.config).await {
         Ok(b) => b,
+        Err(BodyError::Late) => {
+            let seconds = state.config.connections.body_read_timeout.as_secs_f64();
+            let err = McpError::invalid_request(format!(
+                "the request body did not arrive within {seconds} s; send the whole body at once"
+            ));
+            return respond::error(408, None, &err);
+        }
         Err(BodyError::TooLarge) => {
             let err =
                 McpError::invalid_request(format!("request body is larger than {} bytes", state.config.max_body_bytes));
@@ -297,11 +304,25 @@ enum BodyError {
     TooLarge,
     /// The connection broke off, or the body ended before its `Content-Length` (400).
     Broken,
+    /// Not all there within the body read timeout (408).
+    Late,
 }
 
 /// Reads a body of at most `limit` bytes. An oversized body is still read to its end
 /// (discarding it, up to 16 times the limit) so that the client, which is usually still
 /// sending, receives the 413 instead of a reset connection.
+/// [`read_body`] within `config.connections.body_read_timeout`. The timer starts only when the
+/// body is not all there at once, so the usual request (body in the same packets as its head)
+/// pays no timer.
+async fn read_body_in_time(body: Body, config: &HttpConfig) -> Result<bytes::Bytes, BodyError> {
+    let read = read_body(body, config.max_body_bytes);
+    let mut read = std::pin::pin!(read);
+    if let std::task::Poll::Ready(done) = futures::poll!(&mut read) {
+        return done;
+    }
+    tokio::time::timeout(config.connections.body_read_timeout, read).await.unwrap_or(Err(BodyError::Late))
+}
+
 async fn read_body(body: Body, limit: usize) -> Result<bytes::Bytes, BodyError> {
     use futures::StreamExt;
     let mut stream = body.into_data_stream();
