@@ -216,7 +216,14 @@ fn classify(value: Value) -> Result<Message, Failure> {
 
 /// `{"jsonrpc":"2.0","id":id,"result":result}`.
 pub fn success_response(id: &RequestId, result: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id.to_value(), "result": result })
+    // Built by moving `result` in: `json!` would serialize it into a new `Value`, a deep copy
+    // of every result (~10,600 instructions of a stateless `tools/call`, callgrind,
+    // 2026-12-01). Same keys in the same order, so the same bytes.
+    let mut m = serde_json::Map::with_capacity(3);
+    m.insert("jsonrpc".to_owned(), Value::from("2.0"));
+    m.insert("id".to_owned(), id.to_value());
+    m.insert("result".to_owned(), result);
+    Value::Object(m)
 }
 
 /// `{"jsonrpc":"2.0","id":id|null,"error":{..}}`; the id is `null` only when none could be read.
