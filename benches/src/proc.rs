@@ -187,3 +187,18 @@ pub fn status_bytes(pid: u32, field: &str) -> Res<u64> {
     let kib: u64 = line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse()?;
     Ok(kib * 1024)
 }
+
+/// Time the hypervisor ran something else while CPU `cpu` (`"0"`, `"1"`) wanted to run, in
+/// microseconds since boot: the `steal` column of that CPU's line in `/proc/stat` (0 on bare
+/// metal). Over a run it tells a guest whose host is busy from a busy server.
+pub fn steal_micros(cpu: &str) -> Res<u64> {
+    let stat = std::fs::read_to_string("/proc/stat")?;
+    let name = format!("cpu{cpu}");
+    let line = stat
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name.as_str()))
+        .ok_or_else(|| format!("no {name} line in /proc/stat"))?;
+    // cpuN user nice system idle iowait irq softirq steal ...
+    let ticks: u64 = line.split_whitespace().nth(8).ok_or("short /proc/stat line")?.parse()?;
+    Ok(ticks * 1_000_000 / clock_ticks())
+}

@@ -122,7 +122,7 @@ pub fn svg(cases: &[HttpCase], invalid: bool) -> String {
     if invalid {
         let _ = writeln!(
             out,
-            r#"<text x="{}" y="64" text-anchor="middle" font-size="13" fill="red">INVALID RUN: raw hyper stayed under 100k requests/s at c32 (busy machine or generator)</text>"#,
+            r#"<text x="{}" y="64" text-anchor="middle" font-size="13" fill="red">INVALID RUN: the run cannot show the load generator was not the limit</text>"#,
             width / 2.0
         );
     }
