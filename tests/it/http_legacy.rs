@@ -64,6 +64,8 @@ async fn a_session_serves_the_legacy_methods() {
     assert!(logs >= 3, "{:?}", r.messages);
     let r = s.request(6, "server/discover", json!({})).await;
     assert_eq!(r.error_code(), Some(-32601));
+    let message = r.last()["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("2026-07-28 method") && message.contains("2025-11-25"), "{message}");
 }
 
 #[tokio::test]

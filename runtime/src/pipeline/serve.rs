@@ -217,7 +217,8 @@ impl Engine {
     /// What [`serve_modern`](Self::serve_modern) checks before anything runs: the target, the
     /// input-required state of a retry, the request's parts.
     fn prepare_modern(&self, req: Request, meta: ModernMeta, origin: Origin) -> Result<Prepared, McpError> {
-        let target = self.target(&req.method, true).ok_or_else(|| McpError::method_not_found(&req.method))?;
+        let target =
+            self.target(&req.method, true).ok_or_else(|| crate::protocol::method_not_served(&req.method, None))?;
         let mut params = req.params.unwrap_or_default();
         let takes_input =
             matches!(target, Target::Builtin(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead));
@@ -296,7 +297,7 @@ impl Engine {
             return Either::Left(ready(Err(McpError::invalid_request("the session is already initialized"))));
         }
         let Some(target) = self.target(&req.method, false) else {
-            return Either::Left(ready(Err(McpError::method_not_found(&req.method))));
+            return Either::Left(ready(Err(crate::protocol::method_not_served(&req.method, Some(session.version)))));
         };
         let params = req.params.unwrap_or_default();
         if let Err(e) = super::legacy_meta::reject_modern_envelope(&params, session.version) {

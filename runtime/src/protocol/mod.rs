@@ -11,6 +11,7 @@ pub use trace::{
     MAX_BAGGAGE_BYTES, MAX_BAGGAGE_MEMBERS, MAX_TRACESTATE_BYTES, MAX_TRACESTATE_MEMBERS, META_BAGGAGE,
     META_TRACEPARENT, META_TRACESTATE, TraceContext,
 };
+pub(crate) use version::method_not_served;
 pub use version::{
     Era, LEGACY_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS, accepts_batches, batch_refused, is_legacy_version,
     negotiate_legacy, primes_sse_streams,

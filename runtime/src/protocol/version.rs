@@ -74,3 +74,33 @@ pub fn batch_refused(version: Option<&str>) -> crate::jsonrpc::McpError {
 pub fn negotiate_legacy(requested: Option<&str>) -> &'static str {
     requested.and_then(|r| LEGACY_VERSIONS.iter().copied().find(|v| *v == r)).unwrap_or(LEGACY_VERSIONS[0])
 }
+
+/// `-32601` for a method this server does not serve on a request's wire: on the 2026-07-28
+/// wire (`session: None`) or a legacy session of the given version. A method of the other
+/// revisions gets a hint saying so, since a client that mixes them up reads "method not found"
+/// as "this server lacks it".
+pub(crate) fn method_not_served(method: &str, session: Option<&'static str>) -> crate::jsonrpc::McpError {
+    let hint = match (method, session) {
+        ("initialize", None) => Some(format!(
+            "2026-07-28 has no initialize: each request carries its protocol version and client \
+             capabilities in params._meta, and server/discover describes the server; send \
+             initialize without `MCP-Protocol-Version: {MODERN_VERSION}` to open a 2025-11-25 session"
+        )),
+        ("ping" | "logging/setLevel", None) => {
+            Some(format!("a method of the session-based revisions (2025-11-25 and earlier), not of {MODERN_VERSION}"))
+        }
+        ("resources/subscribe" | "resources/unsubscribe", None) => Some(format!(
+            "a method of the session-based revisions; on {MODERN_VERSION} use subscriptions/listen \
+             with notifications.resourceSubscriptions"
+        )),
+        ("server/discover" | "subscriptions/listen", Some(version)) => {
+            Some(format!("a {MODERN_VERSION} method; this session negotiated {version}"))
+        }
+        _ => None,
+    };
+    let err = crate::jsonrpc::McpError::method_not_found(method);
+    match hint {
+        Some(hint) => crate::jsonrpc::McpError::new(err.code, format!("{} ({hint})", err.message)),
+        None => err,
+    }
+}

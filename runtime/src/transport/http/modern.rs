@@ -92,7 +92,7 @@ fn check_after_meta(
     }
     check_name(headers, req, state.server.routing_field(&req.method))?;
     if !state.server.serves_modern_method(&req.method) {
-        return Err(McpError::method_not_found(&req.method));
+        return Err(crate::protocol::method_not_served(&req.method, None));
     }
     if req.method == "tools/call"
         && let Some(name) = req.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)

@@ -13,9 +13,10 @@ pub struct HostPolicy {
 }
 
 impl HostPolicy {
-    /// Accepts `localhost`, `127.0.0.1` and `\[::1\]` on any port (the default). A request without
-    /// a host (the `Host` header, or on HTTP/2 the `:authority` pseudo-header), or with an `Origin` that is not `http(s)://` plus an allowed host and
-    /// optional port (so also `Origin: null`), is refused with 403.
+    /// Accepts `localhost`, `127.0.0.1` and `\[::1\]` on any port (the default). A request whose
+    /// host (the `Host` header, or on HTTP/2 the `:authority` pseudo-header) is another, or
+    /// with an `Origin` that is not `http(s)://` plus an allowed host and optional port (so also
+    /// `Origin: null`), is refused with 403 and `-32600`; one with no host at all with 400.
     pub fn localhost() -> Self {
         HostPolicy { hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()], any: false }
     }
@@ -58,37 +59,56 @@ fn split_host(host_port: &str) -> Option<&str> {
     (port_ok && !host.is_empty()).then_some(host)
 }
 
-/// The 403 response for a request whose `Host` or (when present) `Origin` is not allowed, with
-/// an id-less JSON-RPC error naming the header; `None` when both are fine.
+/// The refusal of a request whose host or (when present) `Origin` is not allowed: 403 with an
+/// id-less JSON-RPC `-32600` naming the header, the value and what the server accepts; a request
+/// with no host at all is 400 (RFC 9112 §3.2: an HTTP/1.1 request without `Host` is malformed).
+/// `None` when both are fine.
 ///
 /// The host is the `Host` header or, when there is none, the request's authority: HTTP/2
 /// carries the host in its `:authority` pseudo-header, which arrives as the URI's authority.
 pub(crate) fn reject(policy: &HostPolicy, headers: &HeaderMap, uri: &http::Uri) -> Option<Response> {
-    let forbidden =
-        |what: &str| respond::error(403, None, &McpError::invalid_request(format!("{what} is not allowed")));
-    // Without a host the rebinding check has nothing to check. When both a `Host` header and an
-    // authority came (HTTP/2 with both, or an absolute-form HTTP/1.1 target), both must pass:
-    // otherwise an allowed one could vouch for a foreign one.
-    let header = headers.get(http::header::HOST).map(|h| h.to_str().ok());
+    if policy.any {
+        return None;
+    }
+    // When both a `Host` header and an authority came (HTTP/2 with both, or an absolute-form
+    // HTTP/1.1 target), both must pass: otherwise an allowed one could vouch for a foreign one.
+    let header = headers.get(http::header::HOST);
     let authority = uri.authority().map(|a| a.as_str());
-    let host_ok = policy.any
-        || match (header, authority) {
-            (None, None) => false,
-            (Some(h), a) => h.is_some_and(|h| policy.allows_host(h)) && a.is_none_or(|a| policy.allows_host(a)),
-            (None, Some(a)) => policy.allows_host(a),
-        };
-    if !host_ok {
-        return Some(forbidden("Host"));
+    if header.is_none() && authority.is_none() {
+        let err = McpError::invalid_request("missing Host header: every request must name the host it is sent to");
+        return Some(respond::error(400, None, &err));
+    }
+    let header_ok = header.is_none_or(|h| h.to_str().is_ok_and(|h| policy.allows_host(h)));
+    let refused_host = if !header_ok {
+        header.map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
+    } else {
+        authority.filter(|a| !policy.allows_host(a)).map(str::to_owned)
+    };
+    if let Some(host) = refused_host {
+        return Some(policy.forbidden("Host", &host));
     }
     if let Some(origin) = headers.get(http::header::ORIGIN) {
         let ok = origin.to_str().ok().and_then(|o| o.split_once("://")).is_some_and(|(scheme, rest)| {
             matches!(scheme, "http" | "https") && !rest.contains('/') && policy.allows_host(rest)
         });
         if !ok {
-            return Some(forbidden("Origin"));
+            return Some(policy.forbidden("Origin", &String::from_utf8_lossy(origin.as_bytes())));
         }
     }
     None
+}
+
+impl HostPolicy {
+    /// 403 for `header: value`, saying what is accepted and where that is configured.
+    fn forbidden(&self, header: &str, value: &str) -> Response {
+        let what = if header == "Origin" { "http(s)://HOST[:PORT] with HOST one of" } else { "one of" };
+        let err = McpError::invalid_request(format!(
+            "{header} {value:?} is not allowed (a DNS-rebinding defence): this server accepts {what} {} \
+             (HttpConfig::hosts)",
+            self.hosts.join(", ")
+        ));
+        respond::error(403, None, &err)
+    }
 }
 
 #[cfg(test)]
@@ -119,7 +139,8 @@ mod tests {
         let bare: http::Uri = "/mcp".parse().expect("a URI");
         assert!(reject(&p, &none, &local).is_none());
         assert_eq!(reject(&p, &none, &evil).map(|r| r.status().as_u16()), Some(403));
-        assert_eq!(reject(&p, &none, &bare).map(|r| r.status().as_u16()), Some(403));
+        // No host at all is a malformed request, not a foreign one.
+        assert_eq!(reject(&p, &none, &bare).map(|r| r.status().as_u16()), Some(400));
         // With both, both must pass.
         let mut evil_host = HeaderMap::new();
         evil_host.insert(http::header::HOST, http::HeaderValue::from_static("evil.example.com"));
