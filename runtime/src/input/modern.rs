@@ -2,12 +2,12 @@
 //! `InputRequiredResult`
 //! ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)).
 
-use super::state::{Binding, Carried, StateCodec};
+use super::state::{Binding, BindingInput, Carried, StateCodec};
 use super::{InputChannel, InputFuture, InputRound};
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use serde_json::{Map, Value, json};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 /// The methods that may answer with an `InputRequiredResult`
@@ -19,7 +19,7 @@ pub(crate) const INPUT_METHODS: [&str; 3] = ["tools/call", "prompts/get", "resou
 #[derive(Debug)]
 pub(crate) struct ModernChannel {
     codec: Arc<StateCodec>,
-    binding: Binding,
+    binding: LazyBinding,
     responses: Map<String, Value>,
     carried: Carried,
     run: Mutex<Run>,
@@ -31,6 +31,23 @@ struct Run {
     consumed: Map<String, Value>,
     /// Handler data set in this run (else the carried data is kept).
     data: Option<Value>,
+}
+
+/// The request's binding: digested at once when a state arrived (to open it), else only
+/// when a state is sealed.
+#[derive(Debug)]
+enum LazyBinding {
+    Now(Binding),
+    Later(BindingInput, OnceLock<Binding>),
+}
+
+impl LazyBinding {
+    fn get(&self) -> &Binding {
+        match self {
+            LazyBinding::Now(b) => b,
+            LazyBinding::Later(input, b) => b.get_or_init(|| input.clone().bind()),
+        }
+    }
 }
 
 impl ModernChannel {
@@ -50,11 +67,14 @@ impl ModernChannel {
             Some(Value::Object(m)) => m,
             Some(_) => return Err(McpError::invalid_params("inputResponses must be an object of answers by key")),
         };
-        let state = params.remove("requestState");
-        let binding = Binding::of(method, params, principal);
-        let carried = match state {
-            None | Some(Value::Null) => Carried::default(),
-            Some(Value::String(s)) => codec.open(&s, &binding, SystemTime::now())?,
+        let input = BindingInput::of(method, params, principal);
+        let (binding, carried) = match params.remove("requestState") {
+            None | Some(Value::Null) => (LazyBinding::Later(input, OnceLock::new()), Carried::default()),
+            Some(Value::String(s)) => {
+                let binding = input.bind();
+                let carried = codec.open(&s, &binding, SystemTime::now())?;
+                (LazyBinding::Now(binding), carried)
+            }
             Some(_) => return Err(McpError::invalid_params("requestState must be the string the server sent")),
         };
         Ok(ModernChannel { codec, binding, responses, carried, run: Mutex::new(Run::default()) })
@@ -97,7 +117,7 @@ impl InputChannel for ModernChannel {
             }
             let carried =
                 Carried { answers: run.consumed.clone(), data: run.data.clone().or_else(|| self.carried.data.clone()) };
-            let state = self.codec.seal(&self.binding, &carried, SystemTime::now());
+            let state = self.codec.seal(self.binding.get(), &carried, SystemTime::now());
             Err(McpError::input_required(json!({
                 "resultType": "input_required",
                 "inputRequests": missing,
@@ -113,5 +133,56 @@ impl InputChannel for ModernChannel {
 
     fn carry_data(&self, data: Value) {
         self.run.lock().unwrap_or_else(|e| e.into_inner()).data = Some(data);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn params(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    /// The binding digested late (no state arrived) is the one digested at once from the
+    /// request as it came, even when the handler's copy of the params changes meanwhile.
+    #[test]
+    fn the_late_binding_is_the_binding_of_the_request_as_it_came() {
+        let codec = Arc::new(StateCodec::new(Some(vec![1u8; 32]), Duration::from_secs(60)));
+        for (method, original) in [
+            ("tools/call", json!({"name": "ask", "arguments": {"z": [1, {"b": 2, "a": 1}], "a": "é"}})),
+            ("tools/call", json!({"name": "ask"})),
+            ("tools/call", json!({"name": "ask", "arguments": null})),
+            ("resources/read", json!({"uri": "file:///a"})),
+        ] {
+            let eager = Binding::of(method, &params(original.clone()), Some("alice"));
+            let mut p = params(original.clone());
+            let channel = ModernChannel::from_params(codec.clone(), method, &mut p, Some("alice")).expect("no state");
+            p.insert("arguments".into(), json!({"changed": true}));
+            assert!(matches!(channel.binding, LazyBinding::Later(..)), "{original}");
+            assert_eq!(channel.binding.get(), &eager, "{original}");
+        }
+    }
+
+    /// A state sealed by a late binding opens against the retry, which binds at once.
+    #[test]
+    fn a_state_sealed_late_opens_on_the_retry() {
+        let codec = Arc::new(StateCodec::new(Some(vec![2u8; 32]), Duration::from_secs(60)));
+        let request = json!({"name": "ask", "arguments": {"x": 1}});
+        let mut first = params(request.clone());
+        let channel = ModernChannel::from_params(codec.clone(), "tools/call", &mut first, None).expect("no state");
+        let state = codec.seal(channel.binding.get(), &Carried::default(), SystemTime::now());
+        let mut retry = params(request);
+        retry.insert("requestState".into(), Value::String(state));
+        let reopened = ModernChannel::from_params(codec.clone(), "tools/call", &mut retry, None).expect("verifies");
+        assert!(matches!(reopened.binding, LazyBinding::Now(_)));
+        let mut other = params(json!({"name": "ask", "arguments": {"x": 2}}));
+        other.insert(
+            "requestState".into(),
+            Value::String(codec.seal(channel.binding.get(), &Carried::default(), SystemTime::now())),
+        );
+        let err = ModernChannel::from_params(codec, "tools/call", &mut other, None).expect_err("other arguments");
+        assert!(err.message.contains("different arguments"), "{}", err.message);
     }
 }

@@ -59,14 +59,42 @@ pub(crate) struct Binding {
 impl Binding {
     /// The binding of a request from its params (`name`/`uri` and `arguments`).
     pub(crate) fn of(method: &str, params: &Map<String, Value>, principal: Option<&str>) -> Binding {
+        BindingInput::of(method, params, principal).bind()
+    }
+}
+
+/// What a [`Binding`] is made from, kept as it came (the arguments copied) so that the SHA-256
+/// digest is computed only when a state is sealed: most requests never ask for input.
+#[derive(Debug, Clone)]
+pub(crate) struct BindingInput {
+    method: String,
+    name: String,
+    /// `None` when absent or `null`, which digests as `{}`.
+    arguments: Option<Value>,
+    principal: Option<String>,
+}
+
+impl BindingInput {
+    /// The input of a request from its params (`name`/`uri` and `arguments`).
+    pub(crate) fn of(method: &str, params: &Map<String, Value>, principal: Option<&str>) -> BindingInput {
         let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).unwrap_or_default();
+        BindingInput {
+            method: method.to_owned(),
+            name: name.to_owned(),
+            arguments: params.get("arguments").filter(|a| !a.is_null()).cloned(),
+            principal: principal.map(str::to_owned),
+        }
+    }
+
+    /// The binding, with the digest of the canonical arguments.
+    pub(crate) fn bind(self) -> Binding {
         let mut hasher = HashWriter(Sha256::new());
-        match params.get("arguments").filter(|a| !a.is_null()) {
+        match &self.arguments {
             Some(args) => write_canonical(&mut hasher, args),
             None => hasher.0.update(b"{}"),
         }
         let digest = hex(&hasher.0.finalize());
-        Binding { method: method.to_owned(), name: name.to_owned(), digest, principal: principal.map(str::to_owned) }
+        Binding { method: self.method, name: self.name, digest, principal: self.principal }
     }
 }
 
