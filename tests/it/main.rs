@@ -19,6 +19,7 @@ mod otel;
 mod probes;
 mod real_client;
 mod skills;
+mod soak;
 mod stdio;
 mod subscriptions;
 mod tasks;
