@@ -98,7 +98,7 @@ async fn over_http2_a_connection_and_a_caller_get_their_limits_and_closing_a_str
     for i in 0..3 {
         on_a.push(listen(&a, url, json!(format!("a{i}"))).await);
     }
-    let refused = try_listen(&a, url, json!("a3")).await.err().expect("a fourth on the connection is refused");
+    let refused = try_listen(&a, url, json!("a3")).await.expect_err("a fourth on the connection is refused");
     assert_refused(&refused, "connection", 3);
     assert_eq!(refused["id"], "a3");
     // The connection stays usable, and its open streams keep theirs.
@@ -106,14 +106,14 @@ async fn over_http2_a_connection_and_a_caller_get_their_limits_and_closing_a_str
 
     // Another connection from the same (anonymous) address is the same caller: 3 + 2 = 5.
     let on_b = vec![listen(&b, url, json!("b0")).await, listen(&b, url, json!("b1")).await];
-    let refused = try_listen(&b, url, json!("b2")).await.err().expect("the caller is at its limit");
+    let refused = try_listen(&b, url, json!("b2")).await.expect_err("the caller is at its limit");
     assert_refused(&refused, "principal", 5);
 
     // Closing one stream of `a` (an HTTP/2 RST_STREAM) gives its slot back, on the connection
     // and for the caller.
     drop(on_a.remove(0));
     on_a.push(listen_once_freed(&a, url, json!("a4")).await);
-    assert_refused(&try_listen(&b, url, json!("b3")).await.err().expect("full again"), "principal", 5);
+    assert_refused(&try_listen(&b, url, json!("b3")).await.expect_err("full again"), "principal", 5);
     // Closing a whole connection gives back every slot of it.
     drop(on_b);
     drop(b);
@@ -256,7 +256,7 @@ async fn ten_thousand_unread_http2_subscriptions_stay_bounded_and_free_every_slo
         let held = open_unread(&url, round).await;
         assert_eq!(open_count(&other, &url).await, total as i64);
         // The caller (anonymous, 127.0.0.1) is at its limit, whatever the connection.
-        let refused = try_listen(&h2_client(None), &url, json!("one-more")).await.err().expect("over the limit");
+        let refused = try_listen(&h2_client(None), &url, json!("one-more")).await.expect_err("over the limit");
         assert_refused(&refused, "principal", total as u64);
         echo(&other, &url, json!(format!("during-{round}")), "answering beside 10,000 unread subscriptions").await;
         let opened = rss_kib(s.pid());
