@@ -13,6 +13,7 @@ mod http_modern;
 mod input;
 mod listen_custom;
 mod listen_http;
+mod listen_limits;
 mod load;
 mod nats_hub;
 mod otel;

@@ -8,6 +8,8 @@
 //!   is [`ServeOptions::http`]'s, `/mcp` by default);
 //! - `--log-format pretty|json` and `--log-level FILTER`: how and what the server logs, to
 //!   stderr only (stdout belongs to the stdio transport);
+//! - `--listen-max-per-connection N` and `--listen-max-per-principal N`: caps on open
+//!   `subscriptions/listen` subscriptions ([`ListenLimits`](crate::subscriptions::ListenLimits));
 //! - `--help` and `--version`.
 //!
 //! `--http` is there with the `http` feature (on by default). With the `otel` feature, the
@@ -74,6 +76,8 @@ use std::process::ExitCode;
 /// | `--http HOST:PORT` | `SWITCHYARD_HTTP` | [`http`](Self::http) | none |
 /// | `--log-format pretty\|json` | `SWITCHYARD_LOG_FORMAT` | [`log_format`](Self::log_format) | `pretty` |
 /// | `--log-level FILTER` | `SWITCHYARD_LOG_LEVEL`, then `RUST_LOG` | [`log_level`](Self::log_level) | `warn` |
+/// | `--listen-max-per-connection N` | `SWITCHYARD_LISTEN_MAX_PER_CONNECTION` | [`listen_max_per_connection`](Self::listen_max_per_connection) | the server's, 1 000 unless it set one |
+/// | `--listen-max-per-principal N` | `SWITCHYARD_LISTEN_MAX_PER_PRINCIPAL` | [`listen_max_per_principal`](Self::listen_max_per_principal) | the server's, 10 000 unless it set one |
 /// | `--http-header-timeout SECONDS` | `SWITCHYARD_HTTP_HEADER_TIMEOUT` | [`http_header_timeout`](Self::http_header_timeout) | 15 |
 /// | `--http-max-connections N` | `SWITCHYARD_HTTP_MAX_CONNECTIONS` | [`http_max_connections`](Self::http_max_connections) | 10 000 |
 ///
@@ -131,6 +135,33 @@ pub struct ServeArgs {
         help = "What to log, in RUST_LOG syntax, e.g. debug or switchyard=trace,warn [default: RUST_LOG, else warn]"
     )]
     pub log_level: Option<String>,
+    /// `--listen-max-per-connection N`: most `subscriptions/listen` subscriptions open at once
+    /// on one transport connection; `None` keeps the server's
+    /// [`ListenLimits::per_connection`](crate::subscriptions::ListenLimits::per_connection)
+    /// (1 000 unless [`ServerBuilder::listen_limits`](crate::ServerBuilder::listen_limits) set
+    /// another). At least 1.
+    #[arg(
+        long,
+        env = "SWITCHYARD_LISTEN_MAX_PER_CONNECTION",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        help = "Refuse a subscriptions/listen beyond N open on one connection [default: 1000, or the server's]"
+    )]
+    pub listen_max_per_connection: Option<u64>,
+    /// `--listen-max-per-principal N`: most `subscriptions/listen` subscriptions open at once
+    /// for one caller (authenticated principal, else peer IP address) over all its
+    /// connections; `None` keeps the server's
+    /// [`ListenLimits::per_principal`](crate::subscriptions::ListenLimits::per_principal)
+    /// (10 000 unless [`ServerBuilder::listen_limits`](crate::ServerBuilder::listen_limits) set
+    /// another). At least 1.
+    #[arg(
+        long,
+        env = "SWITCHYARD_LISTEN_MAX_PER_PRINCIPAL",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        help = "Refuse a subscriptions/listen beyond N open for one caller (principal, else IP address) [default: 10000, or the server's]"
+    )]
+    pub listen_max_per_principal: Option<u64>,
     /// `--http-header-timeout SECONDS`: how long an HTTP client may take to send a request
     /// head before its connection is closed; `None` keeps
     /// [`ConnectionLimits::header_read_timeout`](crate::transport::http::ConnectionLimits::header_read_timeout)
@@ -217,6 +248,19 @@ impl ServeArgs {
             limits.max_connections = usize::try_from(n).unwrap_or(usize::MAX);
         }
         options
+    }
+
+    /// Sets the listen limits of `server` that `--listen-max-*` name; the others stay.
+    fn apply_listen_limits(&self, server: &Server) {
+        let slots = &server.engine().listen_slots;
+        let mut limits = slots.limits();
+        if let Some(n) = self.listen_max_per_connection {
+            limits.per_connection = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        if let Some(n) = self.listen_max_per_principal {
+            limits.per_principal = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        slots.set_limits(limits);
     }
 
     /// Installs the global `tracing` subscriber these flags describe: events to stderr (never
@@ -357,6 +401,7 @@ pub async fn serve(server: Server, args: &ServeArgs) -> ExitCode {
 pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions) -> ExitCode {
     args.install_subscriber(Some(&server));
     spawn_signal_handler(server.clone());
+    args.apply_listen_limits(&server);
     let mode = args.mode();
     let result = match &mode {
         Mode::Stdio => serve_stdio(server, options).await,
@@ -521,6 +566,10 @@ mod tests {
             "json",
             "--log-level <FILTER>",
             "SWITCHYARD_LOG_LEVEL",
+            "--listen-max-per-connection <N>",
+            "SWITCHYARD_LISTEN_MAX_PER_CONNECTION",
+            "--listen-max-per-principal <N>",
+            "SWITCHYARD_LISTEN_MAX_PER_PRINCIPAL",
             "--http-header-timeout <SECONDS>",
             "SWITCHYARD_HTTP_HEADER_TIMEOUT",
             "--http-max-connections <N>",
@@ -560,6 +609,26 @@ mod tests {
         assert_eq!(untouched.http.connections, crate::transport::http::ConnectionLimits::default());
         assert_eq!(kind(&["--http-header-timeout", "0"]), ErrorKind::ValueValidation);
         assert_eq!(kind(&["--http-header-timeout", "86401"]), ErrorKind::ValueValidation);
+    }
+
+    #[test]
+    fn listen_limit_flags_override_the_server_s_limits_they_name() {
+        use crate::subscriptions::ListenLimits;
+        let server = || {
+            let limits = ListenLimits::default().per_connection(5).per_principal(50);
+            Server::builder("t", "1").listen_limits(limits).build().expect("valid")
+        };
+        let s = server();
+        parse(&[]).expect("valid").serve.apply_listen_limits(&s);
+        assert_eq!(s.engine().listen_slots.limits(), ListenLimits::default().per_connection(5).per_principal(50));
+        parse(&["--listen-max-per-principal", "7"]).expect("valid").serve.apply_listen_limits(&s);
+        assert_eq!(s.engine().listen_slots.limits(), ListenLimits::default().per_connection(5).per_principal(7));
+        let s = server();
+        let both = parse(&["--listen-max-per-connection", "2", "--listen-max-per-principal", "3"]).expect("valid");
+        both.serve.apply_listen_limits(&s);
+        assert_eq!(s.engine().listen_slots.limits(), ListenLimits::default().per_connection(2).per_principal(3));
+        assert_eq!(kind(&["--listen-max-per-connection", "0"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--listen-max-per-principal", "many"]), ErrorKind::ValueValidation);
     }
 
     #[test]

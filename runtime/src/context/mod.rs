@@ -1,5 +1,6 @@
 //! The per-request context handed to handlers, and the extractors built from it.
 
+mod connection;
 mod extract;
 pub(crate) mod input;
 mod message_filters;
@@ -8,6 +9,7 @@ pub(crate) mod queue;
 mod request;
 mod state;
 
+pub use connection::Connection;
 pub use extract::{FromRequestContext, RequiredState, StateRequirement};
 pub use message_filters::{MessageFilter, MessageFilters};
 pub use notify::{Logger, Notifier, Outbound, OutboundReceiver, OutboundSender, Payload, Progress, outbound_channel};

@@ -1,6 +1,6 @@
 mod detach;
 
-use super::{Logger, Notifier, Progress, StateMap};
+use super::{Connection, Logger, Notifier, Progress, StateMap};
 use crate::auth::Principal;
 use crate::jsonrpc::{McpError, RequestId};
 use crate::protocol::{Era, LogLevel, TraceContext};
@@ -38,6 +38,8 @@ pub struct RequestParts {
     /// The caller's W3C trace context (SEP-414): from `params._meta`, else from the transport
     /// (the HTTP `traceparent` header); `None` when neither carries a valid one.
     pub trace: Option<TraceContext>,
+    /// The transport connection the request came on; `None` when the transport did not say.
+    pub connection: Option<Connection>,
 }
 
 /// What a transport knows about an incoming request besides its JSON-RPC message: how it is
@@ -58,12 +60,16 @@ pub struct Origin {
     /// The transport's W3C trace context (HTTP `traceparent`, `tracestate` and `baggage`
     /// headers), used when the request's `params._meta` carries none (SEP-414).
     pub trace: Option<TraceContext>,
+    /// The transport connection the request came on (default `None`: unknown). The server
+    /// counts open listen subscriptions per connection; without one only the per-caller limit
+    /// applies ([`ListenLimits`](crate::subscriptions::ListenLimits)).
+    pub connection: Option<Connection>,
 }
 
 impl Origin {
-    /// An anonymous request without transport trace context.
+    /// An anonymous request without transport trace context or connection.
     pub fn new(cancel: CancellationToken, notifier: Notifier) -> Self {
-        Origin { cancel, notifier, principal: None, trace: None }
+        Origin { cancel, notifier, principal: None, trace: None, connection: None }
     }
 
     /// Sets [`principal`](Self::principal).
@@ -75,6 +81,12 @@ impl Origin {
     /// Sets [`trace`](Self::trace).
     pub fn trace(mut self, trace: Option<TraceContext>) -> Self {
         self.trace = trace;
+        self
+    }
+
+    /// Sets [`connection`](Self::connection).
+    pub fn connection(mut self, connection: Option<Connection>) -> Self {
+        self.connection = connection;
         self
     }
 }
@@ -132,6 +144,15 @@ impl RequestContext {
     /// or the stdio transport's configured principal); `None` when anonymous.
     pub fn principal(&self) -> Option<&Principal> {
         self.inner.parts.principal.as_deref()
+    }
+
+    /// The transport connection the request came on: set by the stdio transport, and by
+    /// [`transport::http::serve`](crate::transport::http::serve) /
+    /// [`serve_app`](crate::transport::http::serve_app) on 2026-07-28 requests; `None` under a
+    /// server of your own that does not insert one, and on legacy-session requests. A
+    /// [`detach`](Self::detach)ed context keeps it.
+    pub fn connection(&self) -> Option<&Connection> {
+        self.inner.parts.connection.as_ref()
     }
 
     /// The primitive the request was matched to before any alternate or typed filter ran: the

@@ -8,7 +8,7 @@ use crate::jsonrpc::McpError;
 use crate::model::CallToolResult;
 use crate::registry::{BoxFuture, DispatchTable, ParamHeader};
 use crate::subscriptions::replacement::ListenReplacement;
-use crate::subscriptions::{DeliveryHub, EncodedEvents, OpenSubscriptions, SubscriptionFieldRegistration};
+use crate::subscriptions::{DeliveryHub, EncodedEvents, ListenSlots, OpenSubscriptions, SubscriptionFieldRegistration};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -86,6 +86,8 @@ pub(crate) struct Engine {
     pub(crate) listen: Option<ListenReplacement>,
     /// The built-in listen subscriptions open now.
     pub(crate) open_subscriptions: Arc<OpenSubscriptions>,
+    /// Open listen subscriptions per connection and caller, against the listen limits.
+    pub(crate) listen_slots: Arc<ListenSlots>,
     pub(crate) messages: MessageFilters,
     pub(crate) hub: Arc<dyn DeliveryHub>,
     /// The latest listen event encoded once for every subscription.
@@ -111,6 +113,10 @@ impl crate::subscriptions::ListenHost for Engine {
 
     fn open_subscriptions(&self) -> &Arc<OpenSubscriptions> {
         &self.open_subscriptions
+    }
+
+    fn listen_slots(&self) -> &Arc<ListenSlots> {
+        &self.listen_slots
     }
 
     fn encoded_events(&self) -> &EncodedEvents {

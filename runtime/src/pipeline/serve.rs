@@ -246,6 +246,7 @@ impl Engine {
             cancel: origin.cancel,
             notifier: origin.notifier,
             principal: origin.principal,
+            connection: origin.connection,
         };
         Ok(Prepared { target, parts, params, channel, had_input })
     }
@@ -318,6 +319,7 @@ impl Engine {
             cancel: origin.cancel,
             notifier: origin.notifier,
             principal: origin.principal,
+            connection: origin.connection,
         };
         Either::Right(self.run(target, parts, params, Some(session.clone()), Some(channel)))
     }

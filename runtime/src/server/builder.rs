@@ -38,6 +38,7 @@ pub struct ServerBuilder {
     request_state_ttl: Duration,
     extensions: serde_json::Map<String, serde_json::Value>,
     resources: Vec<super::DynamicResource>,
+    listen_limits: crate::subscriptions::ListenLimits,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -69,6 +70,7 @@ impl ServerBuilder {
             request_state_ttl: Duration::from_secs(600),
             extensions: serde_json::Map::new(),
             resources: Vec::new(),
+            listen_limits: crate::subscriptions::ListenLimits::default(),
         }
     }
 
@@ -126,6 +128,17 @@ impl ServerBuilder {
     pub fn delivery_hub(mut self, hub: impl crate::subscriptions::DeliveryHub) -> Self {
         self.hub = Arc::new(hub);
         self.hub_site = Some(std::panic::Location::caller().to_string());
+        self
+    }
+
+    /// Caps the `subscriptions/listen` subscriptions one transport connection and one caller
+    /// may hold open (default [`ListenLimits::default`](crate::subscriptions::ListenLimits):
+    /// 1 000 per connection, 10 000 per caller). A listen request over a limit fails with
+    /// `-32603` and `data: {"reason": "listenLimit", "limit": N, "scope": "connection" | "principal"}`,
+    /// and the connection stays usable. The command line's `--listen-max-per-connection` and
+    /// `--listen-max-per-principal` override these ([`cli`](crate::cli)).
+    pub fn listen_limits(mut self, limits: crate::subscriptions::ListenLimits) -> Self {
+        self.listen_limits = limits;
         self
     }
 
@@ -213,6 +226,8 @@ impl ServerBuilder {
     /// transport that cannot hold a stream answers `-32601`; a filter that is not an object or has
     /// a standard key of the wrong type is `-32602`
     /// ([notification filter](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#notification-filter));
+    /// the [`listen_limits`](Self::listen_limits) count its subscriptions and refuse one over
+    /// them before the handler runs;
     /// global raw filters run around it and may refuse the request before it runs. Listen has no
     /// typed or alternate filters (`#[mcp_filter]` cannot name `subscriptions/listen`), so nothing
     /// is skipped silently.
@@ -315,6 +330,7 @@ impl ServerBuilder {
                 tools_call: self.tools_call.map(|(f, _)| f),
                 listen: self.listen,
                 open_subscriptions: Arc::default(),
+                listen_slots: Arc::new(crate::subscriptions::ListenSlots::new(self.listen_limits)),
                 messages: crate::pipeline::MessageFilters::new(self.message_filters),
                 hub: self.hub,
                 encoded_events: Default::default(),

@@ -125,7 +125,8 @@ impl Server {
     /// the session's revision; without one it is served statelessly (2026-07-28), except a
     /// `ping` without the 2026-07-28 `_meta`, which answers `{}` as the legacy lifecycle allows
     /// before `initialize`. `origin` carries the request's cancellation token, its notifier,
-    /// the authenticated caller and the transport's trace context.
+    /// the authenticated caller, the transport's trace context and the connection the request
+    /// came on (which the listen limits count subscriptions per).
     ///
     /// Returns the result object (stamped for its era) or the JSON-RPC error to send:
     /// `-32601` for a method this server does not serve, `-32602` for params that do not

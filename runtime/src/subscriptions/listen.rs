@@ -32,6 +32,8 @@ pub(crate) trait ListenHost: Send + Sync {
     fn hub(&self) -> &Arc<dyn super::DeliveryHub>;
     /// The count of open built-in subscriptions.
     fn open_subscriptions(&self) -> &Arc<super::OpenSubscriptions>;
+    /// The slots of open subscriptions per connection and caller ([`super::ListenLimits`]).
+    fn listen_slots(&self) -> &Arc<super::ListenSlots>;
     /// The latest event, encoded once for every subscription.
     fn encoded_events(&self) -> &super::EncodedEvents;
     /// Fires when the server shuts down.
@@ -202,6 +204,8 @@ async fn setup(server: &impl ListenHost, ctx: &RequestContext, params: Map<Strin
 
 /// The listen handler. Its result (`{resultType, _meta: {subscriptionId}}`) is sent when the
 /// subscription ends from the server side: shutdown, or a subscriber too slow to keep up.
+/// `-32603` with `data.reason = "listenLimit"` when the connection or the caller already holds
+/// as many subscriptions as [`ListenLimits`](super::ListenLimits) allow.
 ///
 /// This future is held for the subscription's whole life, so it is kept small: the setup runs
 /// in a future of its own (boxed, gone once the grant is made), and what is only needed for a
@@ -212,6 +216,8 @@ pub(crate) async fn listen(
     params: Map<String, Value>,
 ) -> Result<Value, McpError> {
     let grant = Box::pin(setup(server, &ctx, params)).await?;
+    // Held until this future ends or is dropped, however the subscription ends.
+    let _slot = server.listen_slots().acquire(ctx.connection(), ctx.principal())?;
     // Every delivery writes the id, serialized once; the `Value` is made again from `ctx` on
     // the rare paths that need it, rather than kept in this long-lived state. Cannot fail: an
     // id is a string or a number.

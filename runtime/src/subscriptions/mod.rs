@@ -10,6 +10,7 @@ mod encoded;
 mod event;
 pub(crate) mod field;
 mod hub;
+mod limits;
 pub(crate) mod listen;
 #[cfg(feature = "nats")]
 pub mod nats;
@@ -22,6 +23,8 @@ pub use event::Event;
 pub(crate) use field::SubscriptionFieldRegistration;
 pub(crate) use field::collect_fields;
 pub use hub::{DeliveryHub, EventStream, InProcessHub, Lagged};
+pub use limits::ListenLimits;
+pub(crate) use limits::ListenSlots;
 pub(crate) use listen::ListenHost;
 #[cfg(feature = "nats")]
 pub use nats::{NatsHub, NatsHubBuilder, NatsHubError};

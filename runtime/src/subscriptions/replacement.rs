@@ -134,8 +134,10 @@ impl ListenStream {
 
 /// Serves a listen request with the replacement `handler`.
 ///
-/// The transport must hold a stream (else `-32601`) and the filter must be well-formed (`-32602`,
-/// [notification filter](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#notification-filter)).
+/// The transport must hold a stream (else `-32601`), the filter must be well-formed (`-32602`,
+/// [notification filter](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#notification-filter)),
+/// and the connection and caller must be under their [`ListenLimits`](super::ListenLimits)
+/// (`-32603` with `data.reason = "listenLimit"`).
 /// The handler's future is dropped without an answer when the client ends the subscription, and
 /// after [`SHUTDOWN_GRACE`] once the server shuts down (the standard result is then sent). Its
 /// result gets `_meta.subscriptionId` when it lacks one.
@@ -149,6 +151,8 @@ pub(crate) async fn listen(
         return Err(McpError::method_not_found("subscriptions/listen"));
     }
     let requested = super::listen::requested(&params)?;
+    // Held until the handler's future ends or is dropped.
+    let _slot = server.listen_slots().acquire(ctx.connection(), ctx.principal())?;
     let shutdown = server.shutdown().clone();
     let cancel = ctx.cancellation().clone();
     let stream = ListenStream {

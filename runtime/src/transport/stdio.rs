@@ -175,6 +175,7 @@ where
         permits: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
         tasks: TaskTracker::new(),
         principal: config.principal.clone().map(Arc::new),
+        identity: crate::context::Connection::new(None),
         input_closed: writer_gone.child_token(),
         backlog: VecDeque::new(),
     };
@@ -411,6 +412,8 @@ struct Connection {
     permits: Arc<Semaphore>,
     tasks: TaskTracker,
     principal: Option<Arc<Principal>>,
+    /// This connection as its requests name it (the listen limits count per connection).
+    identity: crate::context::Connection,
     /// Cancelled at EOF: ends the session-wide notification task, which would otherwise hold
     /// the writer open and keep `serve_io` from returning.
     input_closed: CancellationToken,
@@ -595,6 +598,7 @@ impl Connection {
         let out = self.out.clone();
         let in_flight = self.in_flight.clone();
         let principal = self.principal.clone();
+        let identity = self.identity.clone();
         let is_listen = req.method == "subscriptions/listen";
         self.tasks.spawn(async move {
             let _permit = permit;
@@ -608,7 +612,7 @@ impl Connection {
             let outcome = Box::pin(server.handle_request(
                 req,
                 session.as_ref(),
-                Origin::new(token.clone(), notifier).principal(principal),
+                Origin::new(token.clone(), notifier).principal(principal).connection(Some(identity)),
             ))
             .await;
             // Still registered unless the client cancelled it (or EOF's grace ran out): only

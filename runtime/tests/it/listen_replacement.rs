@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 use switchyard::prelude::*;
-use switchyard::subscriptions::{Event, ListenEnd, ListenStream};
+use switchyard::subscriptions::{Event, ListenEnd, ListenLimits, ListenStream};
 use switchyard::testing::HttpTestServer;
 use switchyard::testing::TestClient;
 use switchyard::transport::http::HttpConfig;
@@ -48,35 +48,36 @@ impl Drop for DropFlag {
 /// A server whose handler acks what was asked, forwards published tools changes as
 /// `notifications/acme/tools` and ends with a result carrying `_meta.reason` on shutdown.
 fn server(probe: Arc<Probe>) -> Server {
-    Server::builder("c22", "1")
-        .groups(["c22"])
-        .replace_listen(move |_ctx: RequestContext, stream: ListenStream| {
-            let probe = probe.clone();
-            async move {
-                probe.runs.fetch_add(1, Ordering::SeqCst);
-                let _flag = DropFlag(probe.clone());
-                let mut events = stream.events();
-                stream.acknowledge(stream.requested().clone()).await;
-                assert!(!stream.send("notifications/acme/bad", json!([1])).await, "non-object params are refused");
-                loop {
-                    tokio::select! {
-                        end = stream.ended() => {
-                            assert_eq!(end, ListenEnd::Shutdown, "the client's end drops this future instead");
-                            return Ok(json!({ "_meta": { "reason": "shutdown" } }));
-                        }
-                        next = futures::StreamExt::next(&mut events) => match next {
-                            Some(Ok(Event::ToolsListChanged)) => {
-                                stream.send("notifications/acme/tools", json!({ "_meta": { "keep": 1 } })).await;
-                            }
-                            Some(Ok(_)) => {}
-                            Some(Err(_)) | None => return Ok(stream.result()),
-                        },
+    builder(probe).build().expect("builds")
+}
+
+/// The builder of [`server`].
+fn builder(probe: Arc<Probe>) -> switchyard::ServerBuilder {
+    Server::builder("c22", "1").groups(["c22"]).replace_listen(move |_ctx: RequestContext, stream: ListenStream| {
+        let probe = probe.clone();
+        async move {
+            probe.runs.fetch_add(1, Ordering::SeqCst);
+            let _flag = DropFlag(probe.clone());
+            let mut events = stream.events();
+            stream.acknowledge(stream.requested().clone()).await;
+            assert!(!stream.send("notifications/acme/bad", json!([1])).await, "non-object params are refused");
+            loop {
+                tokio::select! {
+                    end = stream.ended() => {
+                        assert_eq!(end, ListenEnd::Shutdown, "the client's end drops this future instead");
+                        return Ok(json!({ "_meta": { "reason": "shutdown" } }));
                     }
+                    next = futures::StreamExt::next(&mut events) => match next {
+                        Some(Ok(Event::ToolsListChanged)) => {
+                            stream.send("notifications/acme/tools", json!({ "_meta": { "keep": 1 } })).await;
+                        }
+                        Some(Ok(_)) => {}
+                        Some(Err(_)) | None => return Ok(stream.result()),
+                    },
                 }
             }
-        })
-        .build()
-        .expect("builds")
+        }
+    })
 }
 
 fn listen_line(id: Value, filter: Value) -> String {
@@ -173,6 +174,40 @@ async fn stdio_cancellation_drops_the_handler_without_an_answer() {
     let r = client.request("tools/list", json!({})).await;
     assert!(r.response.get("result").is_some(), "{:?}", r.response);
     assert!(client.notifications().iter().all(|m| m["id"] != 4), "{:?}", client.notifications());
+}
+
+/// Replacement subscriptions hold listen-limit slots like built-in ones: refused before the
+/// handler runs while the connection is full, and given back when the client cancels one.
+#[tokio::test]
+async fn the_listen_limits_count_replacement_subscriptions_too() {
+    let probe = Arc::new(Probe::default());
+    let server =
+        builder(probe.clone()).listen_limits(ListenLimits::default().per_connection(1)).build().expect("builds");
+    let client = TestClient::modern(server);
+    client.send_line(&listen_line(json!(1), json!({}))).await;
+    wait_for(&client, |m| m["method"] == "notifications/subscriptions/acknowledged").await;
+    let r = client.send_and_wait(json!(2), listen_line(json!(2), json!({}))).await;
+    assert_eq!(r.error_code(), Some(-32603), "{:?}", r.response);
+    assert_eq!(r.error()["data"], json!({ "reason": "listenLimit", "limit": 1, "scope": "connection" }));
+    assert_eq!(probe.runs.load(Ordering::SeqCst), 1, "the refused one never reached the handler");
+    client.notify("notifications/cancelled", json!({ "requestId": 1 })).await;
+    assert!(eventually(|| probe.dropped.load(Ordering::SeqCst)).await, "the first handler is dropped");
+    let mut acked = false;
+    for id in 3..200 {
+        let line = listen_line(json!(id), json!({}));
+        client.send_line(&line).await;
+        let is_ack = move |m: &Value| {
+            m["method"] == "notifications/subscriptions/acknowledged" && m["params"]["_meta"][SID] == id
+        };
+        let refused = move |m: &Value| m["id"] == id && m.get("error").is_some();
+        let m = wait_for(&client, move |m| is_ack(m) || refused(m)).await;
+        if is_ack(&m) {
+            acked = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(acked, "the cancelled subscription's slot came back");
 }
 
 async fn serve_http(server: Server, config: HttpConfig) -> HttpTestServer {

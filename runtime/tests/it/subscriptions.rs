@@ -183,6 +183,61 @@ fn custom_listen(
     (tokio::spawn(work), rx)
 }
 
+/// A custom transport that names no connection is held to the per-caller limit only: every
+/// anonymous request counts as the same caller, an authenticated one as its principal; with a
+/// connection named, the per-connection limit applies too.
+#[tokio::test]
+async fn custom_transports_without_a_connection_count_by_caller_only() {
+    use switchyard::auth::Principal;
+    use switchyard::context::Connection;
+    use switchyard::subscriptions::ListenLimits;
+    let limits = ListenLimits::default().per_connection(1).per_principal(2);
+    let server = Server::builder("limits-custom", "1").groups(["c16"]).listen_limits(limits).build().expect("builds");
+    let cancel = CancellationToken::new();
+    let open = |id: i64, origin: fn(Origin) -> Origin| {
+        let (tx, rx) = outbound_channel(8);
+        let Ok(Message::Request(req)) = parse_message(listen_with_id(&json!(id)).to_string().as_bytes()) else {
+            panic!("a listen request")
+        };
+        let origin = origin(Origin::new(cancel.clone(), server.notifier(tx, cancel.clone())));
+        (tokio::spawn(server.handle_request(req, None, origin)), rx)
+    };
+    let anonymous = |o: Origin| o;
+    let alice = |o: Origin| o.principal(Some(std::sync::Arc::new(Principal::new("alice", ["user"]))));
+    let mut held = Vec::new();
+    for id in [1, 2] {
+        let (work, mut rx) = open(id, anonymous);
+        assert_eq!(
+            next_outbound(&mut rx).await.expect("the ack")["method"],
+            "notifications/subscriptions/acknowledged"
+        );
+        held.push((work, rx));
+    }
+    let (third, _rx) = open(3, anonymous);
+    let refused = ended(third).await.expect_err("a third anonymous one is over the caller limit");
+    assert_eq!(refused.data, Some(json!({ "reason": "listenLimit", "limit": 2, "scope": "principal" })));
+    // Another caller has its own allowance, and no connection limit applies without a connection.
+    let (fourth, mut rx) = open(4, alice);
+    assert_eq!(next_outbound(&mut rx).await.expect("the ack")["method"], "notifications/subscriptions/acknowledged");
+    held.push((fourth, rx));
+    // A named connection is held to its own limit (1): its first succeeds, its second is refused.
+    let on_connection = |o: Origin| {
+        static CONNECTION: std::sync::OnceLock<Connection> = std::sync::OnceLock::new();
+        let c = CONNECTION.get_or_init(|| Connection::new(None)).clone();
+        o.principal(Some(std::sync::Arc::new(Principal::new("bob", ["user"])))).connection(Some(c))
+    };
+    let (fifth, mut rx) = open(5, on_connection);
+    assert_eq!(next_outbound(&mut rx).await.expect("the ack")["method"], "notifications/subscriptions/acknowledged");
+    held.push((fifth, rx));
+    let (sixth, _rx) = open(6, on_connection);
+    let refused = ended(sixth).await.expect_err("over the connection limit");
+    assert_eq!(refused.data, Some(json!({ "reason": "listenLimit", "limit": 1, "scope": "connection" })));
+    server.shutdown();
+    for (work, _rx) in held {
+        assert!(ended(work).await.is_ok(), "shutdown ends each with its result");
+    }
+}
+
 /// The next message on a custom transport's channel (5 s: a liveness bound).
 async fn next_outbound(rx: &mut OutboundReceiver) -> Option<Value> {
     match tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.expect("a message or the end") {

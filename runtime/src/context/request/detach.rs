@@ -10,7 +10,8 @@ impl RequestContext {
     /// the Tasks extension.
     ///
     /// The new context keeps the request's identity: id, method, era, `_meta`, trace context, client
-    /// capabilities and info, principal, matched primitive, shared state and server. It gets:
+    /// capabilities and info, principal, connection, matched primitive, shared state and server.
+    /// It gets:
     /// - its own request scope ([`extensions`](Self::extensions)), empty, dropped exactly once
     ///   when the last clone of the new context is dropped, independently of this request's;
     /// - `cancel` as its cancellation token, instead of this request's (which fires when the
@@ -110,6 +111,7 @@ mod tests {
                 None,
                 None,
             ),
+            connection: None,
         };
         let origin = RequestContext::new(parts, Arc::new(Default::default()), Arc::new(()), tracing::Span::none());
         origin.set_matched("echo".into());

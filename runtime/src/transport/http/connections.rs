@@ -6,6 +6,7 @@
 
 use super::batched_writes::BatchedWrites;
 use super::preface_deadline::PrefaceDeadline;
+use crate::context::Connection;
 use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -121,7 +122,9 @@ impl ConnectionLimits {
 /// fires; then stops accepting and waits for the open connections to finish (hyper closes idle
 /// ones at once and lets requests in flight end).
 ///
-/// Each request carries the peer's address as axum's [`ConnectInfo`]`<SocketAddr>` extension.
+/// Each request carries the peer's address as axum's [`ConnectInfo`]`<SocketAddr>` extension,
+/// and the connection's [`Connection`] (one per accepted connection, shared by its HTTP/2
+/// streams).
 /// Accepted connections get `TCP_NODELAY`: SSE replies go out in several writes, and without
 /// it a small write can wait for the peer's delayed ACK (~40 ms on Linux).
 ///
@@ -170,8 +173,10 @@ pub(super) async fn serve(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "http: cannot set TCP_NODELAY");
         }
+        let identity = Connection::new(Some(peer));
         let service = tower::ServiceExt::map_request(app.clone(), move |mut req: http::Request<_>| {
             req.extensions_mut().insert(ConnectInfo(peer));
+            req.extensions_mut().insert(identity.clone());
             req
         });
         let service = TowerToHyperService::new(service);

@@ -197,7 +197,8 @@ pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: Ht
 /// Serves an axum app (e.g. [`router`] with layers around it, or merged into a larger app)
 /// within `limits` until `shutdown` fires, then waits for open connections to finish.
 /// Accepted connections get `TCP_NODELAY` and write the frames of many HTTP/2 streams
-/// together; each request carries the peer's address as axum's `ConnectInfo<SocketAddr>`.
+/// together; each request carries the peer's address as axum's `ConnectInfo<SocketAddr>` and
+/// its connection as a [`Connection`](crate::context::Connection) extension.
 ///
 /// Errors: none so far (a failed `accept`, e.g. out of file descriptors, is logged and retried
 /// after 50 ms).
@@ -295,7 +296,10 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
             return respond::error(400, id.as_ref(), &err);
         }
     }
-    modern::post(&state, &parts.headers, msg, principal).await
+    // Inserted by `serve`/`serve_app` per accepted connection; absent under a server of the
+    // application's own.
+    let connection = parts.extensions.get::<crate::context::Connection>().cloned();
+    modern::post(&state, &parts.headers, msg, principal, connection).await
 }
 
 /// Why a request body could not be taken.

@@ -3,7 +3,7 @@ use super::headers::{mirrored, protocol_version};
 use super::respond::{self, ReplyPlan};
 use super::status::Refusal;
 use crate::auth::Principal;
-use crate::context::{self, Origin};
+use crate::context::{self, Connection, Origin};
 use crate::jsonrpc::{McpError, Message, Request};
 use crate::protocol::{ModernMeta, parse_modern_meta};
 use crate::registry::ParamHeader;
@@ -20,6 +20,7 @@ pub(crate) async fn post(
     headers: &HeaderMap,
     msg: Message,
     principal: Option<Arc<Principal>>,
+    connection: Option<Connection>,
 ) -> Response {
     let req = match msg {
         // 2026-07-28 defines no client notification over HTTP; accept and ignore (202).
@@ -47,7 +48,10 @@ pub(crate) async fn post(
         filters: state.server.engine().message_filters().clone(),
     };
     let token = cancel.clone();
-    let origin = Origin::new(token, notifier).principal(principal).trace(super::headers::trace_context(headers));
+    let origin = Origin::new(token, notifier)
+        .principal(principal)
+        .trace(super::headers::trace_context(headers))
+        .connection(connection);
     let work = Box::pin(state.server.engine().serve_modern(req, meta, origin));
     respond::reply(plan, work, nrx, cancel).await
 }

@@ -1,0 +1,62 @@
+//! Which transport connection a request came on.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The transport connection a request arrived on: an opaque id, unique within the process, and
+/// the peer's address when the transport knows one.
+///
+/// One stdio connection ([`transport::stdio::serve_io`](crate::transport::stdio::serve_io)) is
+/// one `Connection`, without a peer address. Over HTTP,
+/// [`transport::http::serve`](crate::transport::http::serve) and
+/// [`serve_app`](crate::transport::http::serve_app) make one per accepted TCP connection (every
+/// HTTP/2 stream of that connection shares it) and put it in each request's
+/// [`http::Extensions`], next to axum's `ConnectInfo<SocketAddr>`. A router served by a server
+/// of your own has none, unless a layer of yours inserts one.
+///
+/// The server counts open `subscriptions/listen` subscriptions per connection
+/// ([`ListenLimits`](crate::subscriptions::ListenLimits)). Cheap to clone.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Connection {
+    id: u64,
+    peer: Option<SocketAddr>,
+}
+
+impl Connection {
+    /// A connection with a new id (never handed out before in this process), from `peer` when
+    /// known. A transport makes one when it accepts a connection and passes it with every
+    /// request of that connection ([`Origin::connection`](super::Origin::connection)).
+    pub fn new(peer: Option<SocketAddr>) -> Self {
+        // Relaxed: only uniqueness matters, and a fetch_add is unique whatever the ordering.
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Connection { id: NEXT.fetch_add(1, Ordering::Relaxed), peer }
+    }
+
+    /// The id, unique among the connections of this process. Opaque: it says nothing about
+    /// order or time, and another process may use the same number.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The peer's address (HTTP: the TCP peer, which is a proxy's address behind one); `None`
+    /// on stdio.
+    pub fn peer(&self) -> Option<SocketAddr> {
+        self.peer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Connection;
+
+    #[test]
+    fn every_connection_gets_its_own_id() {
+        let peer = "127.0.0.1:9".parse().ok();
+        let (a, b) = (Connection::new(peer), Connection::new(peer));
+        assert_ne!(a.id(), b.id());
+        assert_ne!(a, b, "the same peer twice is two connections");
+        assert_eq!(a.clone(), a);
+        assert_eq!((a.peer(), Connection::new(None).peer()), (peer, None));
+    }
+}
