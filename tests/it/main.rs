@@ -6,6 +6,7 @@ mod common;
 mod adversarial;
 mod batches;
 mod cluster;
+mod fairness;
 mod fixture;
 mod hardening;
 mod http_legacy;

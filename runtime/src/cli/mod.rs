@@ -80,6 +80,9 @@ use std::process::ExitCode;
 /// | `--listen-max-per-principal N` | `SWITCHYARD_LISTEN_MAX_PER_PRINCIPAL` | [`listen_max_per_principal`](Self::listen_max_per_principal) | the server's, 10 000 unless it set one |
 /// | `--http-header-timeout SECONDS` | `SWITCHYARD_HTTP_HEADER_TIMEOUT` | [`http_header_timeout`](Self::http_header_timeout) | 15 |
 /// | `--http-max-connections N` | `SWITCHYARD_HTTP_MAX_CONNECTIONS` | [`http_max_connections`](Self::http_max_connections) | 10 000 |
+/// | `--http-sessions-per-client N` | `SWITCHYARD_HTTP_SESSIONS_PER_CLIENT` | [`http_sessions_per_client`](Self::http_sessions_per_client) | 64 |
+/// | `--http-session-rate N` | `SWITCHYARD_HTTP_SESSION_RATE` | [`http_session_rate`](Self::http_session_rate) | 10 |
+/// | `--http-session-burst N` | `SWITCHYARD_HTTP_SESSION_BURST` | [`http_session_burst`](Self::http_session_burst) | 64 |
 ///
 /// A flag on the command line beats its own variable. Parsing fails (clap's
 /// `ArgumentConflict`, exit code 2) when both modes are given, and a set variable counts as
@@ -187,6 +190,43 @@ pub struct ServeArgs {
         help = "Accept at most N HTTP connections at once; more wait in the backlog [default: 10000]"
     )]
     pub http_max_connections: Option<u64>,
+    /// `--http-sessions-per-client N`: most legacy HTTP sessions one client (principal, else
+    /// peer address) holds at once; `None` keeps
+    /// [`SessionLimits::per_client`](crate::transport::http::SessionLimits::per_client) of
+    /// [`ServeOptions::http`] (64 by default). With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_HTTP_SESSIONS_PER_CLIENT",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        help = "Let one HTTP client (principal, else IP address) hold at most N legacy sessions [default: 64]"
+    )]
+    pub http_sessions_per_client: Option<u64>,
+    /// `--http-session-rate N`: legacy HTTP sessions one client may create per second once
+    /// its burst is spent (0: no rate limit); `None` keeps
+    /// [`SessionLimits::creations_per_second`](crate::transport::http::SessionLimits::creations_per_second)
+    /// of [`ServeOptions::http`] (10 by default). With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_HTTP_SESSION_RATE",
+        value_name = "N",
+        help = "Let one HTTP client create N legacy sessions per second after its burst; 0: no limit [default: 10]"
+    )]
+    pub http_session_rate: Option<u32>,
+    /// `--http-session-burst N`: legacy HTTP sessions one client may create at once; `None`
+    /// keeps [`SessionLimits::creation_burst`](crate::transport::http::SessionLimits::creation_burst)
+    /// of [`ServeOptions::http`] (64 by default). With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_HTTP_SESSION_BURST",
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..),
+        help = "Let one HTTP client create N legacy sessions at once before the rate applies [default: 64]"
+    )]
+    pub http_session_burst: Option<u32>,
 }
 
 /// How [`ServeArgs::init_tracing`] writes log events (`--log-format`).
@@ -237,15 +277,25 @@ impl ServeArgs {
         Mode::Stdio
     }
 
-    /// `options` with the HTTP connection limits these flags set.
+    /// `options` with the HTTP connection and session limits these flags set.
     #[cfg(feature = "http")]
-    fn connection_limits(&self, mut options: ServeOptions) -> ServeOptions {
+    fn http_limits(&self, mut options: ServeOptions) -> ServeOptions {
         let limits = &mut options.http.connections;
         if let Some(seconds) = self.http_header_timeout {
             limits.header_read_timeout = std::time::Duration::from_secs(seconds);
         }
         if let Some(n) = self.http_max_connections {
             limits.max_connections = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        let sessions = &mut options.http.session_limits;
+        if let Some(n) = self.http_sessions_per_client {
+            sessions.per_client = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        if let Some(n) = self.http_session_rate {
+            sessions.creations_per_second = n;
+        }
+        if let Some(n) = self.http_session_burst {
+            sessions.creation_burst = n;
         }
         options
     }
@@ -406,7 +456,7 @@ pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions)
     let result = match &mode {
         Mode::Stdio => serve_stdio(server, options).await,
         #[cfg(feature = "http")]
-        Mode::Http(addr) => serve_http(server, addr, args.connection_limits(options)).await,
+        Mode::Http(addr) => serve_http(server, addr, args.http_limits(options)).await,
     };
     #[cfg(feature = "otel")]
     telemetry::stop().await;
@@ -574,6 +624,12 @@ mod tests {
             "SWITCHYARD_HTTP_HEADER_TIMEOUT",
             "--http-max-connections <N>",
             "SWITCHYARD_HTTP_MAX_CONNECTIONS",
+            "--http-sessions-per-client <N>",
+            "SWITCHYARD_HTTP_SESSIONS_PER_CLIENT",
+            "--http-session-rate <N>",
+            "SWITCHYARD_HTTP_SESSION_RATE",
+            "--http-session-burst <N>",
+            "SWITCHYARD_HTTP_SESSION_BURST",
             "--tasks",
             "A flag of the binary's own",
             "--version",
@@ -602,11 +658,12 @@ mod tests {
     fn connection_limit_flags_override_the_configured_limits() {
         let cli = parse(&["--http", "127.0.0.1:0", "--http-header-timeout", "2", "--http-max-connections", "7"])
             .expect("valid");
-        let options = cli.serve.connection_limits(ServeOptions::default());
+        let options = cli.serve.http_limits(ServeOptions::default());
         assert_eq!(options.http.connections.header_read_timeout, std::time::Duration::from_secs(2));
         assert_eq!(options.http.connections.max_connections, 7);
-        let untouched = parse(&[]).expect("valid").serve.connection_limits(ServeOptions::default());
+        let untouched = parse(&[]).expect("valid").serve.http_limits(ServeOptions::default());
         assert_eq!(untouched.http.connections, crate::transport::http::ConnectionLimits::default());
+        assert_eq!(untouched.http.session_limits, crate::transport::http::SessionLimits::default());
         assert_eq!(kind(&["--http-header-timeout", "0"]), ErrorKind::ValueValidation);
         assert_eq!(kind(&["--http-header-timeout", "86401"]), ErrorKind::ValueValidation);
     }
@@ -632,6 +689,28 @@ mod tests {
     }
 
     #[test]
+    fn session_limit_flags_override_the_configured_limits() {
+        let cli = parse(&[
+            "--http",
+            "127.0.0.1:0",
+            "--http-sessions-per-client",
+            "3",
+            "--http-session-rate",
+            "0",
+            "--http-session-burst",
+            "5",
+        ])
+        .expect("valid");
+        let limits = cli.serve.http_limits(ServeOptions::default()).http.session_limits;
+        let expected =
+            crate::transport::http::SessionLimits::default().per_client(3).creations_per_second(0).creation_burst(5);
+        assert_eq!(limits, expected);
+        assert_eq!(kind(&["--http-sessions-per-client", "0"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--http-session-burst", "0"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--http-session-rate", "ten"]), ErrorKind::ValueValidation);
+    }
+
+    #[test]
     fn modes_convert_to_args() {
         assert_eq!(ServeArgs::from(Mode::Stdio).mode(), Mode::Stdio);
         assert_eq!(ServeArgs::from(Mode::Http("h:1".into())).mode(), Mode::Http("h:1".into()));
@@ -642,13 +721,16 @@ mod tests {
     /// [`environment_variables_stand_in_for_the_flags`] it checks.
     const CHILD_CASE: &str = "SWITCHYARD_CLI_TEST_ENV_CASE";
 
-    const SHARED_VARS: [&str; 6] = [
+    const SHARED_VARS: [&str; 9] = [
         "SWITCHYARD_STDIO",
         "SWITCHYARD_HTTP",
         "SWITCHYARD_LOG_FORMAT",
         "SWITCHYARD_LOG_LEVEL",
         "SWITCHYARD_HTTP_HEADER_TIMEOUT",
         "SWITCHYARD_HTTP_MAX_CONNECTIONS",
+        "SWITCHYARD_HTTP_SESSIONS_PER_CLIENT",
+        "SWITCHYARD_HTTP_SESSION_RATE",
+        "SWITCHYARD_HTTP_SESSION_BURST",
     ];
 
     // Setting variables in this process would leak into the tests running beside it (and is

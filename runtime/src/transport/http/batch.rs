@@ -27,7 +27,7 @@ use super::headers::protocol_version;
 use super::legacy::{self, Answer};
 use super::respond;
 use crate::auth::Principal;
-use crate::context;
+use crate::context::{self, Connection};
 use crate::jsonrpc::{McpError, Message, ParseFailure, error_response, parse_entry};
 use crate::protocol::{MODERN_VERSION, accepts_batches, batch_refused, is_legacy_version};
 use crate::registry::BoxFuture;
@@ -44,6 +44,7 @@ pub(crate) async fn post(
     headers: &HeaderMap,
     batch: Result<Vec<Value>, Box<ParseFailure>>,
     principal: Option<Arc<Principal>>,
+    connection: Option<Connection>,
 ) -> Response {
     // Not a batch we can read (invalid JSON, empty, too long), or one refused here: 400.
     let entries = match batch {
@@ -90,7 +91,15 @@ pub(crate) async fn post(
             }
             Ok(Message::Request(req)) => {
                 ids.push(req.id.clone());
-                answers.push(legacy::start(state, &session, req, ntx.clone(), principal.clone(), trace.clone()));
+                answers.push(legacy::start(
+                    state,
+                    &session,
+                    req,
+                    ntx.clone(),
+                    principal.clone(),
+                    connection.clone(),
+                    trace.clone(),
+                ));
             }
         }
     }

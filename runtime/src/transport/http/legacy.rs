@@ -2,10 +2,10 @@ use super::HttpState;
 use super::headers::protocol_version;
 use super::respond::{self, final_message, queued_message};
 use super::resume::EventLog;
-use super::sessions::{HttpSession, new_session_id};
+use super::sessions::{Client, HttpSession, Refused, new_session_id};
 use super::status::{self, Refusal};
 use crate::auth::Principal;
-use crate::context::{Origin, Outbound, OutboundReceiver, OutboundSender, outbound_channel};
+use crate::context::{Connection, Origin, Outbound, OutboundReceiver, OutboundSender, outbound_channel};
 use crate::jsonrpc::{McpError, Message, Notification, Request, RequestId, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
@@ -14,6 +14,7 @@ use bytes::Bytes;
 use futures::FutureExt;
 use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -23,20 +24,22 @@ use tokio::sync::mpsc;
 const RETRY: Duration = Duration::from_millis(500);
 
 /// `initialize` without modern `_meta`: negotiate, create the session, answer with its id.
-pub(crate) async fn initialize(state: &HttpState, msg: Message, principal: Option<Arc<Principal>>) -> Response {
+/// The session counts against the caller's quota ([`SessionLimits`](super::SessionLimits)):
+/// `principal`, else the `peer` address; refusals are [`refuse_session`]'s.
+pub(crate) async fn initialize(
+    state: &HttpState,
+    msg: Message,
+    principal: Option<Arc<Principal>>,
+    peer: Option<SocketAddr>,
+) -> Response {
     let Message::Request(req) = msg else { return respond::accepted() };
     match state.server.engine().initialize(req.params.as_ref(), new_session_id(), state.config.streaming) {
         Ok((legacy, result)) => {
+            let client = Client::of(principal.as_deref(), peer);
             let owner = principal.map(|p| p.id.clone());
-            let session = match state.sessions.insert(legacy, state.server.shutdown_token(), owner) {
+            let session = match state.sessions.insert(legacy, state.server.shutdown_token(), owner, client) {
                 Ok(s) => s,
-                Err(full) => {
-                    let e = McpError::internal(format!(
-                        "all {} sessions of this server are in use; retry later or end an unused session with DELETE",
-                        full.max
-                    ));
-                    return respond::error(503, Some(&req.id), &e);
-                }
+                Err(refused) => return refuse_session(&req.id, refused),
             };
             let mut resp = respond::json(200, &success_response(&req.id, result));
             if let Ok(v) = HeaderValue::from_str(&session.legacy.id) {
@@ -46,6 +49,47 @@ pub(crate) async fn initialize(state: &HttpState, msg: Message, principal: Optio
         }
         Err(e) => respond::error(status::of(&e), Some(&req.id), &e),
     }
+}
+
+/// How long a client whose sessions are all in use is asked to wait before trying again.
+const BUSY_RETRY_SECONDS: u64 = 5;
+
+/// The answer to an `initialize` the session store refused, with `Retry-After` in seconds:
+///
+/// - the client's creation rate is spent: 429, `-32600`, `Retry-After` until its next token
+///   (rounded up to whole seconds);
+/// - the client holds its `per_client` sessions, all in use: 429, `-32600`, `Retry-After: 5`;
+/// - the server holds `max_sessions`, none of which may be closed for this client: 503,
+///   `-32603`, `Retry-After: 5`.
+fn refuse_session(id: &RequestId, refused: Refused) -> Response {
+    let (status, err, seconds) = match refused {
+        Refused::RateLimited { client, retry_after, limits } => {
+            let seconds = (retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0)).max(1);
+            let err = McpError::invalid_request(format!(
+                "this client ({client}) creates sessions too fast (at most {} at once, then {} per second); retry in {seconds} s, \
+                 and reuse a session (send its Mcp-Session-Id) instead of initializing again",
+                limits.creation_burst.max(1),
+                limits.creations_per_second
+            ));
+            (429, err, seconds)
+        }
+        Refused::ClientBusy { client, per_client } => {
+            let err = McpError::invalid_request(format!(
+                "this client ({client}) already holds {per_client} sessions, all with requests or streams open; \
+                 end sessions it no longer needs with DELETE, or send this work in one of them"
+            ));
+            (429, err, BUSY_RETRY_SECONDS)
+        }
+        Refused::Full { max } => {
+            let err = McpError::internal(format!(
+                "all {max} sessions of this server are in use; retry later or end an unused session with DELETE"
+            ));
+            (503, err, BUSY_RETRY_SECONDS)
+        }
+    };
+    let mut resp = respond::error(status, Some(id), &err);
+    resp.headers_mut().insert(http::header::RETRY_AFTER, HeaderValue::from(seconds));
+    resp
 }
 
 /// The refusal of a session id that does not exist (for this caller): 404, after which the
@@ -61,6 +105,7 @@ pub(crate) async fn post(
     headers: &HeaderMap,
     msg: Message,
     principal: Option<Arc<Principal>>,
+    connection: Option<Connection>,
 ) -> Response {
     let req_id = match &msg {
         Message::Request(r) => Some(r.id.clone()),
@@ -82,7 +127,7 @@ pub(crate) async fn post(
         Message::Request(r) => r,
     };
     let (ntx, nrx) = outbound_channel(64);
-    let work = start(state, &session, req, ntx, principal, super::headers::trace_context(headers));
+    let work = start(state, &session, req, ntx, principal, connection, super::headers::trace_context(headers));
     let answer = Box::pin(work.map(Answer::One));
     reply(session, answer, nrx, state.config.keep_alive, state.server.engine().message_filters().clone()).await
 }
@@ -142,6 +187,7 @@ pub(super) fn start(
     req: Request,
     notes: OutboundSender,
     principal: Option<Arc<Principal>>,
+    connection: Option<Connection>,
     trace: Option<crate::protocol::TraceContext>,
 ) -> BoxFuture<Value> {
     let cancel = session.closed.child_token();
@@ -158,7 +204,11 @@ pub(super) fn start(
         state
             .server
             .engine()
-            .serve_legacy(req, &session.legacy, Origin::new(cancel, notifier).principal(principal).trace(trace))
+            .serve_legacy(
+                req,
+                &session.legacy,
+                Origin::new(cancel, notifier).principal(principal).connection(connection).trace(trace),
+            )
             .map(move |r| {
                 drop(registration);
                 final_message(&id, r)

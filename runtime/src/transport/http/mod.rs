@@ -53,6 +53,7 @@ use std::time::Duration;
 
 pub use connections::ConnectionLimits;
 pub use security::HostPolicy;
+pub use sessions::SessionLimits;
 
 /// Configuration of the Streamable HTTP transport.
 #[derive(Debug, Clone)]
@@ -74,10 +75,16 @@ pub struct HttpConfig {
     /// under idle timeouts such as undici's 300 s body timeout). Values under 1 ms are raised to 1
     /// ms.
     pub keep_alive: Duration,
-    /// Most legacy sessions kept at once (default 10 000). At the limit, `initialize` closes
-    /// the least recently used session that has no request in flight and no open GET stream;
-    /// when every session is in use it is refused with HTTP 503 and `-32603`.
+    /// Most legacy sessions kept at once (default 10 000). At the limit, `initialize` first
+    /// drops expired sessions, then closes the least recently used idle session (no request in
+    /// flight, no open GET stream) of the client holding the most sessions, never one of a
+    /// client holding no more than the caller; when there is none it is refused with HTTP 503,
+    /// `Retry-After: 5` and `-32603`.
     pub max_sessions: usize,
+    /// How many legacy sessions one client (principal, else peer address) may hold and how
+    /// fast it may create them (default [`SessionLimits::default`]: 64 sessions, bursts of 64,
+    /// then 10 per second); beyond them `initialize` is 429 with `Retry-After` and `-32600`.
+    pub session_limits: SessionLimits,
     /// A legacy session with no request and no open stream for this long expires (default
     /// 30 minutes); its id then gets 404, after which the client re-initializes.
     pub session_idle_timeout: Duration,
@@ -101,6 +108,7 @@ impl Default for HttpConfig {
             legacy_sessions: true,
             keep_alive: Duration::from_secs(15),
             max_sessions: 10_000,
+            session_limits: SessionLimits::default(),
             session_idle_timeout: Duration::from_secs(30 * 60),
             streaming: true,
             connections: ConnectionLimits::default(),
@@ -145,6 +153,12 @@ impl HttpConfig {
         self
     }
 
+    /// Sets [`session_limits`](Self::session_limits).
+    pub fn session_limits(mut self, session_limits: SessionLimits) -> Self {
+        self.session_limits = session_limits;
+        self
+    }
+
     /// Sets [`session_idle_timeout`](Self::session_idle_timeout).
     pub fn session_idle_timeout(mut self, session_idle_timeout: Duration) -> Self {
         self.session_idle_timeout = session_idle_timeout;
@@ -172,12 +186,21 @@ pub(crate) struct HttpState {
 
 /// An axum [`Router`] serving `server` at `config.path`. Nest or merge it into your own app;
 /// layers (auth, tracing, CORS) go around it as with any axum router.
+///
+/// Anonymous legacy sessions count against the peer address
+/// ([`HttpConfig::session_limits`]), read from axum's `ConnectInfo<SocketAddr>`: serve the app
+/// with `into_make_service_with_connect_info::<SocketAddr>()` (as [`serve_app`] does), or all
+/// anonymous clients share one quota.
 pub fn router(server: Server, mut config: HttpConfig) -> Router {
     // A zero period has no meaning for a timer (tokio's interval rejects it).
     config.keep_alive = config.keep_alive.max(Duration::from_millis(1));
     let path = config.path.clone();
     let state = Arc::new(HttpState {
-        sessions: sessions::SessionStore::new(config.max_sessions, config.session_idle_timeout),
+        sessions: sessions::SessionStore::new(
+            config.max_sessions,
+            config.session_idle_timeout,
+            config.session_limits.clone(),
+        ),
         server,
         config,
     });
@@ -225,6 +248,9 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     let session_id = headers::session_id(&parts.headers);
     // Set by an authentication layer such as `auth::BearerAuth`; absent: anonymous.
     let principal = parts.extensions.get::<crate::auth::Principal>().cloned().map(Arc::new);
+    // Inserted by `serve`/`serve_app` per accepted connection; absent under a server of the
+    // application's own.
+    let connection = parts.extensions.get::<crate::context::Connection>().cloned();
     if parts.method != Method::POST {
         return non_post::answer(&state, &parts, principal.as_deref()).await;
     }
@@ -251,7 +277,7 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     };
     // Before the whole-body message filter: filters see each message of a batch, not the array.
     if let Some(batch) = parse_batch(&bytes) {
-        return batch::post(&state, session_id.as_deref(), &parts.headers, batch, principal).await;
+        return batch::post(&state, session_id.as_deref(), &parts.headers, batch, principal, connection).await;
     }
     let filters = state.server.engine().message_filters();
     if !filters.is_empty()
@@ -282,10 +308,12 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
     if state.config.legacy_sessions && legacy_candidate {
         if let Some(id) = &session_id {
-            return legacy::post(&state, id, &parts.headers, msg, principal).await;
+            return legacy::post(&state, id, &parts.headers, msg, principal, connection).await;
         }
         if is_initialize && (header_version.is_none() || header_is_legacy) {
-            return legacy::initialize(&state, msg, principal).await;
+            // Recorded by `serve`; absent under a server of the user's own that does not.
+            let peer = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
+            return legacy::initialize(&state, msg, principal, peer).await;
         }
         if header_is_legacy {
             let id = match &msg {
@@ -296,9 +324,6 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
             return respond::error(400, id.as_ref(), &err);
         }
     }
-    // Inserted by `serve`/`serve_app` per accepted connection; absent under a server of the
-    // application's own.
-    let connection = parts.extensions.get::<crate::context::Connection>().cloned();
     modern::post(&state, &parts.headers, msg, principal, connection).await
 }
 
