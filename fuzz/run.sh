@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 secs="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(envelope headers dispatch request_state)
+[ ${#targets[@]} -eq 0 ] && targets=(envelope headers dispatch request_state http stdio_framing)
 export RUSTC_BOOTSTRAP="${RUSTC_BOOTSTRAP:-1}"
 cargo fuzz build -O
 for t in "${targets[@]}"; do

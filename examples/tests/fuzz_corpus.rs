@@ -18,8 +18,8 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use switchyard::Server;
 use switchyard::fuzzing::{
-    check_server_message, decode_envelope, dispatch_input, mirrored_header, seal_request_state, stdio_exchange,
-    verify_request_state,
+    HttpTarget, check_server_message, decode_envelope, dispatch_input, mirrored_header, seal_request_state,
+    stdio_exchange, verify_request_state,
 };
 
 /// Every file of `fuzz/corpus/TARGET`, sorted; at least one (an empty corpus tests nothing).
@@ -68,6 +68,37 @@ fn dispatch_corpus_gets_well_formed_answers() {
             }
         }
     }
+}
+
+#[test]
+fn stdio_framing_corpus_gets_well_formed_answers() {
+    let server = Server::builder("fuzz-everything", "0").build().expect("the everything table builds");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime");
+    for (path, data) in corpus("stdio_framing") {
+        let lines = rt.block_on(stdio_exchange(server.clone(), &data)).expect("in-memory I/O");
+        for line in lines {
+            if let Err(e) = check_server_message(&line) {
+                panic!("{}: malformed output ({e}): {}", path.display(), String::from_utf8_lossy(&line));
+            }
+        }
+    }
+}
+
+#[test]
+fn http_corpus_gets_well_formed_replies() {
+    let server = Server::builder("fuzz-everything", "0").build().expect("the everything table builds");
+    let target = HttpTarget::new(server);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime");
+    let mut statuses = std::collections::BTreeSet::new();
+    for (path, data) in corpus("http") {
+        match rt.block_on(target.exchange(&data)) {
+            Ok(status) => statuses.insert(status),
+            Err(e) => panic!("{}: {e}", path.display()),
+        };
+    }
+    // The corpus reaches past the front door: answered requests as well as refusals.
+    assert!(statuses.contains(&200), "{statuses:?}");
+    assert!(statuses.iter().any(|s| (400..500).contains(s)), "{statuses:?}");
 }
 
 /// The `request_state` fuzz target's decoding of one input (see

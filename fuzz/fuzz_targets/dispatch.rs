@@ -23,11 +23,18 @@ fn server() -> Server {
     SERVER.get_or_init(|| Server::builder("fuzz-everything", "0").build().expect("the everything table builds")).clone()
 }
 
+/// One runtime for every input (making one per input would cost more than most inputs).
+/// Paused time: sleeps inside tools, timers and grace periods pass at once.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime")
+    })
+}
+
 fuzz_target!(|data: &[u8]| {
-    // Paused time: sleeps inside tools and the EOF grace period pass at once.
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime");
     let input = dispatch_input(data);
-    let lines = rt.block_on(stdio_exchange(server(), &input)).expect("in-memory I/O");
+    let lines = runtime().block_on(stdio_exchange(server(), &input)).expect("in-memory I/O");
     for line in lines {
         if let Err(e) = check_server_message(&line) {
             panic!("malformed output ({e}): {}", String::from_utf8_lossy(&line));

@@ -4,6 +4,12 @@
 //! Each function drives the same code the transports run on untrusted bytes, so a crash found
 //! by the fuzzer is a crash a peer could cause.
 
+#[cfg(feature = "http")]
+mod http_router;
+
+#[cfg(feature = "http")]
+pub use http_router::{HttpTarget, http_request};
+
 use crate::jsonrpc::{McpError, error_response, parse_message};
 use serde_json::Value;
 use std::time::Duration;

@@ -98,8 +98,11 @@ pub(crate) struct Refused {
     pub(crate) limit: usize,
 }
 
-impl From<Refused> for McpError {
-    fn from(r: Refused) -> McpError {
+impl Refused {
+    /// The `-32603` error a refused listen is answered with. A method rather than a `From`
+    /// impl: a `From` for the public `McpError` would show in rustc's suggestions to users.
+    pub(crate) fn into_error(self) -> McpError {
+        let r = self;
         let (scope, message) = match r.scope {
             Scope::Connection => (
                 "connection",
@@ -326,11 +329,11 @@ mod tests {
 
     #[test]
     fn the_refusal_says_which_limit_and_how_to_free_a_slot() {
-        let e = McpError::from(Refused { scope: Scope::Connection, limit: 7 });
+        let e = Refused { scope: Scope::Connection, limit: 7 }.into_error();
         assert_eq!(e.code, crate::jsonrpc::ErrorCode::INTERNAL_ERROR);
         assert_eq!(e.data, Some(json!({ "reason": "listenLimit", "limit": 7, "scope": "connection" })));
         assert!(e.message.contains("7") && e.message.contains("close one"), "{}", e.message);
-        let e = McpError::from(Refused { scope: Scope::Principal, limit: 3 });
+        let e = Refused { scope: Scope::Principal, limit: 3 }.into_error();
         assert_eq!(e.data.as_ref().map(|d| d["scope"].clone()), Some(json!("principal")));
     }
 }

@@ -6,6 +6,7 @@
 
 use super::Event;
 use super::Lagged;
+use super::Refused;
 use super::encoded;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
@@ -217,7 +218,7 @@ pub(crate) async fn listen(
 ) -> Result<Value, McpError> {
     let grant = Box::pin(setup(server, &ctx, params)).await?;
     // Held until this future ends or is dropped, however the subscription ends.
-    let _slot = server.listen_slots().acquire(ctx.connection(), ctx.principal())?;
+    let _slot = server.listen_slots().acquire(ctx.connection(), ctx.principal()).map_err(Refused::into_error)?;
     // Every delivery writes the id, serialized once; the `Value` is made again from `ctx` on
     // the rare paths that need it, rather than kept in this long-lived state. Cannot fail: an
     // id is a string or a number.

@@ -24,7 +24,7 @@ pub(crate) use field::SubscriptionFieldRegistration;
 pub(crate) use field::collect_fields;
 pub use hub::{DeliveryHub, EventStream, InProcessHub, Lagged};
 pub use limits::ListenLimits;
-pub(crate) use limits::ListenSlots;
+pub(crate) use limits::{ListenSlots, Refused};
 pub(crate) use listen::ListenHost;
 #[cfg(feature = "nats")]
 pub use nats::{NatsHub, NatsHubBuilder, NatsHubError};

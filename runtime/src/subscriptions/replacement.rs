@@ -1,7 +1,7 @@
 //! A full-replacement `subscriptions/listen` handler: the server author owns the subscription's
 //! stream instead of the built-in grant, acknowledgement and fan-out.
 
-use super::{DeliveryHub, EventStream};
+use super::{DeliveryHub, EventStream, Refused};
 use crate::context::{Notifier, RequestContext};
 use crate::jsonrpc::McpError;
 use crate::protocol::META_SUBSCRIPTION_ID;
@@ -152,7 +152,7 @@ pub(crate) async fn listen(
     }
     let requested = super::listen::requested(&params)?;
     // Held until the handler's future ends or is dropped.
-    let _slot = server.listen_slots().acquire(ctx.connection(), ctx.principal())?;
+    let _slot = server.listen_slots().acquire(ctx.connection(), ctx.principal()).map_err(Refused::into_error)?;
     let shutdown = server.shutdown().clone();
     let cancel = ctx.cancellation().clone();
     let stream = ListenStream {
