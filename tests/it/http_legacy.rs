@@ -212,7 +212,7 @@ async fn get_and_delete_without_a_session_id_are_400() {
 async fn get_and_delete_of_an_unknown_session_are_404() {
     let srv = HttpServer::start("everything");
     let c = client();
-    let body = refusal("unknown or expired Mcp-Session-Id; initialize again");
+    let body = refusal("unknown or expired Mcp-Session-Id; initialize again, without an Mcp-Session-Id header");
     for method in ["GET", "DELETE"] {
         for headers in [
             &[("mcp-session-id", "anything")][..],
@@ -237,7 +237,12 @@ async fn get_and_delete_naming_another_version_than_the_sessions_are_400() {
     let r = bare(&c, "DELETE", &srv.url, &[("mcp-session-id", &s.id), ("mcp-protocol-version", "2025-11-25")]).await;
     assert_eq!((r.status, r.content_type.as_deref(), r.json()), (200, Some("application/json"), json!({})));
     let r = bare(&c, "DELETE", &srv.url, &[("mcp-session-id", &s.id), ("mcp-protocol-version", "2025-11-25")]).await;
-    assert_refused(&r, 404, &refusal("unknown or expired Mcp-Session-Id; initialize again"), "deleted");
+    assert_refused(
+        &r,
+        404,
+        &refusal("unknown or expired Mcp-Session-Id; initialize again, without an Mcp-Session-Id header"),
+        "deleted",
+    );
 }
 
 /// 2025-11-25 transports: an unsupported `MCP-Protocol-Version` MUST be a 400. A 405 would tell

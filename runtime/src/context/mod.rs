@@ -1,6 +1,6 @@
 //! The per-request context handed to handlers, and the extractors built from it.
 
-mod connection;
+pub(crate) mod connection;
 mod extract;
 pub(crate) mod input;
 mod message_filters;

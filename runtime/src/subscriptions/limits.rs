@@ -40,7 +40,7 @@ pub struct ListenLimits {
     pub per_connection: usize,
     /// Most subscriptions open at once for one caller over all its connections (default
     /// 10 000). The caller is the authenticated principal (its `id`) when there is one; an
-    /// anonymous caller is its peer IP address over HTTP, the one peer on stdio, and one shared
+    /// anonymous caller is its peer's IPv4 address or IPv6 /64 prefix over HTTP, the one peer on stdio, and one shared
     /// "anonymous" caller where the transport names no connection. 0 refuses every
     /// subscription.
     pub per_principal: usize,
@@ -78,7 +78,7 @@ impl Caller {
     fn of(connection: Option<&Connection>, principal: Option<&Principal>) -> Caller {
         match (principal, connection.and_then(Connection::peer)) {
             (Some(p), _) => Caller::Principal(p.id.clone()),
-            (None, Some(peer)) => Caller::Peer(peer.ip()),
+            (None, Some(peer)) => Caller::Peer(crate::context::connection::peer_network(peer.ip())),
             (None, None) => Caller::Anonymous,
         }
     }
@@ -107,7 +107,7 @@ impl Refused {
             Scope::Connection => (
                 "connection",
                 format!(
-                    "subscriptions/listen: this connection already has {} open subscriptions, its limit; \
+                    "subscriptions/listen: this connection already has {} open subscription(s), its limit; \
                      close one (cancel it or close its stream) before opening another",
                     r.limit
                 ),
@@ -115,12 +115,13 @@ impl Refused {
             Scope::Principal => (
                 "principal",
                 format!(
-                    "subscriptions/listen: this caller already has {} open subscriptions over all its \
+                    "subscriptions/listen: this caller already has {} open subscription(s) over all its \
                      connections, its limit; close one (cancel it or close its stream) before opening another",
                     r.limit
                 ),
             ),
         };
+        tracing::debug!(scope, limit = r.limit, "subscriptions/listen refused: limit reached");
         McpError::internal(message).with_data(json!({ "reason": "listenLimit", "limit": r.limit, "scope": scope }))
     }
 }
@@ -289,6 +290,22 @@ mod tests {
         s.acquire(Some(&peer("10.0.0.9")), None).expect("another address");
         drop((held, anonymous));
         s.acquire(Some(&peer("10.0.0.2")), Some(&alice)).expect("alice's slots were freed");
+    }
+
+    /// Anonymous IPv6 callers count by /64 (rotating addresses inside one does not help), and
+    /// IPv4 peers seen through a dual-stack listener count as their IPv4 address.
+    #[test]
+    fn anonymous_ipv6_callers_count_by_their_64_prefix() {
+        let s = slots(10, 2);
+        let _a = s.acquire(Some(&peer("[2001:db8:1:2::1]")), None).expect("first");
+        let _b = s.acquire(Some(&peer("[2001:db8:1:2:ffff::9]")), None).expect("second, same /64");
+        let refused = s.acquire(Some(&peer("[2001:db8:1:2::3]")), None).err().map(|r| r.scope);
+        assert_eq!(refused, Some(Scope::Principal), "a third address of the same /64");
+        s.acquire(Some(&peer("[2001:db8:1:3::1]")), None).expect("another /64");
+        let _v4 = s.acquire(Some(&peer("10.0.0.5")), None).expect("ipv4");
+        let _mapped = s.acquire(Some(&peer("[::ffff:10.0.0.5]")), None).expect("the same caller, second slot");
+        let refused = s.acquire(Some(&peer("10.0.0.5")), None).err().map(|r| r.scope);
+        assert_eq!(refused, Some(Scope::Principal), "mapped and plain IPv4 are one caller");
     }
 
     #[test]

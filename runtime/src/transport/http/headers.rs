@@ -3,11 +3,13 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::HeaderMap;
 
-/// `Mcp-Session-Id`, when present and readable.
+/// `Mcp-Session-Id`, when present, trimmed.
 pub(crate) fn session_id(headers: &HeaderMap) -> Option<String> {
     // A `HeaderName` rather than a `&str`: a `&str` key is parsed into a name on every lookup.
     static NAME: http::HeaderName = http::HeaderName::from_static("mcp-session-id");
-    headers.get(&NAME).and_then(|v| v.to_str().ok()).map(|s| s.trim().to_owned())
+    // A value that is not visible ASCII is kept (lossily decoded): it names no session (ids are
+    // hex), so it is refused as unknown rather than as missing.
+    headers.get(&NAME).map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
 }
 
 /// `MCP-Protocol-Version`, trimmed. A value that is not visible ASCII is returned as it is
@@ -82,5 +84,15 @@ mod tests {
             Some("=?base64?SGVsbG8=")
         );
         assert_eq!(mirrored(&with("mcp-name", "  greet  "), "mcp-name").ok().flatten().as_deref(), Some("greet"));
+    }
+
+    /// A session id that is not visible ASCII is still a session id (refused as unknown, 404),
+    /// not a missing one.
+    #[test]
+    fn an_unreadable_session_id_is_present() {
+        let mut h = HeaderMap::new();
+        h.insert("mcp-session-id", http::HeaderValue::from_bytes(b"\xff\xfe").expect("obs-text"));
+        assert!(session_id(&h).is_some_and(|id| !id.is_empty()));
+        assert_eq!(session_id(&HeaderMap::new()), None);
     }
 }

@@ -87,6 +87,8 @@ fn refuse_session(id: &RequestId, refused: Refused) -> Response {
             (503, err, BUSY_RETRY_SECONDS)
         }
     };
+    // An operator sees who is refused and why (a shared proxy address shows here first).
+    tracing::debug!(status, retry_after_s = seconds, reason = %err.message, "http: initialize refused");
     let mut resp = respond::error(status, Some(id), &err);
     resp.headers_mut().insert(http::header::RETRY_AFTER, HeaderValue::from(seconds));
     resp
@@ -95,7 +97,12 @@ fn refuse_session(id: &RequestId, refused: Refused) -> Response {
 /// The refusal of a session id that does not exist (for this caller): 404, after which the
 /// client initializes again.
 fn session_not_found() -> Refusal {
-    Refusal::new(404, McpError::invalid_request("unknown or expired Mcp-Session-Id; initialize again"))
+    Refusal::new(
+        404,
+        McpError::invalid_request(
+            "unknown or expired Mcp-Session-Id; initialize again, without an Mcp-Session-Id header",
+        ),
+    )
 }
 
 /// A POST inside a legacy session.

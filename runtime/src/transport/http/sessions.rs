@@ -12,7 +12,7 @@ use crate::jsonrpc::RequestId;
 use crate::server::LegacySession;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -111,14 +111,9 @@ impl Client {
         if let Some(p) = principal {
             return Client::Principal(p.id.clone());
         }
-        match peer.map(|a| a.ip()) {
+        match peer {
             None => Client::Unknown,
-            Some(IpAddr::V4(v4)) => Client::Peer(IpAddr::V4(v4)),
-            // A dual-stack listener sees IPv4 peers as `::ffff:a.b.c.d`, all in one /64.
-            Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
-                Some(v4) => Client::Peer(IpAddr::V4(v4)),
-                None => Client::Peer(IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1)))),
-            },
+            Some(a) => Client::Peer(crate::context::connection::peer_network(a.ip())),
         }
     }
 }
@@ -355,7 +350,7 @@ impl SessionStore {
         owner: Option<String>,
         client: Client,
     ) -> Result<Arc<HttpSession>, Refused> {
-        self.insert_at(legacy, parent, owner, client, Instant::now())
+        self.insert_at(legacy, parent, owner, client, None)
     }
 
     fn insert_at(
@@ -364,10 +359,13 @@ impl SessionStore {
         parent: &CancellationToken,
         owner: Option<String>,
         client: Client,
-        now: Instant,
+        at: Option<Instant>,
     ) -> Result<Arc<HttpSession>, Refused> {
         let limits = &self.limits;
         let mut inner = self.lock();
+        // Read under the lock: a request that waited for it must see the time that passed, or
+        // the bucket would refuse it a token that came due meanwhile.
+        let now = at.unwrap_or_else(Instant::now);
         inner.prune_clients(limits, now);
         let entry = inner
             .clients
@@ -450,7 +448,7 @@ mod tests {
     /// Creates a session `id` for `client` at `at`, its last use at `at` too.
     fn add(s: &SessionStore, client: &Client, id: &str, at: Instant) -> Result<Arc<HttpSession>, Refused> {
         let legacy = Arc::new(LegacySession::new(id.to_owned(), "2025-11-25", serde_json::json!({}), None));
-        s.insert_at(legacy, &CancellationToken::new(), None, client.clone(), at)
+        s.insert_at(legacy, &CancellationToken::new(), None, client.clone(), Some(at))
     }
 
     fn refusal(r: Result<Arc<HttpSession>, Refused>) -> Refused {
