@@ -46,6 +46,20 @@ impl Connection {
     }
 }
 
+/// The network an anonymous peer is counted by in per-caller limits: its IPv4 address, or its
+/// IPv6 address cut to the /64 prefix (one host usually holds a whole /64, so counting single
+/// IPv6 addresses would let it rotate past any limit). A dual-stack listener sees IPv4 peers
+/// as `::ffff:a.b.c.d`: those count as their IPv4 address.
+pub(crate) fn peer_network(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Connection;
@@ -58,19 +72,5 @@ mod tests {
         assert_ne!(a, b, "the same peer twice is two connections");
         assert_eq!(a.clone(), a);
         assert_eq!((a.peer(), Connection::new(None).peer()), (peer, None));
-    }
-}
-
-/// The network an anonymous peer is counted by in per-caller limits: its IPv4 address, or its
-/// IPv6 address cut to the /64 prefix (one host usually holds a whole /64, so counting single
-/// IPv6 addresses would let it rotate past any limit). A dual-stack listener sees IPv4 peers
-/// as `::ffff:a.b.c.d`: those count as their IPv4 address.
-pub(crate) fn peer_network(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
-        },
     }
 }
