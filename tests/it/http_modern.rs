@@ -82,6 +82,20 @@ async fn missing_meta_keys_are_400_invalid_params_with_the_id() {
     let params = json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } });
     let r = send(modern(&c, &s.url, json!(105), "server/discover", params)).await;
     assert_eq!(r.status, 200);
+    // A version this server does not know, on a request without `_meta` (an `initialize` of
+    // a client from the future): the refusal names the version and what is supported.
+    let init = json!({ "jsonrpc": "2.0", "id": 106, "method": "initialize",
+        "params": { "protocolVersion": "2099-01-01", "capabilities": {}, "clientInfo": { "name": "x", "version": "0" } } });
+    let rb = c
+        .post(&s.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "banana")
+        .body(init.to_string());
+    let r = send(rb).await;
+    assert_eq!((r.status, r.error_code()), (400, Some(-32602)), "{:?}", r.messages);
+    let message = r.last()["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("\"banana\" is not a version this server supports: 2026-07-28, 2025-11-25"), "{message}");
     still_usable(&c, &s.url).await;
 }
 
