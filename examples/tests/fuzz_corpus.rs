@@ -35,6 +35,15 @@ fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
     files.into_iter().map(|p| (p.clone(), std::fs::read(&p).expect("readable corpus file"))).collect()
 }
 
+/// Fails naming `path` unless every line the server wrote is a well-formed JSON-RPC message.
+fn check_lines(path: &std::path::Path, lines: &[Vec<u8>]) {
+    for line in lines {
+        if let Err(e) = check_server_message(line) {
+            panic!("{}: malformed output ({e}): {}", path.display(), String::from_utf8_lossy(line));
+        }
+    }
+}
+
 #[test]
 fn envelope_corpus_gets_well_formed_answers() {
     for (path, data) in corpus("envelope") {
@@ -62,11 +71,7 @@ fn dispatch_corpus_gets_well_formed_answers() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime");
     for (path, data) in corpus("dispatch") {
         let lines = rt.block_on(stdio_exchange(server.clone(), &dispatch_input(&data))).expect("in-memory I/O");
-        for line in lines {
-            if let Err(e) = check_server_message(&line) {
-                panic!("{}: malformed output ({e}): {}", path.display(), String::from_utf8_lossy(&line));
-            }
-        }
+        check_lines(&path, &lines);
     }
 }
 
@@ -76,11 +81,7 @@ fn stdio_framing_corpus_gets_well_formed_answers() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime");
     for (path, data) in corpus("stdio_framing") {
         let lines = rt.block_on(stdio_exchange(server.clone(), &data)).expect("in-memory I/O");
-        for line in lines {
-            if let Err(e) = check_server_message(&line) {
-                panic!("{}: malformed output ({e}): {}", path.display(), String::from_utf8_lossy(&line));
-            }
-        }
+        check_lines(&path, &lines);
     }
 }
 

@@ -13,24 +13,12 @@ mod resources;
 #[allow(dead_code)]
 mod tools;
 
+#[path = "common.rs"]
+mod common;
+
+use common::{runtime, server};
 use libfuzzer_sys::fuzz_target;
-use std::sync::OnceLock;
-use switchyard::Server;
 use switchyard::fuzzing::{check_server_message, stdio_exchange};
-
-fn server() -> Server {
-    static SERVER: OnceLock<Server> = OnceLock::new();
-    SERVER.get_or_init(|| Server::builder("fuzz-everything", "0").build().expect("the everything table builds")).clone()
-}
-
-/// One runtime for every input (making one per input would cost more than most inputs).
-/// Paused time: sleeps inside tools, timers and grace periods pass at once.
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime")
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     let lines = runtime().block_on(stdio_exchange(server(), data)).expect("in-memory I/O");
