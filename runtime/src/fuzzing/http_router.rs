@@ -37,8 +37,8 @@ impl HttpTarget {
     }
 
     /// Decodes `data` into a request (see [`http_request`]), serves it and checks the reply:
-    /// a status the spec allows, and every JSON body or SSE `data:` frame a well-formed
-    /// JSON-RPC message (or batch of them). Streams are read for at most 32 frames.
+    /// every JSON body or SSE `data:` frame a well-formed JSON-RPC message (or batch of them),
+    /// no body on a reply to HEAD. Streams are read for at most 32 frames.
     ///
     /// Returns the status code; errors: a sentence saying what is wrong with the reply.
     pub async fn exchange(&self, data: &[u8]) -> Result<u16, String> {
