@@ -1,6 +1,16 @@
-//! What the targets that drive `examples/everything` share (each target compiles that example's
-//! modules in, so its registrations are in the binary): one server and one paused runtime per
-//! process.
+//! What the targets that drive `examples/everything` share: that example's modules, compiled
+//! in so that their registrations are in the binary (paths relative to `fuzz_targets/`), one
+//! server and one paused runtime per process.
+
+#[path = "../../examples/everything/prompts.rs"]
+#[allow(dead_code)]
+mod prompts;
+#[path = "../../examples/everything/resources.rs"]
+#[allow(dead_code)]
+mod resources;
+#[path = "../../examples/everything/tools.rs"]
+#[allow(dead_code)]
+mod tools;
 
 use std::sync::OnceLock;
 use switchyard::Server;

@@ -4,16 +4,6 @@
 //! input creates stay in the router for later inputs, as on a long-running server.
 #![no_main]
 
-#[path = "../../examples/everything/prompts.rs"]
-#[allow(dead_code)]
-mod prompts;
-#[path = "../../examples/everything/resources.rs"]
-#[allow(dead_code)]
-mod resources;
-#[path = "../../examples/everything/tools.rs"]
-#[allow(dead_code)]
-mod tools;
-
 #[path = "common.rs"]
 mod common;
 

@@ -3,16 +3,6 @@
 //! point. Never panics, never hangs past EOF, every line written a well-formed JSON-RPC message.
 #![no_main]
 
-#[path = "../../examples/everything/prompts.rs"]
-#[allow(dead_code)]
-mod prompts;
-#[path = "../../examples/everything/resources.rs"]
-#[allow(dead_code)]
-mod resources;
-#[path = "../../examples/everything/tools.rs"]
-#[allow(dead_code)]
-mod tools;
-
 #[path = "common.rs"]
 mod common;
 
