@@ -63,7 +63,7 @@ use crate::auth::BearerAuth;
 use crate::auth::Principal;
 use crate::server::Server;
 #[cfg(feature = "http")]
-use crate::transport::http::{HttpConfig, router, serve_app};
+use crate::transport::http::HttpConfig;
 use crate::transport::stdio::{self, StdioConfig};
 use std::process::ExitCode;
 
@@ -493,13 +493,7 @@ async fn serve_http(server: Server, addr: &str, options: ServeOptions) -> std::i
         .local_addr()
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot read the bound address: {e}")))?;
     eprintln!("listening on http://{bound}{}", options.http.path);
-    let shutdown = server.shutdown_token().clone();
-    let limits = options.http.connections.clone();
-    let mut app = router(server, options.http);
-    if let Some(auth) = options.auth {
-        app = app.layer(auth);
-    }
-    serve_app(listener, app, shutdown, &limits).await
+    crate::transport::http::serve_endpoint(listener, server, options.http, options.auth).await
 }
 
 fn spawn_signal_handler(server: Server) {

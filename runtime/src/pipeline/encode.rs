@@ -1,5 +1,6 @@
 use super::Engine;
 use crate::protocol::META_SERVER_INFO;
+use serde_json::map::Entry;
 use serde_json::{Map, Value, json};
 
 /// Methods whose 2026-07-28 results are `CacheableResult`s
@@ -30,14 +31,19 @@ pub(crate) fn stamp_modern(server: &Engine, method: &str, result: Value) -> Valu
             o
         }
     };
-    let result_type = obj.entry("resultType").or_insert_with(|| json!("complete")).clone();
+    // Compared in place: a clone of the value would cost an allocation per result.
+    let complete = match obj.entry("resultType") {
+        Entry::Vacant(v) => {
+            v.insert(json!("complete"));
+            true
+        }
+        Entry::Occupied(o) => o.get() == "complete",
+    };
     let meta = obj.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(m) = meta {
         m.entry(META_SERVER_INFO).or_insert_with(|| server.server_info());
     }
-    if result_type == "complete"
-        && let Some((ttl, scope)) = cache_hints(server, method)
-    {
+    if complete && let Some((ttl, scope)) = cache_hints(server, method) {
         obj.entry("ttlMs").or_insert_with(|| json!(ttl as u64));
         obj.entry("cacheScope").or_insert_with(|| json!(scope));
     }

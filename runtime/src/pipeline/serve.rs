@@ -233,7 +233,7 @@ impl Engine {
         } else {
             None
         };
-        let raw = raw_meta(&params);
+        let raw = self.take_meta(target, &mut params);
         let parts = RequestParts {
             id: req.id,
             method: req.method,
@@ -300,11 +300,11 @@ impl Engine {
         let Some(target) = self.target(&req.method, false) else {
             return Either::Left(ready(Err(crate::protocol::method_not_served(&req.method, Some(session.version)))));
         };
-        let params = req.params.unwrap_or_default();
+        let mut params = req.params.unwrap_or_default();
         if let Err(e) = super::legacy_meta::reject_modern_envelope(&params, session.version) {
             return Either::Left(ready(Err(e)));
         }
-        let raw = raw_meta(&params);
+        let raw = self.take_meta(target, &mut params);
         let channel: Arc<dyn InputChannel> =
             Arc::new(LegacyChannel::new(session.client_requests().clone(), origin.notifier.clone()));
         let parts = RequestParts {
@@ -526,8 +526,22 @@ fn trace_context(meta: &Map<String, Value>, transport: Option<TraceContext>) -> 
     transport
 }
 
-fn raw_meta(params: &Map<String, Value>) -> Map<String, Value> {
-    params.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default()
+impl Engine {
+    /// The request's `params._meta` for [`RequestParts::meta`] (empty when absent or not an
+    /// object).
+    ///
+    /// Raw filters see the undecoded params with `_meta`, and so does a replacement listen
+    /// handler; there `params` keeps it and the parts get a copy. Every other step drops
+    /// `_meta` from `params` before decoding them (handlers read it through the context), so
+    /// without raw filters it is moved out: no copy of every `_meta` map per request.
+    fn take_meta(&self, target: Target, params: &mut Map<String, Value>) -> Map<String, Value> {
+        let seen_in_params = !self.raw.is_empty() || matches!(target, Target::Builtin(Method::Listen));
+        let meta = if seen_in_params { params.get("_meta").cloned() } else { params.shift_remove("_meta") };
+        match meta {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
+    }
 }
 
 /// Turns a panic inside `work` into `-32603` (logged), so one faulty handler cannot take the

@@ -356,3 +356,56 @@ async fn a16_listen_events_pass_through_message_filters_whole() {
     assert_eq!(event["params"]["_meta"], tag);
     assert_eq!(event["params"]["seenBy"], tag, "the filter saw the tagged event: {event}");
 }
+
+/// The request's `_meta` as its context shows it to the tool.
+#[mcp_tool(group = "meta-seen")]
+async fn meta_seen(ctx: RequestContext) -> Result<String, McpError> {
+    Ok(Value::Object(ctx.meta().clone()).to_string())
+}
+
+/// What the raw filter of group `meta-raw` found in `params._meta`.
+static RAW_META: std::sync::Mutex<Option<Value>> = std::sync::Mutex::new(None);
+
+#[mcp_filter(group = "meta-raw")]
+async fn meta_raw(req: RawRequest, next: RawNext) -> RawResponse {
+    *RAW_META.lock().unwrap_or_else(|e| e.into_inner()) = req.params.get("_meta").cloned();
+    next.run(req).await
+}
+
+/// Without raw filters the pipeline moves `_meta` out of the params into the context rather
+/// than copying it: the tool must see the same `_meta` either way, and a raw filter must still
+/// find it in `params`, on both eras.
+#[tokio::test]
+async fn the_context_shows_the_sent_meta_with_and_without_raw_filters() {
+    let sent = json!({ "progressToken": "p-1", "acme/tag": { "nested": [1, "two"] } });
+    for groups in [&["meta-seen"][..], &["meta-seen", "meta-raw"][..]] {
+        let server = || Server::builder("meta", "1").groups(groups.iter().copied()).build().expect("builds");
+        let modern = TestClient::modern(server());
+        let legacy = TestClient::legacy(server(), "2025-11-25").await.expect("initialized");
+        for (era, client) in [("modern", &modern), ("legacy", &legacy)] {
+            *RAW_META.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            let r = client.request("tools/call", json!({ "name": "meta_seen", "arguments": {}, "_meta": sent })).await;
+            let text = r.result()["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+            let seen: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{era} {groups:?}: {e}: {text:?}"));
+            let mut expected = sent.as_object().cloned().unwrap_or_default();
+            if era == "modern" {
+                // The test client adds the required envelope; it is part of what was sent.
+                for key in ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"] {
+                    assert!(seen.get(key).is_some(), "{era} {groups:?}: {key} missing in {seen}");
+                    expected.insert(key.to_owned(), seen[key].clone());
+                }
+                expected.insert(
+                    "io.modelcontextprotocol/clientInfo".to_owned(),
+                    seen["io.modelcontextprotocol/clientInfo"].clone(),
+                );
+            }
+            assert_eq!(seen, Value::Object(expected), "{era} {groups:?}");
+            let raw = RAW_META.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if groups.contains(&"meta-raw") {
+                assert_eq!(raw.as_ref(), Some(&seen), "{era}: the raw filter sees params._meta");
+            } else {
+                assert_eq!(raw, None, "{era}: no raw filter ran");
+            }
+        }
+    }
+}

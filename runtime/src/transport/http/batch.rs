@@ -27,7 +27,7 @@ use super::headers::protocol_version;
 use super::legacy::{self, Answer};
 use super::respond;
 use crate::auth::Principal;
-use crate::context::{self, Connection};
+use crate::context::{self, Connection, Payload};
 use crate::jsonrpc::{McpError, Message, ParseFailure, error_response, parse_entry};
 use crate::protocol::{MODERN_VERSION, accepts_batches, batch_refused, is_legacy_version};
 use crate::registry::BoxFuture;
@@ -66,8 +66,8 @@ pub(crate) async fn post(
     }
     let filters = state.server.engine().message_filters().clone();
     let (ntx, nrx) = context::outbound_channel(64);
-    let mut answers: Vec<BoxFuture<Value>> = Vec::new();
-    let at_once = |m: Value| -> BoxFuture<Value> { Box::pin(std::future::ready(m)) };
+    let mut answers: Vec<BoxFuture<Payload>> = Vec::new();
+    let at_once = |m: Value| -> BoxFuture<Payload> { Box::pin(std::future::ready(Payload::Value(m))) };
     // Ids of the batch's requests so far: a second request with one id could not be told apart
     // in the answer, nor cancelled on its own (at most MAX_BATCH_LEN, so a scan is enough).
     let mut ids = Vec::new();
@@ -108,6 +108,9 @@ pub(crate) async fn post(
     if answers.is_empty() {
         return respond::accepted();
     }
-    let work = Box::pin(futures::future::join_all(answers).map(Answer::Batch));
+    let work = Box::pin(
+        futures::future::join_all(answers)
+            .map(|answers| Answer::Batch(answers.into_iter().map(Payload::into_value).collect())),
+    );
     legacy::reply(session, work, nrx, state.config.keep_alive, filters).await
 }

@@ -7,12 +7,14 @@
 use super::batched_writes::BatchedWrites;
 use super::preface_deadline::PrefaceDeadline;
 use crate::context::Connection;
-use axum::Router;
+use axum::body::Body;
 use axum::extract::ConnectInfo;
+use axum::response::Response;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -130,12 +132,16 @@ impl ConnectionLimits {
 ///
 /// Errors: none so far; a failed `accept` (e.g. out of file descriptors) is logged and retried
 /// after 50 ms rather than ending the server.
-pub(super) async fn serve(
+pub(super) async fn serve<S>(
     listener: TcpListener,
-    app: Router,
+    app: S,
     shutdown: CancellationToken,
     limits: &ConnectionLimits,
-) -> std::io::Result<()> {
+) -> std::io::Result<()>
+where
+    S: tower::Service<http::Request<Body>, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
     let builder = Arc::new(limits.builder());
     let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();
@@ -174,7 +180,8 @@ pub(super) async fn serve(
             tracing::debug!(error = %e, "http: cannot set TCP_NODELAY");
         }
         let identity = Connection::new(Some(peer));
-        let service = tower::ServiceExt::map_request(app.clone(), move |mut req: http::Request<_>| {
+        let service = tower::ServiceExt::map_request(app.clone(), move |req: http::Request<_>| {
+            let mut req = req.map(Body::new);
             req.extensions_mut().insert(ConnectInfo(peer));
             req.extensions_mut().insert(identity.clone());
             req

@@ -2,22 +2,39 @@ use crate::jsonrpc::McpError;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::HeaderMap;
+use http::header::AsHeaderName;
+use std::borrow::Cow;
+use std::fmt::Display;
+
+/// `Mcp-Method` (mirrors the body's `method`).
+pub(crate) static MCP_METHOD: http::HeaderName = http::HeaderName::from_static("mcp-method");
+/// `Mcp-Name` (mirrors the params field that names the target).
+pub(crate) static MCP_NAME: http::HeaderName = http::HeaderName::from_static("mcp-name");
+
+/// `value` trimmed of ASCII whitespace, lossily decoded when it is not UTF-8; borrowed from
+/// the header map in the usual (visible ASCII) case, so a lookup allocates nothing.
+fn trimmed_lossy(value: &http::HeaderValue) -> Cow<'_, str> {
+    match String::from_utf8_lossy(value.as_bytes()) {
+        Cow::Borrowed(s) => Cow::Borrowed(s.trim()),
+        Cow::Owned(s) => Cow::Owned(s.trim().to_owned()),
+    }
+}
 
 /// `Mcp-Session-Id`, when present, trimmed.
-pub(crate) fn session_id(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn session_id(headers: &HeaderMap) -> Option<Cow<'_, str>> {
     // A `HeaderName` rather than a `&str`: a `&str` key is parsed into a name on every lookup.
     static NAME: http::HeaderName = http::HeaderName::from_static("mcp-session-id");
     // A value that is not visible ASCII is kept (lossily decoded): it names no session (ids are
     // hex), so it is refused as unknown rather than as missing.
-    headers.get(&NAME).map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
+    headers.get(&NAME).map(trimmed_lossy)
 }
 
 /// `MCP-Protocol-Version`, trimmed. A value that is not visible ASCII is returned as it is
 /// (lossily decoded) so that the version checks reject it by name rather than as missing.
-pub(crate) fn protocol_version(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn protocol_version(headers: &HeaderMap) -> Option<Cow<'_, str>> {
     // As in `session_id`: read on every POST, twice on a legacy one.
     static NAME: http::HeaderName = http::HeaderName::from_static("mcp-protocol-version");
-    headers.get(&NAME).map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
+    headers.get(&NAME).map(trimmed_lossy)
 }
 
 /// Reads a header that mirrors a body value: trims optional whitespace and decodes the
@@ -27,7 +44,12 @@ pub(crate) fn protocol_version(headers: &HeaderMap) -> Option<String> {
 /// Returns `Ok(None)` when the header is absent. Errors (`-32020`): a value that is not
 /// visible ASCII, a sentinel whose base64 is malformed or padded wrongly, or whose bytes are
 /// not UTF-8.
-pub(crate) fn mirrored(headers: &HeaderMap, name: &str) -> Result<Option<String>, McpError> {
+///
+/// `name` is best a `&HeaderName` (e.g. [`MCP_METHOD`]): a `&str` is parsed into one per call.
+pub(crate) fn mirrored<K: AsHeaderName + Display + Copy>(
+    headers: &HeaderMap,
+    name: K,
+) -> Result<Option<Cow<'_, str>>, McpError> {
     let mut values = headers.get_all(name).iter();
     let Some(raw) = values.next() else { return Ok(None) };
     if values.next().is_some() {
@@ -40,13 +62,13 @@ pub(crate) fn mirrored(headers: &HeaderMap, name: &str) -> Result<Option<String>
         })?
         .trim_matches([' ', '\t']);
     let Some(inner) = text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) else {
-        return Ok(Some(text.to_owned()));
+        return Ok(Some(Cow::Borrowed(text)));
     };
     let bytes = STANDARD
         .decode(inner)
         .map_err(|_| McpError::header_mismatch(format!("{name}: the =?base64?...?= value is not valid base64")))?;
     String::from_utf8(bytes)
-        .map(Some)
+        .map(|s| Some(Cow::Owned(s)))
         .map_err(|_| McpError::header_mismatch(format!("{name}: the decoded value is not UTF-8")))
 }
 

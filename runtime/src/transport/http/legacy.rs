@@ -1,11 +1,11 @@
 use super::HttpState;
 use super::headers::protocol_version;
-use super::respond::{self, final_message, queued_message};
+use super::respond::{self, final_payload, queued_message};
 use super::resume::EventLog;
 use super::sessions::{Client, HttpSession, Refused, new_session_id};
 use super::status::{self, Refusal};
 use crate::auth::Principal;
-use crate::context::{Connection, Origin, Outbound, OutboundReceiver, OutboundSender, outbound_channel};
+use crate::context::{Connection, Origin, Outbound, OutboundReceiver, OutboundSender, Payload, outbound_channel};
 use crate::jsonrpc::{McpError, Message, Notification, Request, RequestId, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
@@ -196,7 +196,7 @@ pub(super) fn start(
     principal: Option<Arc<Principal>>,
     connection: Option<Connection>,
     trace: Option<crate::protocol::TraceContext>,
-) -> BoxFuture<Value> {
+) -> BoxFuture<Payload> {
     let cancel = session.closed.child_token();
     let registration = Registration::new(session, &req.id, &cancel);
     let notifier = if state.config.streaming {
@@ -218,7 +218,7 @@ pub(super) fn start(
             )
             .map(move |r| {
                 drop(registration);
-                final_message(&id, r)
+                final_payload(id, r)
             }),
     )
 }
@@ -226,7 +226,7 @@ pub(super) fn start(
 /// What the requests of one POST answer: one response, or the responses of a batch.
 pub(super) enum Answer {
     /// A single request's final message.
-    One(Value),
+    One(Payload),
     /// The answers of a batch's requests (and errors of its malformed entries), in batch order.
     Batch(Vec<Value>),
 }
@@ -235,7 +235,7 @@ impl Answer {
     /// The messages to send, after the outgoing message filters.
     fn into_messages(self, filters: &MessageFilters) -> Vec<Value> {
         match self {
-            Answer::One(m) => filters.outgoing(m),
+            Answer::One(m) => filters.outgoing(m.into_value()),
             Answer::Batch(ms) => ms.into_iter().flat_map(|m| filters.outgoing(m)).collect(),
         }
     }
@@ -245,7 +245,8 @@ impl Answer {
     fn respond(self, filters: &MessageFilters) -> Response {
         match self {
             // Legacy JSON-RPC errors travel with HTTP 200: only transport problems get 4xx.
-            Answer::One(m) => respond::filtered(filters, 200, m),
+            Answer::One(m) if filters.is_empty() => respond::payload(200, &m),
+            Answer::One(m) => respond::filtered(filters, 200, m.into_value()),
             batch => match batch.into_messages(filters) {
                 ms if ms.is_empty() => respond::accepted(),
                 ms => respond::json(200, &Value::Array(ms)),
@@ -403,8 +404,8 @@ pub(crate) async fn open_stream(
     respond::sse_response(rx)
 }
 
-/// DELETE with a session id: ends the session (its requests are cancelled). Refused as a POST
-/// of the session is ([`session_for`]).
+/// DELETE with a session id: ends the session (its requests are cancelled) and answers 200
+/// without a body. Refused as a POST of the session is ([`session_for`]).
 pub(crate) fn delete(
     state: &HttpState,
     session_id: &str,
@@ -415,7 +416,9 @@ pub(crate) fn delete(
         return respond::refused(None, &r);
     }
     match state.sessions.remove(session_id) {
-        Some(_) => respond::json(200, &serde_json::json!({})),
+        // Nothing to say but the status: a JSON body would have to be a JSON-RPC message,
+        // and this answers none.
+        Some(_) => respond::ended(),
         None => respond::refused(None, &session_not_found()),
     }
 }

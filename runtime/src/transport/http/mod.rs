@@ -29,6 +29,7 @@
 mod batch;
 mod batched_writes;
 mod connections;
+mod endpoint;
 mod headers;
 mod legacy;
 mod modern;
@@ -191,11 +192,18 @@ pub(crate) struct HttpState {
 /// ([`HttpConfig::session_limits`]), read from axum's `ConnectInfo<SocketAddr>`: serve the app
 /// with `into_make_service_with_connect_info::<SocketAddr>()` (as [`serve_app`] does), or all
 /// anonymous clients share one quota.
-pub fn router(server: Server, mut config: HttpConfig) -> Router {
+pub fn router(server: Server, config: HttpConfig) -> Router {
+    let state = http_state(server, config);
+    let path = state.config.path.clone();
+    Router::new().route(&path, axum::routing::any(handle)).with_state(state)
+}
+
+/// What serving `server` with `config` keeps: the server, the configuration, the legacy
+/// sessions.
+fn http_state(server: Server, mut config: HttpConfig) -> Arc<HttpState> {
     // A zero period has no meaning for a timer (tokio's interval rejects it).
     config.keep_alive = config.keep_alive.max(Duration::from_millis(1));
-    let path = config.path.clone();
-    let state = Arc::new(HttpState {
+    Arc::new(HttpState {
         sessions: sessions::SessionStore::new(
             config.max_sessions,
             config.session_idle_timeout,
@@ -203,18 +211,34 @@ pub fn router(server: Server, mut config: HttpConfig) -> Router {
         ),
         server,
         config,
-    });
-    Router::new().route(&path, axum::routing::any(handle)).with_state(state)
+    })
 }
 
 /// Serves `server` on `listener` until [`Server::shutdown`] is called, within
 /// `config.connections`; in-flight requests are cancelled and open streams closed on shutdown.
 ///
 /// Errors: none so far (a failed `accept` is logged and retried).
+///
+/// Answers as [`router`] does, without axum's routing in front: a request for another path
+/// than `config.path` is 404 without a body.
 pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: HttpConfig) -> std::io::Result<()> {
+    serve_endpoint(listener, server, config, None).await
+}
+
+/// [`serve`], behind `auth` when given (the CLI's `--auth`).
+pub(crate) async fn serve_endpoint(
+    listener: tokio::net::TcpListener,
+    server: Server,
+    config: HttpConfig,
+    auth: Option<crate::auth::BearerAuth>,
+) -> std::io::Result<()> {
     let shutdown = server.shutdown_token().clone();
     let limits = config.connections.clone();
-    serve_app(listener, router(server, config), shutdown, &limits).await
+    let endpoint = endpoint::Endpoint::new(http_state(server, config));
+    match auth {
+        Some(auth) => connections::serve(listener, tower::Layer::layer(&auth, endpoint), shutdown, &limits).await,
+        None => connections::serve(listener, endpoint, shutdown, &limits).await,
+    }
 }
 
 /// Serves an axum app (e.g. [`router`] with layers around it, or merged into a larger app)
@@ -237,10 +261,15 @@ pub async fn serve_app(
 /// The header check of [`fuzzing::mirrored_header`](crate::fuzzing::mirrored_header).
 #[doc(hidden)]
 pub fn fuzz_mirrored(headers: &http::HeaderMap, name: &str) -> Result<Option<String>, crate::jsonrpc::McpError> {
-    headers::mirrored(headers, name)
+    headers::mirrored(headers, name).map(|v| v.map(std::borrow::Cow::into_owned))
 }
 
 async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Response {
+    handle_request(&state, req).await
+}
+
+/// Answers one request for the MCP endpoint (whatever its path: the caller routed it here).
+async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
     let (parts, body) = req.into_parts();
     if let Some(resp) = security::reject(&state.config.hosts, &parts.headers, &parts.uri) {
         return resp;
@@ -252,7 +281,7 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     // application's own.
     let connection = parts.extensions.get::<crate::context::Connection>().cloned();
     if parts.method != Method::POST {
-        return non_post::answer(&state, &parts, principal.as_deref()).await;
+        return non_post::answer(state, &parts, principal.as_deref()).await;
     }
     let bytes = match read_body_in_time(body, &state.config).await {
         Ok(b) => b,
@@ -277,7 +306,7 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     };
     // Before the whole-body message filter: filters see each message of a batch, not the array.
     if let Some(batch) = parse_batch(&bytes) {
-        return batch::post(&state, session_id.as_deref(), &parts.headers, batch, principal, connection).await;
+        return batch::post(state, session_id.as_deref(), &parts.headers, batch, principal, connection).await;
     }
     let filters = state.server.engine().message_filters();
     if !filters.is_empty()
@@ -308,12 +337,12 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
     let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
     if state.config.legacy_sessions && legacy_candidate {
         if let Some(id) = &session_id {
-            return legacy::post(&state, id, &parts.headers, msg, principal, connection).await;
+            return legacy::post(state, id, &parts.headers, msg, principal, connection).await;
         }
         if is_initialize && (header_version.is_none() || header_is_legacy) {
             // Recorded by `serve`; absent under a server of the user's own that does not.
             let peer = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
-            return legacy::initialize(&state, msg, principal, peer).await;
+            return legacy::initialize(state, msg, principal, peer).await;
         }
         if header_is_legacy {
             let id = match &msg {
@@ -324,7 +353,7 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
             return respond::error(400, id.as_ref(), &err);
         }
     }
-    modern::post(&state, &parts.headers, msg, principal, connection).await
+    modern::post(state, &parts.headers, msg, principal, connection).await
 }
 
 /// Why a request body could not be taken.

@@ -101,7 +101,7 @@ fn check_after_meta(
         )));
     }
     state.server.engine().check_modern_version(meta)?;
-    let method_header = mirrored(headers, "mcp-method")?
+    let method_header = mirrored(headers, &super::headers::MCP_METHOD)?
         .ok_or_else(|| McpError::header_mismatch("the Mcp-Method header is required"))?;
     if method_header != req.method {
         return Err(McpError::header_mismatch(format!(
@@ -126,7 +126,7 @@ fn check_after_meta(
 fn check_name(headers: &HeaderMap, req: &Request, field: Option<&str>) -> Result<(), McpError> {
     let Some(field) = field else { return Ok(()) };
     let body = req.params.as_ref().and_then(|p| p.get(field)).and_then(Value::as_str);
-    let header = mirrored(headers, "mcp-name")?;
+    let header = mirrored(headers, &super::headers::MCP_NAME)?;
     match (body, header) {
         (Some(b), Some(h)) if b == h => Ok(()),
         (Some(b), Some(h)) => {

@@ -1,0 +1,238 @@
+//! The MCP endpoint as a tower service of its own, which [`serve`](super::serve) and the CLI
+//! run: the answers of [`router`](super::router) without axum's routing in front of them.
+//!
+//! axum's router clones the matched route's boxed service, boxes its future twice and wraps
+//! the response per request (callgrind, 2026-12-01: ~5,300 of ~86,000 instructions of a
+//! stateless `tools/call` at one connection). With one route there is nothing to route: the
+//! path is compared, and what axum's top-level route does to a response is done here (a
+//! `Content-Length` from an exact body size, no body on a reply to `HEAD`). A test sends the
+//! same requests to both and compares the answers.
+
+use super::HttpState;
+use axum::body::Body;
+use axum::body::HttpBody as _;
+use axum::response::Response;
+use http::{HeaderValue, Method, Request, StatusCode, header};
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// Serves `HttpState`'s MCP endpoint at its configured path; any other path is 404 without
+/// a body, as axum's router answers it.
+#[derive(Clone)]
+pub(crate) struct Endpoint {
+    state: Arc<HttpState>,
+}
+
+impl Endpoint {
+    pub(crate) fn new(state: Arc<HttpState>) -> Self {
+        Endpoint { state }
+    }
+}
+
+impl tower::Service<Request<Body>> for Endpoint {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<Body>) -> Self::Future {
+        let state = self.state.clone();
+        Box::pin(async move { Ok(answer(state, req).await) })
+    }
+}
+
+async fn answer(state: Arc<HttpState>, req: Request<Body>) -> Response {
+    if req.uri().path() != state.config.path {
+        let mut resp = Response::new(Body::empty());
+        *resp.status_mut() = StatusCode::NOT_FOUND;
+        return resp;
+    }
+    let head = req.method() == Method::HEAD;
+    let mut resp = super::handle_request(&state, req).await;
+    if head {
+        // The reply to GET without its body (RFC 9110 §9.3.2), its length still announced.
+        if !resp.headers().contains_key(header::CONTENT_LENGTH)
+            && let Some(size) = resp.body().size_hint().exact()
+        {
+            resp.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(size));
+        }
+        *resp.body_mut() = Body::empty();
+    }
+    resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Endpoint;
+    use crate::server::{DynamicTool, Server};
+    use crate::transport::http::{HttpConfig, http_state, router};
+    use axum::body::Body;
+    use http::{Request, Response};
+    use tower::ServiceExt;
+
+    const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    fn server() -> Server {
+        let server = Server::builder("endpoint", "1").groups(["none"]).build().expect("builds");
+        server
+            .add_tool(DynamicTool::new("echo", |_ctx, args: serde_json::Value| async move {
+                Ok::<_, crate::ToolError>(args["text"].as_str().unwrap_or_default().to_owned())
+            }))
+            .expect("a new tool");
+        server
+    }
+
+    /// One request: method, path, headers and body; `{session}` in a header value or the body
+    /// stands for the session the service under test handed out.
+    type Spec = (&'static str, &'static str, Vec<(&'static str, String)>, String);
+
+    fn specs() -> Vec<Spec> {
+        let modern = |method: &str, name: Option<&str>| {
+            let mut h = vec![
+                ("content-type", "application/json".to_owned()),
+                ("accept", "application/json, text/event-stream".to_owned()),
+                ("mcp-protocol-version", "2026-07-28".to_owned()),
+                ("mcp-method", method.to_owned()),
+            ];
+            if let Some(n) = name {
+                h.push(("mcp-name", n.to_owned()));
+            }
+            h
+        };
+        let legacy = vec![
+            ("content-type", "application/json".to_owned()),
+            ("mcp-protocol-version", "2025-11-25".to_owned()),
+            ("mcp-session-id", "{session}".to_owned()),
+        ];
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hé"}},{MODERN_META}}}}}"#
+        );
+        vec![
+            ("POST", "/mcp", modern("tools/call", Some("echo")), call.clone()),
+            ("POST", "/mcp?x=1", modern("tools/call", Some("echo")), call.clone()),
+            ("POST", "/mcp", modern("tools/call", Some("other")), call.clone()),
+            ("POST", "/mcp", modern("tools/call", None), call.clone()),
+            (
+                "POST",
+                "/mcp",
+                modern("tools/list", None),
+                format!(r#"{{"jsonrpc":"2.0","id":"l","method":"tools/list","params":{{{MODERN_META}}}}}"#),
+            ),
+            (
+                "POST",
+                "/mcp",
+                modern("nope/x", None),
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"nope/x","params":{{{MODERN_META}}}}}"#),
+            ),
+            ("POST", "/mcp", modern("tools/call", Some("echo")), "{not json".to_owned()),
+            ("POST", "/mcp", modern("tools/call", Some("echo")), "[]".to_owned()),
+            (
+                "POST",
+                "/mcp",
+                modern("tools/call", Some("echo")),
+                r#"{"jsonrpc":"2.0","method":"notifications/x"}"#.to_owned(),
+            ),
+            ("POST", "/mcp", legacy.clone(), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned()),
+            (
+                "POST",
+                "/mcp",
+                legacy.clone(),
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}}"#
+                    .to_owned(),
+            ),
+            ("POST", "/mcp", legacy.clone(), r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_owned()),
+            ("POST", "/mcp", legacy.clone(), r#"[{"jsonrpc":"2.0","id":4,"method":"ping"}]"#.to_owned()),
+            ("POST", "/other", modern("tools/call", Some("echo")), call.clone()),
+            ("POST", "/mcp/", modern("tools/call", Some("echo")), call.clone()),
+            ("GET", "/mcp", vec![], String::new()),
+            ("GET", "/mcp", vec![("mcp-protocol-version", "2026-07-28".to_owned())], String::new()),
+            ("HEAD", "/mcp", vec![], String::new()),
+            ("HEAD", "/mcp", vec![("mcp-protocol-version", "2026-07-28".to_owned())], String::new()),
+            ("HEAD", "/nowhere", vec![], String::new()),
+            ("OPTIONS", "/mcp", vec![], String::new()),
+            ("PUT", "/mcp", legacy.clone(), String::new()),
+            ("POST", "/mcp", vec![("host", "evil.example".to_owned())], call.clone()),
+            ("DELETE", "/mcp", legacy.clone(), String::new()),
+            ("DELETE", "/mcp", legacy.clone(), String::new()),
+        ]
+    }
+
+    fn request(spec: &Spec, session: &str) -> Request<Body> {
+        let (method, path, headers, body) = spec;
+        let mut b = Request::builder().method(*method).uri(*path);
+        if !headers.iter().any(|(n, _)| *n == "host") {
+            b = b.header("host", "localhost");
+        }
+        for (name, value) in headers {
+            b = b.header(*name, value.replace("{session}", session));
+        }
+        b.body(Body::from(body.replace("{session}", session))).expect("a valid request")
+    }
+
+    /// Status, headers and body of `resp`, with `session` written as `{session}`.
+    ///
+    /// `Content-Length` counts only on a reply to HEAD: axum's router sets it on every reply
+    /// whose body size is known, the endpoint leaves that to hyper, which writes the same
+    /// header from the same size when it sends the reply (HTTP/1.1 and HTTP/2).
+    async fn seen(resp: Response<Body>, session: &str, head: bool) -> String {
+        let (parts, body) = resp.into_parts();
+        let body = axum::body::to_bytes(body, usize::MAX).await.expect("a body that ends");
+        let mut headers: Vec<String> = parts
+            .headers
+            .iter()
+            .filter(|(n, _)| head || *n != http::header::CONTENT_LENGTH)
+            .map(|(n, v)| format!("{n}: {}", String::from_utf8_lossy(v.as_bytes())))
+            .collect();
+        headers.sort();
+        let text = format!("{} {headers:?} {}", parts.status, String::from_utf8_lossy(&body));
+        if session.is_empty() { text } else { text.replace(session, "{session}") }
+    }
+
+    /// Every answer of `service`: a legacy `initialize` first (its session id is `{session}`
+    /// afterwards), then [`specs`] in order.
+    async fn answers<S>(service: S) -> Vec<String>
+    where
+        S: tower::Service<Request<Body>, Response = Response<Body>, Error = std::convert::Infallible> + Clone,
+    {
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+        let first = Request::builder()
+            .method("POST")
+            .uri("/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(Body::from(init))
+            .expect("a valid request");
+        let Ok(resp) = service.clone().oneshot(first).await;
+        let session = resp.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        assert!(!session.is_empty(), "initialize opened a session");
+        let mut out = vec![seen(resp, &session, false).await];
+        for spec in specs() {
+            let Ok(resp) = service.clone().oneshot(request(&spec, &session)).await;
+            out.push(format!("{} {}: {}", spec.0, spec.1, seen(resp, &session, spec.0 == "HEAD").await));
+        }
+        out
+    }
+
+    /// The endpoint answers every request as the axum router around the same handler does.
+    #[tokio::test]
+    async fn the_endpoint_answers_as_the_router_does() {
+        let via_router = answers(router(server(), HttpConfig::default())).await;
+        let direct = answers(Endpoint::new(http_state(server(), HttpConfig::default()))).await;
+        assert_eq!(via_router.len(), direct.len());
+        for (r, d) in via_router.iter().zip(&direct) {
+            assert_eq!(r, d);
+        }
+        // The cases mean something: the call was answered, the other path was not found, and
+        // a reply to HEAD has no body.
+        assert!(direct[1].starts_with("POST /mcp: 200 ") && direct[1].contains("hé"), "{}", direct[1]);
+        assert!(direct.iter().any(|a| a.starts_with("POST /other: 404 ")));
+        assert!(direct.iter().filter(|a| a.starts_with("HEAD ")).all(|a| a.ends_with(' ')), "{direct:#?}");
+    }
+}
