@@ -23,20 +23,27 @@ const METHODS: [Method; 8] = [
 /// or a session stream never ends by itself.
 const MAX_FRAMES: usize = 32;
 
-/// The router of a server with the default [`HttpConfig`](crate::transport::http::HttpConfig),
-/// fed requests decoded from fuzz input.
+/// A server with the default [`HttpConfig`](crate::transport::http::HttpConfig) twice: as the
+/// axum router of [`router`](crate::transport::http::router) and as the endpoint service that
+/// [`serve`](crate::transport::http::serve) runs, fed requests decoded from fuzz input.
 #[derive(Clone)]
 pub struct HttpTarget {
     router: Router,
+    endpoint: crate::transport::http::endpoint::Endpoint<crate::transport::http::endpoint::Handler>,
 }
 
 impl HttpTarget {
-    /// The default-configured router of `server` at `/mcp`.
+    /// The default-configured router and endpoint of `server` at `/mcp` (each with sessions
+    /// of its own).
     pub fn new(server: crate::Server) -> Self {
-        HttpTarget { router: crate::transport::http::router(server, Default::default()) }
+        HttpTarget {
+            router: crate::transport::http::router(server.clone(), Default::default()),
+            endpoint: crate::transport::http::endpoint_service(server, Default::default()),
+        }
     }
 
-    /// Decodes `data` into a request (see [`http_request`]), serves it and checks the reply:
+    /// Decodes `data` into a request (see [`http_request`]), serves it (through the endpoint
+    /// when bit `0x40` of the first byte is set, else the router) and checks the reply:
     /// every JSON body or SSE `data:` frame a well-formed JSON-RPC message (or batch of them),
     /// no body on a reply to HEAD. Streams are read for at most 32 frames.
     ///
@@ -46,7 +53,13 @@ impl HttpTarget {
         let req = http_request(data);
         // A reply to HEAD carries the headers of the reply to GET and no body.
         let head = req.method() == Method::HEAD;
-        let response = match self.router.clone().oneshot(req).await {
+        let through_endpoint = data.first().is_some_and(|b| b & 0x40 != 0);
+        let response = if through_endpoint {
+            self.endpoint.clone().oneshot(req).await
+        } else {
+            self.router.clone().oneshot(req).await
+        };
+        let response = match response {
             Ok(r) => r,
             Err(never) => match never {},
         };
@@ -108,7 +121,8 @@ fn check_json_body(body: &[u8]) -> Result<(), String> {
 }
 
 /// The request `data` encodes: the first byte picks the method (of POST, GET, DELETE, PUT,
-/// OPTIONS, HEAD, PATCH) and, with its bit `0x80`, the path `/other` instead of `/mcp`; up to
+/// OPTIONS, HEAD, PATCH; its low three bits) and, with its bit `0x80`, the path `/other`
+/// instead of `/mcp` (bit `0x40` picks the service in [`HttpTarget::exchange`]); up to
 /// the first empty line come `name: value` header lines (lines that are no valid header are
 /// skipped), the rest is the body. `Host: localhost` is added when no line names a host.
 pub fn http_request(data: &[u8]) -> Request<Body> {

@@ -5,13 +5,15 @@
 //! the response per request (callgrind, 2026-12-01: ~5,300 of ~86,000 instructions of a
 //! stateless `tools/call` at one connection). With one route there is nothing to route: the
 //! path is compared, and what axum's top-level route does to a response is done here (a
-//! `Content-Length` from an exact body size, no body on a reply to `HEAD`). A test sends the
-//! same requests to both and compares the answers.
+//! `Content-Length` from an exact body size, no body on a reply to `HEAD`), outside any layer
+//! (the CLI's bearer authentication) between it and the handler, as axum's route is outside a
+//! layer on the router. A test sends the same requests to both and compares the answers.
 
 use super::HttpState;
 use axum::body::Body;
 use axum::body::HttpBody as _;
 use axum::response::Response;
+use futures::future::{Either, Ready, ready};
 use http::{HeaderValue, Method, Request, StatusCode, header};
 use std::convert::Infallible;
 use std::future::Future;
@@ -19,20 +21,85 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-/// Serves `HttpState`'s MCP endpoint at its configured path; any other path is 404 without
-/// a body, as axum's router answers it.
+/// The MCP endpoint at `path` around `inner` (the [`Handler`], maybe behind layers): any
+/// other path is 404 without a body, as axum's router answers it, and a reply to `HEAD` loses
+/// its body.
 #[derive(Clone)]
-pub(crate) struct Endpoint {
-    state: Arc<HttpState>,
+pub(crate) struct Endpoint<S> {
+    path: Arc<str>,
+    inner: S,
 }
 
-impl Endpoint {
-    pub(crate) fn new(state: Arc<HttpState>) -> Self {
-        Endpoint { state }
+impl<S> Endpoint<S> {
+    pub(crate) fn new(path: &str, inner: S) -> Self {
+        Endpoint { path: path.into(), inner }
     }
 }
 
-impl tower::Service<Request<Body>> for Endpoint {
+impl<S> tower::Service<Request<Body>> for Endpoint<S>
+where
+    S: tower::Service<Request<Body>, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<Ready<Result<Response, Infallible>>, HeadAware<S::Future>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<Body>) -> Self::Future {
+        if req.uri().path() != &*self.path {
+            let mut resp = Response::new(Body::empty());
+            *resp.status_mut() = StatusCode::NOT_FOUND;
+            return Either::Left(ready(Ok(resp)));
+        }
+        let head = req.method() == Method::HEAD;
+        Either::Right(HeadAware { inner: self.inner.call(req), head })
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The reply of `inner`, without its body when it answers `HEAD`.
+    pub(crate) struct HeadAware<F> {
+        #[pin]
+        inner: F,
+        head: bool,
+    }
+}
+
+impl<F: Future<Output = Result<Response, Infallible>>> Future for HeadAware<F> {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let Poll::Ready(Ok(mut resp)) = this.inner.poll(cx) else { return Poll::Pending };
+        if *this.head {
+            // The reply to GET without its body (RFC 9110 §9.3.2), its length still announced.
+            if !resp.headers().contains_key(header::CONTENT_LENGTH)
+                && let Some(size) = resp.body().size_hint().exact()
+            {
+                resp.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(size));
+            }
+            *resp.body_mut() = Body::empty();
+        }
+        Poll::Ready(Ok(resp))
+    }
+}
+
+/// Answers every request it gets as the MCP endpoint ([`handle_request`](super::handle_request)).
+#[derive(Clone)]
+pub(crate) struct Handler {
+    state: Arc<HttpState>,
+}
+
+impl Handler {
+    pub(crate) fn new(state: Arc<HttpState>) -> Self {
+        Handler { state }
+    }
+}
+
+impl tower::Service<Request<Body>> for Handler {
     type Response = Response;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
@@ -43,33 +110,14 @@ impl tower::Service<Request<Body>> for Endpoint {
 
     fn call(&mut self, req: Request<Body>) -> Self::Future {
         let state = self.state.clone();
-        Box::pin(async move { Ok(answer(state, req).await) })
+        Box::pin(async move { Ok(super::handle_request(&state, req).await) })
     }
-}
-
-async fn answer(state: Arc<HttpState>, req: Request<Body>) -> Response {
-    if req.uri().path() != state.config.path {
-        let mut resp = Response::new(Body::empty());
-        *resp.status_mut() = StatusCode::NOT_FOUND;
-        return resp;
-    }
-    let head = req.method() == Method::HEAD;
-    let mut resp = super::handle_request(&state, req).await;
-    if head {
-        // The reply to GET without its body (RFC 9110 §9.3.2), its length still announced.
-        if !resp.headers().contains_key(header::CONTENT_LENGTH)
-            && let Some(size) = resp.body().size_hint().exact()
-        {
-            resp.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(size));
-        }
-        *resp.body_mut() = Body::empty();
-    }
-    resp
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Endpoint;
+    use super::{Endpoint, Handler};
+    use crate::auth::{BearerAuth, Principal, StaticTokens};
     use crate::server::{DynamicTool, Server};
     use crate::transport::http::{HttpConfig, http_state, router};
     use axum::body::Body;
@@ -158,6 +206,11 @@ mod tests {
             ("OPTIONS", "/mcp", vec![], String::new()),
             ("PUT", "/mcp", legacy.clone(), String::new()),
             ("POST", "/mcp", vec![("host", "evil.example".to_owned())], call.clone()),
+            // A refusal with a JSON body: the reply to HEAD keeps its length and loses the body.
+            ("HEAD", "/mcp", vec![("host", "evil.example".to_owned())], String::new()),
+            ("POST", "/mcp", vec![("authorization", "Bearer wrong".to_owned())], call.clone()),
+            ("HEAD", "/mcp", vec![("authorization", "Bearer wrong".to_owned())], String::new()),
+            ("POST", "/mcp", vec![("authorization", "Basic abc".to_owned())], call.clone()),
             ("DELETE", "/mcp", legacy.clone(), String::new()),
             ("DELETE", "/mcp", legacy.clone(), String::new()),
         ]
@@ -169,6 +222,9 @@ mod tests {
         if !headers.iter().any(|(n, _)| *n == "host") {
             b = b.header("host", "localhost");
         }
+        if !headers.iter().any(|(n, _)| *n == "authorization") {
+            b = b.header("authorization", "Bearer good");
+        }
         for (name, value) in headers {
             b = b.header(*name, value.replace("{session}", session));
         }
@@ -178,8 +234,9 @@ mod tests {
     /// Status, headers and body of `resp`, with `session` written as `{session}`.
     ///
     /// `Content-Length` counts only on a reply to HEAD: axum's router sets it on every reply
-    /// whose body size is known, the endpoint leaves that to hyper, which writes the same
-    /// header from the same size when it sends the reply (HTTP/1.1 and HTTP/2).
+    /// whose body size is known, the endpoint leaves that to hyper, which writes it from the
+    /// same size when it sends the reply (over HTTP/2 only for a non-empty body: an empty one
+    /// is a HEADERS frame that ends the stream).
     async fn seen(resp: Response<Body>, session: &str, head: bool) -> String {
         let (parts, body) = resp.into_parts();
         let body = axum::body::to_bytes(body, usize::MAX).await.expect("a body that ends");
@@ -205,6 +262,7 @@ mod tests {
             .method("POST")
             .uri("/mcp")
             .header("host", "localhost")
+            .header("authorization", "Bearer good")
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .body(Body::from(init))
@@ -220,19 +278,44 @@ mod tests {
         out
     }
 
-    /// The endpoint answers every request as the axum router around the same handler does.
+    fn endpoint() -> Endpoint<Handler> {
+        let state = http_state(server(), HttpConfig::default());
+        Endpoint::new(&state.config.path.clone(), Handler::new(state))
+    }
+
+    fn auth() -> BearerAuth {
+        BearerAuth::new(StaticTokens::new().with("good", Principal::new("alice", ["user"])))
+    }
+
+    fn assert_same(via_router: &[String], direct: &[String]) {
+        assert_eq!(via_router.len(), direct.len());
+        for (r, d) in via_router.iter().zip(direct) {
+            assert_eq!(r, d);
+        }
+    }
+
+    /// The endpoint answers every request as the axum router around the same handler does,
+    /// also with bearer authentication between them (the CLI's `--auth`).
     #[tokio::test]
     async fn the_endpoint_answers_as_the_router_does() {
         let via_router = answers(router(server(), HttpConfig::default())).await;
-        let direct = answers(Endpoint::new(http_state(server(), HttpConfig::default()))).await;
-        assert_eq!(via_router.len(), direct.len());
-        for (r, d) in via_router.iter().zip(&direct) {
-            assert_eq!(r, d);
-        }
+        let direct = answers(endpoint()).await;
+        assert_same(&via_router, &direct);
+        let state = http_state(server(), HttpConfig::default());
+        let path = state.config.path.clone();
+        let authenticated = answers(Endpoint::new(&path, tower::Layer::layer(&auth(), Handler::new(state)))).await;
+        assert_same(&answers(router(server(), HttpConfig::default()).layer(auth())).await, &authenticated);
+        let refused = authenticated.iter().filter(|a| a.contains(": 401 ")).collect::<Vec<_>>();
+        assert_eq!(refused.len(), 3, "{authenticated:#?}");
+        assert!(refused.iter().any(|a| a.starts_with("HEAD ") && a.ends_with(' ')), "{refused:#?}");
         // The cases mean something: the call was answered, the other path was not found, and
         // a reply to HEAD has no body.
         assert!(direct[1].starts_with("POST /mcp: 200 ") && direct[1].contains("hé"), "{}", direct[1]);
         assert!(direct.iter().any(|a| a.starts_with("POST /other: 404 ")));
         assert!(direct.iter().filter(|a| a.starts_with("HEAD ")).all(|a| a.ends_with(' ')), "{direct:#?}");
+        assert!(
+            direct.iter().any(|a| a.starts_with("HEAD /mcp: 403 ") && a.contains("content-length: ")),
+            "{direct:#?}"
+        );
     }
 }

@@ -29,7 +29,7 @@
 mod batch;
 mod batched_writes;
 mod connections;
-mod endpoint;
+pub(crate) mod endpoint;
 mod headers;
 mod legacy;
 mod modern;
@@ -60,7 +60,8 @@ pub use sessions::SessionLimits;
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct HttpConfig {
-    /// Path of the MCP endpoint inside the router (default `/mcp`).
+    /// Path of the MCP endpoint (default `/mcp`); it must start with `/`. [`serve`] matches
+    /// it exactly (other paths are 404), [`router`] as an axum route.
     pub path: String,
     /// Which `Host` and `Origin` values are accepted (default: localhost, 127.0.0.1 and `[::1]`
     /// on any port). Others get 403.
@@ -216,13 +217,20 @@ fn http_state(server: Server, mut config: HttpConfig) -> Arc<HttpState> {
 
 /// Serves `server` on `listener` until [`Server::shutdown`] is called, within
 /// `config.connections`; in-flight requests are cancelled and open streams closed on shutdown.
-///
-/// Errors: none so far (a failed `accept` is logged and retried).
-///
 /// Answers as [`router`] does, without axum's routing in front: a request for another path
 /// than `config.path` is 404 without a body.
+///
+/// Errors: `InvalidInput` when `config.path` does not start with `/`; a failed `accept` is
+/// logged and retried, never an error.
 pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: HttpConfig) -> std::io::Result<()> {
     serve_endpoint(listener, server, config, None).await
+}
+
+/// The service [`serve`] runs for `server` with `config` (without authentication), for
+/// in-process callers such as the HTTP fuzz target.
+pub(crate) fn endpoint_service(server: Server, config: HttpConfig) -> endpoint::Endpoint<endpoint::Handler> {
+    let state = http_state(server, config);
+    endpoint::Endpoint::new(&state.config.path.clone(), endpoint::Handler::new(state))
 }
 
 /// [`serve`], behind `auth` when given (the CLI's `--auth`).
@@ -232,12 +240,23 @@ pub(crate) async fn serve_endpoint(
     config: HttpConfig,
     auth: Option<crate::auth::BearerAuth>,
 ) -> std::io::Result<()> {
+    if !config.path.starts_with('/') {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("HttpConfig::path {:?} must start with '/' (e.g. \"/mcp\")", config.path),
+        ));
+    }
     let shutdown = server.shutdown_token().clone();
     let limits = config.connections.clone();
-    let endpoint = endpoint::Endpoint::new(http_state(server, config));
+    let state = http_state(server, config);
+    let path = state.config.path.clone();
+    let handler = endpoint::Handler::new(state);
     match auth {
-        Some(auth) => connections::serve(listener, tower::Layer::layer(&auth, endpoint), shutdown, &limits).await,
-        None => connections::serve(listener, endpoint, shutdown, &limits).await,
+        Some(auth) => {
+            let endpoint = endpoint::Endpoint::new(&path, tower::Layer::layer(&auth, handler));
+            connections::serve(listener, endpoint, shutdown, &limits).await
+        }
+        None => connections::serve(listener, endpoint::Endpoint::new(&path, handler), shutdown, &limits).await,
     }
 }
 
