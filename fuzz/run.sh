@@ -18,9 +18,13 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(envelope headers dispatch request_state http stdio_framing)
 export RUSTC_BOOTSTRAP="${RUSTC_BOOTSTRAP:-1}"
 sanitizer="${SANITIZER:-address}"
+# TIMEOUT=SECONDS: how long one input may run before it counts as a hang (default 10). A
+# fuzzer stopped and resumed (SIGSTOP, a suspended machine) reports the input it was on as a
+# hang, so a long run that may be paused takes a larger one.
+timeout="${TIMEOUT:-10}"
 cargo fuzz build -O -s "$sanitizer"
 for t in "${targets[@]}"; do
   echo "== $t: ${secs}s"
-  # -rss_limit_mb bounds memory; -timeout flags an input that runs longer than 10 s as a hang.
-  cargo fuzz run -O -s "$sanitizer" "$t" -- -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+  # -rss_limit_mb bounds memory; -timeout flags an input that runs longer than that as a hang.
+  cargo fuzz run -O -s "$sanitizer" "$t" -- -max_total_time="$secs" -rss_limit_mb=2048 -timeout="$timeout" -print_final_stats=1
 done
