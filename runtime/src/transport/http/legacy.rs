@@ -245,8 +245,7 @@ impl Answer {
     fn respond(self, filters: &MessageFilters) -> Response {
         match self {
             // Legacy JSON-RPC errors travel with HTTP 200: only transport problems get 4xx.
-            Answer::One(m) if filters.is_empty() => respond::payload(200, &m),
-            Answer::One(m) => respond::filtered(filters, 200, m.into_value()),
+            Answer::One(m) => respond::filtered(filters, 200, m),
             batch => match batch.into_messages(filters) {
                 ms if ms.is_empty() => respond::accepted(),
                 ms => respond::json(200, &Value::Array(ms)),

@@ -152,11 +152,12 @@ pub(crate) fn queued_message(rx: &mut OutboundReceiver) -> Option<Payload> {
 
 /// Answers with `message` after the outgoing message filters: one message as a JSON body with
 /// `status`, none as 202 without body, several (injected) as an SSE stream.
-pub(crate) fn filtered(filters: &MessageFilters, status: u16, message: Value) -> Response {
+pub(crate) fn filtered(filters: &MessageFilters, status: u16, message: Payload) -> Response {
     if filters.is_empty() {
-        return json(status, &message);
+        // Nothing needs the message as a `Value`: written from its parts.
+        return payload(status, &message);
     }
-    let mut out = filters.outgoing(message);
+    let mut out = filters.outgoing(message.into_value());
     match out.len() {
         0 => accepted(),
         1 => json(status, &out.remove(0)),
@@ -214,10 +215,7 @@ pub(crate) async fn reply(
                     Ok(_) => 200,
                     Err(e) => status::of(e),
                 };
-                if plan.filters.is_empty() {
-                    return payload(status, &final_payload(plan.id, r));
-                }
-                return filtered(&plan.filters, status, final_message(&plan.id, r));
+                return filtered(&plan.filters, status, final_payload(plan.id, r));
             }
         },
     };
