@@ -6,7 +6,8 @@
 //! ```
 //!
 //! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
-//! overrides how often each figure is measured (1 quick, 3 full).
+//! overrides how often each figure is measured (1 quick, 3 full; the HTTP rows run 5 rounds
+//! per repeat, 3 quick: see [`http`]).
 //!
 //! The HTTP rows are driven by `wrk` (`load_wrk`), and a run that cannot show the generator
 //! was not the limit (`load_wrk::generator_limit`) is invalid: it fails after printing, unless
@@ -47,6 +48,11 @@ struct Plan {
     stdio_requests: usize,
     http_warmup: Duration,
     http_measure: Duration,
+    /// The HTTP rows: how many rounds each cell runs, one slice of [`Plan::http_slice`] per
+    /// server per round (see [`http`]).
+    http_rounds: usize,
+    /// The HTTP rows: the length of one measured wrk run (whole seconds: wrk counts no finer).
+    http_slice: Duration,
     subscriptions: usize,
     tools: usize,
     repeats: usize,
@@ -97,6 +103,8 @@ fn parse(args: &[String]) -> Res<Plan> {
             stdio_requests: 20_000,
             http_warmup: Duration::from_millis(200),
             http_measure: Duration::from_secs(1),
+            http_rounds: 3,
+            http_slice: Duration::from_secs(1),
             subscriptions: 1_000,
             tools: 20,
             repeats: 1,
@@ -110,6 +118,8 @@ fn parse(args: &[String]) -> Res<Plan> {
             stdio_requests: 100_000,
             http_warmup: Duration::from_secs(1),
             http_measure: Duration::from_secs(5),
+            http_rounds: 15,
+            http_slice: Duration::from_secs(1),
             subscriptions: 10_000,
             tools: 200,
             repeats: 3,
@@ -120,7 +130,10 @@ fn parse(args: &[String]) -> Res<Plan> {
     };
     let allow_invalid = args.iter().any(|a| a == "--allow-invalid");
     let write_docs = args.iter().any(|a| a == "--write-docs");
-    Ok(Plan { repeats: repeats.unwrap_or(plan.repeats), allow_invalid, write_docs, ..plan })
+    // `--repeats N` scales the HTTP rounds with the other groups' repeats (5 rounds per repeat
+    // in a full run, 3 quick).
+    let http_rounds = repeats.map_or(plan.http_rounds, |n| n * plan.http_rounds / plan.repeats);
+    Ok(Plan { repeats: repeats.unwrap_or(plan.repeats), http_rounds, allow_invalid, write_docs, ..plan })
 }
 
 fn main() -> std::process::ExitCode {
@@ -242,9 +255,29 @@ fn schema(plan: &Plan, table: &mut Table) -> Res<()> {
     Ok(())
 }
 
+/// One server of an HTTP cell, up for the whole cell.
+struct Served {
+    /// Its column in the table (0 ours, 1 rmcp, 2 raw).
+    col: usize,
+    role: &'static str,
+    process: proc::ServerProc,
+    url: String,
+    /// The wrk script's arguments for it ([`load_wrk::script_args`]).
+    args: Vec<String>,
+    profiler: Option<std::process::Child>,
+}
+
 /// The HTTP rows: wrk (see `load_wrk`) against each server, ours and rmcp on both wires, the
 /// raw reference on each too (it proves the generator is not the limit: see
 /// [`load_wrk::generator_limit`]).
+///
+/// The three servers of a cell (a wire at one concurrency) stay up together and take turns:
+/// each round runs wrk for one slice ([`Plan::http_slice`]) against each, in an order that
+/// turns by one every round, and every figure is the median over the rounds. Stalls from outside the processes (the hypervisor's steal, an
+/// idle vCPU woken late, another tenant) come in stretches of seconds; run one server after
+/// the other for 5 s each and such a stretch lands on one of them, which moved the c1 p99
+/// ratio between 0.1 and 3.7 across runs of the same code. Taking turns by the second puts
+/// each stretch on all three alike, and the median drops the slices it spoilt.
 async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
     let mut outcome = HttpOutcome::starting();
     for (wire, wire_name, rmcp_role) in
@@ -258,41 +291,57 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
             let mut cpu = Figure::new(name("server CPU µs/req (lower)"));
             let mut busy = Figure::new(name("server CPU % of its core (info)"));
             let mut generator = Figure::new(name("wrk CPU % of its core (info)"));
+            let mut idle = Figure::new(name("the two idle servers' CPU % during its turn (info)"));
             let mut stolen = Figure::new(name("server's CPU stolen by the hypervisor % (info)"));
-            for _ in 0..plan.repeats {
-                for (col, role) in [(0, "ours-http"), (1, rmcp_role), (2, "raw-http")] {
-                    eprintln!("http {wire_name} c{conc}: {role}");
-                    let server = proc::spawn_http(role)?;
-                    let url = server.url.clone().ok_or("no URL")?;
-                    let pid = server.pid();
-                    let args = load_wrk::script_args(&url, wire, conc).await.map_err(|e| format!("{role}: {e}"))?;
-                    // BENCH_PROFILE_CMD covers the warm-up too: starting it inside the window
-                    // would stall the clients while the profiler attaches.
-                    let profiler = proc::start_profiler(pid)?;
-                    load_wrk::run(&url, conc, plan.http_warmup, &args).map_err(|e| format!("{role} warm-up: {e}"))?;
+            let mut servers: Vec<Served> = Vec::new();
+            for (col, role) in [(0, "ours-http"), (1, rmcp_role), (2, "raw-http")] {
+                eprintln!("http {wire_name} c{conc}: starting {role}");
+                let server = proc::spawn_http(role)?;
+                let url = server.url.clone().ok_or("no URL")?;
+                let args = load_wrk::script_args(&url, wire, conc).await.map_err(|e| format!("{role}: {e}"))?;
+                // BENCH_PROFILE_CMD covers the warm-up too: starting it inside the window
+                // would stall the clients while the profiler attaches.
+                let profiler = proc::start_profiler(server.pid())?;
+                load_wrk::run(&url, conc, plan.http_warmup, &args).map_err(|e| format!("{role} warm-up: {e}"))?;
+                servers.push(Served { col, role, process: server, url, args, profiler });
+            }
+            for round in 1..=plan.http_rounds {
+                // The order turns each round, so that no server always follows the same one
+                // (and whatever it leaves to do after its slice, such as closing connections).
+                for turn in 0..servers.len() {
+                    let Served { col, role, process, url, args, .. } = &servers[(turn + round) % servers.len()];
+                    let others = |s: &[Served]| -> Res<u64> {
+                        s.iter().filter(|o| o.col != *col).map(|o| proc::cpu_micros(o.process.pid())).sum()
+                    };
+                    let pid = process.pid();
+                    let others_start = others(&servers)?;
                     let cpu_start = proc::cpu_micros(pid)?;
                     let steal_start = proc::steal_micros(proc::SERVER_CPU)?;
-                    let run =
-                        load_wrk::run(&url, conc, plan.http_measure, &args).map_err(|e| format!("{role}: {e}"))?;
+                    let run = load_wrk::run(url, conc, plan.http_slice, args).map_err(|e| format!("{role}: {e}"))?;
                     let cpu_end = proc::cpu_micros(pid)?;
+                    let others_pct = others(&servers)?.saturating_sub(others_start) as f64 * 100.0 / run.wall_us as f64;
                     let steal_pct = proc::steal_micros(proc::SERVER_CPU)?.saturating_sub(steal_start) as f64 * 100.0
                         / run.wall_us as f64;
-                    proc::stop_profiler(profiler)?;
                     let server_us = cpu_end.saturating_sub(cpu_start) as f64;
                     let server_pct = server_us * 100.0 / run.wall_us as f64;
                     eprintln!(
-                        "  {:.0} req/s, p99 {:.0} µs, server at {server_pct:.0}% and wrk at {:.0}% of their cores, \
-                         {steal_pct:.0}% of the server's CPU stolen",
-                        run.rps, run.p99_us, run.generator_cpu_pct
+                        "  round {round}/{} {role}: {:.0} req/s, p99 {:.0} µs, server at {server_pct:.0}% and wrk at \
+                         {:.0}% of their cores, the idle servers at {others_pct:.1}%, {steal_pct:.0}% of the \
+                         server's CPU stolen",
+                        plan.http_rounds, run.rps, run.p99_us, run.generator_cpu_pct
                     );
-                    rps.add(col, run.rps);
-                    p50.add(col, run.p50_us);
-                    p99.add(col, run.p99_us);
-                    cpu.add(col, server_us / run.count.max(1) as f64);
-                    busy.add(col, server_pct);
-                    generator.add(col, run.generator_cpu_pct);
-                    stolen.add(col, steal_pct);
+                    rps.add(*col, run.rps);
+                    p50.add(*col, run.p50_us);
+                    p99.add(*col, run.p99_us);
+                    cpu.add(*col, server_us / run.count.max(1) as f64);
+                    busy.add(*col, server_pct);
+                    generator.add(*col, run.generator_cpu_pct);
+                    idle.add(*col, others_pct);
+                    stolen.add(*col, steal_pct);
                 }
+            }
+            for served in servers {
+                proc::stop_profiler(served.profiler)?;
             }
             let rps_medians = rps.medians();
             if conc == 32 {
@@ -310,7 +359,7 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                 rps: rps_medians,
                 cpu_us: cpu.medians(),
             });
-            for f in [rps, p50, p99, cpu, busy, generator, stolen] {
+            for f in [rps, p50, p99, cpu, busy, generator, idle, stolen] {
                 table.push(f);
             }
         }

@@ -56,11 +56,12 @@ pub fn write_docs(plan: &Plan, rows: &Table, outcome: &HttpOutcome) -> Res<()> {
     let md = std::fs::read_to_string(&md_path)?;
     let (head, rest) = md.split_once(BEGIN).ok_or_else(|| format!("{} has no line {BEGIN}", md_path.display()))?;
     let (_, tail) = rest.split_once(END).ok_or_else(|| format!("{} has no line {END}", md_path.display()))?;
-    let run = if plan.quick {
-        "`--quick` (1 run of 1 s per cell)".to_owned()
-    } else {
-        format!("full (median of {} runs of {} s per cell)", plan.repeats, plan.http_measure.as_secs())
-    };
+    let run = format!(
+        "{} (per cell the median of {} rounds in which the three servers take turns, {} s each)",
+        if plan.quick { "`--quick`" } else { "full" },
+        plan.http_rounds,
+        plan.http_slice.as_secs()
+    );
     let block = format!(
         "{BEGIN}\n{run}, {date}, {cpus} CPUs, load average {load} when the rows started:\n\n\
          ```text\n{table}```\n\n![requests/s and server CPU per request]({SVG_NAME})\n{END}",
