@@ -80,6 +80,7 @@ use std::process::ExitCode;
 /// | `--listen-max-per-principal N` | `SWITCHYARD_LISTEN_MAX_PER_PRINCIPAL` | [`listen_max_per_principal`](Self::listen_max_per_principal) | the server's, 10 000 unless it set one |
 /// | `--http-header-timeout SECONDS` | `SWITCHYARD_HTTP_HEADER_TIMEOUT` | [`http_header_timeout`](Self::http_header_timeout) | 15 |
 /// | `--http-max-connections N` | `SWITCHYARD_HTTP_MAX_CONNECTIONS` | [`http_max_connections`](Self::http_max_connections) | 10 000 |
+/// | `--http-max-connections-per-client N` | `SWITCHYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT` | [`http_max_connections_per_client`](Self::http_max_connections_per_client) | no cap per client |
 /// | `--http-sessions-per-client N` | `SWITCHYARD_HTTP_SESSIONS_PER_CLIENT` | [`http_sessions_per_client`](Self::http_sessions_per_client) | 64 |
 /// | `--http-session-rate N` | `SWITCHYARD_HTTP_SESSION_RATE` | [`http_session_rate`](Self::http_session_rate) | 10 |
 /// | `--http-session-burst N` | `SWITCHYARD_HTTP_SESSION_BURST` | [`http_session_burst`](Self::http_session_burst) | 64 |
@@ -190,6 +191,21 @@ pub struct ServeArgs {
         help = "Accept at most N HTTP connections at once; more wait in the backlog [default: 10000]"
     )]
     pub http_max_connections: Option<u64>,
+    /// `--http-max-connections-per-client N`: most HTTP connections one client address (IPv4
+    /// address, IPv6 /64) holds open at once; the ones beyond are closed when accepted.
+    /// `None` keeps
+    /// [`ConnectionLimits::max_connections_per_client`](crate::transport::http::ConnectionLimits::max_connections_per_client)
+    /// of [`ServeOptions::http`] (no cap per client by default: behind a proxy every
+    /// connection has the proxy's address). With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        help = "Close HTTP connections beyond N open from one client address (IPv4, IPv6 /64); not behind a proxy [default: no cap]"
+    )]
+    pub http_max_connections_per_client: Option<u64>,
     /// `--http-sessions-per-client N`: most legacy HTTP sessions one client (principal, else
     /// peer address) holds at once; `None` keeps
     /// [`SessionLimits::per_client`](crate::transport::http::SessionLimits::per_client) of
@@ -286,6 +302,9 @@ impl ServeArgs {
         }
         if let Some(n) = self.http_max_connections {
             limits.max_connections = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        if let Some(n) = self.http_max_connections_per_client {
+            limits.max_connections_per_client = Some(usize::try_from(n).unwrap_or(usize::MAX));
         }
         let sessions = &mut options.http.session_limits;
         if let Some(n) = self.http_sessions_per_client {
@@ -618,6 +637,8 @@ mod tests {
             "SWITCHYARD_HTTP_HEADER_TIMEOUT",
             "--http-max-connections <N>",
             "SWITCHYARD_HTTP_MAX_CONNECTIONS",
+            "--http-max-connections-per-client <N>",
+            "SWITCHYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT",
             "--http-sessions-per-client <N>",
             "SWITCHYARD_HTTP_SESSIONS_PER_CLIENT",
             "--http-session-rate <N>",
@@ -650,16 +671,27 @@ mod tests {
 
     #[test]
     fn connection_limit_flags_override_the_configured_limits() {
-        let cli = parse(&["--http", "127.0.0.1:0", "--http-header-timeout", "2", "--http-max-connections", "7"])
-            .expect("valid");
+        let cli = parse(&[
+            "--http",
+            "127.0.0.1:0",
+            "--http-header-timeout",
+            "2",
+            "--http-max-connections",
+            "7",
+            "--http-max-connections-per-client",
+            "3",
+        ])
+        .expect("valid");
         let options = cli.serve.http_limits(ServeOptions::default());
         assert_eq!(options.http.connections.header_read_timeout, std::time::Duration::from_secs(2));
         assert_eq!(options.http.connections.max_connections, 7);
+        assert_eq!(options.http.connections.max_connections_per_client, Some(3));
         let untouched = parse(&[]).expect("valid").serve.http_limits(ServeOptions::default());
         assert_eq!(untouched.http.connections, crate::transport::http::ConnectionLimits::default());
         assert_eq!(untouched.http.session_limits, crate::transport::http::SessionLimits::default());
         assert_eq!(kind(&["--http-header-timeout", "0"]), ErrorKind::ValueValidation);
         assert_eq!(kind(&["--http-header-timeout", "86401"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--http-max-connections-per-client", "0"]), ErrorKind::ValueValidation);
     }
 
     #[test]
@@ -715,13 +747,14 @@ mod tests {
     /// [`environment_variables_stand_in_for_the_flags`] it checks.
     const CHILD_CASE: &str = "SWITCHYARD_CLI_TEST_ENV_CASE";
 
-    const SHARED_VARS: [&str; 9] = [
+    const SHARED_VARS: [&str; 10] = [
         "SWITCHYARD_STDIO",
         "SWITCHYARD_HTTP",
         "SWITCHYARD_LOG_FORMAT",
         "SWITCHYARD_LOG_LEVEL",
         "SWITCHYARD_HTTP_HEADER_TIMEOUT",
         "SWITCHYARD_HTTP_MAX_CONNECTIONS",
+        "SWITCHYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT",
         "SWITCHYARD_HTTP_SESSIONS_PER_CLIENT",
         "SWITCHYARD_HTTP_SESSION_RATE",
         "SWITCHYARD_HTTP_SESSION_BURST",
@@ -738,6 +771,7 @@ mod tests {
                 assert_eq!(cli.serve.mode(), Mode::Http("127.0.0.1:7".into()));
                 assert_eq!(cli.serve.log_format, LogFormat::Json);
                 assert_eq!(cli.serve.log_level.as_deref(), Some("debug"));
+                assert_eq!(cli.serve.http_max_connections_per_client, Some(4));
                 // A flag beats its variable...
                 let cli = parse(&["--http", "127.0.0.1:8", "--log-format", "pretty"]).expect("valid");
                 assert_eq!(cli.serve.mode(), Mode::Http("127.0.0.1:8".into()));
@@ -761,6 +795,7 @@ mod tests {
                             ("SWITCHYARD_HTTP", "127.0.0.1:7"),
                             ("SWITCHYARD_LOG_FORMAT", "json"),
                             ("SWITCHYARD_LOG_LEVEL", "debug"),
+                            ("SWITCHYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT", "4"),
                         ],
                     ),
                     ("stdio", &[("SWITCHYARD_STDIO", "1")]),

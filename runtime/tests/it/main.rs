@@ -6,6 +6,7 @@
 
 mod alternate;
 mod http_body;
+mod http_connections;
 mod http_reply;
 mod input;
 mod listen_replacement;

@@ -1,10 +1,11 @@
 //! Accepting and serving connections under limits, so that clients that open connections and
 //! never finish a request, or send huge headers, cannot hold the server's memory or sockets:
-//! hyper's own header-read timeout, head-size limit and HTTP/2 settings, and a cap on open
+//! hyper's own header-read timeout, head-size limit and HTTP/2 settings, a cap on open
 //! connections that stops accepting (leaving the rest in the kernel's backlog) while it is
-//! reached.
+//! reached, and an optional cap per client address that closes the connections beyond it.
 
 use super::batched_writes::BatchedWrites;
+use super::client_connections::ClientConnections;
 use super::preface_deadline::PrefaceDeadline;
 use crate::context::Connection;
 use axum::body::Body;
@@ -49,6 +50,21 @@ pub struct ConnectionLimits {
     /// until one closes: new clients wait in the listen backlog, and existing connections are
     /// served as before. Keep it under the process's open-file limit (`ulimit -n`).
     pub max_connections: usize,
+    /// Most connections one client address holds open at once, counted by its IPv4 address or
+    /// IPv6 /64 prefix (an IPv4 address a dual-stack listener sees as `::ffff:a.b.c.d` counts
+    /// as itself); `None` (the default) caps only the total. A connection beyond the cap is
+    /// closed as soon as it is accepted, before anything is read from it, so the client sees
+    /// the connection closed (no HTTP status: its protocol is not known yet) and can retry
+    /// once one of its others has closed; the refusals are logged at `warn`, at most once per
+    /// 10 s with their count.
+    ///
+    /// Without it one address can take every one of [`max_connections`](Self::max_connections)
+    /// (HTTP/1.1 `subscriptions/listen` streams and a legacy session's GET streams hold a
+    /// connection each), after which everyone else waits in the backlog. Set it on a server
+    /// that clients reach directly; behind a reverse proxy or load balancer every connection
+    /// comes from the proxy's address, so leave it unset there and limit per client in the
+    /// proxy.
+    pub max_connections_per_client: Option<usize>,
     /// Most concurrent streams (requests, SSE replies, listen subscriptions) on one HTTP/2
     /// connection (default 1 000), announced as `SETTINGS_MAX_CONCURRENT_STREAMS`. hyper's
     /// protections against streams reset in a loop (CVE-2023-44487 "rapid reset") stay on with
@@ -63,6 +79,7 @@ impl Default for ConnectionLimits {
             body_read_timeout: Duration::from_secs(30),
             max_header_bytes: 32 * 1024,
             max_connections: 10_000,
+            max_connections_per_client: None,
             max_concurrent_streams: 1_000,
         }
     }
@@ -90,6 +107,13 @@ impl ConnectionLimits {
     /// Sets [`max_connections`](Self::max_connections) (0 counts as 1).
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections;
+        self
+    }
+
+    /// Sets [`max_connections_per_client`](Self::max_connections_per_client) to `connections`
+    /// (0 counts as 1).
+    pub fn max_connections_per_client(mut self, connections: usize) -> Self {
+        self.max_connections_per_client = Some(connections.max(1));
         self
     }
 
@@ -130,6 +154,10 @@ impl ConnectionLimits {
 /// Accepted connections get `TCP_NODELAY`: SSE replies go out in several writes, and without
 /// it a small write can wait for the peer's delayed ACK (~40 ms on Linux).
 ///
+/// A connection from a client that holds
+/// [`max_connections_per_client`](ConnectionLimits::max_connections_per_client) already is
+/// closed at once.
+///
 /// Errors: none so far; a failed `accept` (e.g. out of file descriptors) is logged and retried
 /// after 50 ms rather than ending the server.
 pub(super) async fn serve<S>(
@@ -145,8 +173,10 @@ where
     let builder = Arc::new(limits.builder());
     let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();
+    let per_client = limits.max_connections_per_client.map(ClientConnections::new);
     let mut last_warning = None;
     let mut failed_accepts = 0u64;
+    let mut refusals = Refusals::default();
     loop {
         let permit = tokio::select! {
             _ = shutdown.cancelled() => break,
@@ -176,6 +206,14 @@ where
                 }
             },
         };
+        let client_slot = match per_client.as_ref().map(|c| c.try_open(peer.ip())).transpose() {
+            Ok(slot) => slot,
+            Err(network) => {
+                refusals.refused(network, limits.max_connections_per_client.unwrap_or(1));
+                drop(tcp);
+                continue;
+            }
+        };
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "http: cannot set TCP_NODELAY");
         }
@@ -194,10 +232,39 @@ where
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, %peer, "http: connection ended with an error");
             }
-            drop(permit);
+            drop((permit, client_slot));
         });
     }
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// The connections closed for their client's cap since the last warning: a client that keeps
+/// reconnecting gets one `warn` line per 10 s, not one per attempt.
+#[derive(Default)]
+struct Refusals {
+    since_warning: u64,
+    last_warning: Option<tokio::time::Instant>,
+}
+
+impl Refusals {
+    fn refused(&mut self, network: std::net::IpAddr, limit: usize) {
+        self.since_warning += 1;
+        if self.last_warning.is_some_and(|at| at.elapsed() < Duration::from_secs(10)) {
+            return;
+        }
+        let client = match network {
+            std::net::IpAddr::V4(a) => format!("address {a}"),
+            std::net::IpAddr::V6(a) => format!("address prefix {a}/64"),
+        };
+        tracing::warn!(
+            client = %client,
+            refused = self.since_warning,
+            limit,
+            "http: closed connections from a client that holds max_connections_per_client open already"
+        );
+        self.last_warning = Some(tokio::time::Instant::now());
+        self.since_warning = 0;
+    }
 }

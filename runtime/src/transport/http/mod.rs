@@ -28,6 +28,7 @@
 
 mod batch;
 mod batched_writes;
+mod client_connections;
 mod connections;
 pub(crate) mod endpoint;
 mod headers;
