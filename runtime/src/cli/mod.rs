@@ -80,7 +80,7 @@ use std::process::ExitCode;
 /// | `--listen-max-per-principal N` | `SWITCHYARD_LISTEN_MAX_PER_PRINCIPAL` | [`listen_max_per_principal`](Self::listen_max_per_principal) | the server's, 10 000 unless it set one |
 /// | `--http-header-timeout SECONDS` | `SWITCHYARD_HTTP_HEADER_TIMEOUT` | [`http_header_timeout`](Self::http_header_timeout) | 15 |
 /// | `--http-max-connections N` | `SWITCHYARD_HTTP_MAX_CONNECTIONS` | [`http_max_connections`](Self::http_max_connections) | 10 000 |
-/// | `--http-max-connections-per-client N` | `SWITCHYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT` | [`http_max_connections_per_client`](Self::http_max_connections_per_client) | no cap per client |
+/// | `--http-max-connections-per-client N` | `SWITCHYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT` | [`http_max_connections_per_client`](Self::http_max_connections_per_client) | the server's, none unless it set one |
 /// | `--http-sessions-per-client N` | `SWITCHYARD_HTTP_SESSIONS_PER_CLIENT` | [`http_sessions_per_client`](Self::http_sessions_per_client) | 64 |
 /// | `--http-session-rate N` | `SWITCHYARD_HTTP_SESSION_RATE` | [`http_session_rate`](Self::http_session_rate) | 10 |
 /// | `--http-session-burst N` | `SWITCHYARD_HTTP_SESSION_BURST` | [`http_session_burst`](Self::http_session_burst) | 64 |

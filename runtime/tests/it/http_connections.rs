@@ -86,3 +86,25 @@ async fn without_a_cap_per_client_one_address_opens_many() {
         held.push(s);
     }
 }
+
+/// A refused connection gives back its place in `max_connections` at once: with room for two
+/// connections in all and one per client, a client refused again and again leaves the second
+/// place to another client.
+#[tokio::test]
+async fn a_refused_connection_does_not_keep_a_place_in_max_connections() {
+    let server = Server::builder("connections", "1").groups(["none"]).build().expect("builds");
+    let limits = ConnectionLimits::default().max_connections(2).max_connections_per_client(1);
+    let http = HttpTestServer::start(server, HttpConfig::default().connections(limits)).await.expect("a port");
+    let addr = http.addr();
+    let mut held = connect_from("127.0.0.1", addr).await;
+    assert!(answer(&mut held).await.is_some(), "the first connection is served");
+    for _ in 0..3 {
+        let mut refused = connect_from("127.0.0.1", addr).await;
+        assert_eq!(answer(&mut refused).await, None, "beyond the client's cap: closed");
+    }
+    // Were the refused connections holding places, this one would wait in the backlog and get
+    // no answer.
+    let mut other = connect_from("127.0.0.2", addr).await;
+    assert!(answer(&mut other).await.is_some(), "the second place went to another client");
+    assert!(answer(&mut held).await.is_some(), "the first connection is still served");
+}

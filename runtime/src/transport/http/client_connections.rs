@@ -47,6 +47,11 @@ impl ClientConnections {
         Ok(ClientSlot { owner: Arc::clone(self), network })
     }
 
+    /// The connections each network may hold (at least 1).
+    pub(super) fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// How many connections `peer`'s network holds now.
     #[cfg(test)]
     fn open_for(&self, peer: IpAddr) -> usize {

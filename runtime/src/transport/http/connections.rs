@@ -52,11 +52,13 @@ pub struct ConnectionLimits {
     pub max_connections: usize,
     /// Most connections one client address holds open at once, counted by its IPv4 address or
     /// IPv6 /64 prefix (an IPv4 address a dual-stack listener sees as `::ffff:a.b.c.d` counts
-    /// as itself); `None` (the default) caps only the total. A connection beyond the cap is
-    /// closed as soon as it is accepted, before anything is read from it, so the client sees
-    /// the connection closed (no HTTP status: its protocol is not known yet) and can retry
-    /// once one of its others has closed; the refusals are logged at `warn`, at most once per
-    /// 10 s with their count.
+    /// as itself); `None` (the default) caps only the total, and `Some(0)` counts as 1. A
+    /// connection beyond the cap is closed as soon as it is accepted, before anything is read
+    /// from it, so the client sees the connection closed (no HTTP status: its protocol is not
+    /// known yet) and can retry once one of its others has closed. Refusals are logged at
+    /// `warn` at most once per 10 s, with the number refused since the previous such line
+    /// (from every client) and the client refused last. Clients behind one NAT share an
+    /// IPv4 address and its cap.
     ///
     /// Without it one address can take every one of [`max_connections`](Self::max_connections)
     /// (HTTP/1.1 `subscriptions/listen` streams and a legacy session's GET streams hold a
@@ -209,7 +211,7 @@ where
         let client_slot = match per_client.as_ref().map(|c| c.try_open(peer.ip())).transpose() {
             Ok(slot) => slot,
             Err(network) => {
-                refusals.refused(network, limits.max_connections_per_client.unwrap_or(1));
+                refusals.refused(network, per_client.as_ref().map_or(1, |c| c.limit()));
                 drop(tcp);
                 continue;
             }
@@ -259,10 +261,10 @@ impl Refusals {
             std::net::IpAddr::V6(a) => format!("address prefix {a}/64"),
         };
         tracing::warn!(
-            client = %client,
-            refused = self.since_warning,
+            last_client = %client,
+            refused_since_last_warning = self.since_warning,
             limit,
-            "http: closed connections from a client that holds max_connections_per_client open already"
+            "http: closed connections from clients that held max_connections_per_client open already"
         );
         self.last_warning = Some(tokio::time::Instant::now());
         self.since_warning = 0;
