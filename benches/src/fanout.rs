@@ -98,7 +98,7 @@ pub async fn run(role: &str, n: usize, wire: Wire) -> Res<FanOut> {
     let mut streams = streams;
     let mut walls = Vec::with_capacity(EVENTS);
     let mut cpu_total_us = 0;
-    let profiler = start_profiler(pid)?;
+    let profiler = start_profiler(pid, role)?;
     for _ in 0..EVENTS {
         let mut waiters = tokio::task::JoinSet::new();
         for body in streams.drain(..) {

@@ -6,7 +6,7 @@
 //! ```
 //!
 //! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
-//! overrides how often each figure is measured (1 quick, 3 full; the HTTP rows run 5 rounds
+//! overrides how often each figure is measured (1 quick, 3 full; the HTTP rows run 6 rounds
 //! per repeat, 3 quick: see [`http`]).
 //!
 //! The HTTP rows are driven by `wrk` (`load_wrk`), and a run that cannot show the generator
@@ -118,7 +118,7 @@ fn parse(args: &[String]) -> Res<Plan> {
             stdio_requests: 100_000,
             http_warmup: Duration::from_secs(1),
             http_measure: Duration::from_secs(5),
-            http_rounds: 15,
+            http_rounds: 18,
             http_slice: Duration::from_secs(1),
             subscriptions: 10_000,
             tools: 200,
@@ -130,8 +130,8 @@ fn parse(args: &[String]) -> Res<Plan> {
     };
     let allow_invalid = args.iter().any(|a| a == "--allow-invalid");
     let write_docs = args.iter().any(|a| a == "--write-docs");
-    // `--repeats N` scales the HTTP rounds with the other groups' repeats (5 rounds per repeat
-    // in a full run, 3 quick).
+    // One figure of the other groups is one repeat; a round of the HTTP rows is a fraction of
+    // one (1 s, not 5), so `--repeats` keeps their proportion.
     let http_rounds = repeats.map_or(plan.http_rounds, |n| n * plan.http_rounds / plan.repeats);
     Ok(Plan { repeats: repeats.unwrap_or(plan.repeats), http_rounds, allow_invalid, write_docs, ..plan })
 }
@@ -255,6 +255,17 @@ fn schema(plan: &Plan, table: &mut Table) -> Res<()> {
     Ok(())
 }
 
+/// The orders in which the three servers of an HTTP cell take their turns, one per round in
+/// this cycle: every server follows each other one equally often within the rounds, so none
+/// always runs after the same one (and whatever it leaves to do after its turn, such as
+/// closing connections).
+const TURN_ORDERS: [[usize; 3]; 6] = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [2, 1, 0], [1, 0, 2]];
+
+/// The most CPU (percent of the servers' core, median over the turns) the two waiting servers
+/// may use during a turn before the run is invalid: beyond it they compete with the one
+/// measured.
+const IDLE_MAX_PCT: f64 = 2.0;
+
 /// One server of an HTTP cell, up for the whole cell.
 struct Served {
     /// Its column in the table (0 ours, 1 rmcp, 2 raw).
@@ -272,12 +283,13 @@ struct Served {
 /// [`load_wrk::generator_limit`]).
 ///
 /// The three servers of a cell (a wire at one concurrency) stay up together and take turns:
-/// each round runs wrk for one slice ([`Plan::http_slice`]) against each, in an order that
-/// turns by one every round, and every figure is the median over the rounds. Stalls from outside the processes (the hypervisor's steal, an
-/// idle vCPU woken late, another tenant) come in stretches of seconds; run one server after
-/// the other for 5 s each and such a stretch lands on one of them, which moved the c1 p99
-/// ratio between 0.1 and 3.7 across runs of the same code. Taking turns by the second puts
-/// each stretch on all three alike, and the median drops the slices it spoilt.
+/// each round runs wrk for one slice ([`Plan::http_slice`]) against each, in the orders of
+/// [`TURN_ORDERS`], and every figure is the median over the rounds. Stalls from outside the
+/// processes (the hypervisor's steal, an idle vCPU woken late, another guest) come in
+/// stretches of seconds: taking turns by the second spreads a stretch over all three instead
+/// of putting it on whichever server ran then, and the median drops the slices it spoilt.
+/// The p99 rows are followed by the median of the per-round ratios, which keeps the pairing of
+/// slices measured seconds apart.
 async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
     let mut outcome = HttpOutcome::starting();
     for (wire, wire_name, rmcp_role) in
@@ -301,15 +313,15 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                 let args = load_wrk::script_args(&url, wire, conc).await.map_err(|e| format!("{role}: {e}"))?;
                 // BENCH_PROFILE_CMD covers the warm-up too: starting it inside the window
                 // would stall the clients while the profiler attaches.
-                let profiler = proc::start_profiler(server.pid())?;
+                let profiler = proc::start_profiler(server.pid(), role)?;
                 load_wrk::run(&url, conc, plan.http_warmup, &args).map_err(|e| format!("{role} warm-up: {e}"))?;
                 servers.push(Served { col, role, process: server, url, args, profiler });
             }
+            let mut round_p99 = Vec::new();
             for round in 1..=plan.http_rounds {
-                // The order turns each round, so that no server always follows the same one
-                // (and whatever it leaves to do after its slice, such as closing connections).
-                for turn in 0..servers.len() {
-                    let Served { col, role, process, url, args, .. } = &servers[(turn + round) % servers.len()];
+                let mut p99_of = [f64::NAN; 3];
+                for &turn in &TURN_ORDERS[(round - 1) % TURN_ORDERS.len()] {
+                    let Served { col, role, process, url, args, .. } = &servers[turn];
                     let others = |s: &[Served]| -> Res<u64> {
                         s.iter().filter(|o| o.col != *col).map(|o| proc::cpu_micros(o.process.pid())).sum()
                     };
@@ -333,12 +345,14 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                     rps.add(*col, run.rps);
                     p50.add(*col, run.p50_us);
                     p99.add(*col, run.p99_us);
+                    p99_of[*col] = run.p99_us;
                     cpu.add(*col, server_us / run.count.max(1) as f64);
                     busy.add(*col, server_pct);
                     generator.add(*col, run.generator_cpu_pct);
                     idle.add(*col, others_pct);
                     stolen.add(*col, steal_pct);
                 }
+                round_p99.push(p99_of);
             }
             for served in servers {
                 proc::stop_profiler(served.profiler)?;
@@ -353,13 +367,38 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                     outcome.invalid.push(format!("{why}, {steal:.0}% of the server's CPU stolen ({wire_name})"));
                 }
             }
+            for (col, role) in [(0, "ours"), (1, "rmcp"), (2, "raw")] {
+                if let Some(pct) = idle.medians()[col].filter(|p| *p > IDLE_MAX_PCT) {
+                    outcome.invalid.push(format!(
+                        "the waiting servers used {pct:.1}% of the CPU during {role}'s turns, over \
+                         {IDLE_MAX_PCT}% ({wire_name} c{conc})"
+                    ));
+                }
+            }
             outcome.cases.push(report::HttpCase {
                 wire: if wire == Wire::Modern { "stateless" } else { "legacy session" },
                 concurrency: conc,
                 rps: rps_medians,
                 cpu_us: cpu.medians(),
             });
-            for f in [rps, p50, p99, cpu, busy, generator, idle, stolen] {
+            let paired = |a: usize, b: usize| {
+                let mut ratios = Figure::new(String::new());
+                for p in &round_p99 {
+                    ratios.add(0, p[a] / p[b]);
+                }
+                ratios.medians()[0].map_or("n/a".to_owned(), |m| format!("{m:.2}"))
+            };
+            let p99_note = format!(
+                "http {wire_name} c{conc} p99: median of the {} per-round ratios ours/rmcp {}, ours/raw {}",
+                round_p99.len(),
+                paired(0, 1),
+                paired(0, 2)
+            );
+            for f in [rps, p50, p99] {
+                table.push(f);
+            }
+            table.note(p99_note);
+            for f in [cpu, busy, generator, idle, stolen] {
                 table.push(f);
             }
         }

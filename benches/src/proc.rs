@@ -59,13 +59,15 @@ fn pinned_server(program: &Path, args: &[&str]) -> Command {
     pinned(SERVER_CPU, Path::new(&words[0]), &argv)
 }
 
-/// Starts `BENCH_PROFILE_CMD` (split on spaces, `{pid}` replaced by `pid`) if it is set, to
-/// profile a server during one phase of a benchmark, e.g.
-/// `BENCH_PROFILE_CMD="perf record -F 5000 -g -o /tmp/deliver.data -p {pid}"`. Stop it with
+/// Starts `BENCH_PROFILE_CMD` (split on spaces, `{pid}` replaced by `pid` and `{role}` by
+/// `role`) if it is set, to profile a server during one phase of a benchmark, e.g.
+/// `BENCH_PROFILE_CMD="perf record -F 5000 -g -o /tmp/{role}.data -p {pid}"`. The HTTP rows
+/// profile their three servers at once, so each needs a path of its own there. Stop it with
 /// [`stop_profiler`].
-pub fn start_profiler(pid: u32) -> Res<Option<Child>> {
+pub fn start_profiler(pid: u32, role: &str) -> Res<Option<Child>> {
     let Ok(cmd) = std::env::var("BENCH_PROFILE_CMD") else { return Ok(None) };
-    let words: Vec<String> = cmd.split_whitespace().map(|w| w.replace("{pid}", &pid.to_string())).collect();
+    let words: Vec<String> =
+        cmd.split_whitespace().map(|w| w.replace("{pid}", &pid.to_string()).replace("{role}", role)).collect();
     let (program, args) = words.split_first().ok_or("BENCH_PROFILE_CMD is empty")?;
     let child = Command::new(program).args(args).spawn()?;
     // Profilers need a moment to attach before the phase starts.

@@ -40,7 +40,9 @@ impl Figure {
             return None;
         }
         v.sort_by(f64::total_cmp);
-        Some(v[v.len() / 2])
+        let mid = v.len() / 2;
+        // An even count (the HTTP rows' 18 rounds) has two middle values: their mean.
+        Some(if v.len().is_multiple_of(2) { (v[mid - 1] + v[mid]) / 2.0 } else { v[mid] })
     }
 }
 
