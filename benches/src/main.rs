@@ -266,10 +266,9 @@ const TURN_ORDERS: [[usize; 3]; 6] = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1]
 /// measured.
 const IDLE_MAX_PCT: f64 = 2.0;
 
-/// One server of an HTTP cell, up for the whole cell.
+/// One server of an HTTP cell, up for the whole cell; its index among the cell's servers is
+/// its column in the table (0 ours, 1 rmcp, 2 raw).
 struct Served {
-    /// Its column in the table (0 ours, 1 rmcp, 2 raw).
-    col: usize,
     role: &'static str,
     process: proc::ServerProc,
     url: String,
@@ -306,7 +305,7 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
             let mut idle = Figure::new(name("the two idle servers' CPU % during its turn (info)"));
             let mut stolen = Figure::new(name("server's CPU stolen by the hypervisor % (info)"));
             let mut servers: Vec<Served> = Vec::new();
-            for (col, role) in [(0, "ours-http"), (1, rmcp_role), (2, "raw-http")] {
+            for role in ["ours-http", rmcp_role, "raw-http"] {
                 eprintln!("http {wire_name} c{conc}: starting {role}");
                 let server = proc::spawn_http(role)?;
                 let url = server.url.clone().ok_or("no URL")?;
@@ -315,15 +314,19 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                 // would stall the clients while the profiler attaches.
                 let profiler = proc::start_profiler(server.pid(), role)?;
                 load_wrk::run(&url, conc, plan.http_warmup, &args).map_err(|e| format!("{role} warm-up: {e}"))?;
-                servers.push(Served { col, role, process: server, url, args, profiler });
+                servers.push(Served { role, process: server, url, args, profiler });
             }
             let mut round_p99 = Vec::new();
             for round in 1..=plan.http_rounds {
                 let mut p99_of = [f64::NAN; 3];
-                for &turn in &TURN_ORDERS[(round - 1) % TURN_ORDERS.len()] {
-                    let Served { col, role, process, url, args, .. } = &servers[turn];
+                for &col in &TURN_ORDERS[(round - 1) % TURN_ORDERS.len()] {
+                    let Served { role, process, url, args, .. } = &servers[col];
                     let others = |s: &[Served]| -> Res<u64> {
-                        s.iter().filter(|o| o.col != *col).map(|o| proc::cpu_micros(o.process.pid())).sum()
+                        s.iter()
+                            .enumerate()
+                            .filter(|(i, _)| *i != col)
+                            .map(|(_, o)| proc::cpu_micros(o.process.pid()))
+                            .sum()
                     };
                     let pid = process.pid();
                     let others_start = others(&servers)?;
@@ -342,15 +345,15 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                          server's CPU stolen",
                         plan.http_rounds, run.rps, run.p99_us, run.generator_cpu_pct
                     );
-                    rps.add(*col, run.rps);
-                    p50.add(*col, run.p50_us);
-                    p99.add(*col, run.p99_us);
-                    p99_of[*col] = run.p99_us;
-                    cpu.add(*col, server_us / run.count.max(1) as f64);
-                    busy.add(*col, server_pct);
-                    generator.add(*col, run.generator_cpu_pct);
-                    idle.add(*col, others_pct);
-                    stolen.add(*col, steal_pct);
+                    rps.add(col, run.rps);
+                    p50.add(col, run.p50_us);
+                    p99.add(col, run.p99_us);
+                    p99_of[col] = run.p99_us;
+                    cpu.add(col, server_us / run.count.max(1) as f64);
+                    busy.add(col, server_pct);
+                    generator.add(col, run.generator_cpu_pct);
+                    idle.add(col, others_pct);
+                    stolen.add(col, steal_pct);
                 }
                 round_p99.push(p99_of);
             }

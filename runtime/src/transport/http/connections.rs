@@ -7,6 +7,7 @@
 use super::batched_writes::BatchedWrites;
 use super::client_connections::ClientConnections;
 use super::preface_deadline::PrefaceDeadline;
+use super::sessions::Client;
 use crate::context::Connection;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
@@ -176,9 +177,8 @@ where
     let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();
     let per_client = limits.max_connections_per_client.map(ClientConnections::new);
-    let mut last_warning = None;
-    let mut failed_accepts = 0u64;
-    let mut refusals = Refusals::default();
+    let mut failed_accepts = Throttled::default();
+    let mut refusals = Throttled::default();
     loop {
         let permit = tokio::select! {
             _ = shutdown.cancelled() => break,
@@ -193,28 +193,35 @@ where
                 Ok(a) => a,
                 Err(e) => {
                     // Out of file descriptors, say: warn once in a while, not at every retry.
-                    failed_accepts += 1;
-                    if last_warning.is_none_or(|at: tokio::time::Instant| at.elapsed() >= Duration::from_secs(10)) {
+                    if let Some(failed) = failed_accepts.count() {
                         tracing::warn!(
                             error = %e,
-                            failed = failed_accepts,
+                            failed,
                             "http: accept failed (raise `ulimit -n` or lower max_connections); retrying every 50 ms"
                         );
-                        last_warning = Some(tokio::time::Instant::now());
-                        failed_accepts = 0;
                     }
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
             },
         };
-        let client_slot = match per_client.as_ref().map(|c| c.try_open(peer.ip())).transpose() {
-            Ok(slot) => slot,
-            Err(network) => {
-                refusals.refused(network, per_client.as_ref().map_or(1, |c| c.limit()));
-                drop(tcp);
-                continue;
-            }
+        let client_slot = match &per_client {
+            None => None,
+            Some(counts) => match counts.try_open(peer.ip()) {
+                Ok(slot) => Some(slot),
+                Err(network) => {
+                    if let Some(refused) = refusals.count() {
+                        tracing::warn!(
+                            last_client = %Client::Peer(network),
+                            refused_since_last_warning = refused,
+                            limit = counts.limit(),
+                            "http: closed connections from clients that held max_connections_per_client open already"
+                        );
+                    }
+                    drop(tcp);
+                    continue;
+                }
+            },
         };
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "http: cannot set TCP_NODELAY");
@@ -242,31 +249,23 @@ where
     Ok(())
 }
 
-/// The connections closed for their client's cap since the last warning: a client that keeps
-/// reconnecting gets one `warn` line per 10 s, not one per attempt.
+/// Events counted between `warn` lines, so that a condition that repeats (an `accept` that keeps
+/// failing, a client that keeps reconnecting) logs one line per 10 s, not one per event.
 #[derive(Default)]
-struct Refusals {
+struct Throttled {
     since_warning: u64,
     last_warning: Option<tokio::time::Instant>,
 }
 
-impl Refusals {
-    fn refused(&mut self, network: std::net::IpAddr, limit: usize) {
+impl Throttled {
+    /// Counts one event; `Some(events since the previous warning, this one included)` when a
+    /// warning is due now.
+    fn count(&mut self) -> Option<u64> {
         self.since_warning += 1;
         if self.last_warning.is_some_and(|at| at.elapsed() < Duration::from_secs(10)) {
-            return;
+            return None;
         }
-        let client = match network {
-            std::net::IpAddr::V4(a) => format!("address {a}"),
-            std::net::IpAddr::V6(a) => format!("address prefix {a}/64"),
-        };
-        tracing::warn!(
-            last_client = %client,
-            refused_since_last_warning = self.since_warning,
-            limit,
-            "http: closed connections from clients that held max_connections_per_client open already"
-        );
         self.last_warning = Some(tokio::time::Instant::now());
-        self.since_warning = 0;
+        Some(std::mem::take(&mut self.since_warning))
     }
 }
