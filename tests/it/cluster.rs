@@ -8,7 +8,8 @@
 //! `haproxy` binary (`SWITCHYARD_HAPROXY`, else `haproxy` on PATH or /usr/sbin/haproxy) and the
 //! `nats-server` binary (`SWITCHYARD_NATS_SERVER`, else on PATH or /usr/sbin/nats-server). Each
 //! test starts its own NATS server on a free port (one test restarts it) and its own balancer.
-//! Without them every test says it was skipped, and how to run it, and passes.
+//! Without them every test says it was skipped, and how to run it, and passes; under CI (`CI`
+//! set) it fails.
 
 use crate::common::*;
 use futures::StreamExt;
@@ -21,24 +22,24 @@ const TASKS: &str = "io.modelcontextprotocol/tasks";
 const HOW: &str = "apt-get install haproxy nats-server (or set SWITCHYARD_HAPROXY / SWITCHYARD_NATS_SERVER) and run \
                    SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-tests --test it cluster::";
 
+/// The name clients use for the cluster, sent as `Host` through the balancer.
+const PUBLIC_HOST: &str = "mcp.example.com";
+
+/// A client whose every request names the cluster by its public name.
+fn public_client() -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(reqwest::header::HOST, reqwest::header::HeaderValue::from_static(PUBLIC_HOST));
+    reqwest::Client::builder().default_headers(headers).timeout(Duration::from_secs(20)).build().expect("client")
+}
+
 /// The lease of the instances' tasks: a killed instance's task ends `failed` within 4/3 of it.
 const LEASE_MS: u64 = 1500;
-
-fn binary(env: &str, name: &str) -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os(env) {
-        return Some(PathBuf::from(p));
-    }
-    let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|c| c.is_file()))
-        .unwrap_or_default();
-    on_path.or_else(|| Some(PathBuf::from("/usr/sbin").join(name)).filter(|p| p.is_file()))
-}
 
 /// What the cluster needs, or `None` after saying why the test is skipped.
 fn requirements(test: &str) -> Option<(String, PathBuf, PathBuf)> {
     let pg = std::env::var("SWITCHYARD_TEST_PG").ok().filter(|u| !u.is_empty());
-    let haproxy = binary("SWITCHYARD_HAPROXY", "haproxy");
-    let nats = binary("SWITCHYARD_NATS_SERVER", "nats-server");
+    let haproxy = service_binary("SWITCHYARD_HAPROXY", "haproxy");
+    let nats = service_binary("SWITCHYARD_NATS_SERVER", "nats-server");
     match (pg, haproxy, nats) {
         (Some(pg), Some(h), Some(n)) => Some((pg, h, n)),
         (pg, h, n) => {
@@ -52,7 +53,7 @@ fn requirements(test: &str) -> Option<(String, PathBuf, PathBuf)> {
             if n.is_none() {
                 missing.push("nats-server");
             }
-            eprintln!("SKIPPED cluster::{test}: missing {}; to run it: {HOW}", missing.join(", "));
+            skip(&format!("cluster::{test}"), &format!("missing {}", missing.join(", ")), HOW);
             None
         }
     }
@@ -165,7 +166,10 @@ impl Cluster {
         let mut ports = Vec::new();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         for _ in 0..3 {
-            let server = HttpServer::start_with_env("fixture", &args, &[("CLUSTER_TEST_STATE_KEY", &key)]);
+            // As docs/scaling.md deploys them: each instance listens on loopback and accepts the
+            // public name the balancer passes on.
+            let env = [("CLUSTER_TEST_STATE_KEY", key.as_str()), ("SWITCHYARD_ALLOWED_HOSTS", PUBLIC_HOST)];
+            let server = HttpServer::start_with_env("fixture", &args, &env);
             ports.push(server.port);
             instances.push(Some(server));
         }
@@ -191,7 +195,7 @@ impl Cluster {
             instances,
             _balancer: Proc(balancer),
             url: format!("http://127.0.0.1:{port}/mcp"),
-            client: client(),
+            client: public_client(),
             _dir: TempDir(dir),
         }
     }

@@ -260,17 +260,18 @@ async fn legacy_sessions_belong_to_their_creator() {
     let c = client();
     let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } });
-    let r = send(c.post(&s.url).bearer_auth("admin-token").body(init.to_string())).await;
+    let post = || c.post(&s.url).header("content-type", "application/json");
+    let r = send(post().bearer_auth("admin-token").body(init.to_string())).await;
     let sid = r.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).expect("a session").to_owned();
     let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" }).to_string();
     let as_admin =
-        send(c.post(&s.url).bearer_auth("admin-token").header("mcp-session-id", sid.clone()).body(ping.clone())).await;
+        send(post().bearer_auth("admin-token").header("mcp-session-id", sid.clone()).body(ping.clone())).await;
     assert_eq!(as_admin.status, 200);
-    let anonymous = send(c.post(&s.url).header("mcp-session-id", sid.clone()).body(ping.clone())).await;
+    let anonymous = send(post().header("mcp-session-id", sid.clone()).body(ping.clone())).await;
     assert_eq!(anonymous.status, 404, "another caller cannot use the session");
     let deleted = send(c.delete(&s.url).bearer_auth("user-token").header("mcp-session-id", sid.clone())).await;
     assert_eq!(deleted.status, 404, "nor delete it");
-    let still = send(c.post(&s.url).bearer_auth("admin-token").header("mcp-session-id", sid).body(ping)).await;
+    let still = send(post().bearer_auth("admin-token").header("mcp-session-id", sid).body(ping)).await;
     assert_eq!(still.status, 200);
     let two = send(
         modern(&c, &s.url, json!(2), "tools/list", json!({}))

@@ -89,7 +89,10 @@ async fn delete_ends_the_session_and_later_posts_get_404() {
     let r = s.request(1, "ping", json!({})).await;
     assert_eq!(r.status, 404);
     let r = send(
-        c.post(&srv.url).header("mcp-session-id", "not-a-session").body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+        c.post(&srv.url)
+            .header("content-type", "application/json")
+            .header("mcp-session-id", "not-a-session")
+            .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
     )
     .await;
     assert_eq!(r.status, 404);
@@ -101,6 +104,7 @@ async fn a_legacy_request_without_a_session_is_400() {
     let r = send(
         client()
             .post(&srv.url)
+            .header("content-type", "application/json")
             .header("mcp-protocol-version", "2025-11-25")
             .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
     )

@@ -208,6 +208,7 @@ async fn accepted_header_forms() {
         "name": "test_header_param", "arguments": { "value": "Hello" }, "_meta": meta(json!({})) } });
     let r = send(
         c.post(&s.url)
+            .header("content-type", "application/json")
             .header("mcp-protocol-version", MODERN)
             .header("mcp-method", "tools/call")
             .header("mcp-name", "test_header_param")
@@ -249,6 +250,7 @@ async fn unsupported_version_is_400_with_supported_and_requested() {
     let r = send(
         client()
             .post(&s.url)
+            .header("content-type", "application/json")
             .header("mcp-protocol-version", "v999.0.0")
             .header("mcp-method", "server/discover")
             .body(body.to_string()),
@@ -418,7 +420,12 @@ async fn a_modern_only_server_answers_every_method_but_post_with_405_allow_post(
 async fn malformed_bodies_get_json_rpc_errors() {
     let s = HttpServer::start("everything");
     let c = client();
-    let post = |body: &str| c.post(&s.url).header("mcp-protocol-version", MODERN).body(body.to_owned());
+    let post = |body: &str| {
+        c.post(&s.url)
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", MODERN)
+            .body(body.to_owned())
+    };
     let r = send(post("{not json")).await;
     assert_eq!(r.status, 400);
     assert_eq!(r.error_code(), Some(-32700));
@@ -559,6 +566,7 @@ async fn a_modern_request_ignores_a_stray_session_id() {
     let body = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {} });
     let r = send(
         c.post(&s.url)
+            .header("content-type", "application/json")
             .header("mcp-protocol-version", MODERN)
             .header("mcp-method", "tools/list")
             .header("mcp-session-id", "bogus")

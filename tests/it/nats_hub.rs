@@ -2,9 +2,10 @@
 //!
 //! Needs a NATS broker:
 //! `SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222 cargo test -p switchyard-tests --test it nats_hub::`;
-//! without it each test says it was skipped and passes. The outage tests start and kill their own
-//! `nats-server` (path from `SWITCHYARD_NATS_SERVER`, else `nats-server` on PATH, else
-//! /usr/sbin/nats-server) on a free loopback port, never touching the shared broker.
+//! without it each test says it was skipped and passes (under CI, with `CI` set, it fails).
+//! The outage tests start and kill their own `nats-server` (path from `SWITCHYARD_NATS_SERVER`,
+//! else `nats-server` on PATH, else /usr/sbin/nats-server) on a free loopback port, never
+//! touching the shared broker.
 //! Every test uses its own subject, so they run in parallel. Every wait is bounded by `WAIT`:
 //! a timeout only turns a hang into a failure, nothing here measures speed.
 
@@ -25,7 +26,7 @@ fn shared_broker(test: &str) -> Option<String> {
     match std::env::var("SWITCHYARD_TEST_NATS") {
         Ok(url) if !url.trim().is_empty() => Some(url),
         _ => {
-            eprintln!("{test}: skipped (no NATS broker given); run it with `{RUN}`");
+            crate::common::skip(&format!("nats_hub::{test}"), "no NATS broker given (SWITCHYARD_TEST_NATS)", RUN);
             None
         }
     }

@@ -74,6 +74,8 @@ use std::process::ExitCode;
 /// |---|---|---|---|
 /// | `--stdio` | `SWITCHYARD_STDIO` (`true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`) | [`stdio`](Self::stdio) | stdio when `--http` is not given either |
 /// | `--http HOST:PORT` | `SWITCHYARD_HTTP` | [`http`](Self::http) | none |
+/// | `--allowed-hosts HOST,...` | `SWITCHYARD_ALLOWED_HOSTS` | [`allowed_hosts`](Self::allowed_hosts) | the `localhost` names on a loopback address, every host elsewhere |
+/// | `--allowed-origins ORIGIN,...` | `SWITCHYARD_ALLOWED_ORIGINS` | [`allowed_origins`](Self::allowed_origins) | pages served from the allowed hosts |
 /// | `--log-format pretty\|json` | `SWITCHYARD_LOG_FORMAT` | [`log_format`](Self::log_format) | `pretty` |
 /// | `--log-level FILTER` | `SWITCHYARD_LOG_LEVEL`, then `RUST_LOG` | [`log_level`](Self::log_level) | `warn` |
 /// | `--listen-max-per-connection N` | `SWITCHYARD_LISTEN_MAX_PER_CONNECTION` | [`listen_max_per_connection`](Self::listen_max_per_connection) | the server's, 1 000 unless it set one |
@@ -118,6 +120,36 @@ pub struct ServeArgs {
         help = "Serve Streamable HTTP at http://HOST:PORT/mcp (PORT 0 picks a free port)"
     )]
     pub http: Option<String>,
+    /// `--allowed-hosts HOST,...`: the `Host` values HTTP requests may carry (exact names,
+    /// `HOST:PORT`, `*.example.com` for subdomains, `*` for every host; see
+    /// [`HostPattern`](crate::transport::http::HostPattern)); empty keeps the
+    /// [`HostPolicy`](crate::transport::http::HostPolicy) of [`ServeOptions::http`]
+    /// ([`automatic`](crate::transport::http::HostPolicy::automatic) by default: only the
+    /// `localhost` names on a loopback address, every host elsewhere). Repeatable; commas
+    /// separate entries. With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_ALLOWED_HOSTS",
+        value_name = "HOSTS",
+        value_delimiter = ',',
+        help = "Accept HTTP requests for these hosts only: NAME, NAME:PORT, *.DOMAIN or * (comma-separated) [default: localhost names on a loopback address, any host elsewhere]"
+    )]
+    pub allowed_hosts: Vec<crate::transport::http::HostPattern>,
+    /// `--allowed-origins ORIGIN,...`: web pages (`Origin` values, `SCHEME://HOST[:PORT]`,
+    /// `https://*.example.com`, `null`, or `*`; see
+    /// [`OriginPattern`](crate::transport::http::OriginPattern)) that may call the server,
+    /// beside pages served from the allowed hosts. Repeatable; commas separate entries. With the
+    /// `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_ALLOWED_ORIGINS",
+        value_name = "ORIGINS",
+        value_delimiter = ',',
+        help = "Also accept browser requests from these origins: SCHEME://HOST[:PORT], SCHEME://*.DOMAIN, null or * (comma-separated) [default: pages of the allowed hosts only]"
+    )]
+    pub allowed_origins: Vec<crate::transport::http::OriginPattern>,
     /// `--log-format`: how log events are written to stderr (default [`LogFormat::Pretty`]).
     #[arg(
         long,
@@ -293,9 +325,18 @@ impl ServeArgs {
         Mode::Stdio
     }
 
-    /// `options` with the HTTP connection and session limits these flags set.
+    /// `options` with the HTTP host policy and the connection and session limits these flags
+    /// set.
     #[cfg(feature = "http")]
-    fn http_limits(&self, mut options: ServeOptions) -> ServeOptions {
+    fn http_options(&self, mut options: ServeOptions) -> ServeOptions {
+        if !self.allowed_hosts.is_empty() {
+            let origins = options.http.hosts.listed_origins().to_vec();
+            options.http.hosts =
+                crate::transport::http::HostPolicy::hosts(self.allowed_hosts.iter().cloned()).origins(origins);
+        }
+        if !self.allowed_origins.is_empty() {
+            options.http.hosts = options.http.hosts.origins(self.allowed_origins.iter().cloned());
+        }
         let limits = &mut options.http.connections;
         if let Some(seconds) = self.http_header_timeout {
             limits.header_read_timeout = std::time::Duration::from_secs(seconds);
@@ -475,7 +516,7 @@ pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions)
     let result = match &mode {
         Mode::Stdio => serve_stdio(server, options).await,
         #[cfg(feature = "http")]
-        Mode::Http(addr) => serve_http(server, addr, args.http_limits(options)).await,
+        Mode::Http(addr) => serve_http(server, addr, args.http_options(options)).await,
     };
     #[cfg(feature = "otel")]
     telemetry::stop().await;
@@ -623,6 +664,10 @@ mod tests {
             "SWITCHYARD_STDIO",
             "--http <HOST:PORT>",
             "SWITCHYARD_HTTP",
+            "--allowed-hosts <HOSTS>",
+            "SWITCHYARD_ALLOWED_HOSTS",
+            "--allowed-origins <ORIGINS>",
+            "SWITCHYARD_ALLOWED_ORIGINS",
             "--log-format <FORMAT>",
             "SWITCHYARD_LOG_FORMAT",
             "pretty",
@@ -670,6 +715,51 @@ mod tests {
     }
 
     #[test]
+    fn host_flags_set_the_host_policy_and_bad_entries_are_refused_when_parsed() {
+        use crate::transport::http::{HostPattern, HostPolicy, OriginPattern};
+        let cli = parse(&[
+            "--allowed-hosts",
+            "mcp.example.com,*.internal:8080",
+            "--allowed-hosts",
+            "[::1]",
+            "--allowed-origins",
+            "https://app.example.com",
+        ])
+        .expect("valid");
+        let hosts: Vec<HostPattern> =
+            ["mcp.example.com", "*.internal:8080", "[::1]"].iter().map(|h| h.parse().expect("a host")).collect();
+        let origin: OriginPattern = "https://app.example.com".parse().expect("an origin");
+        assert_eq!(cli.serve.allowed_hosts, hosts);
+        let options = cli.serve.http_options(ServeOptions::default());
+        assert_eq!(options.http.hosts, HostPolicy::hosts(hosts.clone()).origins([origin.clone()]));
+        // Origins alone keep the configured hosts (automatic unless the binary chose others).
+        let only_origins = parse(&["--allowed-origins", "https://app.example.com"]).expect("valid");
+        let mut configured = ServeOptions::default();
+        configured.http.hosts = HostPolicy::localhost();
+        assert_eq!(
+            only_origins.serve.http_options(configured).http.hosts,
+            HostPolicy::localhost().origins([origin.clone()])
+        );
+        // Hosts from the flag keep origins the binary listed.
+        let mut configured = ServeOptions::default();
+        configured.http.hosts = HostPolicy::automatic().origins([origin.clone()]);
+        let only_hosts = parse(&["--allowed-hosts", "mcp.example.com"]).expect("valid");
+        assert_eq!(
+            only_hosts.serve.http_options(configured).http.hosts,
+            HostPolicy::hosts([hosts[0].clone()]).origins([origin])
+        );
+        assert_eq!(
+            parse(&[]).expect("valid").serve.http_options(ServeOptions::default()).http.hosts,
+            HostPolicy::automatic()
+        );
+        for bad in [["--allowed-hosts", "https://mcp.example.com"], ["--allowed-origins", "app.example.com"]] {
+            let e = parse(&bad).expect_err("a bad entry");
+            assert_eq!(e.kind(), ErrorKind::ValueValidation, "{e}");
+            assert!(e.to_string().contains("write"), "the error says what to write: {e}");
+        }
+    }
+
+    #[test]
     fn connection_limit_flags_override_the_configured_limits() {
         let cli = parse(&[
             "--http",
@@ -682,11 +772,11 @@ mod tests {
             "3",
         ])
         .expect("valid");
-        let options = cli.serve.http_limits(ServeOptions::default());
+        let options = cli.serve.http_options(ServeOptions::default());
         assert_eq!(options.http.connections.header_read_timeout, std::time::Duration::from_secs(2));
         assert_eq!(options.http.connections.max_connections, 7);
         assert_eq!(options.http.connections.max_connections_per_client, Some(3));
-        let untouched = parse(&[]).expect("valid").serve.http_limits(ServeOptions::default());
+        let untouched = parse(&[]).expect("valid").serve.http_options(ServeOptions::default());
         assert_eq!(untouched.http.connections, crate::transport::http::ConnectionLimits::default());
         assert_eq!(untouched.http.session_limits, crate::transport::http::SessionLimits::default());
         assert_eq!(kind(&["--http-header-timeout", "0"]), ErrorKind::ValueValidation);
@@ -727,7 +817,7 @@ mod tests {
             "5",
         ])
         .expect("valid");
-        let limits = cli.serve.http_limits(ServeOptions::default()).http.session_limits;
+        let limits = cli.serve.http_options(ServeOptions::default()).http.session_limits;
         let expected =
             crate::transport::http::SessionLimits::default().per_client(3).creations_per_second(0).creation_burst(5);
         assert_eq!(limits, expected);
@@ -747,9 +837,11 @@ mod tests {
     /// [`environment_variables_stand_in_for_the_flags`] it checks.
     const CHILD_CASE: &str = "SWITCHYARD_CLI_TEST_ENV_CASE";
 
-    const SHARED_VARS: [&str; 10] = [
+    const SHARED_VARS: [&str; 12] = [
         "SWITCHYARD_STDIO",
         "SWITCHYARD_HTTP",
+        "SWITCHYARD_ALLOWED_HOSTS",
+        "SWITCHYARD_ALLOWED_ORIGINS",
         "SWITCHYARD_LOG_FORMAT",
         "SWITCHYARD_LOG_LEVEL",
         "SWITCHYARD_HTTP_HEADER_TIMEOUT",
@@ -772,6 +864,10 @@ mod tests {
                 assert_eq!(cli.serve.log_format, LogFormat::Json);
                 assert_eq!(cli.serve.log_level.as_deref(), Some("debug"));
                 assert_eq!(cli.serve.http_max_connections_per_client, Some(4));
+                let names: Vec<String> = cli.serve.allowed_hosts.iter().map(ToString::to_string).collect();
+                assert_eq!(names, ["mcp.example.com", "*.example.net"]);
+                let origins: Vec<String> = cli.serve.allowed_origins.iter().map(ToString::to_string).collect();
+                assert_eq!(origins, ["https://app.example.com"]);
                 // A flag beats its variable...
                 let cli = parse(&["--http", "127.0.0.1:8", "--log-format", "pretty"]).expect("valid");
                 assert_eq!(cli.serve.mode(), Mode::Http("127.0.0.1:8".into()));
@@ -796,6 +892,8 @@ mod tests {
                             ("SWITCHYARD_LOG_FORMAT", "json"),
                             ("SWITCHYARD_LOG_LEVEL", "debug"),
                             ("SWITCHYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT", "4"),
+                            ("SWITCHYARD_ALLOWED_HOSTS", "mcp.example.com,*.example.net"),
+                            ("SWITCHYARD_ALLOWED_ORIGINS", "https://app.example.com"),
                         ],
                     ),
                     ("stdio", &[("SWITCHYARD_STDIO", "1")]),

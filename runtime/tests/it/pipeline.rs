@@ -223,6 +223,7 @@ async fn b10_the_routing_name_is_checked_against_mcp_name() {
     let post = |name: &str| {
         reqwest::Client::new()
             .post(&url)
+            .header("content-type", "application/json")
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", "acme/job")
             .header("mcp-name", name.to_owned())
@@ -297,6 +298,7 @@ async fn e12_a_json_only_transport_advertises_no_streams_and_refuses_listen() {
             "io.modelcontextprotocol/clientCapabilities": {}, "progressToken": "p" });
         let mut rb = reqwest::Client::new()
             .post(&url)
+            .header("content-type", "application/json")
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", method.to_owned());
         if let Some(n) = params.get("name").and_then(Value::as_str) {

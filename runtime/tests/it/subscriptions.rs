@@ -331,6 +331,7 @@ async fn open_listen(url: &str, id: i64) -> reqwest::Response {
         "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } });
     reqwest::Client::new()
         .post(url)
+        .header("content-type", "application/json")
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", "subscriptions/listen")
         .body(body.to_string())
@@ -363,6 +364,7 @@ async fn every_id_shape_is_framed_on_http_exactly_as_the_value_was() {
     for id in odd_ids() {
         let mut resp = reqwest::Client::new()
             .post(&url)
+            .header("content-type", "application/json")
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", "subscriptions/listen")
             .body(listen_with_id(&id).to_string())

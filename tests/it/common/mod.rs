@@ -32,6 +32,49 @@ pub fn free_port() -> u16 {
     }
 }
 
+/// Says that `test` is skipped because of `why`, and how to run it; in CI (`CI` set, as
+/// `.ci/run` runs) a missing service is a failure, never a silent pass.
+pub fn skip(test: &str, why: &str, how: &str) {
+    if in_ci() {
+        panic!("{test}: {why}; CI must provide it ({how})");
+    }
+    eprintln!("SKIPPED {test}: {why}; to run it: {how}");
+}
+
+/// True under CI: the `CI` variable set to anything but `false`/`0`/empty.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// The binary `name` of a service the tests run themselves: `env` when set, else `name` on
+/// PATH, else `/usr/sbin/name`.
+pub fn service_binary(env: &str, name: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env) {
+        return Some(PathBuf::from(p));
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|c| c.is_file()))
+        .unwrap_or_default();
+    on_path.or_else(|| Some(PathBuf::from("/usr/sbin").join(name)).filter(|p| p.is_file()))
+}
+
+/// How many sockets a test may hold open at once, at most `wanted`: the open-file limit is first
+/// raised to the hard limit where the OS allows it (servers the test starts afterwards inherit
+/// it), and the count is scaled to fit under it with `reserve` descriptors left for everything
+/// else the test binary does meanwhile (other tests, pipes, child processes). Prints what it
+/// chose when it had to scale, so a short run says why. At least 16.
+pub fn socket_budget(test: &str, wanted: usize, reserve: usize) -> usize {
+    let limit = match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => limit,
+        Err(_) => rlimit::getrlimit(rlimit::Resource::NOFILE).map(|(soft, _)| soft).unwrap_or(1024),
+    };
+    let fits = usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(reserve).max(16);
+    if fits < wanted {
+        eprintln!("{test}: the open-file limit is {limit}; holding {fits} connections instead of {wanted}");
+    }
+    wanted.min(fits)
+}
+
 /// Builds the example `name` (a no-op when it is up to date) and returns its path.
 pub fn example(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
@@ -122,8 +165,14 @@ impl HttpServer {
 
     /// [`start_with`](Self::start_with) with these environment variables set for the server.
     pub fn start_with_env(example_name: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        HttpServer::start_on(example_name, "127.0.0.1:0", args, env)
+    }
+
+    /// [`start_with_env`](Self::start_with_env) listening on `addr` (`HOST:0`); the URL and
+    /// port are those of 127.0.0.1, which a wildcard address also serves.
+    pub fn start_on(example_name: &str, addr: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut child = Command::new(example(example_name))
-            .args(["--http", "127.0.0.1:0"])
+            .args(["--http", addr])
             .args(args)
             .envs(env.iter().copied())
             .stdin(Stdio::null())
@@ -135,8 +184,9 @@ impl HttpServer {
         let mut lines = BufReader::new(stderr).lines();
         let port = loop {
             let line = lines.next().expect("server printed its address").expect("readable stderr");
-            if let Some(rest) = line.strip_prefix("listening on http://127.0.0.1:") {
-                break rest.trim_end_matches("/mcp").parse::<u16>().expect("a port");
+            if let Some(rest) = line.strip_prefix("listening on http://") {
+                let (_, port) = rest.trim_end_matches("/mcp").rsplit_once(':').expect("HOST:PORT");
+                break port.parse::<u16>().expect("a port");
             }
         };
         // Keep draining stderr so the server never blocks on a full pipe.

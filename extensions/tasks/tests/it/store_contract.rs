@@ -8,9 +8,10 @@
 //! SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-mcp-tasks --features postgres
 //! ```
 //!
-//! Without them they print that they were skipped and pass. Each PostgreSQL test creates its
-//! own schema with a random name, connects with `search_path` set to it and drops it at the
-//! end, so the tests run in parallel and counts are exact.
+//! Without them they print that they were skipped and pass (under CI, with `CI` set, they
+//! fail). Each PostgreSQL test creates its own schema with a random name, connects with
+//! `search_path` set to it and drops it at the end, so the tests run in parallel and counts are
+//! exact.
 
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
@@ -435,7 +436,12 @@ contract!(
     concurrent_sweeps_fail_each_task_once,
 );
 
+/// Says that `test` is skipped and how to run it; under CI (`CI` set, as `.ci/run` runs) a
+/// missing database fails instead of passing silently.
 fn skipped(test: &str, why: &str) {
+    if std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false")) {
+        panic!("{test}: {why}; CI must provide it ({RUN_PG})");
+    }
     eprintln!("skipped {test}: {why}; to run it: {RUN_PG}");
 }
 

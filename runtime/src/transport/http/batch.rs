@@ -56,7 +56,7 @@ pub(crate) async fn post(
         return respond::error(400, None, &batch_refused(Some(MODERN_VERSION)));
     }
     let Some(session_id) = session_id else { return respond::error(400, None, &batch_refused(None)) };
-    let trace = super::headers::trace_context(headers);
+    let head = legacy::Head::of(state, headers);
     let session = match legacy::session_for(state, session_id, headers, principal.as_deref()) {
         Ok(s) => s,
         Err(r) => return respond::refused(None, &r),
@@ -98,7 +98,7 @@ pub(crate) async fn post(
                     ntx.clone(),
                     principal.clone(),
                     connection.clone(),
-                    trace.clone(),
+                    head.clone(),
                 ));
             }
         }

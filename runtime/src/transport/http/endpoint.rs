@@ -279,7 +279,7 @@ mod tests {
     }
 
     fn endpoint() -> Endpoint<Handler> {
-        let state = http_state(server(), HttpConfig::default());
+        let state = http_state(server(), HttpConfig::default(), None);
         Endpoint::new(&state.config.path.clone(), Handler::new(state))
     }
 
@@ -301,7 +301,7 @@ mod tests {
         let via_router = answers(router(server(), HttpConfig::default())).await;
         let direct = answers(endpoint()).await;
         assert_same(&via_router, &direct);
-        let state = http_state(server(), HttpConfig::default());
+        let state = http_state(server(), HttpConfig::default(), None);
         let path = state.config.path.clone();
         let authenticated = answers(Endpoint::new(&path, tower::Layer::layer(&auth(), Handler::new(state)))).await;
         assert_same(&answers(router(server(), HttpConfig::default()).layer(auth())).await, &authenticated);

@@ -134,7 +134,7 @@ pub(crate) async fn post(
         Message::Request(r) => r,
     };
     let (ntx, nrx) = outbound_channel(64);
-    let work = start(state, &session, req, ntx, principal, connection, super::headers::trace_context(headers));
+    let work = start(state, &session, req, ntx, principal, connection, Head::of(state, headers));
     let answer = Box::pin(work.map(Answer::One));
     reply(session, answer, nrx, state.config.keep_alive, state.server.engine().message_filters().clone()).await
 }
@@ -186,6 +186,23 @@ pub(super) fn on_response(session: &HttpSession, id: RequestId, outcome: Result<
     }
 }
 
+/// What the head of one HTTP request gives each JSON-RPC request in its body.
+#[derive(Clone)]
+pub(super) struct Head {
+    trace: Option<crate::protocol::TraceContext>,
+    /// The reply may be an SSE stream: the server streams and the client's `Accept` allows it.
+    streaming: bool,
+}
+
+impl Head {
+    pub(super) fn of(state: &HttpState, headers: &HeaderMap) -> Head {
+        Head {
+            trace: super::headers::trace_context(headers),
+            streaming: state.config.streaming && super::media::accepts(headers).sse,
+        }
+    }
+}
+
 /// Starts a request of the session (registered for `notifications/cancelled` while it runs,
 /// its notifications into `notes`); the returned future ends with its final JSON-RPC message.
 pub(super) fn start(
@@ -195,15 +212,14 @@ pub(super) fn start(
     notes: OutboundSender,
     principal: Option<Arc<Principal>>,
     connection: Option<Connection>,
-    trace: Option<crate::protocol::TraceContext>,
+    head: Head,
 ) -> BoxFuture<Payload> {
+    let Head { trace, streaming } = head;
     let cancel = session.closed.child_token();
     let registration = Registration::new(session, &req.id, &cancel);
-    let notifier = if state.config.streaming {
-        state.server.notifier(notes, cancel.clone())
-    } else {
-        crate::context::Notifier::disconnected()
-    };
+    // A client that cannot read SSE gets one JSON body, as from a server without streaming.
+    let notifier =
+        if streaming { state.server.notifier(notes, cancel.clone()) } else { crate::context::Notifier::disconnected() };
     let id = req.id.clone();
     // The registration lives as long as the work: `map` keeps it with the future (an async
     // block would keep a second copy of the work's state).

@@ -32,7 +32,9 @@ mod client_connections;
 mod connections;
 pub(crate) mod endpoint;
 mod headers;
+mod host_patterns;
 mod legacy;
+mod media;
 mod modern;
 mod non_post;
 mod preface_deadline;
@@ -54,6 +56,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use connections::ConnectionLimits;
+pub use host_patterns::{HostPattern, OriginPattern, PatternError};
 pub use security::HostPolicy;
 pub use sessions::SessionLimits;
 
@@ -64,8 +67,10 @@ pub struct HttpConfig {
     /// Path of the MCP endpoint (default `/mcp`); it must start with `/`. [`serve`] matches
     /// it exactly (other paths are 404), [`router`] as an axum route.
     pub path: String,
-    /// Which `Host` and `Origin` values are accepted (default: localhost, 127.0.0.1 and `[::1]`
-    /// on any port). Others get 403.
+    /// Which `Host` and `Origin` values are accepted (default [`HostPolicy::automatic`]: on a
+    /// loopback address, or under [`router`], only `localhost`, `127.0.0.1` and `[::1]`; on
+    /// any other address every host, and web pages only from the origins the policy lists).
+    /// Others get 403.
     pub hosts: HostPolicy,
     /// Largest accepted request body in bytes (default 4 MiB); larger bodies get 413 with a
     /// `-32600` error.
@@ -106,7 +111,7 @@ impl Default for HttpConfig {
     fn default() -> Self {
         HttpConfig {
             path: "/mcp".to_owned(),
-            hosts: HostPolicy::localhost(),
+            hosts: HostPolicy::automatic(),
             max_body_bytes: 4 * 1024 * 1024,
             legacy_sessions: true,
             keep_alive: Duration::from_secs(15),
@@ -194,17 +199,22 @@ pub(crate) struct HttpState {
 /// ([`HttpConfig::session_limits`]), read from axum's `ConnectInfo<SocketAddr>`: serve the app
 /// with `into_make_service_with_connect_info::<SocketAddr>()` (as [`serve_app`] does), or all
 /// anonymous clients share one quota.
+///
+/// The router does not know the address it is served on: an [automatic](HostPolicy::automatic)
+/// host policy accepts only the `localhost` names here; name the public ones in
+/// [`HttpConfig::hosts`].
 pub fn router(server: Server, config: HttpConfig) -> Router {
-    let state = http_state(server, config);
+    let state = http_state(server, config, None);
     let path = state.config.path.clone();
     Router::new().route(&path, axum::routing::any(handle)).with_state(state)
 }
 
-/// What serving `server` with `config` keeps: the server, the configuration, the legacy
-/// sessions.
-fn http_state(server: Server, mut config: HttpConfig) -> Arc<HttpState> {
+/// What serving `server` with `config` on the address `bound` (`None`: not known) keeps: the
+/// server, the configuration, the legacy sessions.
+fn http_state(server: Server, mut config: HttpConfig, bound: Option<std::net::SocketAddr>) -> Arc<HttpState> {
     // A zero period has no meaning for a timer (tokio's interval rejects it).
     config.keep_alive = config.keep_alive.max(Duration::from_millis(1));
+    config.hosts = config.hosts.resolve(bound);
     Arc::new(HttpState {
         sessions: sessions::SessionStore::new(
             config.max_sessions,
@@ -230,7 +240,7 @@ pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: Ht
 /// The service [`serve`] runs for `server` with `config` (without authentication), for
 /// in-process callers such as the HTTP fuzz target.
 pub(crate) fn endpoint_service(server: Server, config: HttpConfig) -> endpoint::Endpoint<endpoint::Handler> {
-    let state = http_state(server, config);
+    let state = http_state(server, config, None);
     endpoint::Endpoint::new(&state.config.path.clone(), endpoint::Handler::new(state))
 }
 
@@ -249,7 +259,17 @@ pub(crate) async fn serve_endpoint(
     }
     let shutdown = server.shutdown_token().clone();
     let limits = config.connections.clone();
-    let state = http_state(server, config);
+    let bound = listener.local_addr().ok();
+    let automatic = config.hosts.is_automatic();
+    let state = http_state(server, config, bound);
+    if automatic && state.config.hosts.accepts_every_host() {
+        tracing::warn!(
+            address = ?bound,
+            "http: listening on a non-loopback address: every Host is accepted, and web pages (requests \
+             with an Origin) only from --allowed-origins; name the hosts clients use with --allowed-hosts \
+             (HttpConfig::hosts) to refuse others"
+        );
+    }
     let path = state.config.path.clone();
     let handler = endpoint::Handler::new(state);
     match auth {
@@ -302,6 +322,13 @@ async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
     let connection = parts.extensions.get::<crate::context::Connection>().cloned();
     if parts.method != Method::POST {
         return non_post::answer(state, &parts, principal.as_deref()).await;
+    }
+    if let Some(refused) = media::refuse_body(&parts.headers) {
+        return refused;
+    }
+    let accepts = media::accepts(&parts.headers);
+    if !accepts.json && !accepts.sse {
+        return media::not_acceptable(&parts.headers, "application/json, text/event-stream");
     }
     let bytes = match read_body_in_time(body, &state.config).await {
         Ok(b) => b,

@@ -37,7 +37,8 @@ pub(crate) async fn post(
     };
     let (ntx, nrx) = context::outbound_channel(64);
     let cancel = state.server.shutdown_token().child_token();
-    let notifier = if state.config.streaming {
+    // A client that cannot read SSE gets one JSON body, as from a server without streaming.
+    let notifier = if state.config.streaming && super::media::accepts(headers).sse {
         state.server.notifier(ntx, cancel.clone())
     } else {
         crate::context::Notifier::disconnected()

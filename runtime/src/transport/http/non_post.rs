@@ -64,6 +64,9 @@ pub(crate) async fn answer(state: &HttpState, parts: &Parts, principal: Option<&
         return respond::error(400, None, &err);
     };
     if parts.method == Method::GET {
+        if !super::media::accepts(&parts.headers).sse {
+            return super::media::not_acceptable(&parts.headers, "text/event-stream");
+        }
         legacy::open_stream(state, &id, &parts.headers, principal).await
     } else {
         legacy::delete(state, &id, &parts.headers, principal)

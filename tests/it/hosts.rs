@@ -1,0 +1,169 @@
+//! `Host` and `Origin` allow-lists as a deployment meets them (`docs/security.md`, "Hosts and
+//! origins"): a server behind a real HAProxy that passes the public name through, configured
+//! from the command line and the environment, and a server bound to a non-loopback address.
+//!
+//! The proxy tests need the `haproxy` binary (`SWITCHYARD_HAPROXY`, else `haproxy` on PATH or
+//! /usr/sbin/haproxy); without it they say they were skipped and pass (under CI they fail).
+
+use crate::common::*;
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const HOW: &str = "apt-get install haproxy (or set SWITCHYARD_HAPROXY) and run \
+                   cargo test -p switchyard-tests --test it hosts::";
+const PUBLIC: &str = "mcp.example.com";
+
+/// HAProxy in front of one server on `backend_port`, killed when dropped.
+struct Proxy {
+    child: Child,
+    url: String,
+    dir: PathBuf,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Proxy {
+    fn start(haproxy: &PathBuf, backend_port: u16) -> Proxy {
+        let port = free_port();
+        let config = format!(
+            "defaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\n\n\
+             frontend public\n    bind 127.0.0.1:{port}\n    default_backend mcp\n\n\
+             backend mcp\n    server s1 127.0.0.1:{backend_port}\n"
+        );
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!("switchyard-hosts-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temp dir");
+        let cfg = dir.join("haproxy.cfg");
+        std::fs::write(&cfg, config).expect("config written");
+        let child = Command::new(haproxy)
+            .arg("-db")
+            .arg("-f")
+            .arg(&cfg)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("haproxy starts");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "haproxy did not open port {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Proxy { child, url: format!("http://127.0.0.1:{port}/mcp"), dir }
+    }
+}
+
+fn haproxy(test: &str) -> Option<PathBuf> {
+    let found = service_binary("SWITCHYARD_HAPROXY", "haproxy");
+    if found.is_none() {
+        skip(&format!("hosts::{test}"), "no haproxy binary", HOW);
+    }
+    found
+}
+
+/// A stateless `tools/call` of the quickstart's `greet` sent to `url` with `Host: host` and,
+/// when given, `Origin: origin`.
+async fn greet(url: &str, host: &str, origin: Option<&str>) -> Reply {
+    let mut rb =
+        modern(&client(), url, json!(1), "tools/call", json!({ "name": "greet", "arguments": { "name": "Ada" } }))
+            .header("host", host);
+    if let Some(o) = origin {
+        rb = rb.header("origin", o);
+    }
+    send(rb).await
+}
+
+fn message(r: &Reply) -> String {
+    r.last()["error"]["message"].as_str().unwrap_or_default().to_owned()
+}
+
+fn greeted(r: &Reply) -> bool {
+    r.status == 200 && r.last()["result"]["content"][0]["text"] == "Hello, Ada!"
+}
+
+#[tokio::test]
+async fn behind_a_proxy_the_public_name_is_refused_until_it_is_allowed() {
+    let Some(haproxy) = haproxy("behind_a_proxy_the_public_name_is_refused_until_it_is_allowed") else { return };
+    // The default on a loopback bind: the public name the proxy passes on is refused, and the
+    // refusal says which setting admits it.
+    let server = HttpServer::start("quickstart");
+    let proxy = Proxy::start(&haproxy, server.port);
+    let refused = greet(&proxy.url, PUBLIC, None).await;
+    assert_eq!(refused.status, 403, "{:?}", refused.messages);
+    assert_eq!(refused.error_code(), Some(-32600));
+    assert!(message(&refused).contains("--allowed-hosts"), "{}", message(&refused));
+    drop(proxy);
+    drop(server);
+
+    let server = HttpServer::start_with("quickstart", &["--allowed-hosts", &format!("{PUBLIC},*.example.net")]);
+    let proxy = Proxy::start(&haproxy, server.port);
+    let served = greet(&proxy.url, PUBLIC, None).await;
+    assert!(greeted(&served), "{} {:?}", served.status, served.messages);
+    assert!(greeted(&greet(&proxy.url, &format!("{PUBLIC}:443"), None).await), "any port of a named host");
+    assert!(greeted(&greet(&proxy.url, "api.example.net", None).await), "a subdomain of a wildcard entry");
+    let other = greet(&proxy.url, "evil.example.org", None).await;
+    assert_eq!(other.status, 403, "a host not on the list");
+    assert!(message(&other).contains(PUBLIC), "the refusal lists what is allowed: {}", message(&other));
+    // Only the named hosts now: the listed ones replace the localhost names.
+    assert_eq!(greet(&proxy.url, "localhost", None).await.status, 403);
+    // A page of the public name may call it; another site may not.
+    assert!(greeted(&greet(&proxy.url, PUBLIC, Some(&format!("https://{PUBLIC}"))).await));
+    let cross = greet(&proxy.url, PUBLIC, Some("https://evil.example.org")).await;
+    assert_eq!(cross.status, 403);
+    assert!(message(&cross).contains("--allowed-origins"), "{}", message(&cross));
+}
+
+#[tokio::test]
+async fn the_environment_sets_hosts_and_origins_as_the_flags_do() {
+    let Some(haproxy) = haproxy("the_environment_sets_hosts_and_origins_as_the_flags_do") else { return };
+    let server = HttpServer::start_with_env(
+        "quickstart",
+        &[],
+        &[("SWITCHYARD_ALLOWED_HOSTS", PUBLIC), ("SWITCHYARD_ALLOWED_ORIGINS", "https://app.example.com")],
+    );
+    let proxy = Proxy::start(&haproxy, server.port);
+    assert!(greeted(&greet(&proxy.url, PUBLIC, None).await));
+    assert!(greeted(&greet(&proxy.url, PUBLIC, Some("https://app.example.com")).await));
+    assert_eq!(greet(&proxy.url, PUBLIC, Some("https://app.example.com:8443")).await.status, 403);
+    assert_eq!(greet(&proxy.url, "other.example.com", None).await.status, 403);
+}
+
+#[tokio::test]
+async fn a_server_on_a_non_loopback_address_takes_any_host_but_no_foreign_page() {
+    let server = HttpServer::start_on("quickstart", "0.0.0.0:0", &[], &[]);
+    assert!(greeted(&greet(&server.url, PUBLIC, None).await), "a public name reaches a server bound to 0.0.0.0");
+    // Browsers send Origin with every POST, so a rebound page is still refused.
+    let page = greet(&server.url, PUBLIC, Some(&format!("http://{PUBLIC}"))).await;
+    assert_eq!(page.status, 403);
+    assert!(message(&page).contains("--allowed-origins"), "{}", message(&page));
+    let listed =
+        HttpServer::start_on("quickstart", "0.0.0.0:0", &["--allowed-origins", "https://app.example.com"], &[]);
+    assert!(greeted(&greet(&listed.url, PUBLIC, Some("https://app.example.com")).await));
+    // `--allowed-hosts` narrows it again.
+    let named = HttpServer::start_on("quickstart", "0.0.0.0:0", &["--allowed-hosts", PUBLIC], &[]);
+    assert!(greeted(&greet(&named.url, PUBLIC, None).await));
+    assert_eq!(greet(&named.url, "evil.example.org", None).await.status, 403);
+}
+
+#[tokio::test]
+async fn a_bad_allow_list_entry_stops_the_server_before_it_listens() {
+    for (flag, value) in [("--allowed-hosts", "https://mcp.example.com"), ("--allowed-origins", "app.example.com")] {
+        let out = Command::new(example("quickstart"))
+            .args(["--http", "127.0.0.1:0", flag, value])
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(value) && stderr.contains("write"), "names the entry and the right form: {stderr}");
+        assert!(!stderr.contains("listening on"), "{stderr}");
+    }
+}
