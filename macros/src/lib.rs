@@ -37,7 +37,21 @@
 //! A second tool with the same name, prompt with the same name, resource with the same URI,
 //! completion for the same target and argument, RPC with the same method, or subscription field
 //! processor for the same key, in the same group of the same crate, fails `cargo check` with an
-//! error pointing at both names. Duplicates across crates are reported by `ServerBuilder::build`.
+//! error pointing at both names, which names the problem as well as rustc lets it: "the name
+//! `mcp_tool_named_echo_is_declared_twice_in_this_crate_rename_one` is defined multiple times"
+//! (a key of other characters than `[A-Za-z0-9_]`, or a group other than the default, adds a
+//! hash to keep the name unique). Duplicates across crates are reported by
+//! `ServerBuilder::build`.
+//!
+//! # Hidden types
+//! Besides the function, `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` give its name a
+//! hidden meaning as a type, with the function's visibility, so that `#[mcp_filter(rpc =
+//! some_tool)]` is an error saying which built-in method to filter instead. A module, an import
+//! or a type of the same name takes precedence over it and keeps compiling. The one name it gets
+//! in the way of is an external crate's: in the module of a handler named like a crate (`async fn
+//! regex`), write that crate's paths from the root (`use ::regex::Regex;`). The marker type of
+//! [`mcp_rpc`] is declared beside its function instead, so no other type, module or import of
+//! the function's name may share its module.
 
 mod ast;
 mod attr;
@@ -312,7 +326,7 @@ pub fn mcp_rpc(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// # Keys
 /// | key | value | default |
 /// |---|---|---|
-/// | `rpc` | the path of an `#[mcp_rpc]` handler function (`rpc = sum`, `rpc = crate::rpcs::sum`), or of another type implementing `switchyard::RpcMethod`: the filter becomes a typed filter on that method | none: a raw filter |
+/// | `rpc` | the path of an `#[mcp_rpc]` handler function (`rpc = sum`, `rpc = crate::rpcs::sum`), or of another type implementing `switchyard::RpcMethod`: the filter becomes a typed filter on that method (a tool, prompt or resource function is an error, which names the built-in method to filter instead) | none: a raw filter |
 /// | `alternate` | a flag (`alternate`, or `alternate = true`/`false`), with `rpc`: the filter becomes an alternate-result filter on that method | not set: a typed filter |
 /// | `order` | an `i32` literal, negative allowed; lower runs outside higher | `0` |
 /// | `group` | registration group selected by `ServerBuilder::groups` (a typed filter's group is usually its RPC's) | `"default"` |

@@ -158,6 +158,7 @@ pub mod __private {
     pub use serde_json;
     pub use std::any::TypeId;
     pub use std::boxed::Box;
+    use std::marker::PhantomData;
     pub use std::option::Option::{self, None, Some};
     pub use std::result::Result::{self, Err, Ok};
     pub use std::string::String;
@@ -248,6 +249,117 @@ pub mod __private {
         type Params = T::Params;
         type Result = T::Result;
         const METHOD: &'static str = T::METHOD;
+    }
+
+    /// The type-namespace meaning `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` give their
+    /// function's name: a hidden alias of `ToolFunction<NoMethod>` (`PromptFunction`,
+    /// `ResourceFunction`). Without it, `#[mcp_filter(rpc = a_tool)]` is rustc's "expected type,
+    /// found function"; with it, the path is a type that is no typed method, and the error is
+    /// the one `on_unimplemented` message of the kind's bound trait (`ToolCallsAreToolsCall`, ...),
+    /// which says how calls of that kind are filtered.
+    ///
+    /// These types implement [`RpcMethod`] only when `K` implements the kind's bound trait,
+    /// which [`NoMethod`] never does, so the bound fails for every alias (`K` is generic because
+    /// a bound that fails without one is rejected at the impl). The associated items are
+    /// projections through `K`: rustc cannot normalise them once the bound fails, so the
+    /// filter's other uses of the method's types add no errors of their own.
+    #[derive(Debug)]
+    pub struct ToolFunction<K>(PhantomData<K>);
+    /// See [`ToolFunction`].
+    #[derive(Debug)]
+    pub struct PromptFunction<K>(PhantomData<K>);
+    /// See [`ToolFunction`].
+    #[derive(Debug)]
+    pub struct ResourceFunction<K>(PhantomData<K>);
+
+    /// The `K` of the aliases the macros declare (see [`ToolFunction`]): implements none of the
+    /// bound traits.
+    #[derive(Debug)]
+    pub enum NoMethod {}
+
+    /// Implements the bound traits, only so that rustc does not tell the user to implement them
+    /// (a trait without implementations gets "consider adding one"); `do_not_recommend` keeps
+    /// these impls out of the diagnostics as well. Never used otherwise.
+    #[derive(Debug)]
+    #[allow(dead_code)]
+    enum Unnamed {}
+
+    /// The bound of [`ToolFunction`]'s [`RpcMethod`] impl; see there.
+    #[diagnostic::on_unimplemented(
+        message = "`rpc = ...` names a `#[mcp_tool]` function, not a typed method",
+        label = "tool calls are the `tools/call` method: filter them with `#[mcp_filter(rpc = switchyard::methods::ToolsCall)]`",
+        note = "a filter on `ToolsCall` sees the calls of every tool, as `TypedRequest<CallToolParams>`; `req.params.name` is the name of the tool called: act on this tool's calls and pass the others on to `next` unchanged"
+    )]
+    pub trait ToolCallsAreToolsCall {
+        /// Never normalised.
+        type Params: serde::de::DeserializeOwned + Send + 'static;
+        /// Never normalised.
+        type Result: serde::Serialize + Send + 'static;
+        /// Never evaluated.
+        const METHOD: &'static str;
+    }
+    #[diagnostic::do_not_recommend]
+    impl ToolCallsAreToolsCall for Unnamed {
+        type Params = ();
+        type Result = ();
+        const METHOD: &'static str = "";
+    }
+    impl<K: ToolCallsAreToolsCall + 'static> RpcMethod for ToolFunction<K> {
+        type Params = K::Params;
+        type Result = K::Result;
+        const METHOD: &'static str = K::METHOD;
+    }
+
+    /// The bound of [`PromptFunction`]'s [`RpcMethod`] impl; see [`ToolFunction`].
+    #[diagnostic::on_unimplemented(
+        message = "`rpc = ...` names a `#[mcp_prompt]` function, not a typed method",
+        label = "getting a prompt is the `prompts/get` method: filter it with `#[mcp_filter(rpc = switchyard::methods::PromptsGet)]`",
+        note = "a filter on `PromptsGet` sees the requests for every prompt, as `TypedRequest<GetPromptParams>`; `req.params.name` is the name of the prompt asked for: act on this prompt's requests and pass the others on to `next` unchanged"
+    )]
+    pub trait PromptGetsArePromptsGet {
+        /// Never normalised.
+        type Params: serde::de::DeserializeOwned + Send + 'static;
+        /// Never normalised.
+        type Result: serde::Serialize + Send + 'static;
+        /// Never evaluated.
+        const METHOD: &'static str;
+    }
+    #[diagnostic::do_not_recommend]
+    impl PromptGetsArePromptsGet for Unnamed {
+        type Params = ();
+        type Result = ();
+        const METHOD: &'static str = "";
+    }
+    impl<K: PromptGetsArePromptsGet + 'static> RpcMethod for PromptFunction<K> {
+        type Params = K::Params;
+        type Result = K::Result;
+        const METHOD: &'static str = K::METHOD;
+    }
+
+    /// The bound of [`ResourceFunction`]'s [`RpcMethod`] impl; see [`ToolFunction`].
+    #[diagnostic::on_unimplemented(
+        message = "`rpc = ...` names a `#[mcp_resource]` function, not a typed method",
+        label = "reading a resource is the `resources/read` method: filter it with `#[mcp_filter(rpc = switchyard::methods::ResourcesRead)]`",
+        note = "a filter on `ResourcesRead` sees the reads of every resource, as `TypedRequest<ReadResourceParams>`; `req.params.uri` is the URI read: act on the reads of this resource's URI (or of the URIs its template matches) and pass the others on to `next` unchanged"
+    )]
+    pub trait ResourceReadsAreResourcesRead {
+        /// Never normalised.
+        type Params: serde::de::DeserializeOwned + Send + 'static;
+        /// Never normalised.
+        type Result: serde::Serialize + Send + 'static;
+        /// Never evaluated.
+        const METHOD: &'static str;
+    }
+    #[diagnostic::do_not_recommend]
+    impl ResourceReadsAreResourcesRead for Unnamed {
+        type Params = ();
+        type Result = ();
+        const METHOD: &'static str = "";
+    }
+    impl<K: ResourceReadsAreResourcesRead + 'static> RpcMethod for ResourceFunction<K> {
+        type Params = K::Params;
+        type Result = K::Result;
+        const METHOD: &'static str = K::METHOD;
     }
 
     /// Implemented by every type usable as RPC params. Where serde is required, generated code

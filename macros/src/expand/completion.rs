@@ -2,7 +2,9 @@
 //! optionally one argument) whose shim hands the `CompletionRequest` to the function and
 //! converts the return value with `IntoCompletion`.
 
-use super::{ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, private, shim_param};
+use super::{
+    Guarded, ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, private, shim_param,
+};
 use super::{site, uses};
 use crate::ast::{ArgRules, Handler, Role};
 use crate::attr::{CompletionAttrs, Named};
@@ -48,7 +50,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
         lit_value(attrs.argument.as_ref()).unwrap_or_else(|| "*".to_owned())
     );
     let span = attrs.argument.as_ref().unwrap_or(target_lit).span();
-    let guard = duplicate_guard("completion", &group, &Named { value: key, span });
+    let guard = duplicate_guard(Guarded::Completion, &group, &Named { value: key, span });
 
     let state = super::state_requirements(&handler);
     quote! {

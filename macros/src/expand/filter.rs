@@ -13,8 +13,8 @@ use crate::ast::{self, FilterFn, FilterKind};
 use crate::attr::FilterAttrs;
 use crate::check;
 use crate::ctxt::Ctxt;
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, Type};
 
@@ -76,12 +76,17 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     // generic argument, which could be taken for a constant), with every token at the path:
     // naming a function without `#[mcp_rpc]` is one "not a type" error there. The shim names
     // `METHOD` first, so that a type that is no method is one "not a typed method" error, which
-    // covers the shim's later uses, and the registration's are the same error again.
-    let span = rpc.span();
-    let ps = private_at(span);
+    // covers the shim's later uses, and the registration's are the same error again. rustc
+    // deduplicates such errors only at equal spans, and reports some at the path and others at
+    // the whole `<path as TypedMethod>::Item`: so the tokens before the path carry its first
+    // token's span and those after it its last token's, making both spans the path's.
+    let (first, last) = first_and_last_spans(rpc);
+    let ps = private_at(first);
     let method_types = |item: &str| {
-        let item = Ident::new(item, span);
-        quote_spanned!(span=> <#rpc as #ps::TypedMethod>::#item)
+        let open = quote_spanned!(first=> <);
+        let close = quote_spanned!(last=> >::);
+        let item = Ident::new(item, last);
+        quote_spanned!(first=> #open #rpc as #ps::TypedMethod #close #item)
     };
     let (marker, params, result, method) =
         (method_types("Marker"), method_types("Params"), method_types("Result"), method_types("METHOD"));
@@ -142,6 +147,13 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
             }
         }
     }
+}
+
+/// The spans of the first and the last token of `path`.
+fn first_and_last_spans(path: &syn::Path) -> (Span, Span) {
+    let mut tokens = path.to_token_stream().into_iter().map(|t| t.span());
+    let first = tokens.next().unwrap_or_else(Span::call_site);
+    (first, tokens.last().unwrap_or(first))
 }
 
 /// `<ty as Trait>::method(value)`, spanned at the user's `ty`.

@@ -3,10 +3,11 @@
 //!
 //! Every expansion is the user's function, unchanged except for our `#[extract]` markers,
 //! followed by `const _: () = { ... };` holding the shim, the check calls and the `inventory`
-//! submission, so no helper name leaks into the user's module. The one exception is the marker
-//! type of `#[mcp_rpc]`, which filters name and so must live beside the function. With errors,
-//! the function (and the marker) is still emitted (IDEs and type checking keep working) and the
-//! errors follow it.
+//! submission, so no helper name leaks into the user's module. The exceptions are what
+//! `#[mcp_filter(rpc = function)]` names and so must live beside the function: the marker type
+//! of `#[mcp_rpc]`, and the hidden type that makes naming a tool, prompt or resource there an
+//! error that says how to filter it. With errors, the function (and those types) is still
+//! emitted (IDEs and type checking keep working) and the errors follow it.
 
 mod completion;
 mod filter;
@@ -54,7 +55,8 @@ impl Kind {
 /// What one macro generates besides the user's function.
 struct Generated {
     /// Items emitted next to the function even when the annotation has errors, because other
-    /// code names them (the RPC marker type): without them one mistake would cascade.
+    /// code names them (the RPC marker type, the hidden types of tools, prompts and resources):
+    /// without them one mistake would cascade.
     beside: Vec<TokenStream>,
     /// The contents of the hidden `const _` block (shim, checks, registration), emitted only
     /// when there are no errors.
@@ -79,9 +81,17 @@ pub fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let Generated { beside, hidden } = match kind {
-        Kind::Tool => tool::expand(&cx, attr, &func).into(),
-        Kind::Prompt => prompt::expand(&cx, attr, &func).into(),
-        Kind::Resource => resource::expand(&cx, attr, &func).into(),
+        Kind::Tool => {
+            Generated { beside: name_as_type(&func, "tool", "ToolFunction"), hidden: tool::expand(&cx, attr, &func) }
+        }
+        Kind::Prompt => Generated {
+            beside: name_as_type(&func, "prompt", "PromptFunction"),
+            hidden: prompt::expand(&cx, attr, &func),
+        },
+        Kind::Resource => Generated {
+            beside: name_as_type(&func, "resource", "ResourceFunction"),
+            hidden: resource::expand(&cx, attr, &func),
+        },
         Kind::Completion => completion::expand(&cx, attr, &func).into(),
         Kind::Rpc => rpc::expand(&cx, attr, &func),
         Kind::Filter => filter::expand(&cx, attr, &func).into(),
@@ -105,6 +115,49 @@ pub fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
             quote!(#func #(#beside)* #(#cfgs)* #keep_alive #errors)
         }
     }
+}
+
+/// Rust's primitive types: an item of the module named like one would shadow it there.
+const PRIMITIVE_TYPES: &[&str] = &[
+    "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+    "f16", "f32", "f64", "f128",
+];
+
+/// A hidden alias of `__private::{runtime_type}<NoMethod>` named like the function, so that
+/// `#[mcp_filter(rpc = function)]` names a type whose error says how calls of this kind are
+/// filtered (see `ToolFunction` in the runtime), not rustc's "expected type, found function".
+/// Emitted even when the annotation has errors, like the RPC marker.
+///
+/// The alias lives in a module of its own and reaches the function's module through a glob
+/// import with the function's visibility, because a glob import yields to every other name:
+/// a module, an import or a type named like the function (`mod search;` beside
+/// `async fn search`, `use std::env;` beside `async fn env`) keeps compiling and wins, where an
+/// alias declared beside the function would be "defined multiple times". A function named like
+/// a primitive type gets none, since even a glob import would shadow the primitive.
+fn name_as_type(func: &ItemFn, kind: &str, runtime_type: &str) -> Vec<TokenStream> {
+    let ident = &func.sig.ident;
+    if PRIMITIVE_TYPES.contains(&ident.unraw().to_string().as_str()) {
+        return Vec::new();
+    }
+    let p = private();
+    let vis = &func.vis;
+    let module = format_ident!("__mcp_{}_{}", kind, ident.unraw(), span = Span::call_site());
+    let runtime_type = Ident::new(runtime_type, Span::call_site());
+    vec![
+        quote! {
+            #[doc(hidden)]
+            mod #module {
+                #[doc(hidden)]
+                #[allow(non_camel_case_types, dead_code, unreachable_pub)]
+                pub type #ident = #p::#runtime_type<#p::NoMethod>;
+            }
+        },
+        quote! {
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            #vis use #module::*;
+        },
+    ]
 }
 
 /// Refers to the function so that a registration rejected for an attribute error does not add a
@@ -310,16 +363,44 @@ fn convert_return(
     }
 }
 
+/// The registrations that are unique per crate and group, for [`duplicate_guard`].
+#[derive(Clone, Copy)]
+enum Guarded {
+    Tool,
+    Prompt,
+    Resource,
+    Completion,
+    Rpc,
+    SubscriptionField,
+}
+
+impl Guarded {
+    /// What the guard's name says before the key, the fix it ends with, and the text that makes
+    /// the kinds' keys distinct in the hash.
+    fn wording(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Guarded::Tool => ("mcp_tool_named", "rename_one", "tool"),
+            Guarded::Prompt => ("mcp_prompt_named", "rename_one", "prompt"),
+            Guarded::Resource => ("mcp_resource_with_uri", "change_one", "resource"),
+            Guarded::Completion => ("mcp_completion_for", "remove_one", "completion"),
+            Guarded::Rpc => ("mcp_rpc_for_method", "remove_one", "rpc"),
+            Guarded::SubscriptionField => ("subscription_field_for_key", "remove_one", "subscription_field"),
+        }
+    }
+}
+
 /// A `#[macro_export]` macro named after the registration's key. `#[macro_export]` puts every
 /// such macro at the crate root whatever module it is written in, so two registrations of one
 /// key in one crate are rustc's "defined multiple times" error (E0428), which shows both
 /// definitions; the name is spanned on the user's name literal (or function name) so those two
 /// places are the user's. The key includes the group, since equal names in different groups are
-/// legitimate (a binary may host several servers). The name reads as the problem in rustc's
-/// message: "the name `duplicate_tool__echo__…` is defined multiple times".
-fn duplicate_guard(kind: &str, group: &str, name: &Named) -> TokenStream {
-    let hash = fnv1a(&[kind, group, &name.value]);
-    let ident = Ident::new(&format!("duplicate_{kind}__{}__{hash:016x}", sanitize(&name.value)), name.span);
+/// legitimate (a binary may host several servers).
+///
+/// rustc's text cannot be changed, so the name is written to read as the problem and its fix:
+/// "the name `mcp_tool_named_echo_is_declared_twice_in_this_crate_rename_one` is defined
+/// multiple times". See [`guard_name`].
+fn duplicate_guard(kind: Guarded, group: &str, name: &Named) -> TokenStream {
+    let ident = Ident::new(&guard_name(kind, group, &name.value), name.span);
     quote_spanned! {name.span=>
         #[doc(hidden)]
         #[macro_export]
@@ -327,10 +408,53 @@ fn duplicate_guard(kind: &str, group: &str, name: &Named) -> TokenStream {
     }
 }
 
-/// `name` reduced to identifier characters, shortened; only for readability of the guard's
-/// name, whose uniqueness comes from the hash.
-fn sanitize(name: &str) -> String {
-    name.chars().take(40).map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+/// The longest key, and group, a guard's name spells out; longer ones are cut and hashed.
+const GUARD_KEY_CHARS: usize = 40;
+const GUARD_GROUP_CHARS: usize = 24;
+
+/// The guard's name: `{prefix}_{key}[_in_group_{group}]_is_declared_twice_in_this_crate_{fix}`,
+/// followed by `__{hash}` unless the key is spelled out exactly in the default group.
+///
+/// Names must be equal exactly when (kind, group, key) are. A key of identifier characters,
+/// short enough to keep whole, in the default group is its own proof: the rest of the name is
+/// fixed per kind. Anything else loses information on the way to identifier text (`files.read`
+/// and `files-read` both read `files_read`; a group's words could be part of a key), so the
+/// 64-bit hash of the exact kind, group and key tells them apart.
+fn guard_name(kind: Guarded, group: &str, key: &str) -> String {
+    let (prefix, fix, hashed_kind) = kind.wording();
+    let (key_text, key_exact) = identifier_text(key, GUARD_KEY_CHARS);
+    let mut name = format!("{prefix}_{key_text}");
+    let default_group = group == "default";
+    if !default_group {
+        name.push_str("_in_group_");
+        name.push_str(&identifier_text(group, GUARD_GROUP_CHARS).0);
+    }
+    name.push_str("_is_declared_twice_in_this_crate_");
+    name.push_str(fix);
+    if !(key_exact && default_group) {
+        name.push_str(&format!("__{:016x}", fnv1a(&[hashed_kind, group, key])));
+    }
+    name
+}
+
+/// `text` as identifier characters, at most `max` of them, and whether that is `text` itself.
+/// Otherwise each run of other characters becomes one `_`, without `_` at either end: the text
+/// is only for reading.
+fn identifier_text(text: &str, max: usize) -> (String, bool) {
+    let ident_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if !text.is_empty() && text.chars().count() <= max && text.chars().all(ident_char) {
+        return (text.to_owned(), true);
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        if ident_char(c) {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let cut: String = out.trim_matches('_').chars().take(max).collect();
+    (cut.trim_end_matches('_').to_owned(), false)
 }
 
 /// 64-bit FNV-1a over the parts, each followed by a 0 byte so that part boundaries count.
@@ -542,6 +666,41 @@ mod tests {
         );
         let text = out.to_string();
         assert!(text.contains("enum sum { }") && !text.contains("RpcMethod for sum"), "{text}");
+    }
+
+    /// Tools, prompts and resources give their name a type (for filters naming them by mistake)
+    /// despite attribute errors, through a glob import with the function's visibility; a name
+    /// that is a primitive type gets none.
+    #[test]
+    fn handler_type_is_emitted_despite_errors_except_for_primitive_names() {
+        let out = expand(
+            Kind::Tool,
+            quote!(unknown = 1),
+            quote!(
+                /// Doc.
+                pub(crate) async fn echo() -> String {
+                    todo!()
+                }
+            ),
+        );
+        let text = out.to_string();
+        assert!(text.contains("compile_error"), "{text}");
+        assert!(text.contains("mod __mcp_tool_echo"), "{text}");
+        assert!(text.contains("pub type echo = :: switchyard :: __private :: ToolFunction"), "{text}");
+        assert!(text.contains("pub (crate) use __mcp_tool_echo :: * ;"), "{text}");
+
+        let out = expand(
+            Kind::Prompt,
+            quote!(),
+            quote!(
+                /// Doc.
+                async fn str() -> String {
+                    todo!()
+                }
+            ),
+        );
+        let text = out.to_string();
+        assert!(!text.contains("compile_error") && !text.contains("__mcp_prompt_str"), "{text}");
     }
 
     /// The expansion of `#[attr] item` as formatted source, compared with
@@ -876,8 +1035,63 @@ mod tests {
     }
 
     #[test]
-    fn sanitized_names_are_identifier_text() {
-        assert_eq!(sanitize("files.read-v2"), "files_read_v2");
-        assert_eq!(sanitize("file:///{id}"), "file_____id_");
+    fn guard_names_read_as_the_problem_and_hash_only_lossy_keys() {
+        assert_eq!(
+            guard_name(Guarded::Tool, "default", "echo"),
+            "mcp_tool_named_echo_is_declared_twice_in_this_crate_rename_one"
+        );
+        assert_eq!(
+            guard_name(Guarded::SubscriptionField, "default", "taskIds"),
+            "subscription_field_for_key_taskIds_is_declared_twice_in_this_crate_remove_one"
+        );
+        let dotted = guard_name(Guarded::Tool, "default", "files.read-v2");
+        assert!(dotted.starts_with("mcp_tool_named_files_read_v2_is_declared_twice_in_this_crate_rename_one__"));
+        let grouped = guard_name(Guarded::Prompt, "admin", "echo");
+        assert!(
+            grouped.starts_with("mcp_prompt_named_echo_in_group_admin_is_declared_twice_in_this_crate_rename_one__")
+        );
+        let uri = guard_name(Guarded::Resource, "default", "files://{path}");
+        assert!(uri.starts_with("mcp_resource_with_uri_files_path_is_declared_twice_in_this_crate_change_one__"));
+        let long = guard_name(Guarded::Tool, "default", &"a".repeat(128));
+        assert!(long.starts_with(&format!("mcp_tool_named_{}_is", "a".repeat(GUARD_KEY_CHARS))), "{long}");
+        let longest = guard_name(Guarded::SubscriptionField, &"g".repeat(100), &"k".repeat(500));
+        for name in [dotted, grouped, uri, long, longest] {
+            assert!(syn::parse_str::<Ident>(&name).is_ok(), "{name}");
+            assert!(name.len() <= 170, "{name}");
+        }
+    }
+
+    /// Distinct (kind, group, key) never share a guard name, even where the readable parts do.
+    #[test]
+    fn guard_names_differ_where_the_readable_text_does_not() {
+        let names = [
+            guard_name(Guarded::Tool, "default", "files.read"),
+            guard_name(Guarded::Tool, "default", "files-read"),
+            guard_name(Guarded::Tool, "default", "files_read"),
+            guard_name(Guarded::Tool, "default", "echo_in_group_admin"),
+            guard_name(Guarded::Tool, "admin", "echo"),
+            guard_name(Guarded::Tool, "ad-min", "echo"),
+            guard_name(Guarded::Tool, "ad_min", "echo"),
+            guard_name(Guarded::Tool, "default", &format!("{}1", "a".repeat(GUARD_KEY_CHARS))),
+            guard_name(Guarded::Tool, "default", &format!("{}2", "a".repeat(GUARD_KEY_CHARS))),
+            guard_name(Guarded::Tool, "default", &"a".repeat(GUARD_KEY_CHARS)),
+            guard_name(Guarded::Prompt, "default", "files_read"),
+            guard_name(Guarded::Rpc, "default", "acme/sum"),
+            guard_name(Guarded::Rpc, "default", "acme.sum"),
+        ];
+        for (i, a) in names.iter().enumerate() {
+            for b in &names[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn identifier_text_keeps_exact_names_and_squeezes_the_rest() {
+        assert_eq!(identifier_text("echo_2", 40), ("echo_2".to_owned(), true));
+        assert_eq!(identifier_text("files.read-v2", 40), ("files_read_v2".to_owned(), false));
+        assert_eq!(identifier_text("file:///{id}", 40), ("file_id".to_owned(), false));
+        assert_eq!(identifier_text("abcdef", 3), ("abc".to_owned(), false));
+        assert_eq!(identifier_text("ab.cdef", 3), ("ab".to_owned(), false));
     }
 }

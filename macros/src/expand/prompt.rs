@@ -2,8 +2,8 @@
 //! params type and converts the return value with `IntoPromptResult`.
 
 use super::{
-    ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, params_assertion, private,
-    roles, shim_param, site, uses,
+    Guarded, ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, params_assertion,
+    private, roles, shim_param, site, uses,
 };
 use crate::ast::{ArgRules, Handler, Role};
 use crate::attr::{Named, PromptAttrs};
@@ -61,7 +61,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
     let roles = roles(attrs.common.roles.as_ref());
     let site = site(handler.ident);
-    let guard = duplicate_guard("prompt", &group, &name);
+    let guard = duplicate_guard(Guarded::Prompt, &group, &name);
 
     let state = super::state_requirements(&handler);
     quote! {

@@ -4,7 +4,8 @@
 
 use super::ShimInputs;
 use super::{
-    bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, private, roles, shim_param, site, uses,
+    Guarded, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, private, roles, shim_param, site,
+    uses,
 };
 use crate::ast::{ArgRules, Handler, Role};
 use crate::attr::{Named, ResourceAttrs};
@@ -48,7 +49,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let site = site(handler.ident);
     // The key is the URI: that is what `resources/read` looks a resource up by.
     let guard_key = Named { value: uri.clone(), span: attrs.uri.as_ref().map_or(name.span, |u| u.span()) };
-    let guard = duplicate_guard("resource", &group, &guard_key);
+    let guard = duplicate_guard(Guarded::Resource, &group, &guard_key);
 
     let state = super::state_requirements(&handler);
     quote! {

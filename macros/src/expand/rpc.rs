@@ -2,7 +2,7 @@
 //! `RpcMethod` (what `#[mcp_filter(rpc = handler)]` names), and an `RpcRegistration` whose shim
 //! builds the extractors, awaits the function and maps its error into `McpError`.
 
-use super::{Generated, duplicate_guard, extractor, group, lit_value, opt_str, private, roles, site};
+use super::{Generated, Guarded, duplicate_guard, extractor, group, lit_value, opt_str, private, roles, site};
 use crate::ast::{self, ArgRules, Handler, Role};
 use crate::attr::{Named, RpcAttrs};
 use crate::check;
@@ -72,7 +72,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
     let roles = roles(attrs.roles.as_ref());
     let site = site(handler.ident);
     let state = super::state_requirements(&handler);
-    let guard = duplicate_guard("rpc", &group, &Named { value: method.clone(), span: method_lit.span() });
+    let guard = duplicate_guard(Guarded::Rpc, &group, &Named { value: method.clone(), span: method_lit.span() });
 
     Generated {
         beside,

@@ -2,7 +2,7 @@
 //! requested value through `grant_shim`, builds the extractors, awaits the processor and maps its
 //! error into `McpError`.
 
-use super::{duplicate_guard, extractor, group, lit_value, opt_str, private, site};
+use super::{Guarded, duplicate_guard, extractor, group, lit_value, opt_str, private, site};
 use crate::ast::{self, ArgRules, Handler, Role};
 use crate::attr::{Named, SubscriptionFieldAttrs};
 use crate::check::{self, GrantTypes};
@@ -28,7 +28,8 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let group = group(attrs.group.as_ref());
     let extension = opt_str(lit_value(attrs.extension.as_ref()));
     let site = site(handler.ident);
-    let guard = duplicate_guard("subscription_field", &group, &Named { value: key.clone(), span: key_lit.span() });
+    let guard =
+        duplicate_guard(Guarded::SubscriptionField, &group, &Named { value: key.clone(), span: key_lit.span() });
 
     // The processor's arguments in signature order: the requested value, and extractors built
     // from `&__ctx` (a failing one returns its error).

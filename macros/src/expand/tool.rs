@@ -2,8 +2,8 @@
 //! awaits the function and converts its return value with `IntoToolOutcome`.
 
 use super::{
-    ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, params_assertion, private,
-    roles, shim_param, site, uses,
+    Guarded, ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, params_assertion,
+    private, roles, shim_param, site, uses,
 };
 use crate::ast::{self, ArgRules, Handler, Role};
 use crate::attr::{Named, ToolAttrs};
@@ -92,7 +92,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
     let roles = roles(attrs.common.roles.as_ref());
     let site = site(handler.ident);
-    let guard = duplicate_guard("tool", &group, &name);
+    let guard = duplicate_guard(Guarded::Tool, &group, &name);
     let task_support = match attrs.task_support.as_ref().map(|m| check::task_support(&m.value())) {
         Some(Ok(variant)) => {
             let v = syn::Ident::new(variant, proc_macro2::Span::call_site());
