@@ -38,6 +38,7 @@
 //! | `stdio` | yes | [`transport::stdio`] |
 //! | `http` | yes | `transport::http` (Streamable HTTP on axum and hyper) and `auth::BearerAuth` |
 //! | `auth-jwt` | yes | `auth::JwtVerifier` (jsonwebtoken) |
+//! | `oauth` | yes | `auth::JwksVerifier` (issuer discovery and key sets over HTTPS with reqwest and rustls) and the CLI's `--auth-*` flags; implies `auth-jwt` and `http` |
 //! | `cli` | yes | `cli`: the command line of server binaries (clap, tracing-subscriber); implies `stdio` |
 //! | `testing` | yes | `testing`: an in-process client (and, with `http`, a loopback server); implies `stdio` |
 //! | `anyhow` | yes | `anyhow::Error` and `anyhow::Result<T>` in tools |
@@ -45,7 +46,7 @@
 //! | `nats` | no | `subscriptions::NatsHub`, a delivery hub shared by several instances |
 //!
 //! A stdio-only server needs neither axum, hyper nor jsonwebtoken:
-//! `switchyard = { package = "switchyard-mcp", version = "0.1", default-features = false, features = ["cli"] }`.
+//! `switchyard-mcp = { path = "../switchyard/runtime", default-features = false, features = ["cli"] }`.
 
 // Pieces only a transport uses (legacy `initialize`, `Mcp-Param-*` headers, ...) are unused in
 // a build without one; the default build, which CI lints, still reports dead code.

@@ -1,16 +1,30 @@
-use super::{Principal, TokenVerifier};
+use super::resource::{ProtectedResource, challenge};
+use super::{AuthError, Principal, TokenVerifier};
 use crate::jsonrpc::{McpError, error_response};
 use axum::body::Body;
 use http::{HeaderValue, Request, Response, StatusCode, header};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-/// A tower layer that authenticates `Authorization: Bearer <token>` with a [`TokenVerifier`]
-/// and hands the [`Principal`] to the MCP router (as a request extension).
+/// Longest bearer token looked at (bytes); a longer one is refused without decoding it.
+const MAX_TOKEN_BYTES: usize = 16 * 1024;
+
+/// A tower layer that authenticates `Authorization: Bearer <token>` (RFC 6750 §2.1) with a
+/// [`TokenVerifier`] and hands the [`Principal`] to the MCP endpoint as a request extension.
 ///
-/// No `Authorization` header: the request goes on anonymously. A header that is not a bearer
-/// token, a token the verifier refuses, or more than one `Authorization` header: HTTP 401,
-/// `WWW-Authenticate: Bearer error="invalid_token"`, and an id-less JSON-RPC error `-32600`.
+/// | request | answer |
+/// |---|---|
+/// | a token the verifier accepts (with every [required scope](ProtectedResource::required_scopes)) | served as that principal |
+/// | no `Authorization` header, anonymous allowed ([`new`](Self::new) without a resource, or [`allow_anonymous`](Self::allow_anonymous)) | served anonymously |
+/// | no `Authorization` header, tokens required ([`protected_resource`](Self::protected_resource)) | 401, `WWW-Authenticate: Bearer scope="<required>", resource_metadata="<url>"` |
+/// | a header that is not one bearer token, a refused token, a token over 16 KiB, two `Authorization` headers | 401, `WWW-Authenticate: Bearer error="invalid_token", error_description="…", resource_metadata="<url>"` |
+/// | a valid token lacking a required scope | 403, `WWW-Authenticate: Bearer error="insufficient_scope", scope="<required>", resource_metadata="<url>"` |
+/// | the verifier cannot reach the authorization server ([`AuthError::Unavailable`]) | 503, `Retry-After: 5` |
+///
+/// Every refusal carries an id-less JSON-RPC error (`-32600`; `-32603` for 503) whose message
+/// says what to do. `resource_metadata` is there only with a [`ProtectedResource`]
+/// ([MCP authorization](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization),
+/// RFC 9728 §5.1).
 ///
 /// ```no_run
 /// use switchyard::auth::{BearerAuth, JwtVerifier};
@@ -23,25 +37,57 @@ use std::task::{Context, Poll};
 #[derive(Clone)]
 pub struct BearerAuth {
     verifier: Arc<dyn TokenVerifier>,
+    resource: Option<Arc<ProtectedResource>>,
+    /// The resource's metadata paths: public, passed through without a token.
+    public_paths: Arc<[String]>,
+    anonymous: bool,
 }
 
 impl std::fmt::Debug for BearerAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BearerAuth").finish_non_exhaustive()
+        f.debug_struct("BearerAuth")
+            .field("resource", &self.resource)
+            .field("anonymous", &self.anonymous)
+            .finish_non_exhaustive()
     }
 }
 
 impl BearerAuth {
-    /// A layer using `verifier`.
+    /// A layer using `verifier`; a request without a token is served anonymously (roles and
+    /// scopes then decide what it may use).
     pub fn new(verifier: impl TokenVerifier) -> Self {
-        BearerAuth { verifier: Arc::new(verifier) }
+        BearerAuth { verifier: Arc::new(verifier), resource: None, public_paths: Arc::new([]), anonymous: true }
+    }
+
+    /// Guards `resource`: every request needs a valid token with its required scopes, and
+    /// challenges name its metadata URL; requests for the metadata itself pass without one.
+    /// Serve the same metadata with
+    /// [`HttpConfig::protected_resource`](crate::transport::http::HttpConfig::protected_resource)
+    /// ([`serve`](crate::transport::http::serve) and the CLI do that from one setting).
+    pub fn protected_resource(mut self, resource: ProtectedResource) -> Self {
+        self.public_paths = resource.metadata_paths().into();
+        self.resource = Some(Arc::new(resource));
+        self.anonymous = false;
+        self
+    }
+
+    /// Serves requests without a token anonymously even with a protected resource (a server
+    /// with some public tools); invalid tokens are still refused.
+    pub fn allow_anonymous(mut self) -> Self {
+        self.anonymous = true;
+        self
+    }
+
+    /// The protected resource this layer guards, if any.
+    pub fn resource(&self) -> Option<&ProtectedResource> {
+        self.resource.as_deref()
     }
 }
 
 impl<S> tower::Layer<S> for BearerAuth {
     type Service = BearerAuthService<S>;
     fn layer(&self, inner: S) -> Self::Service {
-        BearerAuthService { inner, verifier: self.verifier.clone() }
+        BearerAuthService { inner, auth: self.clone() }
     }
 }
 
@@ -49,7 +95,7 @@ impl<S> tower::Layer<S> for BearerAuth {
 #[derive(Clone)]
 pub struct BearerAuthService<S> {
     inner: S,
-    verifier: Arc<dyn TokenVerifier>,
+    auth: BearerAuth,
 }
 
 impl<S> std::fmt::Debug for BearerAuthService<S> {
@@ -59,6 +105,27 @@ impl<S> std::fmt::Debug for BearerAuthService<S> {
 }
 
 type BoxedResponse<E> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response<Body>, E>> + Send>>;
+
+/// The bearer token of `req`: `Ok(None)` without an `Authorization` header, `Err` with the
+/// reason for a header that is not exactly one bearer token.
+fn bearer(req: &Request<Body>) -> Result<Option<String>, &'static str> {
+    let mut values = req.headers().get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else { return Ok(None) };
+    if values.next().is_some() {
+        // Two credentials: a proxy and this server might each pick a different one.
+        return Err("send one Authorization header");
+    }
+    let token = value.to_str().ok().and_then(|v| {
+        let (scheme, token) = v.trim().split_once(' ')?;
+        scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+    });
+    match token {
+        Some(t) if t.is_empty() || t.contains(' ') => Err("expected `Authorization: Bearer <token>`"),
+        Some(t) if t.len() > MAX_TOKEN_BYTES => Err("the token is longer than 16 KiB"),
+        Some(t) => Ok(Some(t.to_owned())),
+        None => Err("expected `Authorization: Bearer <token>`"),
+    }
+}
 
 impl<S> tower::Service<Request<Body>> for BearerAuthService<S>
 where
@@ -74,35 +141,88 @@ where
     }
 
     fn call(&mut self, mut req: Request<Body>) -> Self::Future {
-        if req.headers().get_all(header::AUTHORIZATION).iter().count() > 1 {
-            // Two credentials: a proxy and this server might each pick a different one.
-            return Box::pin(async { Ok(unauthorized("send one Authorization header")) });
-        }
-        if let Some(value) = req.headers().get(header::AUTHORIZATION) {
-            let token = value.to_str().ok().and_then(|v| {
-                let (scheme, token) = v.trim().split_once(' ')?;
-                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-            });
-            match token.map(|t| self.verifier.verify(t)) {
-                Some(Ok(principal)) => {
-                    req.extensions_mut().insert::<Principal>(principal);
-                }
-                Some(Err(e)) => return Box::pin(async move { Ok(unauthorized(&e.to_string())) }),
-                None => return Box::pin(async { Ok(unauthorized("expected `Authorization: Bearer <token>`")) }),
-            }
-        }
         // The readied service answers this request; a fresh clone takes its place.
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
-        Box::pin(async move { inner.call(req).await })
+        let auth = self.auth.clone();
+        Box::pin(async move {
+            if auth.public_paths.iter().any(|p| p == req.uri().path()) {
+                return inner.call(req).await;
+            }
+            let token = match bearer(&req) {
+                Ok(Some(token)) => token,
+                Ok(None) if auth.anonymous => return inner.call(req).await,
+                Ok(None) => return Ok(auth.refusal(Refusal::NoToken)),
+                Err(reason) => return Ok(auth.refusal(Refusal::Invalid(reason.to_owned()))),
+            };
+            let principal = match auth.verifier.verify(&token).await {
+                Ok(p) => p,
+                Err(AuthError::Unavailable(why)) => return Ok(unavailable(&why)),
+                Err(e) => return Ok(auth.refusal(Refusal::Invalid(e.to_string()))),
+            };
+            if let Some(resource) = &auth.resource
+                && resource.required().iter().any(|s| !principal.has_scope(s))
+            {
+                return Ok(auth.refusal(Refusal::Scope));
+            }
+            req.extensions_mut().insert::<Principal>(principal);
+            inner.call(req).await
+        })
     }
 }
 
-fn unauthorized(reason: &str) -> Response<Body> {
-    let body = error_response(None, &McpError::invalid_request(format!("unauthorized: {reason}")));
+enum Refusal {
+    NoToken,
+    Invalid(String),
+    Scope,
+}
+
+impl BearerAuth {
+    fn refusal(&self, refusal: Refusal) -> Response<Body> {
+        let required = self.resource.as_ref().map(|r| r.required().iter().cloned().collect::<Vec<_>>().join(" "));
+        let required = required.unwrap_or_default();
+        let metadata = self.resource.as_ref().map(|r| r.metadata_url());
+        let (status, message, error) = match &refusal {
+            Refusal::NoToken => (
+                StatusCode::UNAUTHORIZED,
+                "unauthorized: this server needs `Authorization: Bearer <token>`; the WWW-Authenticate \
+                 header names its resource metadata, which names the authorization server"
+                    .to_owned(),
+                None,
+            ),
+            Refusal::Invalid(reason) => {
+                (StatusCode::UNAUTHORIZED, format!("unauthorized: {reason}"), Some(("invalid_token", reason.as_str())))
+            }
+            Refusal::Scope => (
+                StatusCode::FORBIDDEN,
+                format!(
+                    "forbidden: the token lacks a scope this server requires ({required}); authorize again with it"
+                ),
+                Some(("insufficient_scope", "")),
+            ),
+        };
+        let value = challenge(metadata.as_deref(), error, &required);
+        let mut resp = json_error(status, &McpError::invalid_request(message));
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+        resp
+    }
+}
+
+fn json_error(status: StatusCode, err: &McpError) -> Response<Body> {
+    let body = error_response(None, err);
     let mut resp = Response::new(Body::from(body.to_string()));
-    *resp.status_mut() = StatusCode::UNAUTHORIZED;
+    *resp.status_mut() = status;
     resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer error=\"invalid_token\""));
+    resp
+}
+
+fn unavailable(why: &str) -> Response<Body> {
+    let err = McpError::internal(format!(
+        "the authorization server cannot be reached to verify the token ({why}); try again shortly"
+    ));
+    let mut resp = json_error(StatusCode::SERVICE_UNAVAILABLE, &err);
+    resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
     resp
 }

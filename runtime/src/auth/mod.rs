@@ -25,20 +25,26 @@
 //! - **Denial.** JSON-RPC error `-32600` with the message `forbidden: ...` (HTTP 403 on the
 //!   stateless wire) and `data: {"reason": "forbidden"}`.
 
+#[cfg(feature = "oauth")]
+mod jwks;
 #[cfg(feature = "auth-jwt")]
 mod jwt;
 #[cfg(feature = "http")]
 mod layer;
 mod policy;
 mod principal;
+mod resource;
 mod verifier;
 
+#[cfg(feature = "oauth")]
+pub use jwks::JwksVerifier;
 #[cfg(feature = "auth-jwt")]
 pub use jwt::JwtVerifier;
 #[cfg(feature = "http")]
 pub use layer::BearerAuth;
 pub use policy::{AllowAll, Policy, Primitive, RolePolicy};
 pub use principal::Principal;
+pub use resource::{METADATA_PATH, ProtectedResource};
 pub use verifier::{AuthError, StaticTokens, TokenVerifier};
 
 use crate::jsonrpc::McpError;

@@ -76,6 +76,11 @@ use std::process::ExitCode;
 /// | `--http HOST:PORT` | `SWITCHYARD_HTTP` | [`http`](Self::http) | none |
 /// | `--allowed-hosts HOST,...` | `SWITCHYARD_ALLOWED_HOSTS` | [`allowed_hosts`](Self::allowed_hosts) | the `localhost` names on a loopback address, every host elsewhere |
 /// | `--allowed-origins ORIGIN,...` | `SWITCHYARD_ALLOWED_ORIGINS` | [`allowed_origins`](Self::allowed_origins) | pages served from the allowed hosts |
+/// | `--auth-issuer URL,...` | `SWITCHYARD_AUTH_ISSUER` | [`auth_issuer`](Self::auth_issuer) | none: no OAuth |
+/// | `--auth-resource URL` | `SWITCHYARD_AUTH_RESOURCE` | [`auth_resource`](Self::auth_resource) | none (required with `--auth-issuer`) |
+/// | `--auth-audience AUD` | `SWITCHYARD_AUTH_AUDIENCE` | [`auth_audience`](Self::auth_audience) | the resource URL |
+/// | `--auth-scopes SCOPE,...` | `SWITCHYARD_AUTH_SCOPES` | [`auth_scopes`](Self::auth_scopes) | none |
+/// | `--auth-allow-anonymous` | `SWITCHYARD_AUTH_ALLOW_ANONYMOUS` | [`auth_allow_anonymous`](Self::auth_allow_anonymous) | false |
 /// | `--log-format pretty\|json` | `SWITCHYARD_LOG_FORMAT` | [`log_format`](Self::log_format) | `pretty` |
 /// | `--log-level FILTER` | `SWITCHYARD_LOG_LEVEL`, then `RUST_LOG` | [`log_level`](Self::log_level) | `warn` |
 /// | `--listen-max-per-connection N` | `SWITCHYARD_LISTEN_MAX_PER_CONNECTION` | [`listen_max_per_connection`](Self::listen_max_per_connection) | the server's, 1 000 unless it set one |
@@ -150,6 +155,73 @@ pub struct ServeArgs {
         help = "Also accept browser requests from these origins: SCHEME://HOST[:PORT], SCHEME://*.DOMAIN, null or * (comma-separated) [default: pages of the allowed hosts only]"
     )]
     pub allowed_origins: Vec<crate::transport::http::OriginPattern>,
+    /// `--auth-issuer URL,...`: require OAuth bearer tokens (JWT access tokens) from these
+    /// authorization servers (issuer identifiers), checked against the keys they publish
+    /// ([`JwksVerifier`](crate::auth::JwksVerifier)); needs
+    /// [`auth_resource`](Self::auth_resource). The server then serves its protected resource
+    /// metadata and answers requests without a valid token with 401 and a challenge naming it.
+    /// Replaces the binary's own [`ServeOptions::auth`]. With the `oauth` feature.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_AUTH_ISSUER",
+        value_name = "URL",
+        value_delimiter = ',',
+        value_parser = parse_http_url,
+        requires = "auth_resource",
+        help = "Require OAuth access tokens issued by these authorization servers (issuer URLs, comma-separated); needs --auth-resource"
+    )]
+    pub auth_issuer: Vec<String>,
+    /// `--auth-resource URL`: the public URL of this MCP endpoint as clients reach it (behind a
+    /// proxy, the proxy's), its canonical resource URI (RFC 8707): the audience tokens must
+    /// carry unless [`auth_audience`](Self::auth_audience) says otherwise, and where the
+    /// metadata URL is derived from. With the `oauth` feature.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_AUTH_RESOURCE",
+        value_name = "URL",
+        value_parser = parse_resource,
+        requires = "auth_issuer",
+        help = "The public URL of this endpoint (e.g. https://mcp.example.com/mcp): the resource tokens are for"
+    )]
+    pub auth_resource: Option<String>,
+    /// `--auth-audience AUD`: the `aud` tokens must carry, when the authorization server
+    /// writes something else than the resource URL. With the `oauth` feature.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_AUTH_AUDIENCE",
+        value_name = "AUD",
+        requires = "auth_issuer",
+        help = "The aud tokens must carry [default: the --auth-resource URL]"
+    )]
+    pub auth_audience: Option<String>,
+    /// `--auth-scopes SCOPE,...`: scopes every request needs (403 `insufficient_scope`
+    /// without them), asked for in the 401 challenge and listed in the metadata. With the
+    /// `oauth` feature.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_AUTH_SCOPES",
+        value_name = "SCOPES",
+        value_delimiter = ',',
+        requires = "auth_issuer",
+        help = "Scopes every request's token must grant (comma-separated)"
+    )]
+    pub auth_scopes: Vec<String>,
+    /// `--auth-allow-anonymous`: with `--auth-issuer`, serve requests without a token
+    /// anonymously (roles and scopes then decide what they may use); invalid tokens are still
+    /// refused. With the `oauth` feature.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_AUTH_ALLOW_ANONYMOUS",
+        value_parser = clap::builder::BoolishValueParser::new(),
+        requires = "auth_issuer",
+        help = "With --auth-issuer, serve requests without a token anonymously"
+    )]
+    pub auth_allow_anonymous: bool,
     /// `--log-format`: how log events are written to stderr (default [`LogFormat::Pretty`]).
     #[arg(
         long,
@@ -337,6 +409,21 @@ impl ServeArgs {
         if !self.allowed_origins.is_empty() {
             options.http.hosts = options.http.hosts.origins(self.allowed_origins.iter().cloned());
         }
+        #[cfg(feature = "oauth")]
+        if let Some(resource) = &self.auth_resource
+            && !self.auth_issuer.is_empty()
+        {
+            match self.oauth(resource) {
+                Ok((resource, auth)) => {
+                    options.http.protected_resource = Some(resource);
+                    options.auth = Some(auth);
+                }
+                // Checked when parsed; only values set in code can fail here.
+                Err(e) => {
+                    tracing::error!(error = %e, "auth: the --auth-* settings cannot be used; serving without them")
+                }
+            }
+        }
         let limits = &mut options.http.connections;
         if let Some(seconds) = self.http_header_timeout {
             limits.header_read_timeout = std::time::Duration::from_secs(seconds);
@@ -358,6 +445,23 @@ impl ServeArgs {
             sessions.creation_burst = n;
         }
         options
+    }
+
+    /// The protected resource and the bearer layer `--auth-*` describe.
+    #[cfg(feature = "oauth")]
+    fn oauth(&self, resource: &str) -> Result<(crate::auth::ProtectedResource, BearerAuth), crate::auth::AuthError> {
+        let mut metadata =
+            crate::auth::ProtectedResource::new(resource)?.required_scopes(self.auth_scopes.iter().cloned());
+        for issuer in &self.auth_issuer {
+            metadata = metadata.authorization_server(issuer)?;
+        }
+        let audience = self.auth_audience.as_deref().unwrap_or(metadata.resource());
+        let verifier = crate::auth::JwksVerifier::new(self.auth_issuer.iter().cloned(), audience)?;
+        let mut auth = BearerAuth::new(verifier).protected_resource(metadata.clone());
+        if self.auth_allow_anonymous {
+            auth = auth.allow_anonymous();
+        }
+        Ok((metadata, auth))
     }
 
     /// Sets the listen limits of `server` that `--listen-max-*` name; the others stay.
@@ -436,6 +540,20 @@ impl ServeArgs {
         #[cfg(not(feature = "otel"))]
         let _ = installed;
     }
+}
+
+/// Accepts an absolute `http(s)` URL (an issuer identifier).
+#[cfg(feature = "oauth")]
+fn parse_http_url(s: &str) -> Result<String, String> {
+    crate::auth::ProtectedResource::new(s)
+        .map(|_| s.to_owned())
+        .map_err(|e| e.to_string().replace("the resource", "the URL"))
+}
+
+/// Accepts a protected resource URL.
+#[cfg(feature = "oauth")]
+fn parse_resource(s: &str) -> Result<String, String> {
+    crate::auth::ProtectedResource::new(s).map(|_| s.to_owned()).map_err(|e| e.to_string())
 }
 
 /// Accepts `s` when `tracing_subscriber` can filter by it.
@@ -668,6 +786,13 @@ mod tests {
             "SWITCHYARD_ALLOWED_HOSTS",
             "--allowed-origins <ORIGINS>",
             "SWITCHYARD_ALLOWED_ORIGINS",
+            "--auth-issuer <URL>",
+            "SWITCHYARD_AUTH_ISSUER",
+            "--auth-resource <URL>",
+            "SWITCHYARD_AUTH_RESOURCE",
+            "--auth-audience <AUD>",
+            "--auth-scopes <SCOPES>",
+            "--auth-allow-anonymous",
             "--log-format <FORMAT>",
             "SWITCHYARD_LOG_FORMAT",
             "pretty",
@@ -760,6 +885,34 @@ mod tests {
     }
 
     #[test]
+    fn auth_flags_guard_the_endpoint_with_an_issuer_s_keys() {
+        let cli = parse(&[
+            "--auth-issuer",
+            "https://auth.example.com",
+            "--auth-resource",
+            "https://mcp.example.com/mcp",
+            "--auth-scopes",
+            "mcp,files:read",
+        ])
+        .expect("valid");
+        let options = cli.serve.http_options(ServeOptions::default());
+        let resource = options.http.protected_resource.expect("a protected resource");
+        assert_eq!(resource.resource(), "https://mcp.example.com/mcp");
+        assert_eq!(resource.authorization_servers(), ["https://auth.example.com"]);
+        assert_eq!(resource.required().iter().map(String::as_str).collect::<Vec<_>>(), ["files:read", "mcp"]);
+        let auth = options.auth.expect("a bearer layer");
+        assert_eq!(auth.resource(), Some(&resource));
+        // Each needs the other; bad URLs are refused when parsed.
+        assert_eq!(kind(&["--auth-issuer", "https://auth.example.com"]), ErrorKind::MissingRequiredArgument);
+        assert_eq!(kind(&["--auth-resource", "https://mcp.example.com/mcp"]), ErrorKind::MissingRequiredArgument);
+        let bad = ["--auth-issuer", "auth.example.com", "--auth-resource", "https://mcp.example.com/mcp"];
+        assert_eq!(kind(&bad), ErrorKind::ValueValidation);
+        let bad = ["--auth-issuer", "https://a.example", "--auth-resource", "https://mcp.example.com/mcp#x"];
+        assert_eq!(kind(&bad), ErrorKind::ValueValidation);
+        assert!(parse(&[]).expect("valid").serve.http_options(ServeOptions::default()).auth.is_none());
+    }
+
+    #[test]
     fn connection_limit_flags_override_the_configured_limits() {
         let cli = parse(&[
             "--http",
@@ -837,9 +990,14 @@ mod tests {
     /// [`environment_variables_stand_in_for_the_flags`] it checks.
     const CHILD_CASE: &str = "SWITCHYARD_CLI_TEST_ENV_CASE";
 
-    const SHARED_VARS: [&str; 12] = [
+    const SHARED_VARS: [&str; 17] = [
         "SWITCHYARD_STDIO",
         "SWITCHYARD_HTTP",
+        "SWITCHYARD_AUTH_ISSUER",
+        "SWITCHYARD_AUTH_RESOURCE",
+        "SWITCHYARD_AUTH_AUDIENCE",
+        "SWITCHYARD_AUTH_SCOPES",
+        "SWITCHYARD_AUTH_ALLOW_ANONYMOUS",
         "SWITCHYARD_ALLOWED_HOSTS",
         "SWITCHYARD_ALLOWED_ORIGINS",
         "SWITCHYARD_LOG_FORMAT",

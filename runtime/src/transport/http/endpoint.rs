@@ -27,12 +27,15 @@ use std::task::{Context, Poll};
 #[derive(Clone)]
 pub(crate) struct Endpoint<S> {
     path: Arc<str>,
+    /// The protected resource metadata, answered at its own paths outside `inner` (it is
+    /// public: no authentication, no host check).
+    metadata: Option<Arc<super::metadata::Metadata>>,
     inner: S,
 }
 
 impl<S> Endpoint<S> {
-    pub(crate) fn new(path: &str, inner: S) -> Self {
-        Endpoint { path: path.into(), inner }
+    pub(crate) fn new(path: &str, metadata: Option<Arc<super::metadata::Metadata>>, inner: S) -> Self {
+        Endpoint { path: path.into(), metadata, inner }
     }
 }
 
@@ -50,6 +53,9 @@ where
 
     fn call(&mut self, req: Request<Body>) -> Self::Future {
         if req.uri().path() != &*self.path {
+            if let Some(metadata) = self.metadata.as_ref().filter(|m| m.serves(req.uri().path())) {
+                return Either::Left(ready(Ok(metadata.answer(req.method()))));
+            }
             let mut resp = Response::new(Body::empty());
             *resp.status_mut() = StatusCode::NOT_FOUND;
             return Either::Left(ready(Ok(resp)));
@@ -280,7 +286,7 @@ mod tests {
 
     fn endpoint() -> Endpoint<Handler> {
         let state = http_state(server(), HttpConfig::default(), None);
-        Endpoint::new(&state.config.path.clone(), Handler::new(state))
+        Endpoint::new(&state.config.path.clone(), None, Handler::new(state))
     }
 
     fn auth() -> BearerAuth {
@@ -303,7 +309,8 @@ mod tests {
         assert_same(&via_router, &direct);
         let state = http_state(server(), HttpConfig::default(), None);
         let path = state.config.path.clone();
-        let authenticated = answers(Endpoint::new(&path, tower::Layer::layer(&auth(), Handler::new(state)))).await;
+        let authenticated =
+            answers(Endpoint::new(&path, None, tower::Layer::layer(&auth(), Handler::new(state)))).await;
         assert_same(&answers(router(server(), HttpConfig::default()).layer(auth())).await, &authenticated);
         let refused = authenticated.iter().filter(|a| a.contains(": 401 ")).collect::<Vec<_>>();
         assert_eq!(refused.len(), 3, "{authenticated:#?}");
@@ -316,6 +323,72 @@ mod tests {
         assert!(
             direct.iter().any(|a| a.starts_with("HEAD /mcp: 403 ") && a.contains("content-length: ")),
             "{direct:#?}"
+        );
+    }
+
+    /// The protected resource metadata is answered alike by both, outside the authentication
+    /// layer and the host check, at both well-known paths; other well-known paths are 404.
+    #[tokio::test]
+    async fn both_serve_the_protected_resource_metadata_publicly() {
+        use crate::auth::ProtectedResource;
+        let resource = ProtectedResource::new("https://mcp.example.com/mcp")
+            .and_then(|r| r.authorization_server("https://auth.example.com"))
+            .expect("a resource");
+        let config = || HttpConfig::default().protected_resource(resource.clone());
+        let auth = || auth().protected_resource(resource.clone());
+        let state = http_state(server(), config(), None);
+        let path = state.config.path.clone();
+        let mut endpoint =
+            Endpoint::new(&path, state.metadata.clone(), tower::Layer::layer(&auth(), Handler::new(state)));
+        let mut router = router(server(), config()).layer(auth());
+        let get = |method: &str, path: &str| {
+            Request::builder()
+                .method(method)
+                .uri(path)
+                .header("host", "evil.example")
+                .header("origin", "https://app.example")
+                .body(Body::empty())
+                .expect("a request")
+        };
+        for (method, path, status) in [
+            ("GET", "/.well-known/oauth-protected-resource/mcp", 200),
+            ("GET", "/.well-known/oauth-protected-resource", 200),
+            ("HEAD", "/.well-known/oauth-protected-resource/mcp", 200),
+            ("OPTIONS", "/.well-known/oauth-protected-resource/mcp", 204),
+            ("POST", "/.well-known/oauth-protected-resource/mcp", 405),
+        ] {
+            let Ok(a) = tower::ServiceExt::oneshot(&mut endpoint, get(method, path)).await;
+            let Ok(b) = tower::ServiceExt::oneshot(&mut router, get(method, path)).await;
+            assert_eq!((a.status().as_u16(), b.status().as_u16()), (status, status), "{method} {path}");
+            if status == 200 {
+                assert_eq!(a.headers()["access-control-allow-origin"], "*");
+                let body = axum::body::to_bytes(a.into_body(), 1 << 16).await.expect("a body");
+                let other = axum::body::to_bytes(b.into_body(), 1 << 16).await.expect("a body");
+                assert_eq!(body, other);
+                if method == "GET" {
+                    let doc: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+                    assert_eq!(doc["resource"], "https://mcp.example.com/mcp");
+                    assert_eq!(doc["authorization_servers"][0], "https://auth.example.com");
+                } else {
+                    assert!(body.is_empty());
+                }
+            }
+        }
+        let other = get("GET", "/.well-known/oauth-protected-resource/other");
+        let Ok(resp) = tower::ServiceExt::oneshot(&mut endpoint, other).await;
+        assert_eq!(resp.status(), 404);
+        // The endpoint itself still wants a token, and says where to learn how to get one.
+        let post = Request::post("/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .body(Body::from("{}"))
+            .expect("a request");
+        let Ok(resp) = tower::ServiceExt::oneshot(&mut endpoint, post).await;
+        assert_eq!(resp.status(), 401);
+        let challenge = resp.headers()["www-authenticate"].to_str().expect("ASCII");
+        assert_eq!(
+            challenge,
+            "Bearer resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\""
         );
     }
 }

@@ -35,6 +35,7 @@ mod headers;
 mod host_patterns;
 mod legacy;
 mod media;
+mod metadata;
 mod modern;
 mod non_post;
 mod preface_deadline;
@@ -105,6 +106,12 @@ pub struct HttpConfig {
     /// connections, HTTP/2 streams (default [`ConnectionLimits::default`]). Not used by
     /// [`router`], whose connections belong to whoever serves it.
     pub connections: ConnectionLimits,
+    /// The server as an OAuth protected resource (default none): its metadata document
+    /// (RFC 9728) is served at the well-known paths of the resource
+    /// ([`ProtectedResource::metadata_paths`](crate::auth::ProtectedResource::metadata_paths)),
+    /// publicly and with `Access-Control-Allow-Origin: *`. Tokens are checked by a
+    /// [`BearerAuth`](crate::auth::BearerAuth) layer guarding the same resource.
+    pub protected_resource: Option<crate::auth::ProtectedResource>,
 }
 
 impl Default for HttpConfig {
@@ -120,6 +127,7 @@ impl Default for HttpConfig {
             session_idle_timeout: Duration::from_secs(30 * 60),
             streaming: true,
             connections: ConnectionLimits::default(),
+            protected_resource: None,
         }
     }
 }
@@ -184,12 +192,20 @@ impl HttpConfig {
         self.connections = connections;
         self
     }
+
+    /// Sets [`protected_resource`](Self::protected_resource).
+    pub fn protected_resource(mut self, resource: crate::auth::ProtectedResource) -> Self {
+        self.protected_resource = Some(resource);
+        self
+    }
 }
 
 pub(crate) struct HttpState {
     pub(crate) server: Server,
     pub(crate) config: HttpConfig,
     pub(crate) sessions: sessions::SessionStore,
+    /// The protected resource metadata, when the configuration names a resource.
+    pub(crate) metadata: Option<Arc<metadata::Metadata>>,
 }
 
 /// An axum [`Router`] serving `server` at `config.path`. Nest or merge it into your own app;
@@ -206,7 +222,15 @@ pub(crate) struct HttpState {
 pub fn router(server: Server, config: HttpConfig) -> Router {
     let state = http_state(server, config, None);
     let path = state.config.path.clone();
-    Router::new().route(&path, axum::routing::any(handle)).with_state(state)
+    let mut router = Router::new().route(&path, axum::routing::any(handle));
+    if let Some(metadata) = &state.metadata {
+        for p in metadata.paths() {
+            let metadata = metadata.clone();
+            router = router
+                .route(p, axum::routing::any(move |req: Request<Body>| async move { metadata.answer(req.method()) }));
+        }
+    }
+    router.with_state(state)
 }
 
 /// What serving `server` with `config` on the address `bound` (`None`: not known) keeps: the
@@ -215,7 +239,9 @@ fn http_state(server: Server, mut config: HttpConfig, bound: Option<std::net::So
     // A zero period has no meaning for a timer (tokio's interval rejects it).
     config.keep_alive = config.keep_alive.max(Duration::from_millis(1));
     config.hosts = config.hosts.resolve(bound);
+    let metadata = config.protected_resource.as_ref().map(|r| Arc::new(metadata::Metadata::of(r)));
     Arc::new(HttpState {
+        metadata,
         sessions: sessions::SessionStore::new(
             config.max_sessions,
             config.session_idle_timeout,
@@ -241,7 +267,7 @@ pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: Ht
 /// in-process callers such as the HTTP fuzz target.
 pub(crate) fn endpoint_service(server: Server, config: HttpConfig) -> endpoint::Endpoint<endpoint::Handler> {
     let state = http_state(server, config, None);
-    endpoint::Endpoint::new(&state.config.path.clone(), endpoint::Handler::new(state))
+    endpoint::Endpoint::new(&state.config.path.clone(), state.metadata.clone(), endpoint::Handler::new(state))
 }
 
 /// [`serve`], behind `auth` when given (the CLI's `--auth`).
@@ -271,13 +297,16 @@ pub(crate) async fn serve_endpoint(
         );
     }
     let path = state.config.path.clone();
+    let metadata = state.metadata.clone();
     let handler = endpoint::Handler::new(state);
     match auth {
         Some(auth) => {
-            let endpoint = endpoint::Endpoint::new(&path, tower::Layer::layer(&auth, handler));
+            let endpoint = endpoint::Endpoint::new(&path, metadata, tower::Layer::layer(&auth, handler));
             connections::serve(listener, endpoint, shutdown, &limits).await
         }
-        None => connections::serve(listener, endpoint::Endpoint::new(&path, handler), shutdown, &limits).await,
+        None => {
+            connections::serve(listener, endpoint::Endpoint::new(&path, metadata, handler), shutdown, &limits).await
+        }
     }
 }
 
