@@ -468,7 +468,10 @@ pub fn check_prompt(cx: &Ctxt, attrs: &PromptAttrs, name: &Named, handler: &Hand
 /// Checks the resource keys; returns the template variables (empty for a static URI).
 pub fn check_resource(cx: &Ctxt, attrs: &ResourceAttrs) -> Vec<String> {
     let Some(uri) = &attrs.uri else {
-        cx.error_at(Span::call_site(), "`#[mcp_resource]` needs `uri = \"...\"` (a URI or a `{var}` template)");
+        cx.error_at(
+            Span::call_site(),
+            "`#[mcp_resource]` needs `uri = \"...\"` (a URI, or a template with `{var}` or `{+var}`)",
+        );
         return Vec::new();
     };
     non_empty(cx, Some(uri), URI.as_str());

@@ -162,7 +162,7 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// # Keys
 /// | key | value | default |
 /// |---|---|---|
-/// | `uri` | the URI, or an RFC 6570 level-1 template (`{var}` between literal text) | required |
+/// | `uri` | the URI, or a template: literal text with `{var}` and `{+var}` expressions (see [Templates](#templates)) | required |
 /// | `name` | resource name | the function's name |
 /// | `title` | display title | none |
 /// | `description` | description | the doc comment, if any |
@@ -170,10 +170,68 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | `group` | registration group | `"default"` |
 /// | `roles` | an array of role names, e.g. `["auditor"]`: a caller needs any one of them to read it (see the [crate docs](crate#roles)) | anyone may read it |
 ///
+/// # Templates
+/// A template serves the URIs that expanding it could produce
+/// (RFC 6570, <https://www.rfc-editor.org/rfc/rfc6570>), and hands each variable over
+/// percent-decoded as UTF-8:
+///
+/// | expression | matches one or more of | e.g. | the variable is |
+/// |---|---|---|---|
+/// | `{var}` (simple string expansion, §3.2.2) | unreserved characters `A-Za-z0-9-._~`, percent-encoded triplets, non-ASCII characters; no reserved character (`:/?#[]@!$&'()*+,;=`) | `notes://{name}` on `notes://a%2Fb`; on `notes://caf%C3%A9` or `notes://café`; on `notes://a/b` or `notes://../../etc/passwd` | `a/b`; `café` (both); no match: the resource is not found (`-32602`) |
+/// | `{+var}` (reserved expansion, §3.2.3) | the same, and the reserved characters (`/` included) | `files://{+path}` on `files://docs/a%20b.md` | `docs/a b.md` |
+///
+/// Neither matches an empty value, a character that cannot appear in a URI (space, ``"<>\^`{|}``,
+/// controls), a `%` without two hex digits, or a value whose decoding is not UTF-8. Where a
+/// `{+var}` could end at several places it takes the most: `repo://{+path}/raw` on
+/// `repo://a/b/raw` gives `a/b`. Literal text is matched exactly as written, and may hold only
+/// what a URI may (write a space as `%20`). The other RFC 6570 operators (`{#x}`, `{.x}`,
+/// `{/x}`, `{;x}`, `{?x}`, `{&x}`), variable lists (`{x,y}`) and modifiers (`{x:3}`, `{x*}`)
+/// are compile errors, spanned at the `uri` literal.
+///
+/// **A variable is the client's input.** Decoded, a `{var}` may still be `.` or `..`, or hold
+/// `/`, `\` or NUL (sent as `%2E%2E`, `%2F`, `%5C`, `%00`); a `{+var}` may be any path,
+/// `../../etc/passwd` or `/etc/passwd` included. A handler that maps a variable to a file must
+/// check it, e.g. with a name that cannot leave its directory, or a path that must stay under
+/// a root once resolved (both run in the tests, `runtime/tests/it/uri_templates.rs`):
+///
+/// ```ignore
+/// struct Notes {
+///     dir: std::path::PathBuf,
+/// }
+///
+/// /// A note: one file directly in the notes directory.
+/// #[mcp_resource(uri = "notes://{name}", mime_type = "text/plain")]
+/// async fn note(name: String, notes: State<Notes>, req: ResourceRequest) -> Result<String, McpError> {
+///     let plain = !matches!(name.as_str(), "." | "..") && !name.contains(['/', '\\', '\0']);
+///     if !plain {
+///         return Err(McpError::resource_not_found(&req.uri));
+///     }
+///     tokio::fs::read_to_string(notes.dir.join(&name)).await.map_err(|_| McpError::resource_not_found(&req.uri))
+/// }
+///
+/// struct Docs {
+///     root: std::path::PathBuf, // canonical (`std::fs::canonicalize` at start-up)
+/// }
+///
+/// /// A file anywhere under the docs root.
+/// #[mcp_resource(uri = "docs://{+path}", mime_type = "text/plain")]
+/// async fn doc(path: String, docs: State<Docs>, req: ResourceRequest) -> Result<String, McpError> {
+///     let not_found = || McpError::resource_not_found(&req.uri);
+///     // `join` puts an absolute `path` in the root's place; resolving `..` and links first,
+///     // then checking the prefix, catches that and every other way out of the root.
+///     let full = tokio::fs::canonicalize(docs.root.join(&path)).await.map_err(|_| not_found())?;
+///     if !full.starts_with(&docs.root) {
+///         return Err(not_found());
+///     }
+///     tokio::fs::read_to_string(full).await.map_err(|_| not_found())
+/// }
+/// ```
+///
 /// # Arguments
-/// An argument named like a template variable receives that variable parsed with `FromStr`
-/// (a failed parse is a `-32602` error); one argument of type `ResourceRequest` receives the
-/// request (URI and all variables); all other arguments must be extractors.
+/// An argument named like a template variable receives that variable (decoded, as above)
+/// parsed with `FromStr` (a failed parse is a `-32602` error); one argument of type
+/// `ResourceRequest` receives the request (the URI as sent, and all variables); all other
+/// arguments must be extractors.
 ///
 /// # Return type
 /// `ReadResourceResult`, `ResourceContents`, `Vec<ResourceContents>`, `String` (text with the

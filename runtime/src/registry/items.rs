@@ -114,15 +114,18 @@ pub struct PromptRegistration {
 pub struct ResourceRequest {
     /// The URI requested.
     pub uri: String,
-    /// Template variables bound from the URI (empty for a static resource).
+    /// Template variables bound from the URI, each a JSON string percent-decoded as UTF-8
+    /// (see [`UriTemplate`](crate::registry::UriTemplate) for what `{var}` and `{+var}` match);
+    /// empty for a static resource. The values are the client's: `..`, `/` (sent as `%2F`) or
+    /// NUL (`%00`) may be among them.
     pub variables: Map<String, Value>,
 }
 
 /// A resource handler shim.
 pub type ResourceHandler = fn(RequestContext, ResourceRequest) -> BoxFuture<Result<ReadResourceResult, McpError>>;
 
-/// One `#[mcp_resource]` registration: a static resource or a URI template (RFC 6570 level 1,
-/// `{var}` segments).
+/// One `#[mcp_resource]` registration: a static resource or a URI template (`{var}` and
+/// `{+var}` expressions of RFC 6570, <https://www.rfc-editor.org/rfc/rfc6570>).
 #[derive(Debug)]
 pub struct ResourceRegistration {
     /// The URI, or the URI template when it contains `{`.

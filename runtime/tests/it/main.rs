@@ -18,3 +18,4 @@ mod sessions;
 mod sse_wakeups;
 mod stdio_backlog;
 mod subscriptions;
+mod uri_templates;

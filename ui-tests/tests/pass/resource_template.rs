@@ -1,5 +1,6 @@
-//! A resource template: arguments named after template variables are parsed with `FromStr`;
-//! `ResourceRequest` and extractors may sit beside them.
+//! Resource templates: arguments named after template variables (`{var}` or `{+var}`) are
+//! parsed with `FromStr` from the decoded value; `ResourceRequest` and extractors may sit beside
+//! them.
 #![deny(warnings)]
 
 use switchyard::prelude::*;
@@ -11,6 +12,12 @@ async fn profile(id: u64, req: ResourceRequest, org: String, _logger: Logger) ->
     Ok(ResourceContents::text(req.uri, Some("text/plain"), format!("{org}/{id}")))
 }
 
+/// A file of a repository, by path.
+#[mcp_resource(uri = "repo://{+path}/raw", name = "raw-file", mime_type = "text/plain")]
+async fn raw_file(path: String) -> String {
+    path
+}
+
 fn main() {
     let server = Server::builder("t", "0").build().expect("build");
     let table = server.table();
@@ -19,4 +26,8 @@ fn main() {
     assert_eq!(entry.definition["uriTemplate"], "users://{org}/{id}/profile");
     assert_eq!(vars["org"], "acme");
     assert_eq!(vars["id"], "42");
+    let (entry, vars) = table.resolve_resource("repo://src/caf%C3%A9.rs/raw").expect("matches the template");
+    assert_eq!(entry.definition["uriTemplate"], "repo://{+path}/raw");
+    assert_eq!(vars["path"], "src/café.rs");
+    assert!(table.resolve_resource("users://acme/a/b/profile").is_none(), "`{{id}}` matches no `/`");
 }
