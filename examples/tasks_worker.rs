@@ -312,8 +312,9 @@ enum Command {
     Serve {
         #[command(flatten)]
         backend: Backend,
+        // Boxed: the shared flags are many times larger than the other variant.
         #[command(flatten)]
-        serve: switchyard::cli::ServeArgs,
+        serve: Box<switchyard::cli::ServeArgs>,
     },
     /// Run queued jobs until Ctrl-C.
     Work {
@@ -342,7 +343,7 @@ struct Backend {
 #[tokio::main]
 async fn main() -> ExitCode {
     match <Cli as clap::Parser>::parse().command {
-        Command::Serve { backend, serve } => serve_main(backend, serve).await,
+        Command::Serve { backend, serve } => serve_main(backend, *serve).await,
         Command::Work { backend, name } => work_main(backend, name).await,
     }
 }

@@ -7,7 +7,7 @@ use crate::ctxt::Ctxt;
 use crate::symbol::{
     ALTERNATE, ARGUMENT, CAPABILITY, CLIENT_DECLARES, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT,
     INPUT_SCHEMA, KEY, METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME,
-    RPC, Symbol, TASK_SUPPORT, TITLE, URI,
+    RPC, SCOPES, Symbol, TASK_SUPPORT, TITLE, URI,
 };
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -41,15 +41,20 @@ pub struct Common {
     pub description: Option<LitStr>,
     pub group: Option<LitStr>,
     pub roles: Option<Roles>,
+    pub scopes: Option<Roles>,
 }
 
-const COMMON_KEYS: [Symbol; 5] = [NAME, TITLE, DESCRIPTION, GROUP, ROLES];
+const COMMON_KEYS: [Symbol; 6] = [NAME, TITLE, DESCRIPTION, GROUP, ROLES, SCOPES];
 
 impl Common {
     /// Takes `key` if it is a common one; false otherwise.
     fn accept(&mut self, cx: &Ctxt, key: Symbol, meta: &Meta) -> bool {
         if key == ROLES {
-            self.roles = roles(cx, meta);
+            self.roles = names(cx, meta, ListKind::Roles);
+            return true;
+        }
+        if key == SCOPES {
+            self.scopes = names(cx, meta, ListKind::Scopes);
             return true;
         }
         let slot = match key {
@@ -64,8 +69,8 @@ impl Common {
     }
 }
 
-/// `roles = ["admin", ...]` as written. Only its form is checked here; the names are checked
-/// by `check::check_roles`.
+/// `roles = ["admin", ...]` or `scopes = ["files:read", ...]` as written. Only its form is
+/// checked here; the names are checked by `check::check_roles` and `check::check_scopes`.
 pub struct Roles {
     /// The elements that are string literals, in order (any other element is reported).
     pub names: Vec<LitStr>,
@@ -80,34 +85,53 @@ impl Roles {
     }
 }
 
-const ROLES_USAGE: &str = "`roles` takes an array of role names, e.g. `roles = [\"admin\", \"ops\"]`";
+/// Which list of names a key holds.
+#[derive(Clone, Copy)]
+enum ListKind {
+    Roles,
+    Scopes,
+}
 
-/// The array of `roles = [...]`; anything else, and any element that is not a string literal,
-/// is reported.
-fn roles(cx: &Ctxt, meta: &Meta) -> Option<Roles> {
+impl ListKind {
+    /// The key, a name of it, and an example list.
+    fn words(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            ListKind::Roles => ("roles", "role", "[\"admin\", \"ops\"]"),
+            ListKind::Scopes => ("scopes", "scope", "[\"files:read\", \"files:write\"]"),
+        }
+    }
+}
+
+/// The array of `roles = [...]` or `scopes = [...]`; anything else, and any element that is not
+/// a string literal, is reported.
+fn names(cx: &Ctxt, meta: &Meta, kind: ListKind) -> Option<Roles> {
+    let (key, one, example) = kind.words();
+    let usage = format!("`{key}` takes an array of {one} names, e.g. `{key} = {example}`");
     let Meta::NameValue(nv) = meta else {
-        cx.error_spanned_by(meta, ROLES_USAGE);
+        cx.error_spanned_by(meta, usage);
         return None;
     };
     let array = match &nv.value {
         Expr::Array(array) if array.attrs.is_empty() => array,
-        Expr::Lit(ExprLit { lit: Lit::Str(one), .. }) => {
+        Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) => {
             cx.error_spanned_by(
-                one,
-                format!("`roles` takes an array, also for a single role: `roles = [{:?}]`", one.value()),
+                lit,
+                format!("`{key}` takes an array, also for a single {one}: `{key} = [{:?}]`", lit.value()),
             );
             return None;
         }
         Expr::Path(path) => {
             cx.error_spanned_by(
                 path,
-                "`roles` lists the role names themselves, e.g. `roles = [\"admin\"]`: \
-                 the macro checks them and cannot read a constant",
+                format!(
+                    "`{key}` lists the {one} names themselves, e.g. `{key} = {example}`: \
+                     the macro checks them and cannot read a constant"
+                ),
             );
             return None;
         }
         other => {
-            cx.error_spanned_by(other, ROLES_USAGE);
+            cx.error_spanned_by(other, usage);
             return None;
         }
     };
@@ -115,7 +139,7 @@ fn roles(cx: &Ctxt, meta: &Meta) -> Option<Roles> {
     for element in &array.elems {
         match element {
             Expr::Lit(ExprLit { lit: Lit::Str(name), attrs }) if attrs.is_empty() => names.push(name.clone()),
-            other => cx.error_spanned_by(other, "role names are string literals, e.g. `roles = [\"admin\"]`"),
+            other => cx.error_spanned_by(other, format!("{one} names are string literals, e.g. `{key} = {example}`")),
         }
     }
     Some(Roles { names, array: array.clone() })
@@ -360,6 +384,7 @@ pub struct RpcAttrs {
     pub eras: Option<ErasAttr>,
     pub group: Option<LitStr>,
     pub roles: Option<Roles>,
+    pub scopes: Option<Roles>,
 }
 
 const RPC_EXAMPLE: &str = "`#[mcp_rpc(\"acme/sum\")]`";
@@ -399,7 +424,7 @@ impl RpcAttrs {
         if attrs.method.is_none() && !method_attempted {
             cx.error_at(Span::call_site(), format!("`#[mcp_rpc]` needs the method name first: {RPC_EXAMPLE}"));
         }
-        let keys = [ROUTING_NAME, CAPABILITY, EXTENSION, CLIENT_DECLARES, ERAS, GROUP, ROLES];
+        let keys = [ROUTING_NAME, CAPABILITY, EXTENSION, CLIENT_DECLARES, ERAS, GROUP, ROLES, SCOPES];
         visit_keys(cx, "mcp_rpc", &metas, &keys, |key, meta| {
             if key == CLIENT_DECLARES {
                 let span = meta.span();
@@ -411,7 +436,11 @@ impl RpcAttrs {
                 return;
             }
             if key == ROLES {
-                attrs.roles = roles(cx, meta);
+                attrs.roles = names(cx, meta, ListKind::Roles);
+                return;
+            }
+            if key == SCOPES {
+                attrs.scopes = names(cx, meta, ListKind::Scopes);
                 return;
             }
             let slot = match key {

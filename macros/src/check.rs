@@ -182,6 +182,48 @@ pub fn check_roles(cx: &Ctxt, roles: Option<&Roles>) {
     }
 }
 
+/// One OAuth scope: a non-empty `scope-token` of RFC 6749 §3.3 (printable ASCII but space, `"`
+/// and `\`), as it appears in a token's `scope` and in a `WWW-Authenticate` challenge.
+pub fn scope_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("a scope must not be empty".to_owned());
+    }
+    match name.chars().find(|c| !(('!'..='~').contains(c) && *c != '"' && *c != '\\')) {
+        Some(' ') => {
+            Err(format!("scope {name:?} holds a space, which separates scopes in a token: list each scope on its own"))
+        }
+        Some(c) => Err(format!(
+            "scope {name:?} holds {c:?}; a scope is printable ASCII without spaces, `\"` or `\\` (RFC 6749 §3.3)"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `scopes = [...]`: at least one scope, each a valid scope-token and listed once.
+pub fn check_scopes(cx: &Ctxt, scopes: Option<&Roles>) {
+    let Some(scopes) = scopes else {
+        return;
+    };
+    if scopes.array.elems.is_empty() {
+        cx.error_spanned_by(
+            &scopes.array,
+            "`scopes = []` requires nothing, which is the default: omit `scopes`, or name at least one scope",
+        );
+        return;
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for lit in &scopes.names {
+        let value = lit.value();
+        if let Err(msg) = scope_name(&value) {
+            cx.error_spanned_by(lit, msg);
+        } else if seen.contains(&value) {
+            cx.error_spanned_by(lit, format!("scope {value:?} is listed twice"));
+        } else {
+            seen.push(value);
+        }
+    }
+}
+
 /// Checks the `#[mcp_rpc]` keys against each other and the handler; returns the `T` and `E`
 /// of the handler's `Result<T, E>` when it has that form.
 pub fn check_rpc<'a>(cx: &Ctxt, attrs: &RpcAttrs, handler: &Handler<'a>) -> Option<(&'a Type, &'a Type)> {
@@ -222,6 +264,7 @@ pub fn check_rpc<'a>(cx: &Ctxt, attrs: &RpcAttrs, handler: &Handler<'a>) -> Opti
     }
     non_empty(cx, attrs.group.as_ref(), GROUP.as_str());
     check_roles(cx, attrs.roles.as_ref());
+    check_scopes(cx, attrs.scopes.as_ref());
     rpc_return(cx, handler)
 }
 
@@ -441,6 +484,7 @@ pub fn check_tool(cx: &Ctxt, attrs: &ToolAttrs, name: &Named, handler: &Handler<
     }
     hints_agree(cx, attrs);
     check_roles(cx, attrs.common.roles.as_ref());
+    check_scopes(cx, attrs.common.scopes.as_ref());
     if let Some(mode) = &attrs.task_support {
         report(cx, mode.span(), task_support(&mode.value()).map(|_| ()));
     }
@@ -463,6 +507,7 @@ pub fn check_prompt(cx: &Ctxt, attrs: &PromptAttrs, name: &Named, handler: &Hand
     common_non_empty(cx, &attrs.common, true);
     description_required(cx, "prompt", name, attrs.common.description.as_ref(), handler);
     check_roles(cx, attrs.common.roles.as_ref());
+    check_scopes(cx, attrs.common.scopes.as_ref());
 }
 
 /// Checks the resource keys; returns the template variables (empty for a static URI).
@@ -480,6 +525,7 @@ pub fn check_resource(cx: &Ctxt, attrs: &ResourceAttrs) -> Vec<String> {
         report(cx, mime.span(), mime_type(&mime.value()));
     }
     check_roles(cx, attrs.common.roles.as_ref());
+    check_scopes(cx, attrs.common.scopes.as_ref());
     match uri_template::variables(&uri.value()) {
         Ok(vars) => vars,
         Err(msg) => {

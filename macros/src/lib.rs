@@ -33,6 +33,16 @@
 //! `switchyard::auth`); without the key anyone may. The array lists string literals, each
 //! non-empty and given once; `roles = []` is an error (omit the key instead).
 //!
+//! # Scopes
+//! The same primitives take `scopes = ["files:read"]`: the OAuth scopes the caller's access
+//! token must grant, all of them (RFC 6749 §3.3; what a token grants is the server's `Policy`
+//! to say, so `files:write` may imply `files:read`). A call without them is refused before any
+//! filter runs or a task is created, with HTTP 403 and `WWW-Authenticate: Bearer
+//! error="insufficient_scope", scope="…"` so that the client can authorize again for them
+//! (401 without a token); lists leave out what the token cannot use, and the server's
+//! protected resource metadata lists every declared scope in `scopes_supported`. Each scope is
+//! printable ASCII without spaces, `"` or `\`, given once; `scopes = []` is an error.
+//!
 //! # Duplicates
 //! A second tool with the same name, prompt with the same name, resource with the same URI,
 //! completion for the same target and argument, RPC with the same method, or subscription field
@@ -92,6 +102,7 @@ use proc_macro::TokenStream;
 /// | `input_schema` | a hand-written JSON Schema (`"type": "object"` at the root), used as is; the params type then needs only `Deserialize` | generated from the params type |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | `true`/`false`, or the bare key for `true`: the `annotations` hints | not sent |
 /// | `roles` | an array of role names, e.g. `["admin", "ops"]`: a caller needs any one of them (see the [crate docs](crate#roles)) | anyone may call it |
+/// | `scopes` | an array of OAuth scopes, e.g. `["files:read"]`: the caller's token must grant all of them (see the [crate docs](crate#scopes)) | no scope needed |
 /// | `task_support` | `"optional"` or `"required"`: whether the Tasks extension (crate `switchyard-mcp-tasks`) may or must run the call as a task; `"escalate"`: the tool starts on the request path (it may gather input first) and becomes a task when it calls `switchyard_tasks::escalate`; stored as `TaskSupport` on the tool's registration, never sent | never a task |
 ///
 /// # Arguments
@@ -127,7 +138,9 @@ pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// # Keys
 /// `name` (default: the function's name), `title`, `description` (default: the doc comment; one
 /// of the two is required), `group` (default `"default"`), `roles` (e.g. `roles = ["editor"]`:
-/// a caller needs any one of them, see the [crate docs](crate#roles); default: anyone).
+/// a caller needs any one of them, see the [crate docs](crate#roles); default: anyone), `scopes`
+/// (e.g. `scopes = ["docs:read"]`: the token must grant all of them, see the
+/// [crate docs](crate#scopes); default: none).
 ///
 /// # Arguments
 /// Extractors and at most one params type, whose top-level fields become the prompt's
@@ -169,6 +182,7 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | `mime_type` | `type/subtype` of the contents | none |
 /// | `group` | registration group | `"default"` |
 /// | `roles` | an array of role names, e.g. `["auditor"]`: a caller needs any one of them to read it (see the [crate docs](crate#roles)) | anyone may read it |
+/// | `scopes` | an array of OAuth scopes, e.g. `["audit:read"]`: the caller's token must grant all of them (see the [crate docs](crate#scopes)) | no scope needed |
 ///
 /// # Templates
 /// A template serves the URIs that expanding it could produce
@@ -314,6 +328,7 @@ pub fn mcp_completion(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | `eras` | `"modern"` (2026-07-28 requests), `"legacy"` (sessions of earlier revisions) or `"both"` | `"both"`, or `"modern"` with `extension` |
 /// | `group` | registration group selected by `ServerBuilder::groups` | `"default"` |
 /// | `roles` | an array of role names, e.g. `["ops"]`: a caller needs any one of them (see the [crate docs](crate#roles)) | anyone may call it |
+/// | `scopes` | an array of OAuth scopes, e.g. `["admin"]`: the caller's token must grant all of them (see the [crate docs](crate#scopes)) | no scope needed |
 ///
 /// `capability` and `extension` together require both (one merged `ClientCapabilities`
 /// object). A modern request that lacks them gets `-32021` with the object as

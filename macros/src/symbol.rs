@@ -38,6 +38,7 @@ pub const RPC: Symbol = Symbol("rpc");
 pub const METHOD: Symbol = Symbol("method");
 pub const ALTERNATE: Symbol = Symbol("alternate");
 pub const ROLES: Symbol = Symbol("roles");
+pub const SCOPES: Symbol = Symbol("scopes");
 pub const TASK_SUPPORT: Symbol = Symbol("task_support");
 pub const KEY: Symbol = Symbol("key");
 pub const CLIENT_DECLARES: Symbol = Symbol("client_declares");

@@ -200,10 +200,10 @@ fn lit_value(lit: Option<&LitStr>) -> Option<String> {
     lit.map(LitStr::value)
 }
 
-/// `&["admin", ..]` as a `&'static [&'static str]` expression: the `roles` key, `&[]` (anyone)
-/// when absent.
-fn roles(roles: Option<&Roles>) -> TokenStream {
-    let names = roles.map(Roles::values).unwrap_or_default();
+/// `&["admin", ..]` as a `&'static [&'static str]` expression: the `roles` or `scopes` key,
+/// `&[]` (no requirement) when absent.
+fn names(list: Option<&Roles>) -> TokenStream {
+    let names = list.map(Roles::values).unwrap_or_default();
     quote!(&[#(#names),*])
 }
 

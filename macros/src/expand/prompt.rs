@@ -2,8 +2,8 @@
 //! params type and converts the return value with `IntoPromptResult`.
 
 use super::{
-    Guarded, ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, params_assertion,
-    private, roles, shim_param, site, uses,
+    Guarded, ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, names, opt_str,
+    params_assertion, private, shim_param, site, uses,
 };
 use crate::ast::{ArgRules, Handler, Role};
 use crate::attr::{Named, PromptAttrs};
@@ -59,7 +59,8 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let name_text = &name.value;
     let title = opt_str(lit_value(attrs.common.title.as_ref()));
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
-    let roles = roles(attrs.common.roles.as_ref());
+    let roles = names(attrs.common.roles.as_ref());
+    let scopes = names(attrs.common.scopes.as_ref());
     let site = site(handler.ident);
     let guard = duplicate_guard(Guarded::Prompt, &group, &name);
 
@@ -85,6 +86,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 group: #group,
                 arguments: __arguments,
                 roles: #roles,
+                scopes: #scopes,
                 handler: __get,
                 state: #state,
                 site: #site,

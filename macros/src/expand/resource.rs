@@ -4,7 +4,7 @@
 
 use super::ShimInputs;
 use super::{
-    Guarded, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, private, roles, shim_param, site,
+    Guarded, bind_args, convert_return, duplicate_guard, group, lit_value, names, opt_str, private, shim_param, site,
     uses,
 };
 use crate::ast::{ArgRules, Handler, Role};
@@ -45,7 +45,8 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let name_text = &name.value;
     let title = opt_str(lit_value(attrs.common.title.as_ref()));
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
-    let roles = roles(attrs.common.roles.as_ref());
+    let roles = names(attrs.common.roles.as_ref());
+    let scopes = names(attrs.common.scopes.as_ref());
     let site = site(handler.ident);
     // The key is the URI: that is what `resources/read` looks a resource up by.
     let guard_key = Named { value: uri.clone(), span: attrs.uri.as_ref().map_or(name.span, |u| u.span()) };
@@ -73,6 +74,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 mime_type: #mime,
                 group: #group,
                 roles: #roles,
+                scopes: #scopes,
                 handler: __read,
                 state: #state,
                 site: #site,

@@ -2,7 +2,7 @@
 //! `RpcMethod` (what `#[mcp_filter(rpc = handler)]` names), and an `RpcRegistration` whose shim
 //! builds the extractors, awaits the function and maps its error into `McpError`.
 
-use super::{Generated, Guarded, duplicate_guard, extractor, group, lit_value, opt_str, private, roles, site};
+use super::{Generated, Guarded, duplicate_guard, extractor, group, lit_value, names, opt_str, private, site};
 use crate::ast::{self, ArgRules, Handler, Role};
 use crate::attr::{Named, RpcAttrs};
 use crate::check;
@@ -69,7 +69,8 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
     let uses_ctx = handler.args.iter().any(|a| a.role == Role::Extractor);
     let ctx = if uses_ctx { quote!(__ctx) } else { quote!(_) };
     let params_arg = if handler.params().is_some() { quote!(__params) } else { quote!(_) };
-    let roles = roles(attrs.roles.as_ref());
+    let roles = names(attrs.roles.as_ref());
+    let scopes = names(attrs.scopes.as_ref());
     let site = site(handler.ident);
     let state = super::state_requirements(&handler);
     let guard = duplicate_guard(Guarded::Rpc, &group, &Named { value: method.clone(), span: method_lit.span() });
@@ -99,6 +100,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
                     params_type: #p::TypeId::of::<#params>,
                     result_type: #p::TypeId::of::<#result>,
                     roles: #roles,
+                    scopes: #scopes,
                     handler: __call,
                     state: #state,
                     site: #site,

@@ -2,8 +2,8 @@
 //! awaits the function and converts its return value with `IntoToolOutcome`.
 
 use super::{
-    Guarded, ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, opt_str, params_assertion,
-    private, roles, shim_param, site, uses,
+    Guarded, ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, names, opt_str,
+    params_assertion, private, shim_param, site, uses,
 };
 use crate::ast::{self, ArgRules, Handler, Role};
 use crate::attr::{Named, ToolAttrs};
@@ -90,7 +90,8 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let name_text = &name.value;
     let title = opt_str(lit_value(attrs.common.title.as_ref()));
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
-    let roles = roles(attrs.common.roles.as_ref());
+    let roles = names(attrs.common.roles.as_ref());
+    let scopes = names(attrs.common.scopes.as_ref());
     let site = site(handler.ident);
     let guard = duplicate_guard(Guarded::Tool, &group, &name);
     let task_support = match attrs.task_support.as_ref().map(|m| check::task_support(&m.value())) {
@@ -128,6 +129,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 output_schema: #output_schema,
                 annotations: #annotations,
                 roles: #roles,
+                scopes: #scopes,
                 task_support: #task_support,
                 handler: __call,
                 state: #state,

@@ -44,6 +44,8 @@ pub use jwt::JwtVerifier;
 pub use layer::BearerAuth;
 pub use policy::{AllowAll, Policy, Primitive, RolePolicy};
 pub use principal::Principal;
+#[cfg(feature = "http")]
+pub(crate) use resource::challenge as challenge_header;
 pub use resource::{METADATA_PATH, ProtectedResource};
 pub use verifier::{AuthError, StaticTokens, TokenVerifier};
 
@@ -58,4 +60,20 @@ pub(crate) const FORBIDDEN_REASON: &str = "forbidden";
 pub fn forbidden(what: &str) -> McpError {
     McpError::invalid_request(format!("forbidden: the caller may not use {what}"))
         .with_data(serde_json::json!({ "reason": FORBIDDEN_REASON }))
+}
+
+/// `data.reason` of the error [`insufficient_scope`] makes.
+pub(crate) const INSUFFICIENT_SCOPE_REASON: &str = "insufficient_scope";
+
+/// The error of a request whose token lacks a scope `what` needs: `-32600`,
+/// `data: {"reason": "insufficient_scope", "scope": "<scopes, space-separated>"}`. Over HTTP it
+/// is 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (RFC 6750 §3.1,
+/// [SEP-835 step-up](https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling));
+/// 401 with the same `scope` when the request had no token at all.
+pub fn insufficient_scope(what: &str, scopes: &[&str]) -> McpError {
+    let scope = scopes.join(" ");
+    McpError::invalid_request(format!(
+        "insufficient scope: {what} needs a token granting {scope}; authorize again asking for it"
+    ))
+    .with_data(serde_json::json!({ "reason": INSUFFICIENT_SCOPE_REASON, "scope": scope }))
 }

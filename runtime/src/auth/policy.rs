@@ -15,10 +15,19 @@ pub enum Primitive<'a> {
 }
 
 /// Decides whether a caller may use a primitive. `roles` are the roles its registration
-/// declares (`roles = [...]`, empty when none). Must be cheap: lists call it once per item.
+/// declares (`roles = [...]`, empty when none); [`grants`](Self::grants) decides which OAuth
+/// scopes a token stands for (`scopes = [...]`: every one must be granted). Must be cheap:
+/// lists call it once per item.
 pub trait Policy: Send + Sync + 'static {
     /// True when `principal` (`None`: anonymous) may list and use `primitive`.
     fn allows(&self, principal: Option<&Principal>, primitive: Primitive<'_>, roles: &[&str]) -> bool;
+
+    /// True when `principal`'s token grants `scope`, which a primitive declares with
+    /// `scopes = [...]`. Default: the token's scopes hold it literally. Override for scope
+    /// hierarchies, e.g. `files:write` also granting `files:read`, or `admin` granting all.
+    fn grants(&self, principal: &Principal, scope: &str) -> bool {
+        principal.has_scope(scope)
+    }
 
     /// True when lists may differ between callers, so that they must be cached `private`.
     /// `any_roles` tells whether any primitive declares roles. Default: true (a custom policy

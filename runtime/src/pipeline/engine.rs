@@ -154,28 +154,52 @@ impl Engine {
         self.table.load().tool(name).map(|t| t.param_headers.clone()).unwrap_or_default()
     }
 
-    /// True when `ctx`'s caller may use `primitive`, whose registration declares `roles`.
-    pub(crate) fn allows(&self, ctx: &RequestContext, primitive: Primitive<'_>, roles: &[&str]) -> bool {
-        self.policy.allows(ctx.principal(), primitive, roles)
+    /// True when `ctx`'s caller may use `primitive`, whose registration declares `roles` and
+    /// `scopes`: the policy allows it, and the caller's token grants every scope.
+    pub(crate) fn allows(
+        &self,
+        ctx: &RequestContext,
+        primitive: Primitive<'_>,
+        roles: &[&str],
+        scopes: &[&str],
+    ) -> bool {
+        self.policy.allows(ctx.principal(), primitive, roles) && self.missing_scopes(ctx, scopes).is_empty()
     }
 
-    /// Fails with the forbidden error (`-32600`) unless `ctx`'s caller may use `primitive`.
+    /// The scopes of `scopes` the caller's token does not grant (all of them for an anonymous
+    /// caller).
+    fn missing_scopes<'s>(&self, ctx: &RequestContext, scopes: &[&'s str]) -> Vec<&'s str> {
+        match ctx.principal() {
+            _ if scopes.is_empty() => Vec::new(),
+            Some(p) => scopes.iter().copied().filter(|s| !self.policy.grants(p, s)).collect(),
+            None => scopes.to_vec(),
+        }
+    }
+
+    /// Fails unless `ctx`'s caller may use `primitive`: with the forbidden error (`-32600`,
+    /// `data.reason: "forbidden"`) when the policy refuses it, with the insufficient-scope one
+    /// (`-32600`, `data.reason: "insufficient_scope"`, `data.scope`) when its token lacks one of
+    /// `scopes` (all of them are named, so that one new authorization covers the call).
     pub(crate) fn authorize(
         &self,
         ctx: &RequestContext,
         primitive: Primitive<'_>,
         roles: &[&str],
+        scopes: &[&str],
     ) -> Result<(), McpError> {
-        if self.allows(ctx, primitive, roles) {
-            return Ok(());
-        }
-        let what = match primitive {
+        let what = || match primitive {
             Primitive::Tool(n) => format!("the tool `{n}`"),
             Primitive::Prompt(n) => format!("the prompt `{n}`"),
             Primitive::Resource(u) => format!("the resource `{u}`"),
             Primitive::Method(m) => format!("the method `{m}`"),
         };
-        Err(crate::auth::forbidden(&what))
+        if !self.policy.allows(ctx.principal(), primitive, roles) {
+            return Err(crate::auth::forbidden(&what()));
+        }
+        if !self.missing_scopes(ctx, scopes).is_empty() {
+            return Err(crate::auth::insufficient_scope(&what(), scopes));
+        }
+        Ok(())
     }
 
     /// True when list results depend on the caller (a policy that varies and primitives with

@@ -78,6 +78,10 @@ pub struct RpcRegistration {
     /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
     /// authorization, see `switchyard::auth`.
     pub roles: &'static [&'static str],
+    /// OAuth scopes the caller's token must grant (all of them), beside `roles`; empty: none.
+    /// A call without them is refused with `insufficient_scope` (HTTP 403 and a
+    /// `WWW-Authenticate` challenge naming them); see `switchyard::auth`.
+    pub scopes: &'static [&'static str],
     /// The handler shim.
     pub handler: RpcHandlerFn,
     /// One [`FromRequestContext::required_state`](crate::FromRequestContext::required_state)

@@ -395,7 +395,7 @@ impl Engine {
                 required,
             ));
         }
-        self.authorize(&ctx, crate::auth::Primitive::Method(name), reg.roles)?;
+        self.authorize(&ctx, crate::auth::Primitive::Method(name), reg.roles, reg.scopes)?;
         // Handlers never see the reserved envelope as user data; they read it through the context.
         params.remove("_meta");
         let decoded = (reg.decode)(Value::Object(params))?;

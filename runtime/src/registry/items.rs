@@ -70,6 +70,10 @@ pub struct ToolRegistration {
     /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
     /// authorization, see `switchyard::auth`.
     pub roles: &'static [&'static str],
+    /// OAuth scopes the caller's token must grant (all of them), beside `roles`; empty: none.
+    /// A call without them is refused with `insufficient_scope` (HTTP 403 and a
+    /// `WWW-Authenticate` challenge naming them); see `switchyard::auth`.
+    pub scopes: &'static [&'static str],
     /// Whether the tool may run as a task of the Tasks extension (not on the wire).
     pub task_support: super::TaskSupport,
     /// The handler shim.
@@ -100,6 +104,10 @@ pub struct PromptRegistration {
     /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
     /// authorization, see `switchyard::auth`.
     pub roles: &'static [&'static str],
+    /// OAuth scopes the caller's token must grant (all of them), beside `roles`; empty: none.
+    /// A call without them is refused with `insufficient_scope` (HTTP 403 and a
+    /// `WWW-Authenticate` challenge naming them); see `switchyard::auth`.
+    pub scopes: &'static [&'static str],
     /// The handler shim.
     pub handler: PromptHandler,
     /// One [`FromRequestContext::required_state`](crate::FromRequestContext::required_state)
@@ -145,6 +153,10 @@ pub struct ResourceRegistration {
     /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
     /// authorization, see `switchyard::auth`.
     pub roles: &'static [&'static str],
+    /// OAuth scopes the caller's token must grant (all of them), beside `roles`; empty: none.
+    /// A call without them is refused with `insufficient_scope` (HTTP 403 and a
+    /// `WWW-Authenticate` challenge naming them); see `switchyard::auth`.
+    pub scopes: &'static [&'static str],
     /// The handler shim.
     pub handler: ResourceHandler,
     /// One [`FromRequestContext::required_state`](crate::FromRequestContext::required_state)

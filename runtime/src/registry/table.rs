@@ -112,6 +112,8 @@ pub struct ToolEntry {
     pub site: Option<Site>,
     /// Roles a caller needs (any one); empty: anyone.
     pub roles: &'static [&'static str],
+    /// OAuth scopes a caller's token must grant (all); empty: none.
+    pub scopes: &'static [&'static str],
     /// Whether the tool may run as a task of the Tasks extension
     /// ([the server alone decides](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#polymorphic-results);
     /// not on the wire).
@@ -147,6 +149,8 @@ pub struct PromptEntry {
     pub handler: PromptHandler,
     /// Roles a caller needs (any one); empty: anyone.
     pub roles: &'static [&'static str],
+    /// OAuth scopes a caller's token must grant (all); empty: none.
+    pub scopes: &'static [&'static str],
 }
 
 /// One resource or resource template in the dispatch table.
@@ -160,6 +164,8 @@ pub struct ResourceEntry {
     pub handler: ResourceReadFn,
     /// Roles a caller needs (any one); empty: anyone.
     pub roles: &'static [&'static str],
+    /// OAuth scopes a caller's token must grant (all); empty: none.
+    pub scopes: &'static [&'static str],
 }
 
 impl std::fmt::Debug for ResourceEntry {
@@ -352,6 +358,16 @@ impl DispatchTable {
         !self.resources.is_empty() || !self.templates.is_empty()
     }
 
+    /// Every scope a tool, prompt, resource or template declares, sorted, once each (RPC
+    /// methods are not in the table; the server adds theirs).
+    pub fn declared_scopes(&self) -> Vec<String> {
+        let tools = self.tools.iter().flat_map(|t| t.scopes.iter());
+        let prompts = self.prompts.iter().flat_map(|p| p.1.scopes.iter());
+        let resources = self.resources.iter().chain(&self.templates).flat_map(|r| r.1.scopes.iter());
+        let all: std::collections::BTreeSet<&str> = tools.chain(prompts).chain(resources).copied().collect();
+        all.into_iter().map(str::to_owned).collect()
+    }
+
     /// True when any primitive declares roles (lists then depend on the caller).
     pub fn any_roles(&self) -> bool {
         self.tools.iter().any(|t| !t.roles.is_empty())
@@ -446,6 +462,7 @@ pub(crate) struct ToolParts<'a> {
     pub(crate) output_schema: Option<Value>,
     pub(crate) annotations: Option<Value>,
     pub(crate) roles: &'static [&'static str],
+    pub(crate) scopes: &'static [&'static str],
     pub(crate) task_support: super::TaskSupport,
     pub(crate) site: Option<Site>,
 }
@@ -491,6 +508,7 @@ pub(crate) fn build_tool(parts: ToolParts<'_>, call: ToolCallFn) -> Result<ToolE
         param_headers,
         site: parts.site,
         roles: parts.roles,
+        scopes: parts.scopes,
         task_support: parts.task_support,
     })
 }
@@ -516,6 +534,7 @@ fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, Bui
         output_schema: reg.output_schema.map(|f| f()),
         annotations: reg.annotations.map(|f| f()),
         roles: reg.roles,
+        scopes: reg.scopes,
         task_support: reg.task_support,
         site: Some(reg.site),
     };
@@ -562,7 +581,13 @@ fn prompt_entry(reg: &PromptRegistration) -> PromptEntry {
     if !arguments.is_empty() {
         def.insert("arguments".into(), json!(arguments));
     }
-    PromptEntry { definition: Value::Object(def), arguments, handler: reg.handler, roles: reg.roles }
+    PromptEntry {
+        definition: Value::Object(def),
+        arguments,
+        handler: reg.handler,
+        roles: reg.roles,
+        scopes: reg.scopes,
+    }
 }
 
 fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry), BuildError> {
@@ -586,6 +611,12 @@ fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry),
     set_opt(&mut def, "mimeType", reg.mime_type);
     Ok((
         reg.uri.to_owned(),
-        ResourceEntry { definition: Value::Object(def), template, handler: Arc::new(reg.handler), roles: reg.roles },
+        ResourceEntry {
+            definition: Value::Object(def),
+            template,
+            handler: Arc::new(reg.handler),
+            roles: reg.roles,
+            scopes: reg.scopes,
+        },
     ))
 }

@@ -29,6 +29,7 @@ pub struct DynamicTool {
     input_schema: Value,
     call: ToolCallFn,
     roles: &'static [&'static str],
+    scopes: &'static [&'static str],
     task_support: crate::registry::TaskSupport,
 }
 
@@ -48,6 +49,7 @@ impl DynamicTool {
             description: None,
             input_schema: json!({ "type": "object", "properties": {} }),
             roles: &[],
+            scopes: &[],
             task_support: crate::registry::TaskSupport::Forbidden,
             call: Arc::new(move |ctx, args| {
                 let fut = handler(ctx, args);
@@ -65,6 +67,13 @@ impl DynamicTool {
     /// Restricts the tool to callers holding one of `roles` (as `#[mcp_tool(roles = [..])]`).
     pub fn roles(mut self, roles: &'static [&'static str]) -> Self {
         self.roles = roles;
+        self
+    }
+
+    /// Restricts the tool to callers whose token grants all of `scopes` (as
+    /// `#[mcp_tool(scopes = [..])]`).
+    pub fn scopes(mut self, scopes: &'static [&'static str]) -> Self {
+        self.scopes = scopes;
         self
     }
 
@@ -112,6 +121,7 @@ pub struct DynamicResource {
     description: Option<String>,
     mime_type: Option<String>,
     roles: &'static [&'static str],
+    scopes: &'static [&'static str],
     read: crate::registry::ResourceReadFn,
 }
 
@@ -136,6 +146,7 @@ impl DynamicResource {
             description: None,
             mime_type: None,
             roles: &[],
+            scopes: &[],
             read: Arc::new(move |ctx, req| Box::pin(read(ctx, req))),
         }
     }
@@ -164,6 +175,13 @@ impl DynamicResource {
         self
     }
 
+    /// Restricts the resource to callers whose token grants all of `scopes` (as
+    /// `#[mcp_resource(scopes = [..])]`).
+    pub fn scopes(mut self, scopes: &'static [&'static str]) -> Self {
+        self.scopes = scopes;
+        self
+    }
+
     /// The URI.
     pub fn uri(&self) -> &str {
         &self.uri
@@ -179,7 +197,13 @@ impl DynamicResource {
                 def.insert(key.into(), json!(v));
             }
         }
-        ResourceEntry { definition: Value::Object(def), template: None, handler: self.read, roles: self.roles }
+        ResourceEntry {
+            definition: Value::Object(def),
+            template: None,
+            handler: self.read,
+            roles: self.roles,
+            scopes: self.scopes,
+        }
     }
 }
 
@@ -199,7 +223,8 @@ impl Server {
         self.engine.table.rcu(|t| {
             listing_changed = entries.iter().any(|e| {
                 let uri = e.definition.get("uri").and_then(Value::as_str).unwrap_or_default();
-                t.resource(uri).is_none_or(|old| old.definition != e.definition || old.roles != e.roles)
+                t.resource(uri)
+                    .is_none_or(|old| old.definition != e.definition || old.roles != e.roles || old.scopes != e.scopes)
             });
             Arc::new(t.with_resources(entries.clone()))
         });
@@ -254,6 +279,7 @@ impl Server {
             output_schema: None,
             annotations: None,
             roles: tool.roles,
+            scopes: tool.scopes,
             task_support: tool.task_support,
             site: None,
         };

@@ -85,9 +85,25 @@ impl Server {
         &self.engine.shutdown
     }
 
-    /// True when `ctx`'s caller may use `primitive`, whose registration declares `roles`.
-    pub fn allows(&self, ctx: &RequestContext, primitive: crate::auth::Primitive<'_>, roles: &[&str]) -> bool {
-        self.engine.allows(ctx, primitive, roles)
+    /// True when `ctx`'s caller may use `primitive`, whose registration declares `roles` and
+    /// `scopes` (the server's [`Policy`](crate::auth::Policy) decides on roles and on what a
+    /// token's scopes grant).
+    pub fn allows(
+        &self,
+        ctx: &RequestContext,
+        primitive: crate::auth::Primitive<'_>,
+        roles: &[&str],
+        scopes: &[&str],
+    ) -> bool {
+        self.engine.allows(ctx, primitive, roles, scopes)
+    }
+
+    /// Every OAuth scope a primitive of this server declares (`scopes = [...]`), sorted, once
+    /// each: what protected resource metadata lists in `scopes_supported`.
+    pub fn declared_scopes(&self) -> Vec<String> {
+        let mut all: std::collections::BTreeSet<String> = self.engine.table().declared_scopes().into_iter().collect();
+        all.extend(self.engine.pipelines.rpcs.values().flat_map(|r| r.scopes.iter().map(|s| (*s).to_owned())));
+        all.into_iter().collect()
     }
 
     /// A handle that publishes list changes, resource updates and extension events to the

@@ -13,6 +13,7 @@ mod jwks;
 mod listen_replacement;
 mod observability;
 mod pipeline;
+mod scopes;
 mod server;
 mod sessions;
 mod sse_wakeups;

@@ -136,6 +136,7 @@ macro_rules! hand_written_rpc {
                 params_type: std::any::TypeId::of::<Id>,
                 result_type: std::any::TypeId::of::<Echoed>,
                 roles: &[],
+                scopes: &[],
                 handler: never_called,
                 state: &[],
                 site: switchyard::__private::Site {

@@ -289,6 +289,7 @@ macro_rules! hand_written_template {
                 mime_type: None,
                 group: $group,
                 roles: &[],
+                scopes: &[],
                 handler: never_read,
                 state: &[],
                 site: switchyard::__private::Site {

@@ -60,15 +60,16 @@ pub fn service_binary(env: &str, name: &str) -> Option<PathBuf> {
 
 /// How many sockets a test may hold open at once, at most `wanted`: the open-file limit is first
 /// raised to the hard limit where the OS allows it (servers the test starts afterwards inherit
-/// it), and the count is scaled to fit under it with `reserve` descriptors left for everything
-/// else the test binary does meanwhile (other tests, pipes, child processes). Prints what it
-/// chose when it had to scale, so a short run says why. At least 16.
-pub fn socket_budget(test: &str, wanted: usize, reserve: usize) -> usize {
+/// it), and the count is scaled to half of it less 64, leaving the other half to the test
+/// running beside it in this binary (two at a time on the 2-core machines here) and to pipes
+/// and child processes. Prints what it chose when it had to scale, so a short run says why.
+/// At least 16.
+pub fn socket_budget(test: &str, wanted: usize) -> usize {
     let limit = match rlimit::increase_nofile_limit(u64::MAX) {
         Ok(limit) => limit,
         Err(_) => rlimit::getrlimit(rlimit::Resource::NOFILE).map(|(soft, _)| soft).unwrap_or(1024),
     };
-    let fits = usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(reserve).max(16);
+    let fits = usize::try_from(limit / 2).unwrap_or(usize::MAX).saturating_sub(64).max(16);
     if fits < wanted {
         eprintln!("{test}: the open-file limit is {limit}; holding {fits} connections instead of {wanted}");
     }

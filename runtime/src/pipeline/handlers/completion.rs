@@ -24,7 +24,7 @@ pub(crate) async fn complete(
             let Some(prompt) = table.prompt(name) else {
                 return Err(McpError::invalid_params(format!("completion/complete: unknown prompt: {name}")));
             };
-            server.authorize(&ctx, crate::auth::Primitive::Prompt(name), prompt.roles)?;
+            server.authorize(&ctx, crate::auth::Primitive::Prompt(name), prompt.roles, prompt.scopes)?;
             CompletionKey::Prompt(name.clone())
         }
         CompletionRef::Resource { uri } => {
@@ -33,7 +33,7 @@ pub(crate) async fn complete(
             else {
                 return Err(McpError::invalid_params(format!("completion/complete: unknown resource template: {uri}")));
             };
-            server.authorize(&ctx, crate::auth::Primitive::Resource(uri), template.roles)?;
+            server.authorize(&ctx, crate::auth::Primitive::Resource(uri), template.roles, template.scopes)?;
             CompletionKey::Resource(uri.clone())
         }
     };

@@ -13,7 +13,7 @@ pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, V
     let table = server.table();
     let visible = table.prompts().filter(|p| {
         let name = p.definition.get("name").and_then(Value::as_str).unwrap_or_default();
-        server.allows(ctx, Primitive::Prompt(name), p.roles)
+        server.allows(ctx, Primitive::Prompt(name), p.roles, p.scopes)
     });
     page("prompts", visible.map(|p| p.definition.clone()), params, server.page_size)
 }
@@ -32,10 +32,10 @@ pub(crate) async fn get(
     let decoded = decode_erased::<GetPromptParams>(Value::Object(params))
         .map_err(|e| McpError::invalid_params(format!("prompts/get: {}", e.message)))?;
     let name = decoded.downcast_ref::<GetPromptParams>().map(|p| p.name.clone()).unwrap_or_default();
-    let Some(roles) = server.table().prompt(&name).map(|p| p.roles) else {
+    let Some((roles, scopes)) = server.table().prompt(&name).map(|p| (p.roles, p.scopes)) else {
         return Err(McpError::invalid_params(format!("unknown prompt: {name}")));
     };
-    server.authorize(&ctx, Primitive::Prompt(&name), roles)?;
+    server.authorize(&ctx, Primitive::Prompt(&name), roles, scopes)?;
     ctx.set_matched(name);
     crate::pipeline::run_method(server, "prompts/get", ctx, decoded, render, encode_erased::<GetPromptResult>).await
 }
@@ -49,7 +49,7 @@ fn render(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedVa
         let prompt =
             table.prompt(&p.name).ok_or_else(|| McpError::invalid_params(format!("unknown prompt: {}", p.name)))?;
         if ctx.matched_primitive() != Some(p.name.as_str()) {
-            engine.authorize(&ctx, Primitive::Prompt(&p.name), prompt.roles)?;
+            engine.authorize(&ctx, Primitive::Prompt(&p.name), prompt.roles, prompt.scopes)?;
         }
         if let Some((k, _)) = p.arguments.iter().find(|(_, v)| !v.is_string()) {
             return Err(McpError::invalid_params(format!("prompts/get: argument `{k}` must be a string")));

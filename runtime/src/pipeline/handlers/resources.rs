@@ -23,8 +23,21 @@ pub(crate) fn templates(server: &Engine, ctx: &RequestContext, params: &Map<Stri
 }
 
 fn allowed(server: &Engine, ctx: &RequestContext, r: &ResourceEntry) -> bool {
-    let key = r.definition.get("uri").or_else(|| r.definition.get("uriTemplate")).and_then(Value::as_str);
-    server.allows(ctx, Primitive::Resource(key.unwrap_or_default()), r.roles)
+    server.allows(ctx, Primitive::Resource(key(r)), r.roles, r.scopes)
+}
+
+/// The URI or URI template a resource entry is listed under: what the policy sees.
+fn key(r: &ResourceEntry) -> &str {
+    r.definition.get("uri").or_else(|| r.definition.get("uriTemplate")).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// [`Engine::authorize`] for reading `uri` through `r`: the policy sees the entry's URI or
+/// template, the denial names the URI read.
+fn authorize(server: &Engine, ctx: &RequestContext, r: &ResourceEntry, uri: &str) -> Result<(), McpError> {
+    server.authorize(ctx, Primitive::Resource(key(r)), r.roles, r.scopes).map_err(|mut e| {
+        e.message = e.message.replace(&format!("the resource `{}`", key(r)), &format!("the resource `{uri}`"));
+        e
+    })
 }
 
 /// `resources/read`: decodes the params, matches the resource, then runs the method's
@@ -46,9 +59,7 @@ pub(crate) async fn read(
     let Some((entry, _)) = table.resolve_resource(&uri) else {
         return Err(McpError::resource_not_found(&uri));
     };
-    if !allowed(server, &ctx, entry) {
-        return Err(crate::auth::forbidden(&format!("the resource `{uri}`")));
-    }
+    authorize(server, &ctx, entry, &uri)?;
     drop(table);
     ctx.set_matched(uri);
     crate::pipeline::run_method(
@@ -68,8 +79,8 @@ fn read_resource(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<E
         let engine = Engine::of(&ctx)?;
         let table = engine.table();
         let (entry, variables) = table.resolve_resource(&p.uri).ok_or_else(|| McpError::resource_not_found(&p.uri))?;
-        if ctx.matched_primitive() != Some(p.uri.as_str()) && !allowed(engine, &ctx, entry) {
-            return Err(crate::auth::forbidden(&format!("the resource `{}`", p.uri)));
+        if ctx.matched_primitive() != Some(p.uri.as_str()) {
+            authorize(engine, &ctx, entry, &p.uri)?;
         }
         let handler = entry.handler.clone();
         drop(table);

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 /// `tools/list`: the enabled tools the caller may use, in name order, paginated.
 pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
-    let visible = table.tools().filter(|t| server.allows(ctx, Primitive::Tool(&t.name), t.roles));
+    let visible = table.tools().filter(|t| server.allows(ctx, Primitive::Tool(&t.name), t.roles, t.scopes));
     let modern = ctx.era().is_modern();
     page("tools", visible.map(|t| t.definition_for(modern).clone()), params, server.page_size)
 }
@@ -25,12 +25,12 @@ pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, V
 pub(crate) async fn call(server: &Engine, ctx: RequestContext, params: Map<String, Value>) -> Result<Value, McpError> {
     let decoded = call_params(params)?;
     let name = decoded.name.clone();
-    let roles = server.table().tool(&name).map(|t| t.roles);
-    let Some(roles) = roles else {
+    let access = server.table().tool(&name).map(|t| (t.roles, t.scopes));
+    let Some((roles, scopes)) = access else {
         return Err(McpError::invalid_params(format!("unknown tool: {name}")));
     };
     // The outermost alternate step: a denied call reaches no filter, task or tool.
-    server.authorize(&ctx, Primitive::Tool(&name), roles)?;
+    server.authorize(&ctx, Primitive::Tool(&name), roles, scopes)?;
     ctx.set_matched(name);
     if let Some(replacement) = &server.tools_call {
         let result = replacement(ctx, decoded).await?;
@@ -86,7 +86,7 @@ fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<Erased
             let tool =
                 table.tool(&p.name).ok_or_else(|| McpError::invalid_params(format!("unknown tool: {}", p.name)))?;
             if ctx.matched_primitive() != Some(p.name.as_str()) {
-                engine.authorize(&ctx, Primitive::Tool(&p.name), tool.roles)?;
+                engine.authorize(&ctx, Primitive::Tool(&p.name), tool.roles, tool.scopes)?;
             }
             if let Err(rejected) = tool.schemas.check_arguments(&p.name, &arguments) {
                 return Ok(*rejected);

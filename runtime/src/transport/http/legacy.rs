@@ -134,9 +134,11 @@ pub(crate) async fn post(
         Message::Request(r) => r,
     };
     let (ntx, nrx) = outbound_channel(64);
+    let challenge = state.challenge(principal.is_none());
     let work = start(state, &session, req, ntx, principal, connection, Head::of(state, headers));
     let answer = Box::pin(work.map(Answer::One));
-    reply(session, answer, nrx, state.config.keep_alive, state.server.engine().message_filters().clone()).await
+    let filters = state.server.engine().message_filters().clone();
+    reply(session, answer, nrx, state.config.keep_alive, filters, challenge).await
 }
 
 /// The caller's session `session_id`, if the request's `MCP-Protocol-Version` (when it sends
@@ -258,16 +260,31 @@ impl Answer {
 
     /// The answer as one JSON body: a batch's as one array (202 without body if the filters
     /// left nothing).
-    fn respond(self, filters: &MessageFilters) -> Response {
+    fn respond(self, filters: &MessageFilters, challenge: &respond::Challenge) -> Response {
         match self {
-            // Legacy JSON-RPC errors travel with HTTP 200: only transport problems get 4xx.
-            Answer::One(m) => respond::filtered(filters, 200, m),
+            // An insufficient scope is answered in HTTP too, so that the client can authorize
+            // again for it (2025-11-25 authorization, scope challenge handling).
+            Answer::One(m) => match missing_scope(&m) {
+                Some(scope) => respond::scope_challenge(respond::filtered(filters, 200, m), &scope, challenge),
+                // Other legacy JSON-RPC errors travel with HTTP 200: only transport problems get 4xx.
+                None => respond::filtered(filters, 200, m),
+            },
             batch => match batch.into_messages(filters) {
                 ms if ms.is_empty() => respond::accepted(),
                 ms => respond::json(200, &Value::Array(ms)),
             },
         }
     }
+}
+
+/// The scopes named by `m` when it is an insufficient-scope error response.
+fn missing_scope(m: &Payload) -> Option<String> {
+    let Payload::Value(v) = m else { return None };
+    let data = v.get("error")?.get("data")?;
+    if data.get("reason")?.as_str()? != crate::auth::INSUFFICIENT_SCOPE_REASON {
+        return None;
+    }
+    data.get("scope")?.as_str().map(str::to_owned)
 }
 
 /// A request's entry in its session's in-flight map (for `notifications/cancelled`, and what
@@ -311,6 +328,7 @@ pub(super) async fn reply(
     mut notes: OutboundReceiver,
     keep_alive: Duration,
     filters: MessageFilters,
+    challenge: respond::Challenge,
 ) -> Response {
     let (first, done) = tokio::select! {
         biased;
@@ -319,7 +337,7 @@ pub(super) async fn reply(
         Some(n) = notes.recv() => (Some(n), None),
         r = &mut work => match notes.try_recv() {
             Some(n) => (Some(n), Some(r)),
-            None => return r.respond(&filters),
+            None => return r.respond(&filters, &challenge),
         },
     };
     let priming = crate::protocol::primes_sse_streams(session.legacy.version).then_some(RETRY);

@@ -4,6 +4,7 @@
 //! (the MCP Inspector, a web chat app) can read where to sign in.
 
 use crate::auth::ProtectedResource;
+use crate::server::Server;
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
@@ -17,9 +18,10 @@ pub(crate) struct Metadata {
 }
 
 impl Metadata {
-    /// The metadata of `resource`.
-    pub(crate) fn of(resource: &ProtectedResource) -> Metadata {
-        let doc = resource.document([]);
+    /// The metadata of `resource`, listing the scopes `server`'s primitives declare too.
+    pub(crate) fn of(resource: &ProtectedResource, server: &Server) -> Metadata {
+        let declared = server.declared_scopes();
+        let doc = resource.document(declared.iter().map(String::as_str));
         Metadata { paths: resource.metadata_paths(), body: Bytes::from(serde_json::to_vec(&doc).unwrap_or_default()) }
     }
 

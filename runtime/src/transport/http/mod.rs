@@ -206,6 +206,15 @@ pub(crate) struct HttpState {
     pub(crate) sessions: sessions::SessionStore,
     /// The protected resource metadata, when the configuration names a resource.
     pub(crate) metadata: Option<Arc<metadata::Metadata>>,
+    /// Its URL, for challenges.
+    pub(crate) metadata_url: Option<Arc<str>>,
+}
+
+impl HttpState {
+    /// What an insufficient-scope challenge of a request says (`anonymous`: it had no token).
+    pub(crate) fn challenge(&self, anonymous: bool) -> respond::Challenge {
+        respond::Challenge { metadata: self.metadata_url.clone(), anonymous }
+    }
 }
 
 /// An axum [`Router`] serving `server` at `config.path`. Nest or merge it into your own app;
@@ -239,9 +248,11 @@ fn http_state(server: Server, mut config: HttpConfig, bound: Option<std::net::So
     // A zero period has no meaning for a timer (tokio's interval rejects it).
     config.keep_alive = config.keep_alive.max(Duration::from_millis(1));
     config.hosts = config.hosts.resolve(bound);
-    let metadata = config.protected_resource.as_ref().map(|r| Arc::new(metadata::Metadata::of(r)));
+    let metadata = config.protected_resource.as_ref().map(|r| Arc::new(metadata::Metadata::of(r, &server)));
+    let metadata_url = config.protected_resource.as_ref().map(|r| Arc::from(r.metadata_url()));
     Arc::new(HttpState {
         metadata,
+        metadata_url,
         sessions: sessions::SessionStore::new(
             config.max_sessions,
             config.session_idle_timeout,

@@ -127,6 +127,35 @@ pub(crate) struct ReplyPlan {
     pub keep_alive: Duration,
     /// The server's message filters, applied to the final response.
     pub filters: MessageFilters,
+    /// Who asked, for the challenge of an insufficient-scope denial.
+    pub challenge: Challenge,
+}
+
+/// What the challenge of an insufficient-scope denial needs to know of its request.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Challenge {
+    /// The protected resource metadata URL, when the server has one.
+    pub metadata: Option<std::sync::Arc<str>>,
+    /// The request came without a token.
+    pub anonymous: bool,
+}
+
+/// `resp` answering an insufficient-scope denial that names `scope`: 403 with
+/// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…", resource_metadata="…"`
+/// (RFC 6750 §3.1, RFC 9728 §5.1), or 401 with `Bearer scope="…", …` when the request had no
+/// token at all (it needs one first, RFC 6750 §3.1).
+pub(crate) fn scope_challenge(mut resp: Response, scope: &str, challenge: &Challenge) -> Response {
+    let (status, error) = if challenge.anonymous {
+        (StatusCode::UNAUTHORIZED, None)
+    } else {
+        (StatusCode::FORBIDDEN, Some(("insufficient_scope", "")))
+    };
+    *resp.status_mut() = status;
+    let value = crate::auth::challenge_header(challenge.metadata.as_deref(), error, scope);
+    if let Ok(v) = HeaderValue::from_str(&value) {
+        resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    resp
 }
 
 /// Receives the next message, skipping stream-control items (the stateless wire has no
@@ -211,11 +240,15 @@ pub(crate) async fn reply(
             Some(n) => (Some(n), Some(r)),
             None => {
                 drop(guard.disarm());
-                let status = match &r {
-                    Ok(_) => 200,
-                    Err(e) => status::of(e),
+                let (status, scope) = match &r {
+                    Ok(_) => (200, None),
+                    Err(e) => (status::of(e), status::missing_scope(e).map(str::to_owned)),
                 };
-                return filtered(&plan.filters, status, final_payload(plan.id, r));
+                let resp = filtered(&plan.filters, status, final_payload(plan.id, r));
+                return match scope {
+                    Some(scope) => scope_challenge(resp, &scope, &plan.challenge),
+                    None => resp,
+                };
             }
         },
     };

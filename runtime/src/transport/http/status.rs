@@ -8,7 +8,7 @@
 //! session, body too large, a header it refuses, ...) is sent with the status chosen where it
 //! is made, as a [`Refusal`] or straight to [`respond::error`](super::respond::error).
 
-use crate::auth::FORBIDDEN_REASON;
+use crate::auth::{FORBIDDEN_REASON, INSUFFICIENT_SCOPE_REASON};
 use crate::jsonrpc::{ErrorCode, McpError};
 use serde_json::Value;
 
@@ -17,6 +17,7 @@ use serde_json::Value;
 /// | error | status |
 /// |---|---|
 /// | `-32600` with `data.reason == "forbidden"` ([`auth::forbidden`](crate::auth::forbidden)) | 403 |
+/// | `-32600` with `data.reason == "insufficient_scope"` ([`auth::insufficient_scope`](crate::auth::insufficient_scope)) | 403 (401 without a token; see [`scope_challenge`](super::respond::scope_challenge)) |
 /// | `-32700`, `-32600`, `-32020`, `-32021`, `-32022` | 400 |
 /// | `-32601` | 404 |
 /// | anything else (`-32602` such as an unknown tool, `-32603`, custom codes) | 200 |
@@ -28,7 +29,7 @@ use serde_json::Value;
 /// Spec: <https://modelcontextprotocol.io/specification/2025-11-25/basic/transports>.
 pub(crate) fn of(err: &McpError) -> u16 {
     match err.code {
-        ErrorCode::INVALID_REQUEST if is_forbidden(err) => 403,
+        ErrorCode::INVALID_REQUEST if is_forbidden(err) || missing_scope(err).is_some() => 403,
         ErrorCode::HEADER_MISMATCH
         | ErrorCode::MISSING_CLIENT_CAPABILITY
         | ErrorCode::UNSUPPORTED_VERSION
@@ -43,6 +44,15 @@ pub(crate) fn of(err: &McpError) -> u16 {
 /// `data.reason`, as the code alone (`-32600`) is shared with malformed requests.
 fn is_forbidden(err: &McpError) -> bool {
     err.data.as_ref().and_then(|d| d.get("reason")).and_then(Value::as_str) == Some(FORBIDDEN_REASON)
+}
+
+/// The scopes an insufficient-scope denial names (`data.scope`), `None` for any other error.
+pub(crate) fn missing_scope(err: &McpError) -> Option<&str> {
+    let data = err.data.as_ref()?;
+    if data.get("reason").and_then(Value::as_str) != Some(INSUFFICIENT_SCOPE_REASON) {
+        return None;
+    }
+    data.get("scope").and_then(Value::as_str)
 }
 
 /// A request the transport refuses: the error to send and the HTTP status to send it with.
