@@ -241,9 +241,12 @@ fn haproxy_config(port: u16, instances: &[u16]) -> String {
         .enumerate()
         .map(|(i, p)| format!("    server s{} 127.0.0.1:{p} check inter 200ms fall 1 rise 1\n", i + 1))
         .collect();
+    // HAProxy needs two descriptors a connection and refuses to start when `maxconn` does not
+    // fit the open-file limit (a laptop's 1 024), so it gets what fits, at most 2 000.
+    let maxconn = crate::common::socket_budget("cluster::haproxy", 2000, 2);
     format!(
         "global
-    maxconn 2000
+    maxconn {maxconn}
 
 defaults
     mode http

@@ -4,7 +4,7 @@
 //! gets 431, and an HTTP/2 client resetting streams in a loop does not stop others being
 //! served. Counts and waits are bounded; latencies are printed, never asserted.
 
-use crate::common::{HttpServer, client, modern, rss_kib, send, socket_budget};
+use crate::common::{HttpServer, client, heavy, modern, rss_kib, send, socket_budget};
 use serde_json::json;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -47,7 +47,8 @@ async fn add(server: &HttpServer) -> (u16, Duration) {
 
 #[tokio::test]
 async fn half_open_connections_are_closed_after_the_header_timeout_while_others_are_served() {
-    let count = socket_budget("hardening::half_open_connections", HALF_OPEN);
+    let _heavy = heavy().await;
+    let count = socket_budget("hardening::half_open_connections", HALF_OPEN, 1);
     let server = HttpServer::start_with("quickstart", &["--http-header-timeout", "2"]);
     let addr = format!("127.0.0.1:{}", server.port);
     let idle_kib = rss_kib(server.child.id());

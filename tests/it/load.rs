@@ -124,16 +124,16 @@ async fn warm_up(c: &reqwest::Client, url: &str) {
 
 const ACK: &str = "notifications/subscriptions/acknowledged";
 
-/// One round of 1,000 concurrent clients against `url`: each calls `echo` three times, opens
-/// a listen stream, reads its acknowledgement and drops it; every tenth also abandons a `slow`
-/// call before its answer; then each calls `echo` once more. Every echo is checked.
-async fn thousand_clients(url: &str, round: usize) {
-    const CLIENTS: usize = 1000;
+/// One round of `clients` concurrent clients (1,000 where the open-file limit allows) against
+/// `url`: each calls `echo` three times, opens a listen stream, reads its acknowledgement and
+/// drops it; every tenth also abandons a `slow` call before its answer; then each calls `echo`
+/// once more. Every echo is checked.
+async fn thousand_clients(url: &str, round: usize, clients: usize) {
     // One pool shared by all: it opens a connection per concurrent request.
     let c = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().expect("client");
     // Every client starts at once.
-    let start = Arc::new(tokio::sync::Barrier::new(CLIENTS));
-    let tasks: Vec<_> = (0..CLIENTS)
+    let start = Arc::new(tokio::sync::Barrier::new(clients));
+    let tasks: Vec<_> = (0..clients)
         .map(|i| {
             let (c, url, start) = (c.clone(), url.to_owned(), start.clone());
             tokio::spawn(async move {
@@ -168,6 +168,9 @@ async fn thousand_clients(url: &str, round: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_concurrent_clients_call_tools_and_open_and_drop_listen_streams() {
+    let _heavy = crate::common::heavy().await;
+    // A client holds up to two connections at once: its listen stream and an abandoned call.
+    let clients = crate::common::socket_budget("load::a_thousand_concurrent_clients", 1000, 2);
     let s = HttpServer::start("fixture");
     let url = s.url.clone();
     let c = client();
@@ -176,17 +179,17 @@ async fn a_thousand_concurrent_clients_call_tools_and_open_and_drop_listen_strea
     let mut settled_after = Vec::new();
     for round in 0..2 {
         let sampler = RssSampler::start(s.pid());
-        thousand_clients(&url, round).await;
+        thousand_clients(&url, round, clients).await;
         let peak = sampler.peak();
         drop(sampler);
         warm_up(&c, &url).await;
-        check_settled(&format!("1,000 concurrent clients, round {}", round + 1), s.pid(), baseline, peak).await;
+        check_settled(&format!("{clients} concurrent clients, round {}", round + 1), s.pid(), baseline, peak).await;
         settled_after.push(rss_kib(s.pid()));
     }
     // The allocator keeps some of the first round's high-water mark; a second identical round
     // must not add to it much more (a per-connection or per-subscription leak would).
     if let [Some(first), Some(second)] = settled_after[..] {
-        eprintln!("[load] 1,000 concurrent clients: settled after round 1 {first} KiB, after round 2 {second} KiB");
+        eprintln!("[load] {clients} concurrent clients: settled after round 1 {first} KiB, after round 2 {second} KiB");
         assert!(second < first + 32 * 1024, "memory grew by {} KiB in the second round", second - first);
     }
     echo(&c, &url, json!("final"), "still answering").await;

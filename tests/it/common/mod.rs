@@ -58,22 +58,31 @@ pub fn service_binary(env: &str, name: &str) -> Option<PathBuf> {
     on_path.or_else(|| Some(PathBuf::from("/usr/sbin").join(name)).filter(|p| p.is_file()))
 }
 
-/// How many sockets a test may hold open at once, at most `wanted`: the open-file limit is first
-/// raised to the hard limit where the OS allows it (servers the test starts afterwards inherit
-/// it), and the count is scaled to half of it less 64, leaving the other half to the test
-/// running beside it in this binary (two at a time on the 2-core machines here) and to pipes
-/// and child processes. Prints what it chose when it had to scale, so a short run says why.
-/// At least 16.
-pub fn socket_budget(test: &str, wanted: usize) -> usize {
+/// How many connections a test may hold open at once, at most `wanted`, each taking
+/// `fds_each` descriptors of this process: the open-file limit is first raised to the hard limit
+/// where the OS allows it (servers the test starts afterwards inherit it), and the count is
+/// scaled to fit under it with 256 descriptors left for the light tests running beside it
+/// (pipes, child processes, a few connections each). Tests that hold hundreds take
+/// [`heavy`] first, so that no two of them share the limit. Prints what it chose when it had
+/// to scale, so a short run says why. At least 16.
+pub fn socket_budget(test: &str, wanted: usize, fds_each: usize) -> usize {
     let limit = match rlimit::increase_nofile_limit(u64::MAX) {
         Ok(limit) => limit,
         Err(_) => rlimit::getrlimit(rlimit::Resource::NOFILE).map(|(soft, _)| soft).unwrap_or(1024),
     };
-    let fits = usize::try_from(limit / 2).unwrap_or(usize::MAX).saturating_sub(64).max(16);
+    let spare = usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(256);
+    let fits = (spare / fds_each.max(1)).max(16);
     if fits < wanted {
         eprintln!("{test}: the open-file limit is {limit}; holding {fits} connections instead of {wanted}");
     }
     wanted.min(fits)
+}
+
+/// Held by each test that opens hundreds of connections, for as long as it holds them: the
+/// tests of this binary share one open-file limit and run two at a time.
+pub async fn heavy() -> tokio::sync::MutexGuard<'static, ()> {
+    static HEAVY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    HEAVY.lock().await
 }
 
 /// Builds the example `name` (a no-op when it is up to date) and returns its path.
