@@ -19,6 +19,7 @@ mod listen_limits;
 mod load;
 mod media_types;
 mod nats_hub;
+mod oauth_e2e;
 mod otel;
 mod probes;
 mod readme;

@@ -1,0 +1,379 @@
+//! Real parts, end to end: a real authorization server (oidc-provider, tests/oauth/as.mjs) and a
+//! real MCP host (the official Python SDK's OAuth client, tests/oauth/client.py) against the
+//! `everything` example protected with `--auth-issuer`/`--auth-resource`. The host starts with no
+//! token and must find its way from the server's 401 to a tool result by discovery alone;
+//! the tests read the JSON summary it prints (every HTTP exchange, the tokens' claims, the
+//! result). Also: a step-up from a token the user granted fewer scopes (403
+//! `insufficient_scope`), and a signing key rotated while the MCP server keeps running.
+
+use crate::common::{self, HttpServer};
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How long a script may run, first-use installs included (npm ci, a venv and pip install).
+const SCRIPT_LIMIT: Duration = Duration::from_secs(300);
+
+fn oauth_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("oauth")
+}
+
+fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+}
+
+/// Whether node/npm and python3 are there to install and run the scripts; says why not.
+fn tools_present(test: &str) -> bool {
+    let missing: Vec<&str> = ["npm", "python3"].into_iter().filter(|t| !on_path(t)).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    common::skip(
+        test,
+        &format!("{} not on PATH", missing.join(" and ")),
+        "install Node.js with npm and Python 3 with venv, then tests/oauth/install.sh",
+    );
+    false
+}
+
+/// The test authorization server (`tests/oauth/as.sh --port 0`), killed on drop.
+struct AuthServer {
+    child: Child,
+    issuer: String,
+    log: mpsc::Receiver<String>,
+}
+
+impl AuthServer {
+    fn start() -> AuthServer {
+        let mut child = Command::new("bash")
+            .arg(oauth_dir().join("as.sh"))
+            .args(["--port", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("bash runs tests/oauth/as.sh");
+        let (log_tx, log) = mpsc::channel();
+        let stderr = child.stderr.take().expect("piped stderr");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = log_tx.send(line);
+            }
+        });
+        let (tx, rx) = mpsc::channel();
+        let stdout = child.stdout.take().expect("piped stdout");
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            if let Some(Ok(line)) = lines.next() {
+                let _ = tx.send(line);
+            }
+            for _ in lines {}
+        });
+        let mut server = AuthServer { child, issuer: String::new(), log };
+        match rx.recv_timeout(SCRIPT_LIMIT) {
+            Ok(line) => match line.strip_prefix("listening on ") {
+                Some(issuer) => server.issuer = issuer.trim().to_owned(),
+                None => panic!("the authorization server said {line:?}\n{}", server.drained()),
+            },
+            Err(_) => panic!("the authorization server did not start\n{}", server.drained()),
+        }
+        server
+    }
+
+    /// What it logged so far (one line per request, and errors).
+    fn drained(&self) -> String {
+        self.log.try_iter().collect::<Vec<_>>().join("\n")
+    }
+
+    /// POSTs to one of its test-only routes; the JSON answer.
+    async fn admin(&self, path_and_query: &str) -> Value {
+        let resp = common::client()
+            .post(format!("{}{path_and_query}", self.issuer))
+            .send()
+            .await
+            .expect("the authorization server answers");
+        assert_eq!(resp.status().as_u16(), 200, "POST {path_and_query}");
+        resp.json().await.expect("JSON")
+    }
+}
+
+impl Drop for AuthServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `everything` serving `/mcp` on a port chosen beforehand (the resource URL names it), requiring
+/// tokens of `issuer` with `scopes`.
+fn protected_everything(issuer: &str, scopes: &str) -> HttpServer {
+    let port = common::free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let server = HttpServer::start_on(
+        "everything",
+        &format!("127.0.0.1:{port}"),
+        &["--auth-issuer", issuer, "--auth-resource", &resource, "--auth-scopes", scopes],
+        &[],
+    );
+    assert_eq!(server.url, resource);
+    server
+}
+
+/// Runs the host (`tests/oauth/client.sh --server URL --wire WIRE`) to its end; its summary.
+fn host(server: &HttpServer, wire: &str, auth: &AuthServer) -> Value {
+    let mut child = Command::new("bash")
+        .arg(oauth_dir().join("client.sh"))
+        .args(["--server", &server.url, "--wire", wire])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bash runs tests/oauth/client.sh");
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().expect("piped stdout")));
+    let stderr = read(Box::new(child.stderr.take().expect("piped stderr")));
+    let deadline = Instant::now() + SCRIPT_LIMIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waitable") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (stdout, stderr) = (stdout.join().expect("stdout read"), stderr.join().expect("stderr read"));
+    let context = || format!("host stderr:\n{stderr}\nauthorization server:\n{}", auth.drained());
+    match status {
+        Some(s) if s.success() => {}
+        Some(s) => panic!("the host failed ({s})\nstdout: {stdout}\n{}", context()),
+        None => panic!("the host ran past {SCRIPT_LIMIT:?}\n{}", context()),
+    }
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("one JSON line expected ({e}): {stdout}\n{}", context()))
+}
+
+fn exchanges(summary: &Value) -> &[Value] {
+    summary["exchanges"].as_array().expect("exchanges")
+}
+
+/// The index of the first exchange at or after `from` that `matches`, or a panic naming `what`
+/// with every exchange.
+fn find(summary: &Value, from: usize, what: &str, matches: impl Fn(&Value) -> bool) -> usize {
+    exchanges(summary)
+        .iter()
+        .enumerate()
+        .skip(from)
+        .find(|(_, e)| matches(e))
+        .map(|(i, _)| i)
+        .unwrap_or_else(|| panic!("no {what} after exchange {from}: {:#}", summary["exchanges"]))
+}
+
+fn is(e: &Value, method: &str, url: &str, status: u64) -> bool {
+    e["method"] == method && e["url"] == url && e["status"] == status
+}
+
+fn scopes(token: &Value) -> Vec<&str> {
+    token["scope"].as_str().unwrap_or_default().split_whitespace().collect()
+}
+
+/// The sign-in every test starts with: 401 without a token, protected resource metadata,
+/// authorization server metadata, registration, authorization with PKCE and `resource=`, token,
+/// and the first MCP request again with the token. Returns the index of that request.
+fn assert_signed_in(summary: &Value, server: &HttpServer, auth: &AuthServer, required: &str) -> usize {
+    let mcp = &server.url;
+    let base = mcp.trim_end_matches("/mcp");
+    let metadata = format!("{base}/.well-known/oauth-protected-resource/mcp");
+    let first = &exchanges(summary)[0];
+    assert!(is(first, "POST", mcp, 401) && first["bearer"] == false, "first: a tokenless POST gets 401: {first:#}");
+    let challenge = first["wwwAuthenticate"].as_str().expect("a WWW-Authenticate challenge");
+    assert!(challenge.starts_with("Bearer "), "{challenge}");
+    assert!(challenge.contains(&format!("resource_metadata=\"{metadata}\"")), "{challenge}");
+    assert!(challenge.contains(&format!("scope=\"{required}\"")), "{challenge}");
+
+    let prm = find(summary, 1, "protected resource metadata", |e| is(e, "GET", &metadata, 200));
+    let issuer = &auth.issuer;
+    let asm = find(summary, prm, "authorization server metadata", |e| {
+        e["method"] == "GET"
+            && e["status"] == 200
+            && [
+                format!("{issuer}/.well-known/oauth-authorization-server"),
+                format!("{issuer}/.well-known/openid-configuration"),
+            ]
+            .iter()
+            .any(|u| e["url"] == u.as_str())
+    });
+    let reg = find(summary, asm, "a dynamic client registration", |e| is(e, "POST", &format!("{issuer}/reg"), 201));
+    let token = find(summary, reg, "a token request", |e| is(e, "POST", &format!("{issuer}/token"), 200));
+    let call = find(summary, token, "the MCP request with the token", |e| {
+        e["method"] == "POST" && e["url"] == mcp.as_str() && e["bearer"] == true
+    });
+
+    let authorize = &summary["browser"][0];
+    assert_eq!(authorize["authorize"], format!("{issuer}/auth"), "{authorize:#}");
+    assert_eq!(authorize["resource"], mcp.as_str(), "RFC 8707 resource= is the MCP endpoint: {authorize:#}");
+    assert_eq!(authorize["code_challenge_method"], "S256", "{authorize:#}");
+    let asked: Vec<&str> = authorize["scope"].as_str().unwrap_or_default().split_whitespace().collect();
+    assert!(required.split(' ').all(|s| asked.contains(&s)), "asked for the challenged scopes: {authorize:#}");
+
+    let first_token = &summary["tokens"][0];
+    assert_eq!(first_token["iss"], issuer.as_str(), "{first_token:#}");
+    assert_eq!(first_token["aud"], mcp.as_str(), "a JWT for this resource: {first_token:#}");
+    assert_eq!(first_token["sub"], "test-user", "{first_token:#}");
+    assert!(first_token["kid"].as_str().is_some_and(|k| !k.is_empty()), "{first_token:#}");
+    call
+}
+
+fn assert_tool_answered(summary: &Value) {
+    assert_eq!(summary["tool"]["name"], "test_simple_text", "{summary:#}");
+    assert_eq!(summary["tool"]["isError"], false, "{summary:#}");
+    assert_eq!(summary["tool"]["text"], "This is a simple text response for testing.", "{summary:#}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_sdk_signs_in_and_calls_a_tool_on_the_stateless_wire() {
+    let test = "oauth_e2e::the_python_sdk_signs_in_and_calls_a_tool_on_the_stateless_wire";
+    if !tools_present(test) {
+        return;
+    }
+    let auth = AuthServer::start();
+    let server = protected_everything(&auth.issuer, "mcp");
+    let summary = tokio::task::block_in_place(|| host(&server, "stateless", &auth));
+    let call = assert_signed_in(&summary, &server, &auth, "mcp");
+    assert_eq!(summary["protocolVersion"], common::MODERN, "{summary:#}");
+    assert_eq!(exchanges(&summary)[0]["rpc"], "tools/call", "the first stateless request is the call itself");
+    assert_eq!(exchanges(&summary)[call]["status"], 200, "{:#}", summary["exchanges"]);
+    assert_eq!(scopes(&summary["tokens"][0]), ["mcp"]);
+    assert_eq!(summary["tokens"].as_array().map(Vec::len), Some(1), "one sign-in: {summary:#}");
+    assert_tool_answered(&summary);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_sdk_signs_in_and_calls_a_tool_in_a_2025_11_25_session() {
+    let test = "oauth_e2e::the_python_sdk_signs_in_and_calls_a_tool_in_a_2025_11_25_session";
+    if !tools_present(test) {
+        return;
+    }
+    let auth = AuthServer::start();
+    let server = protected_everything(&auth.issuer, "mcp");
+    let summary = tokio::task::block_in_place(|| host(&server, "session", &auth));
+    let call = assert_signed_in(&summary, &server, &auth, "mcp");
+    assert_eq!(summary["protocolVersion"], "2025-11-25", "{summary:#}");
+    assert_eq!(exchanges(&summary)[0]["rpc"], "initialize", "the session starts with initialize");
+    assert_eq!(exchanges(&summary)[call]["rpc"], "initialize");
+    assert_eq!(exchanges(&summary)[call]["status"], 200);
+    // Every request of the session after the sign-in, its GET stream and its DELETE included,
+    // carries the token and is served.
+    let after: Vec<&Value> = exchanges(&summary)[call..].iter().filter(|e| e["url"] == server.url.as_str()).collect();
+    for e in &after {
+        assert!(e["bearer"] == true && matches!(e["status"].as_u64(), Some(200 | 202)), "{e:#}");
+    }
+    for method in ["GET", "DELETE"] {
+        assert!(after.iter().any(|e| e["method"] == method), "the session's {method}: {:#}", summary["exchanges"]);
+    }
+    assert!(after.iter().any(|e| e["rpc"] == "tools/call" && e["status"] == 200), "{:#}", summary["exchanges"]);
+    assert_tool_answered(&summary);
+}
+
+/// The user grants only `mcp` at the first consent; the server requires `mcp files:read`, so the
+/// token is refused with 403 `insufficient_scope`, and the host authorizes again for both (the
+/// SDK's own step-up: no new discovery or registration) and the call goes through.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_without_a_required_scope_is_stepped_up() {
+    let test = "oauth_e2e::a_token_without_a_required_scope_is_stepped_up";
+    if !tools_present(test) {
+        return;
+    }
+    let auth = AuthServer::start();
+    let server = protected_everything(&auth.issuer, "mcp,files:read");
+    let limit = auth.admin("/test/limit-consent?scope=mcp").await;
+    assert_eq!(limit["nextConsentGrantsAtMost"], serde_json::json!(["mcp"]));
+    let summary = tokio::task::block_in_place(|| host(&server, "stateless", &auth));
+    let call = assert_signed_in(&summary, &server, &auth, "files:read mcp");
+
+    assert_eq!(scopes(&summary["tokens"][0]), ["mcp"], "the first token lacks files:read: {summary:#}");
+    // The SDK hands a 403 to the retry right after a sign-in back as an error (it steps up only on
+    // a request's first answer), so the script called the tool again: its second try got the 403
+    // the SDK stepped up from.
+    assert_eq!(summary["calledAgainAfter403"], true, "{summary:#}");
+    let refused = &exchanges(&summary)[call];
+    assert_eq!(refused["status"], 403, "{refused:#}");
+    let challenge = refused["wwwAuthenticate"].as_str().expect("a challenge");
+    assert!(challenge.contains("error=\"insufficient_scope\""), "{challenge}");
+    assert!(challenge.contains("scope=\"files:read mcp\""), "{challenge}");
+
+    let second = summary["browser"]
+        .as_array()
+        .expect("browser hops")
+        .iter()
+        .filter(|h| h.get("authorize").is_some())
+        .nth(1)
+        .cloned()
+        .unwrap_or_else(|| panic!("a second authorization: {summary:#}"));
+    let asked: Vec<&str> = second["scope"].as_str().unwrap_or_default().split_whitespace().collect();
+    assert!(asked.contains(&"mcp") && asked.contains(&"files:read"), "{second:#}");
+    assert_eq!(second["resource"], server.url.as_str());
+
+    let tokens = summary["tokens"].as_array().expect("tokens");
+    assert_eq!(tokens.len(), 2, "{summary:#}");
+    let mut stepped = scopes(&tokens[1]);
+    stepped.sort_unstable();
+    assert_eq!(stepped, ["files:read", "mcp"]);
+    let registrations = exchanges(&summary).iter().filter(|e| e["url"] == format!("{}/reg", auth.issuer)).count();
+    assert_eq!(registrations, 1, "the step-up reuses the registration");
+    let discoveries =
+        exchanges(&summary).iter().filter(|e| e["url"].as_str().is_some_and(|u| u.contains("/.well-known/"))).count();
+    assert_eq!(discoveries, 2, "the step-up reuses the metadata read at the 401 (the resource's and the issuer's)");
+    let served = find(&summary, call + 1, "the call with the stepped-up token", |e| {
+        e["url"] == server.url.as_str() && e["rpc"] == "tools/call" && e["status"] == 200
+    });
+    assert!(served > call);
+    assert_tool_answered(&summary);
+}
+
+/// The authorization server signs with a new key (the old one stays published) while the MCP
+/// server keeps running: the server fetches the key set again for the new `kid` and accepts the
+/// new tokens without a restart.
+#[tokio::test(flavor = "multi_thread")]
+async fn tokens_signed_with_a_rotated_key_are_accepted_without_a_restart() {
+    let test = "oauth_e2e::tokens_signed_with_a_rotated_key_are_accepted_without_a_restart";
+    if !tools_present(test) {
+        return;
+    }
+    let auth = AuthServer::start();
+    let mut server = protected_everything(&auth.issuer, "mcp");
+    let before = tokio::task::block_in_place(|| host(&server, "stateless", &auth));
+    assert_signed_in(&before, &server, &auth, "mcp");
+    assert_tool_answered(&before);
+    let old_kid = before["tokens"][0]["kid"].as_str().expect("a kid").to_owned();
+
+    // The server fetched the key set for the first token and fetches it again at most every
+    // 10 s (JwksVerifier's default refresh_interval, which the CLI does not change): a token
+    // with the new kid inside that window is refused, so let the window pass.
+    tokio::time::sleep(Duration::from_secs(11)).await;
+    let rotated = auth.admin("/test/rotate-key").await;
+    let new_kid = rotated["signing"].as_str().expect("the new kid").to_owned();
+    assert_ne!(new_kid, old_kid);
+    assert_eq!(rotated["published"], serde_json::json!([new_kid, old_kid]));
+
+    let after = tokio::task::block_in_place(|| host(&server, "stateless", &auth));
+    let call = assert_signed_in(&after, &server, &auth, "mcp");
+    assert_eq!(after["tokens"][0]["kid"], new_kid.as_str(), "signed with the new key: {after:#}");
+    assert_eq!(exchanges(&after)[call]["status"], 200, "{:#}", after["exchanges"]);
+    assert_tool_answered(&after);
+    assert!(server.child.try_wait().expect("waitable").is_none(), "the same server process served both");
+    let fetches = auth.drained().matches("GET /jwks 200").count();
+    assert_eq!(fetches, 2, "the key set fetched for the first token and again for the new kid");
+}
