@@ -77,6 +77,8 @@ struct Issuer {
 struct Keys {
     /// `false` until a key set was fetched once.
     fetched: bool,
+    /// When the set was fetched (Unix seconds; 0 before).
+    fetched_at: u64,
     keys: Vec<Key>,
 }
 
@@ -238,13 +240,20 @@ fn http_client(timeout: Duration) -> reqwest::Client {
         .unwrap_or_default()
 }
 
-/// The `iss` of a JWT's payload, read before its signature is checked only to pick the issuer
-/// whose keys check it.
-fn unverified_issuer(token: &str) -> Option<String> {
+/// The `iss` and `iat` of a JWT's payload, read before its signature is checked: `iss` only to
+/// pick the issuer whose keys check it, `iat` only to tell a key too new for the fetched set
+/// from one that does not exist.
+fn unverified_claims(token: &str) -> Option<(String, Option<u64>)> {
     let payload = token.split('.').nth(1)?;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')).ok()?;
     let claims: Value = serde_json::from_slice(&bytes).ok()?;
-    claims.get("iss")?.as_str().map(str::to_owned)
+    let iss = claims.get("iss")?.as_str()?.to_owned();
+    Some((iss, claims.get("iat").and_then(Value::as_u64)))
+}
+
+/// Now, in Unix seconds.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
 impl Inner {
@@ -253,7 +262,7 @@ impl Inner {
         if !self.algorithms.contains(&header.alg) {
             return Err(AuthError::invalid(format!("the algorithm {:?} is not accepted", header.alg)));
         }
-        let iss = unverified_issuer(token).ok_or_else(|| AuthError::invalid("no `iss` claim"))?;
+        let (iss, iat) = unverified_claims(token).ok_or_else(|| AuthError::invalid("no `iss` claim"))?;
         let issuer = self
             .issuers
             .iter()
@@ -262,7 +271,7 @@ impl Inner {
         let (kid, alg) = (header.kid.as_deref(), header.alg);
         let mut keys = issuer.keys.load_full();
         if find(&keys, kid, alg).is_none() {
-            keys = self.refreshed(issuer, kid, alg).await?;
+            keys = self.refreshed(issuer, kid, alg, iat).await?;
         }
         let key = find(&keys, kid, alg).ok_or_else(|| AuthError::invalid("no key for the token"))?;
         let mut validation = base_validation(header.alg);
@@ -276,7 +285,18 @@ impl Inner {
     /// The issuer's key set holding the key for `kid`/`alg`, after fetching it again if the
     /// last attempt is old enough; waits for a fetch already under way instead of starting
     /// another.
-    async fn refreshed(&self, issuer: &Issuer, kid: Option<&str>, alg: Algorithm) -> Result<Arc<Keys>, AuthError> {
+    ///
+    /// A key missing from a set fetched recently is [`AuthError::InvalidToken`] when the token
+    /// was issued (`iat`) before that fetch — its key should have been there — and
+    /// [`AuthError::Unavailable`] (503, retry) when it may be newer than the set: a key the
+    /// issuer just rotated to is fetched on a retry, and signing in again would not help.
+    async fn refreshed(
+        &self,
+        issuer: &Issuer,
+        kid: Option<&str>,
+        alg: Algorithm,
+        iat: Option<u64>,
+    ) -> Result<Arc<Keys>, AuthError> {
         let mut last = issuer.fetch.lock().await;
         // Another request may have fetched while this one waited.
         let keys = issuer.keys.load_full();
@@ -303,11 +323,20 @@ impl Inner {
         if find(&keys, kid, alg).is_some() {
             return Ok(keys);
         }
+        // Issued more than the leeway before the set was fetched: the key should be in it.
+        let older_than_keys = iat.is_some_and(|iat| iat.saturating_add(self.leeway.as_secs()) < keys.fetched_at);
         match failure {
             Some(e) if !keys.fetched => Err(e),
             _ if !keys.fetched => Err(AuthError::Unavailable(format!(
                 "the keys of {} could not be fetched yet; retrying at most every {} s",
                 issuer.id,
+                self.refresh_interval.as_secs_f64()
+            ))),
+            None if recent && !older_than_keys => Err(AuthError::Unavailable(format!(
+                "the token names a key newer than the key set of {} fetched {} s ago; it is fetched again at \
+                 most every {} s",
+                issuer.id,
+                unix_now().saturating_sub(keys.fetched_at),
                 self.refresh_interval.as_secs_f64()
             ))),
             _ => Err(AuthError::invalid(match kid {
@@ -330,7 +359,7 @@ impl Inner {
         let set: JwkSet = serde_json::from_slice(&body)
             .map_err(|e| AuthError::Unavailable(format!("{uri} is not a JWK set (RFC 7517 §5): {e}")))?;
         let keys = set.keys.iter().filter_map(usable).collect();
-        Ok(Keys { fetched: true, keys })
+        Ok(Keys { fetched: true, fetched_at: unix_now(), keys })
     }
 
     /// The `jwks_uri` of `issuer`'s metadata: RFC 8414 first, OpenID Connect Discovery second.

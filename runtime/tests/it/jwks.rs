@@ -203,13 +203,45 @@ async fn a_flood_of_unknown_kids_fetches_the_keys_at_most_once_per_interval() {
     a.keys.lock().expect("keys").push(jwk(RSA_A, Algorithm::RS256, "k1"));
     let v = verifier(&a.issuer);
     verify(&v, &sign(RSA_A, Algorithm::RS256, Some("k1"), &claims(&a.issuer))).await.expect("valid");
-    let tokens: Vec<String> =
-        (0..200).map(|i| sign(RSA_A, Algorithm::RS256, Some(&format!("made-up-{i}")), &claims(&a.issuer))).collect();
-    let results = futures::future::join_all(tokens.iter().map(|t| verify(&v, t))).await;
-    assert!(results.into_iter().all(|r| matches!(r, Err(AuthError::InvalidToken(_)))));
+    // Made-up kids in tokens issued long before the keys were fetched: refused outright.
+    let mut old = claims(&a.issuer);
+    old["iat"] = json!(now() - 3600);
+    let old_tokens: Vec<String> =
+        (0..100).map(|i| sign(RSA_A, Algorithm::RS256, Some(&format!("made-up-{i}")), &old)).collect();
+    // And in tokens that may be newer than the keys: "try again", not "sign in again".
+    let new_tokens: Vec<String> =
+        (0..100).map(|i| sign(RSA_A, Algorithm::RS256, Some(&format!("new-{i}")), &claims(&a.issuer))).collect();
+    let (olds, news) = futures::future::join(
+        futures::future::join_all(old_tokens.iter().map(|t| verify(&v, t))),
+        futures::future::join_all(new_tokens.iter().map(|t| verify(&v, t))),
+    )
+    .await;
+    assert!(olds.into_iter().all(|r| matches!(r, Err(AuthError::InvalidToken(_)))));
+    assert!(news.into_iter().all(|r| matches!(r, Err(AuthError::Unavailable(_)))));
     // The first fetch, and at most one more for the whole flood (10 s interval).
     assert!(a.jwks_fetches.load(Ordering::SeqCst) <= 2, "{} fetches", a.jwks_fetches.load(Ordering::SeqCst));
     verify(&v, &sign(RSA_A, Algorithm::RS256, Some("k1"), &claims(&a.issuer))).await.expect("still valid");
+}
+
+/// A key the issuer rotates to right after a fetch: 503 until the interval has passed, then
+/// accepted; never a 401 that would send the host to sign in again for the same key.
+#[tokio::test]
+async fn a_key_rotated_to_just_after_a_fetch_is_a_retry_not_a_refusal() {
+    let a = start_as(true).await;
+    a.keys.lock().expect("keys").push(jwk(RSA_A, Algorithm::RS256, "k1"));
+    let v = verifier(&a.issuer).refresh_interval(Duration::from_millis(500));
+    verify(&v, &sign(RSA_A, Algorithm::RS256, Some("k1"), &claims(&a.issuer))).await.expect("the first key");
+    a.keys.lock().expect("keys").push(jwk(RSA_B, Algorithm::RS256, "k2"));
+    let mut fresh = claims(&a.issuer);
+    fresh["iat"] = json!(now());
+    let token = sign(RSA_B, Algorithm::RS256, Some("k2"), &fresh);
+    // Within the interval of the first fetch (when the machine is not slower than 500 ms).
+    match verify(&v, &token).await {
+        Err(AuthError::Unavailable(_)) | Ok(_) => {}
+        other => panic!("a rotated key is never refused as invalid: {other:?}"),
+    }
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    verify(&v, &token).await.expect("fetched once the interval passed");
 }
 
 #[tokio::test]

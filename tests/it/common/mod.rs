@@ -89,11 +89,26 @@ pub async fn heavy() -> tokio::sync::MutexGuard<'static, ()> {
 pub fn example(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--examples", "-p", "switchyard-examples"])
-            .current_dir(workspace_root())
-            .status()
-            .expect("cargo runs");
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo.args(["build", "--quiet", "--examples", "-p", "switchyard-examples"]).current_dir(workspace_root());
+        // What cargo set for this test package: build scripts that watch them (ring watches
+        // CARGO_MANIFEST_DIR) would see a change, and the outer and this build would rebuild
+        // ring, rustls and everything above them in turn.
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy().into_owned();
+            let per_package = [
+                "CARGO_MANIFEST_",
+                "CARGO_PKG_",
+                "CARGO_CRATE_",
+                "CARGO_BIN_",
+                "CARGO_PRIMARY_",
+                "CARGO_TARGET_TMPDIR",
+            ];
+            if per_package.iter().any(|p| key.starts_with(p)) {
+                cargo.env_remove(key);
+            }
+        }
+        let status = cargo.status().expect("cargo runs");
         assert!(status.success(), "building the examples failed");
     });
     let target =
