@@ -158,24 +158,28 @@ pub fn role_name(name: &str) -> Result<(), String> {
 
 /// `roles = [...]`: at least one role, each well-formed and listed once.
 pub fn check_roles(cx: &Ctxt, roles: Option<&Roles>) {
-    let Some(roles) = roles else {
+    let empty = "`roles = []` names no role, and an empty list lets anyone in, which is the default: \
+                 omit `roles`, or name at least one role";
+    check_names(cx, roles, empty, "role", role_name);
+}
+
+/// A `roles` or `scopes` list: not empty (`empty` says why), each name passing `check` and
+/// given once (`what` names one in the message).
+fn check_names(cx: &Ctxt, list: Option<&Roles>, empty: &str, what: &str, check: fn(&str) -> Result<(), String>) {
+    let Some(list) = list else {
         return;
     };
-    if roles.array.elems.is_empty() {
-        cx.error_spanned_by(
-            &roles.array,
-            "`roles = []` names no role, and an empty list lets anyone in, which is the default: \
-             omit `roles`, or name at least one role",
-        );
+    if list.array.elems.is_empty() {
+        cx.error_spanned_by(&list.array, empty);
         return;
     }
     let mut seen: Vec<String> = Vec::new();
-    for lit in &roles.names {
+    for lit in &list.names {
         let value = lit.value();
-        if let Err(msg) = role_name(&value) {
+        if let Err(msg) = check(&value) {
             cx.error_spanned_by(lit, msg);
         } else if seen.contains(&value) {
-            cx.error_spanned_by(lit, format!("role {value:?} is listed twice"));
+            cx.error_spanned_by(lit, format!("{what} {value:?} is listed twice"));
         } else {
             seen.push(value);
         }
@@ -201,27 +205,8 @@ pub fn scope_name(name: &str) -> Result<(), String> {
 
 /// `scopes = [...]`: at least one scope, each a valid scope-token and listed once.
 pub fn check_scopes(cx: &Ctxt, scopes: Option<&Roles>) {
-    let Some(scopes) = scopes else {
-        return;
-    };
-    if scopes.array.elems.is_empty() {
-        cx.error_spanned_by(
-            &scopes.array,
-            "`scopes = []` requires nothing, which is the default: omit `scopes`, or name at least one scope",
-        );
-        return;
-    }
-    let mut seen: Vec<String> = Vec::new();
-    for lit in &scopes.names {
-        let value = lit.value();
-        if let Err(msg) = scope_name(&value) {
-            cx.error_spanned_by(lit, msg);
-        } else if seen.contains(&value) {
-            cx.error_spanned_by(lit, format!("scope {value:?} is listed twice"));
-        } else {
-            seen.push(value);
-        }
-    }
+    let empty = "`scopes = []` requires nothing, which is the default: omit `scopes`, or name at least one scope";
+    check_names(cx, scopes, empty, "scope", scope_name);
 }
 
 /// Checks the `#[mcp_rpc]` keys against each other and the handler; returns the `T` and `E`

@@ -285,82 +285,61 @@ pub mod __private {
     #[allow(dead_code)]
     enum Unnamed {}
 
-    /// The bound of [`ToolFunction`]'s [`RpcMethod`] impl; see there.
-    #[diagnostic::on_unimplemented(
-        message = "`rpc = ...` names a `#[mcp_tool]` function, not a typed method",
-        label = "tool calls are the `tools/call` method: filter them with `#[mcp_filter(rpc = switchyard::methods::ToolsCall)]`",
-        note = "a filter on `ToolsCall` sees the calls of every tool, as `TypedRequest<CallToolParams>`; `req.params.name` is the name of the tool called: act on this tool's calls and pass the others on to `next` unchanged"
-    )]
-    pub trait ToolCallsAreToolsCall {
-        /// Never normalised.
-        type Params: serde::de::DeserializeOwned + Send + 'static;
-        /// Never normalised.
-        type Result: serde::Serialize + Send + 'static;
-        /// Never evaluated.
-        const METHOD: &'static str;
-    }
-    #[diagnostic::do_not_recommend]
-    impl ToolCallsAreToolsCall for Unnamed {
-        type Params = ();
-        type Result = ();
-        const METHOD: &'static str = "";
-    }
-    impl<K: ToolCallsAreToolsCall + 'static> RpcMethod for ToolFunction<K> {
-        type Params = K::Params;
-        type Result = K::Result;
-        const METHOD: &'static str = K::METHOD;
-    }
-
-    /// The bound of [`PromptFunction`]'s [`RpcMethod`] impl; see [`ToolFunction`].
-    #[diagnostic::on_unimplemented(
-        message = "`rpc = ...` names a `#[mcp_prompt]` function, not a typed method",
-        label = "getting a prompt is the `prompts/get` method: filter it with `#[mcp_filter(rpc = switchyard::methods::PromptsGet)]`",
-        note = "a filter on `PromptsGet` sees the requests for every prompt, as `TypedRequest<GetPromptParams>`; `req.params.name` is the name of the prompt asked for: act on this prompt's requests and pass the others on to `next` unchanged"
-    )]
-    pub trait PromptGetsArePromptsGet {
-        /// Never normalised.
-        type Params: serde::de::DeserializeOwned + Send + 'static;
-        /// Never normalised.
-        type Result: serde::Serialize + Send + 'static;
-        /// Never evaluated.
-        const METHOD: &'static str;
-    }
-    #[diagnostic::do_not_recommend]
-    impl PromptGetsArePromptsGet for Unnamed {
-        type Params = ();
-        type Result = ();
-        const METHOD: &'static str = "";
-    }
-    impl<K: PromptGetsArePromptsGet + 'static> RpcMethod for PromptFunction<K> {
-        type Params = K::Params;
-        type Result = K::Result;
-        const METHOD: &'static str = K::METHOD;
+    /// The bound trait `$bound` of `$function`'s [`RpcMethod`] impl (see [`ToolFunction`]),
+    /// with its `on_unimplemented` message given as `$attr`.
+    macro_rules! bound_of {
+        ($(#[$attr:meta])* $bound:ident for $function:ident) => {
+            $(#[$attr])*
+            pub trait $bound {
+                /// Never normalised.
+                type Params: serde::de::DeserializeOwned + Send + 'static;
+                /// Never normalised.
+                type Result: serde::Serialize + Send + 'static;
+                /// Never evaluated.
+                const METHOD: &'static str;
+            }
+            #[diagnostic::do_not_recommend]
+            impl $bound for Unnamed {
+                type Params = ();
+                type Result = ();
+                const METHOD: &'static str = "";
+            }
+            impl<K: $bound + 'static> RpcMethod for $function<K> {
+                type Params = K::Params;
+                type Result = K::Result;
+                const METHOD: &'static str = K::METHOD;
+            }
+        };
     }
 
-    /// The bound of [`ResourceFunction`]'s [`RpcMethod`] impl; see [`ToolFunction`].
-    #[diagnostic::on_unimplemented(
-        message = "`rpc = ...` names a `#[mcp_resource]` function, not a typed method",
-        label = "reading a resource is the `resources/read` method: filter it with `#[mcp_filter(rpc = switchyard::methods::ResourcesRead)]`",
-        note = "a filter on `ResourcesRead` sees the reads of every resource, as `TypedRequest<ReadResourceParams>`; `req.params.uri` is the URI read: act on the reads of this resource's URI (or of the URIs its template matches) and pass the others on to `next` unchanged"
-    )]
-    pub trait ResourceReadsAreResourcesRead {
-        /// Never normalised.
-        type Params: serde::de::DeserializeOwned + Send + 'static;
-        /// Never normalised.
-        type Result: serde::Serialize + Send + 'static;
-        /// Never evaluated.
-        const METHOD: &'static str;
+    bound_of! {
+        /// The bound of [`ToolFunction`]'s [`RpcMethod`] impl; see there.
+        #[diagnostic::on_unimplemented(
+            message = "`rpc = ...` names a `#[mcp_tool]` function, not a typed method",
+            label = "tool calls are the `tools/call` method: filter them with `#[mcp_filter(rpc = switchyard::methods::ToolsCall)]`",
+            note = "a filter on `ToolsCall` sees the calls of every tool, as `TypedRequest<CallToolParams>`; `req.params.name` is the name of the tool called: act on this tool's calls and pass the others on to `next` unchanged"
+        )]
+        ToolCallsAreToolsCall for ToolFunction
     }
-    #[diagnostic::do_not_recommend]
-    impl ResourceReadsAreResourcesRead for Unnamed {
-        type Params = ();
-        type Result = ();
-        const METHOD: &'static str = "";
+
+    bound_of! {
+        /// The bound of [`PromptFunction`]'s [`RpcMethod`] impl; see [`ToolFunction`].
+        #[diagnostic::on_unimplemented(
+            message = "`rpc = ...` names a `#[mcp_prompt]` function, not a typed method",
+            label = "getting a prompt is the `prompts/get` method: filter it with `#[mcp_filter(rpc = switchyard::methods::PromptsGet)]`",
+            note = "a filter on `PromptsGet` sees the requests for every prompt, as `TypedRequest<GetPromptParams>`; `req.params.name` is the name of the prompt asked for: act on this prompt's requests and pass the others on to `next` unchanged"
+        )]
+        PromptGetsArePromptsGet for PromptFunction
     }
-    impl<K: ResourceReadsAreResourcesRead + 'static> RpcMethod for ResourceFunction<K> {
-        type Params = K::Params;
-        type Result = K::Result;
-        const METHOD: &'static str = K::METHOD;
+
+    bound_of! {
+        /// The bound of [`ResourceFunction`]'s [`RpcMethod`] impl; see [`ToolFunction`].
+        #[diagnostic::on_unimplemented(
+            message = "`rpc = ...` names a `#[mcp_resource]` function, not a typed method",
+            label = "reading a resource is the `resources/read` method: filter it with `#[mcp_filter(rpc = switchyard::methods::ResourcesRead)]`",
+            note = "a filter on `ResourcesRead` sees the reads of every resource, as `TypedRequest<ReadResourceParams>`; `req.params.uri` is the URI read: act on the reads of this resource's URI (or of the URIs its template matches) and pass the others on to `next` unchanged"
+        )]
+        ResourceReadsAreResourcesRead for ResourceFunction
     }
 
     /// Implemented by every type usable as RPC params. Where serde is required, generated code
