@@ -34,6 +34,8 @@ const MAX_DOCUMENT_BYTES: usize = 1024 * 1024;
 ///   ignored; `iss` must be the issuer, `aud` must contain the [audience](Self::new) (the MCP
 ///   server's canonical resource URI, RFC 8707), `exp` and `sub` are required and `nbf` is
 ///   checked, with a [leeway](Self::leeway) (default 60 s).
+/// - **Opaque tokens** (not JWTs) go to [`introspection`](Self::introspection) when one is set
+///   (RFC 7662), else are refused.
 /// - **Errors**: [`AuthError::InvalidToken`] for every refusal (HTTP 401);
 ///   [`AuthError::Unavailable`] (HTTP 503) when the issuer's keys were never fetched and cannot
 ///   be now (down, slow past [`timeout`](Self::timeout), or answering something that is not
@@ -62,6 +64,8 @@ struct Inner {
     refresh_interval: Duration,
     client: reqwest::Client,
     timeout: Duration,
+    /// Where tokens that are not JWTs go.
+    introspection: Option<super::IntrospectionVerifier>,
 }
 
 struct Issuer {
@@ -154,6 +158,7 @@ impl JwksVerifier {
                 refresh_interval: Duration::from_secs(10),
                 client: http_client(timeout),
                 timeout,
+                introspection: None,
             }),
         })
     }
@@ -180,6 +185,7 @@ impl JwksVerifier {
             refresh_interval: shared.refresh_interval,
             client: shared.client.clone(),
             timeout: shared.timeout,
+            introspection: shared.introspection.clone(),
         };
         f(&mut inner);
         JwksVerifier { inner: Arc::new(inner) }
@@ -221,6 +227,12 @@ impl JwksVerifier {
         self.edit(|inner| inner.refresh_interval = interval)
     }
 
+    /// Hands tokens that are not JWTs (opaque tokens) to `introspection` (RFC 7662) instead of
+    /// refusing them.
+    pub fn introspection(self, introspection: super::IntrospectionVerifier) -> Self {
+        self.edit(|inner| inner.introspection = Some(introspection))
+    }
+
     /// How long a metadata or key set fetch may take (default 5 s).
     pub fn timeout(self, timeout: Duration) -> Self {
         self.edit(|inner| {
@@ -258,7 +270,11 @@ fn unix_now() -> u64 {
 
 impl Inner {
     async fn verify(&self, token: &str) -> Result<Principal, AuthError> {
-        let header = jsonwebtoken::decode_header(token).map_err(|e| AuthError::invalid(format!("not a JWT: {e}")))?;
+        let header = match (jsonwebtoken::decode_header(token), &self.introspection) {
+            (Ok(h), _) => h,
+            (Err(_), Some(introspection)) => return introspection.verify(token).await,
+            (Err(e), None) => return Err(AuthError::invalid(format!("not a JWT: {e}"))),
+        };
         if !self.algorithms.contains(&header.alg) {
             return Err(AuthError::invalid(format!("the algorithm {:?} is not accepted", header.alg)));
         }

@@ -26,6 +26,8 @@
 //!   stateless wire) and `data: {"reason": "forbidden"}`.
 
 #[cfg(feature = "oauth")]
+mod introspection;
+#[cfg(feature = "oauth")]
 mod jwks;
 #[cfg(feature = "auth-jwt")]
 mod jwt;
@@ -36,6 +38,8 @@ mod principal;
 mod resource;
 mod verifier;
 
+#[cfg(feature = "oauth")]
+pub use introspection::IntrospectionVerifier;
 #[cfg(feature = "oauth")]
 pub use jwks::JwksVerifier;
 #[cfg(feature = "auth-jwt")]

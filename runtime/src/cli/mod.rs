@@ -81,6 +81,8 @@ use std::process::ExitCode;
 /// | `--auth-audience AUD` | `SWITCHYARD_AUTH_AUDIENCE` | [`auth_audience`](Self::auth_audience) | the resource URL |
 /// | `--auth-scopes SCOPE,...` | `SWITCHYARD_AUTH_SCOPES` | [`auth_scopes`](Self::auth_scopes) | none |
 /// | `--auth-allow-anonymous` | `SWITCHYARD_AUTH_ALLOW_ANONYMOUS` | [`auth_allow_anonymous`](Self::auth_allow_anonymous) | false |
+/// | `--auth-introspection URL` | `SWITCHYARD_AUTH_INTROSPECTION` (secret: `SWITCHYARD_AUTH_CLIENT_SECRET`) | [`auth_introspection`](Self::auth_introspection) | none: opaque tokens refused |
+/// | `--auth-client-id ID` | `SWITCHYARD_AUTH_CLIENT_ID` | [`auth_client_id`](Self::auth_client_id) | none (required with `--auth-introspection`) |
 /// | `--log-format pretty\|json` | `SWITCHYARD_LOG_FORMAT` | [`log_format`](Self::log_format) | `pretty` |
 /// | `--log-level FILTER` | `SWITCHYARD_LOG_LEVEL`, then `RUST_LOG` | [`log_level`](Self::log_level) | `warn` |
 /// | `--listen-max-per-connection N` | `SWITCHYARD_LISTEN_MAX_PER_CONNECTION` | [`listen_max_per_connection`](Self::listen_max_per_connection) | the server's, 1 000 unless it set one |
@@ -222,6 +224,33 @@ pub struct ServeArgs {
         help = "With --auth-issuer, serve requests without a token anonymously"
     )]
     pub auth_allow_anonymous: bool,
+    /// `--auth-introspection URL`: with `--auth-issuer`, hand tokens that are not JWTs (opaque
+    /// tokens) to this RFC 7662 introspection endpoint
+    /// ([`IntrospectionVerifier`](crate::auth::IntrospectionVerifier)), as the client
+    /// [`auth_client_id`](Self::auth_client_id) with the secret in the environment variable
+    /// `SWITCHYARD_AUTH_CLIENT_SECRET` (never a flag: command lines are visible to every user of
+    /// the machine). With the `oauth` feature.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_AUTH_INTROSPECTION",
+        value_name = "URL",
+        value_parser = parse_http_url,
+        requires_all = ["auth_issuer", "auth_client_id"],
+        help = "Introspect opaque tokens at this RFC 7662 endpoint (secret in SWITCHYARD_AUTH_CLIENT_SECRET)"
+    )]
+    pub auth_introspection: Option<String>,
+    /// `--auth-client-id ID`: this server's client id at the introspection endpoint. With the
+    /// `oauth` feature.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_AUTH_CLIENT_ID",
+        value_name = "ID",
+        requires = "auth_introspection",
+        help = "This server's client id at the introspection endpoint"
+    )]
+    pub auth_client_id: Option<String>,
     /// `--log-format`: how log events are written to stderr (default [`LogFormat::Pretty`]).
     #[arg(
         long,
@@ -456,7 +485,12 @@ impl ServeArgs {
             metadata = metadata.authorization_server(issuer)?;
         }
         let audience = self.auth_audience.as_deref().unwrap_or(metadata.resource());
-        let verifier = crate::auth::JwksVerifier::new(self.auth_issuer.iter().cloned(), audience)?;
+        let mut verifier = crate::auth::JwksVerifier::new(self.auth_issuer.iter().cloned(), audience)?;
+        if let (Some(endpoint), Some(client_id)) = (&self.auth_introspection, &self.auth_client_id) {
+            let secret = std::env::var("SWITCHYARD_AUTH_CLIENT_SECRET").unwrap_or_default();
+            let introspection = crate::auth::IntrospectionVerifier::new(endpoint, client_id, &secret, audience)?;
+            verifier = verifier.introspection(introspection);
+        }
         let mut auth = BearerAuth::new(verifier).protected_resource(metadata.clone());
         if self.auth_allow_anonymous {
             auth = auth.allow_anonymous();
@@ -793,6 +827,8 @@ mod tests {
             "--auth-audience <AUD>",
             "--auth-scopes <SCOPES>",
             "--auth-allow-anonymous",
+            "--auth-introspection <URL>",
+            "--auth-client-id <ID>",
             "--log-format <FORMAT>",
             "SWITCHYARD_LOG_FORMAT",
             "pretty",
@@ -910,6 +946,21 @@ mod tests {
         let bad = ["--auth-issuer", "https://a.example", "--auth-resource", "https://mcp.example.com/mcp#x"];
         assert_eq!(kind(&bad), ErrorKind::ValueValidation);
         assert!(parse(&[]).expect("valid").serve.http_options(ServeOptions::default()).auth.is_none());
+        // Introspection needs the issuer flags and a client id.
+        let with = [
+            "--auth-issuer",
+            "https://auth.example.com",
+            "--auth-resource",
+            "https://mcp.example.com/mcp",
+            "--auth-introspection",
+            "https://auth.example.com/introspect",
+            "--auth-client-id",
+            "mcp-server",
+        ];
+        let cli = parse(&with).expect("valid");
+        assert_eq!(cli.serve.auth_introspection.as_deref(), Some("https://auth.example.com/introspect"));
+        assert!(cli.serve.http_options(ServeOptions::default()).auth.is_some());
+        assert_eq!(kind(&with[..6]), ErrorKind::MissingRequiredArgument);
     }
 
     #[test]
@@ -990,7 +1041,10 @@ mod tests {
     /// [`environment_variables_stand_in_for_the_flags`] it checks.
     const CHILD_CASE: &str = "SWITCHYARD_CLI_TEST_ENV_CASE";
 
-    const SHARED_VARS: [&str; 17] = [
+    const SHARED_VARS: [&str; 20] = [
+        "SWITCHYARD_AUTH_INTROSPECTION",
+        "SWITCHYARD_AUTH_CLIENT_ID",
+        "SWITCHYARD_AUTH_CLIENT_SECRET",
         "SWITCHYARD_STDIO",
         "SWITCHYARD_HTTP",
         "SWITCHYARD_AUTH_ISSUER",

@@ -9,6 +9,7 @@ mod http_body;
 mod http_connections;
 mod http_reply;
 mod input;
+mod introspection;
 mod jwks;
 mod listen_replacement;
 mod observability;
