@@ -102,7 +102,7 @@ impl IntrospectionVerifier {
                 roles_claim: "roles".to_owned(),
                 max_cache: Duration::from_secs(60),
                 timeout,
-                client: client(timeout),
+                client: super::fetch::client(timeout),
                 cache: cache(),
             }),
         })
@@ -154,18 +154,9 @@ impl IntrospectionVerifier {
     pub fn timeout(self, timeout: Duration) -> Self {
         self.edit(|i| {
             i.timeout = timeout;
-            i.client = client(timeout);
+            i.client = super::fetch::client(timeout);
         })
     }
-}
-
-fn client(timeout: Duration) -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap_or_default()
 }
 
 fn cache() -> moka::future::Cache<[u8; 32], Answer> {
@@ -196,8 +187,9 @@ impl Inner {
 
     /// The verdict on `token` and how long it stands.
     async fn introspect(&self, token: &str) -> Result<Answer, AuthError> {
-        let unavailable = |e: String| AuthError::Unavailable(format!("introspection at {}: {e}", self.endpoint));
-        let mut resp = self
+        let what = format!("introspection at {}", self.endpoint);
+        let unavailable = |e: String| AuthError::Unavailable(format!("{what}: {e}"));
+        let resp = self
             .client
             .post(&self.endpoint)
             .basic_auth(&self.client_id, Some(&self.client_secret))
@@ -206,16 +198,7 @@ impl Inner {
             .send()
             .await
             .map_err(|e| unavailable(e.to_string()))?;
-        if resp.status() != reqwest::StatusCode::OK {
-            return Err(unavailable(format!("status {}", resp.status())));
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|e| unavailable(e.to_string()))? {
-            body.extend_from_slice(&chunk);
-            if body.len() > MAX_RESPONSE_BYTES {
-                return Err(unavailable("the response is larger than 256 KiB".to_owned()));
-            }
-        }
+        let body = super::fetch::body(resp, MAX_RESPONSE_BYTES, &what).await?;
         let claims: Map<String, Value> = serde_json::from_slice(&body)
             .map_err(|e| unavailable(format!("not an introspection response (RFC 7662 §2.2): {e}")))?;
         let refused = |why: &str| Ok(Answer { verdict: Err(AuthError::invalid(why)), ttl: Duration::from_secs(10) });

@@ -156,7 +156,7 @@ impl JwksVerifier {
                 leeway: Duration::from_secs(60),
                 roles_claim: "roles".to_owned(),
                 refresh_interval: Duration::from_secs(10),
-                client: http_client(timeout),
+                client: super::fetch::client(timeout),
                 timeout,
                 introspection: None,
             }),
@@ -237,19 +237,9 @@ impl JwksVerifier {
     pub fn timeout(self, timeout: Duration) -> Self {
         self.edit(|inner| {
             inner.timeout = timeout;
-            inner.client = http_client(timeout);
+            inner.client = super::fetch::client(timeout);
         })
     }
-}
-
-fn http_client(timeout: Duration) -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout)
-        // Keys come from where the issuer says, not from where a redirect would send us.
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap_or_default()
 }
 
 /// The `iss` and `iat` of a JWT's payload, read before its signature is checked: `iss` only to
@@ -413,19 +403,9 @@ impl Inner {
 
     /// The body of a GET of `url`: 200 only, at most 1 MiB, within the timeout.
     async fn get(&self, url: &str) -> Result<Vec<u8>, AuthError> {
-        let unavailable = |e: String| AuthError::Unavailable(format!("GET {url}: {e}"));
-        let mut resp = self.client.get(url).send().await.map_err(|e| unavailable(e.to_string()))?;
-        if resp.status() != reqwest::StatusCode::OK {
-            return Err(unavailable(format!("status {}", resp.status())));
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|e| unavailable(e.to_string()))? {
-            body.extend_from_slice(&chunk);
-            if body.len() > MAX_DOCUMENT_BYTES {
-                return Err(unavailable("the document is larger than 1 MiB".to_owned()));
-            }
-        }
-        Ok(body)
+        let what = format!("GET {url}");
+        let resp = self.client.get(url).send().await.map_err(|e| AuthError::Unavailable(format!("{what}: {e}")))?;
+        super::fetch::body(resp, MAX_DOCUMENT_BYTES, &what).await
     }
 }
 

@@ -26,6 +26,8 @@
 //!   stateless wire) and `data: {"reason": "forbidden"}`.
 
 #[cfg(feature = "oauth")]
+mod fetch;
+#[cfg(feature = "oauth")]
 mod introspection;
 #[cfg(feature = "oauth")]
 mod jwks;
