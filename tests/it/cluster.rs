@@ -59,14 +59,6 @@ fn requirements(test: &str) -> Option<(String, PathBuf, PathBuf)> {
     }
 }
 
-fn wait_for_port(port: u16, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "{what} did not open port {port}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 fn unique(prefix: &str) -> String {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     format!("{prefix}{}x{nanos}", std::process::id())

@@ -9,7 +9,6 @@ use crate::common::*;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 const HOW: &str = "apt-get install haproxy (or set SWITCHYARD_HAPROXY) and run \
                    cargo test -p switchyard-tests --test it hosts::";
@@ -52,11 +51,7 @@ impl Proxy {
             .stderr(Stdio::null())
             .spawn()
             .expect("haproxy starts");
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "haproxy did not open port {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_for_port(port, "haproxy");
         Proxy { child, url: format!("http://127.0.0.1:{port}/mcp"), dir }
     }
 }

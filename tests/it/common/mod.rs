@@ -85,6 +85,15 @@ pub async fn heavy() -> tokio::sync::MutexGuard<'static, ()> {
     HEAVY.lock().await
 }
 
+/// Waits (15 s at most) until `what` accepts connections on loopback `port`.
+pub fn wait_for_port(port: u16, what: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "{what} did not open port {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Builds the example `name` (a no-op when it is up to date) and returns its path.
 pub fn example(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
