@@ -4,6 +4,7 @@
 mod common;
 
 mod adversarial;
+mod auth_flags;
 mod batches;
 mod cluster;
 mod fairness;

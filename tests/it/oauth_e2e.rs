@@ -5,6 +5,13 @@
 //! the tests read the JSON summary it prints (every HTTP exchange, the tokens' claims, the
 //! result). Also: a step-up from a token the user granted fewer scopes (403
 //! `insufficient_scope`), and a signing key rotated while the MCP server keeps running.
+//!
+//! DPoP (RFC 9449, `--auth-dpop`): a second real host, the official TypeScript SDK's client
+//! with a `fetch` that signs a proof per request (tests/oauth/dpop_client.mjs), gets a token
+//! bound to its key (`cnf.jkt`) from oidc-provider by client credentials and calls a tool; the
+//! same token as `Bearer`, a replayed proof and a proof of another key are refused. Once more with
+//! server nonces at both ends (`SWITCHYARD_AUTH_DPOP_NONCE_SECRET`, `as.mjs --dpop-nonces`), and
+//! with `--auth-dpop allowed`, where the Python host's plain bearer token is still served.
 
 use crate::common::{self, HttpServer};
 
@@ -28,7 +35,12 @@ fn on_path(name: &str) -> bool {
 
 /// Whether node/npm and python3 are there to install and run the scripts; says why not.
 fn tools_present(test: &str) -> bool {
-    let missing: Vec<&str> = ["npm", "python3"].into_iter().filter(|t| !on_path(t)).collect();
+    tools_on_path(test, &["npm", "python3"])
+}
+
+/// Whether each of `tools` is on PATH; says which are not.
+fn tools_on_path(test: &str, tools: &[&str]) -> bool {
+    let missing: Vec<&str> = tools.iter().copied().filter(|t| !on_path(t)).collect();
     if missing.is_empty() {
         return true;
     }
@@ -49,9 +61,15 @@ struct AuthServer {
 
 impl AuthServer {
     fn start() -> AuthServer {
+        AuthServer::start_with(&[])
+    }
+
+    /// Started with these options of as.mjs besides `--port 0` (`--dpop-nonces`).
+    fn start_with(args: &[&str]) -> AuthServer {
         let mut child = Command::new("bash")
             .arg(oauth_dir().join("as.sh"))
             .args(["--port", "0"])
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -111,28 +129,40 @@ impl Drop for AuthServer {
 /// `everything` serving `/mcp` on a port chosen beforehand (the resource URL names it), requiring
 /// tokens of `issuer` with `scopes`.
 fn protected_everything(issuer: &str, scopes: &str) -> HttpServer {
+    protected_everything_with(issuer, scopes, &[], &[])
+}
+
+/// [`protected_everything`] with more options (`--auth-dpop required`) and environment.
+fn protected_everything_with(issuer: &str, scopes: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
     let port = common::free_port();
     let resource = format!("http://127.0.0.1:{port}/mcp");
-    let server = HttpServer::start_on(
-        "everything",
-        &format!("127.0.0.1:{port}"),
-        &["--auth-issuer", issuer, "--auth-resource", &resource, "--auth-scopes", scopes],
-        &[],
-    );
+    let mut all = vec!["--auth-issuer", issuer, "--auth-resource", &resource, "--auth-scopes", scopes];
+    all.extend_from_slice(args);
+    let server = HttpServer::start_on("everything", &format!("127.0.0.1:{port}"), &all, env);
     assert_eq!(server.url, resource);
     server
 }
 
 /// Runs the host (`tests/oauth/client.sh --server URL --wire WIRE`) to its end; its summary.
 fn host(server: &HttpServer, wire: &str, auth: &AuthServer) -> Value {
+    script("client.sh", &["--server", &server.url, "--wire", wire], auth)
+}
+
+/// Runs the DPoP host (`tests/oauth/dpop_client.sh --server URL`) to its end; its summary.
+fn dpop_host(server: &HttpServer, auth: &AuthServer) -> Value {
+    script("dpop_client.sh", &["--server", &server.url], auth)
+}
+
+/// Runs `tests/oauth/NAME ARGS...` to its end; the JSON line it printed.
+fn script(name: &str, args: &[&str], auth: &AuthServer) -> Value {
     let mut child = Command::new("bash")
-        .arg(oauth_dir().join("client.sh"))
-        .args(["--server", &server.url, "--wire", wire])
+        .arg(oauth_dir().join(name))
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("bash runs tests/oauth/client.sh");
+        .unwrap_or_else(|e| panic!("bash runs tests/oauth/{name}: {e}"));
     let read = |mut pipe: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut text = String::new();
@@ -155,11 +185,11 @@ fn host(server: &HttpServer, wire: &str, auth: &AuthServer) -> Value {
         std::thread::sleep(Duration::from_millis(50));
     };
     let (stdout, stderr) = (stdout.join().expect("stdout read"), stderr.join().expect("stderr read"));
-    let context = || format!("host stderr:\n{stderr}\nauthorization server:\n{}", auth.drained());
+    let context = || format!("{name} stderr:\n{stderr}\nauthorization server:\n{}", auth.drained());
     match status {
         Some(s) if s.success() => {}
-        Some(s) => panic!("the host failed ({s})\nstdout: {stdout}\n{}", context()),
-        None => panic!("the host ran past {SCRIPT_LIMIT:?}\n{}", context()),
+        Some(s) => panic!("{name} failed ({s})\nstdout: {stdout}\n{}", context()),
+        None => panic!("{name} ran past {SCRIPT_LIMIT:?}\n{}", context()),
     }
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("one JSON line expected ({e}): {stdout}\n{}", context()))
@@ -376,4 +406,187 @@ async fn tokens_signed_with_a_rotated_key_are_accepted_without_a_restart() {
     assert!(server.child.try_wait().expect("waitable").is_none(), "the same server process served both");
     let fetches = auth.drained().matches("GET /jwks 200").count();
     assert_eq!(fetches, 2, "the key set fetched for the first token and again for the new kid");
+}
+
+/// What a DPoP run is set up with.
+#[derive(Clone, Copy)]
+struct DpopSetup {
+    /// `--auth-dpop required` (else `allowed`).
+    required: bool,
+    /// Server nonces at the MCP server and the authorization server.
+    nonces: bool,
+}
+
+/// The DPoP host's run, checked from its summary: the 401 offers DPoP, the resource metadata lists
+/// ES256, the token endpoint (after a `use_dpop_nonce` round with nonces) answers a proof with a
+/// `DPoP` token bound to the host's key, every MCP request of the SDK's session (POSTs, the GET
+/// stream, the DELETE) carries `DPoP` and a proof and is served (after one `use_dpop_nonce` round
+/// with nonces, each with the nonce), the tool answers, and the token as `Bearer`, a replayed
+/// proof and a proof of another key are refused with their DPoP errors.
+fn assert_dpop_flow(summary: &Value, server: &HttpServer, auth: &AuthServer, setup: DpopSetup) {
+    let mcp = server.url.as_str();
+    let issuer = &auth.issuer;
+    let all = exchanges(summary);
+
+    let first = &all[0];
+    assert!(is(first, "POST", mcp, 401) && first["scheme"].is_null(), "a tokenless POST gets 401: {first:#}");
+    let offered = first["wwwAuthenticate"].as_str().expect("a WWW-Authenticate challenge");
+    let schemes: Vec<&str> = summary["firstChallenges"]
+        .as_array()
+        .expect("challenges")
+        .iter()
+        .filter_map(|c| c["scheme"].as_str())
+        .collect();
+    let expected: &[&str] = if setup.required { &["DPoP"] } else { &["Bearer", "DPoP"] };
+    assert_eq!(schemes, expected, "{offered}");
+    let metadata = format!("{}/.well-known/oauth-protected-resource/mcp", mcp.trim_end_matches("/mcp"));
+    let dpop = summary["firstChallenges"].as_array().and_then(|c| c.iter().find(|c| c["scheme"] == "DPoP"));
+    let dpop = dpop.expect("a DPoP challenge");
+    assert_eq!(dpop["params"]["resource_metadata"], metadata.as_str(), "{offered}");
+    assert!(dpop["params"]["algs"].as_str().is_some_and(|a| a.split(' ').any(|a| a == "ES256")), "{offered}");
+
+    let prm = &summary["resourceMetadata"];
+    assert_eq!(prm["resource"], mcp, "{prm:#}");
+    assert_eq!(prm["authorization_servers"], serde_json::json!([issuer]), "{prm:#}");
+    assert!(
+        prm["dpop_signing_alg_values_supported"].as_array().is_some_and(|a| a.contains(&"ES256".into())),
+        "{prm:#}"
+    );
+    assert_eq!(prm["dpop_bound_access_tokens_required"], setup.required, "{prm:#}");
+    find(summary, 1, "protected resource metadata", |e| is(e, "GET", &metadata, 200));
+    let reg = find(summary, 1, "a dynamic client registration", |e| is(e, "POST", &format!("{issuer}/reg"), 201));
+
+    let token_url = format!("{issuer}/token");
+    let mut token = find(summary, reg, "a token request", |e| e["method"] == "POST" && e["url"] == token_url.as_str());
+    if setup.nonces {
+        let asked = &all[token];
+        assert!(asked["status"] == 400 && asked["error"] == "use_dpop_nonce", "the AS asks for a nonce: {asked:#}");
+        assert!(asked["proof"] == true && asked["proofNonce"] == false && asked["dpopNonce"] == true, "{asked:#}");
+        token += 1;
+    }
+    let issued = &all[token];
+    assert!(is(issued, "POST", &token_url, 200), "the token request with a proof: {:#}", summary["exchanges"]);
+    assert_eq!(issued["proof"], true, "{issued:#}");
+    assert_eq!(issued["proofNonce"], setup.nonces, "{issued:#}");
+    assert_eq!(summary["tokenType"], "DPoP", "{summary:#}");
+
+    let claims = &summary["token"];
+    let thumbprint = summary["keyThumbprint"].as_str().expect("the host's key thumbprint");
+    assert!(!thumbprint.is_empty());
+    assert_eq!(claims["cnf"]["jkt"], thumbprint, "bound to the host's key (RFC 7638 thumbprint): {claims:#}");
+    assert_eq!(claims["typ"], "at+jwt", "{claims:#}");
+    assert_eq!(claims["iss"], issuer.as_str(), "{claims:#}");
+    assert_eq!(claims["aud"], mcp, "a JWT for this resource (RFC 8707): {claims:#}");
+    assert_eq!(scopes(claims), ["mcp"], "{claims:#}");
+    assert_eq!(claims["sub"], summary["registered"], "a client credentials token is the client's own: {claims:#}");
+
+    // The SDK's session: every request to the server after the token, but the refusals asked for.
+    let session: Vec<&Value> =
+        all[token + 1..].iter().filter(|e| e["url"] == mcp && e.get("check").is_none()).collect();
+    let mut served = &session[..];
+    if setup.nonces {
+        let asked = session[0];
+        assert_eq!(asked["status"], 401, "{asked:#}");
+        assert!(asked["proofNonce"] == false && asked["dpopNonce"] == true, "{asked:#}");
+        let challenge = asked["wwwAuthenticate"].as_str().unwrap_or_default();
+        assert!(challenge.starts_with("DPoP ") && challenge.contains("error=\"use_dpop_nonce\""), "{challenge}");
+        assert_eq!(
+            session[1]["rpc"], asked["rpc"],
+            "the same request again, with the nonce: {:#}",
+            summary["exchanges"]
+        );
+        served = &session[1..];
+    }
+    let rounds = summary["nonceRounds"].as_array().expect("nonce rounds");
+    let expected_rounds = if setup.nonces { vec!["authorizationServer", "resourceServer"] } else { vec![] };
+    assert_eq!(rounds.iter().map(|r| r["at"].as_str().unwrap_or_default()).collect::<Vec<_>>(), expected_rounds);
+    assert_eq!(served[0]["rpc"], "initialize", "{:#}", summary["exchanges"]);
+    for e in served {
+        assert!(e["scheme"] == "DPoP" && e["proof"] == true, "every request with the token and a proof: {e:#}");
+        assert_eq!(e["proofNonce"], setup.nonces, "{e:#}");
+        assert!(matches!(e["status"].as_u64(), Some(200 | 202)), "served: {e:#}");
+    }
+    for method in ["GET", "DELETE"] {
+        assert!(served.iter().any(|e| e["method"] == method), "the session's {method}: {:#}", summary["exchanges"]);
+    }
+    assert!(served.iter().any(|e| e["rpc"] == "tools/call"), "{:#}", summary["exchanges"]);
+    assert_eq!(summary["protocolVersion"], "2025-11-25", "{summary:#}");
+    assert_tool_answered(summary);
+
+    let refused = |check: &str, error: &str, about: &str| {
+        let r = &summary["refused"][check];
+        assert_eq!(r["status"], 401, "{check}: {r:#}");
+        let challenge = r["wwwAuthenticate"].as_str().unwrap_or_default();
+        assert!(
+            challenge.starts_with("DPoP ") && !challenge.contains("Bearer"),
+            "{check}: a DPoP challenge only: {r:#}"
+        );
+        assert!(challenge.contains(&format!("error=\"{error}\"")), "{check}: {challenge}");
+        assert!(challenge.contains(about), "{check}: {challenge}");
+    };
+    // A stolen token, or one whose proof an observer copied: useless without the key.
+    refused("bearer", "invalid_token", "DPoP");
+    refused("replay", "invalid_dpop_proof", "jti");
+    refused("otherKey", "invalid_dpop_proof", "cnf.jkt");
+}
+
+/// `--auth-dpop required`: the TypeScript SDK's client gets a DPoP-bound token by client
+/// credentials (DCR, RFC 8707 `resource=`, a proof at the token endpoint) and calls a tool in a
+/// 2025-11-25 session, each request with a fresh proof.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_typescript_sdk_calls_a_tool_with_a_dpop_bound_token() {
+    let test = "oauth_e2e::the_typescript_sdk_calls_a_tool_with_a_dpop_bound_token";
+    if !tools_on_path(test, &["npm"]) {
+        return;
+    }
+    let auth = AuthServer::start();
+    let server = protected_everything_with(&auth.issuer, "mcp", &["--auth-dpop", "required"], &[]);
+    let summary = tokio::task::block_in_place(|| dpop_host(&server, &auth));
+    assert_dpop_flow(&summary, &server, &auth, DpopSetup { required: true, nonces: false });
+    assert!(exchanges(&summary).iter().all(|e| e["dpopNonce"] == false), "no nonces: {:#}", summary["exchanges"]);
+}
+
+/// Server nonces (RFC 9449 §8, §9) at both ends: the authorization server's token endpoint and
+/// the MCP server (`SWITCHYARD_AUTH_DPOP_NONCE_SECRET`) each answer the first proof with
+/// `use_dpop_nonce` and a `DPoP-Nonce`; the host retries once with it, and every later proof to
+/// the MCP server carries it.
+#[tokio::test(flavor = "multi_thread")]
+async fn dpop_nonces_are_asked_for_and_used() {
+    let test = "oauth_e2e::dpop_nonces_are_asked_for_and_used";
+    if !tools_on_path(test, &["npm"]) {
+        return;
+    }
+    let auth = AuthServer::start_with(&["--dpop-nonces"]);
+    let secret = "a test secret of more than 32 bytes, for DPoP nonces";
+    let server = protected_everything_with(
+        &auth.issuer,
+        "mcp",
+        &["--auth-dpop", "required"],
+        &[("SWITCHYARD_AUTH_DPOP_NONCE_SECRET", secret)],
+    );
+    let summary = tokio::task::block_in_place(|| dpop_host(&server, &auth));
+    assert_dpop_flow(&summary, &server, &auth, DpopSetup { required: true, nonces: true });
+}
+
+/// `--auth-dpop allowed`: the Python SDK's host signs in and is served with a plain bearer token
+/// as before, the 401 offers both schemes, and the DPoP host's bound token still must come with
+/// its proofs.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_dpop_allowed_bearer_and_dpop_bound_tokens_are_both_served() {
+    let test = "oauth_e2e::with_dpop_allowed_bearer_and_dpop_bound_tokens_are_both_served";
+    if !tools_present(test) {
+        return;
+    }
+    let auth = AuthServer::start();
+    let server = protected_everything_with(&auth.issuer, "mcp", &["--auth-dpop", "allowed"], &[]);
+    let bearer = tokio::task::block_in_place(|| host(&server, "stateless", &auth));
+    let call = assert_signed_in(&bearer, &server, &auth, "mcp");
+    assert_eq!(exchanges(&bearer)[call]["status"], 200, "{:#}", bearer["exchanges"]);
+    assert_eq!(bearer["tokens"][0].get("cnf"), Some(&Value::Null), "a plain bearer token (no cnf): {bearer:#}");
+    assert_tool_answered(&bearer);
+    let challenge = exchanges(&bearer)[0]["wwwAuthenticate"].as_str().unwrap_or_default();
+    assert!(challenge.contains("DPoP "), "DPoP offered beside Bearer: {challenge}");
+
+    let summary = tokio::task::block_in_place(|| dpop_host(&server, &auth));
+    assert_dpop_flow(&summary, &server, &auth, DpopSetup { required: false, nonces: false });
 }

@@ -2,7 +2,7 @@
 // docs/authorization.md: oidc-provider (an OpenID-certified implementation) configured the way an
 // MCP deployment needs it, plus what a headless test needs and a real deployment must never have.
 //
-//   node as.mjs [--port N] [--scopes "mcp files:read"]
+//   node as.mjs [--port N] [--scopes "mcp files:read"] [--dpop-nonces]
 //
 // - Issuer http://127.0.0.1:PORT (`--port 0`, the default, picks a free port); prints
 //   `listening on http://127.0.0.1:PORT` on stdout once it serves, one line per request on stderr.
@@ -11,6 +11,14 @@
 // - Resource indicators (RFC 8707): an access token asked for with `resource=URL` is a JWT
 //   (RFC 9068) signed with the current key, `aud` = that URL, `scope` = the granted scopes among
 //   `--scopes`. Any http(s) URL is accepted as a resource.
+// - The client credentials grant, for a confidential client registered with
+//   `grant_types: ["client_credentials"]` (a headless host): `resource=URL` and `scope=` as above.
+// - DPoP (RFC 9449), oidc-provider's `features.dPoP`: a token request with a `DPoP` proof (ES256,
+//   Ed25519 or EdDSA) gets `token_type: DPoP` and a JWT bound to the proof's key (`cnf.jkt`, its
+//   RFC 7638 thumbprint); one without stays a plain bearer JWT, unless the client registered with
+//   `dpop_bound_access_tokens: true`. With `--dpop-nonces` every proof must carry a nonce of this
+//   server (RFC 9449 §8): the token endpoint answers 400 `use_dpop_nonce` with a `DPoP-Nonce`
+//   header until it does.
 // - Sign-in and consent finish at once for the account `test-user`: the interaction URL grants
 //   everything asked for, with no page to fill in.
 // - Test-only routes (loopback only, no authentication):
@@ -31,6 +39,7 @@ function option(name, fallback) {
 
 const port = Number(option("port", process.env.PORT ?? "0"));
 const resourceScopes = option("scopes", "mcp files:read").split(/[\s,]+/).filter(Boolean);
+const dpopNonces = process.argv.includes("--dpop-nonces");
 
 // Every Provider instance this process makes (a new one per key rotation) reads and writes the
 // same records, so registered clients, sessions and grants outlive a rotation.
@@ -96,6 +105,8 @@ function newSigningKey() {
 // Newest first: oidc-provider signs with the key `jwt.sign.kid` names and publishes all of them.
 const signingKeys = [newSigningKey()];
 const cookieKeys = [crypto.randomBytes(32).toString("base64url")];
+// One secret for every Provider instance, so a nonce handed out before a rotation still counts.
+const dpopNonceSecret = crypto.randomBytes(32);
 let consentLimit = null;
 
 function configuration() {
@@ -114,6 +125,13 @@ function configuration() {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      clientCredentials: { enabled: true },
+      // On by default in oidc-provider 9; spelled out, since the DPoP tests depend on it. Without
+      // a nonce secret the provider neither asks for nor hands out nonces.
+      dPoP: {
+        enabled: true,
+        ...(dpopNonces ? { nonceSecret: dpopNonceSecret, requireNonce: () => true } : {}),
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: async (_ctx, _client, oneOf) => oneOf,

@@ -51,6 +51,7 @@ def claims_of(jwt: str) -> dict:
         "aud": payload.get("aud"),
         "sub": payload.get("sub"),
         "scope": payload.get("scope"),
+        "cnf": payload.get("cnf"),
     }
 
 

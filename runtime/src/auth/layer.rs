@@ -1,3 +1,5 @@
+#[cfg(feature = "oauth")]
+use super::dpop::{DpopError, MAX_PROOF_BYTES};
 use super::resource::{ProtectedResource, challenge};
 use super::{AuthError, Principal, TokenVerifier};
 use crate::jsonrpc::{McpError, error_response};
@@ -41,6 +43,9 @@ pub struct BearerAuth {
     /// The resource's metadata paths: public, passed through without a token.
     public_paths: Arc<[String]>,
     anonymous: bool,
+    /// DPoP, when the resource asks for it, with the `htu` its proofs must name.
+    #[cfg(feature = "oauth")]
+    dpop: Option<(super::Dpop, Arc<url::Url>)>,
 }
 
 impl std::fmt::Debug for BearerAuth {
@@ -56,7 +61,14 @@ impl BearerAuth {
     /// A layer using `verifier`; a request without a token is served anonymously (roles and
     /// scopes then decide what it may use).
     pub fn new(verifier: impl TokenVerifier) -> Self {
-        BearerAuth { verifier: Arc::new(verifier), resource: None, public_paths: Arc::new([]), anonymous: true }
+        BearerAuth {
+            verifier: Arc::new(verifier),
+            resource: None,
+            public_paths: Arc::new([]),
+            anonymous: true,
+            #[cfg(feature = "oauth")]
+            dpop: None,
+        }
     }
 
     /// Guards `resource`: every request needs a valid token with its required scopes, and
@@ -64,8 +76,17 @@ impl BearerAuth {
     /// Serve the same metadata with
     /// [`HttpConfig::protected_resource`](crate::transport::http::HttpConfig::protected_resource)
     /// ([`serve`](crate::transport::http::serve) and the CLI do that from one setting).
+    ///
+    /// With [`ProtectedResource::dpop`] the layer also checks DPoP proofs (RFC 9449) of
+    /// requests sent as `Authorization: DPoP <token>`; see [`Dpop`](super::Dpop).
     pub fn protected_resource(mut self, resource: ProtectedResource) -> Self {
         self.public_paths = resource.metadata_paths().into();
+        #[cfg(feature = "oauth")]
+        {
+            self.dpop = resource
+                .dpop_settings()
+                .and_then(|d| Some((d.clone(), Arc::new(url::Url::parse(resource.resource()).ok()?))));
+        }
         self.resource = Some(Arc::new(resource));
         self.anonymous = false;
         self
@@ -106,23 +127,37 @@ impl<S> std::fmt::Debug for BearerAuthService<S> {
 
 type BoxedResponse<E> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response<Body>, E>> + Send>>;
 
-/// The bearer token of `req`: `Ok(None)` without an `Authorization` header, `Err` with the
-/// reason for a header that is not exactly one bearer token.
-fn bearer(req: &Request<Body>) -> Result<Option<String>, &'static str> {
+/// How the client presented its token (RFC 6750 §2.1, RFC 9449 §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scheme {
+    Bearer,
+    Dpop,
+}
+
+/// The access token of `req` and its scheme: `Ok(None)` without an `Authorization` header,
+/// `Err` with the reason for a header that is not exactly one `Bearer` or `DPoP` token.
+fn credential(req: &Request<Body>) -> Result<Option<(Scheme, String)>, &'static str> {
     let mut values = req.headers().get_all(header::AUTHORIZATION).iter();
     let Some(value) = values.next() else { return Ok(None) };
     if values.next().is_some() {
         // Two credentials: a proxy and this server might each pick a different one.
         return Err("send one Authorization header");
     }
-    let token = value.to_str().ok().and_then(|v| {
+    let parsed = value.to_str().ok().and_then(|v| {
         let (scheme, token) = v.trim().split_once(' ')?;
-        scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+        let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+            Scheme::Bearer
+        } else if scheme.eq_ignore_ascii_case("dpop") {
+            Scheme::Dpop
+        } else {
+            return None;
+        };
+        Some((scheme, token.trim()))
     });
-    match token {
-        Some(t) if t.is_empty() || t.contains(' ') => Err("expected `Authorization: Bearer <token>`"),
-        Some(t) if t.len() > MAX_TOKEN_BYTES => Err("the token is longer than 16 KiB"),
-        Some(t) => Ok(Some(t.to_owned())),
+    match parsed {
+        Some((_, t)) if t.is_empty() || t.contains(' ') => Err("expected `Authorization: Bearer <token>`"),
+        Some((_, t)) if t.len() > MAX_TOKEN_BYTES => Err("the token is longer than 16 KiB"),
+        Some((scheme, t)) => Ok(Some((scheme, t.to_owned()))),
         None => Err("expected `Authorization: Bearer <token>`"),
     }
 }
@@ -149,32 +184,133 @@ where
             if auth.public_paths.iter().any(|p| p == req.uri().path()) {
                 return inner.call(req).await;
             }
-            let token = match bearer(&req) {
-                Ok(Some(token)) => token,
+            let (scheme, token) = match credential(&req) {
+                Ok(Some(credential)) => credential,
                 Ok(None) if auth.anonymous => return inner.call(req).await,
                 Ok(None) => return Ok(auth.refusal(Refusal::NoToken)),
                 Err(reason) => return Ok(auth.refusal(Refusal::Invalid(reason.to_owned()))),
             };
+            if let Err(refusal) = auth.scheme_allowed(scheme) {
+                return Ok(auth.refusal(refusal));
+            }
             let principal = match auth.verifier.verify(&token).await {
                 Ok(p) => p,
                 Err(AuthError::Unavailable(why)) => return Ok(unavailable(&why)),
                 Err(e) => return Ok(auth.refusal(Refusal::Invalid(e.to_string()))),
             };
+            let renewed_nonce = match auth.proof(req.headers(), req.method(), scheme, &token, &principal).await {
+                Ok(nonce) => nonce,
+                Err(refusal) => return Ok(auth.refusal(refusal)),
+            };
             if let Some(resource) = &auth.resource
                 && resource.required().iter().any(|s| !principal.has_scope(s))
             {
-                return Ok(auth.refusal(Refusal::Scope));
+                return Ok(auth.refusal(Refusal::Scope(scheme)));
             }
             req.extensions_mut().insert::<Principal>(principal);
-            inner.call(req).await
+            let mut resp = inner.call(req).await?;
+            if let Some(nonce) = renewed_nonce.and_then(|n| HeaderValue::from_str(&n).ok()) {
+                resp.headers_mut().insert(DPOP_NONCE, nonce);
+            }
+            Ok(resp)
         })
+    }
+}
+
+/// The response header carrying a server nonce (RFC 9449 §8.1, §9).
+const DPOP_NONCE: &str = "dpop-nonce";
+
+impl BearerAuth {
+    /// Refuses a scheme this layer does not take: `DPoP` without DPoP set up, `Bearer` when
+    /// DPoP is required.
+    fn scheme_allowed(&self, scheme: Scheme) -> Result<(), Refusal> {
+        match (scheme, self.dpop_settings()) {
+            (Scheme::Dpop, None) => Err(Refusal::Invalid(
+                "this server does not accept DPoP-bound tokens; send `Authorization: Bearer <token>`".to_owned(),
+            )),
+            #[cfg(feature = "oauth")]
+            (Scheme::Bearer, Some(d)) if d.is_required() => Err(Refusal::Dpop(DpopError::Token(
+                "this server requires DPoP-bound tokens: send `Authorization: DPoP <token>` with a `DPoP` proof"
+                    .to_owned(),
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    #[cfg(feature = "oauth")]
+    fn dpop_settings(&self) -> Option<&super::Dpop> {
+        self.dpop.as_ref().map(|(d, _)| d)
+    }
+
+    #[cfg(not(feature = "oauth"))]
+    fn dpop_settings(&self) -> Option<&std::convert::Infallible> {
+        None
+    }
+
+    /// Checks the DPoP proof of a request (RFC 9449 §7.1), or that a token bound to a key
+    /// did not come as a plain bearer token; `Ok` holds a nonce to hand out when the
+    /// proof's is getting old.
+    #[cfg(feature = "oauth")]
+    async fn proof(
+        &self,
+        headers: &http::HeaderMap,
+        method: &http::Method,
+        scheme: Scheme,
+        token: &str,
+        principal: &Principal,
+    ) -> Result<Option<String>, Refusal> {
+        let jkt = principal.claims.pointer("/cnf/jkt").and_then(serde_json::Value::as_str);
+        let Some((dpop, htu)) = &self.dpop else {
+            return match jkt {
+                Some(_) => Err(Refusal::Invalid(
+                    "the token is bound to a key (cnf.jkt) and this server does not check DPoP proofs; \
+                     ask for a token without DPoP, or turn DPoP on at the server"
+                        .to_owned(),
+                )),
+                None => Ok(None),
+            };
+        };
+        if scheme == Scheme::Bearer {
+            return match jkt {
+                Some(_) => Err(Refusal::Dpop(DpopError::Token(
+                    "the token is bound to a key (cnf.jkt): send it as `Authorization: DPoP <token>` with a `DPoP` proof"
+                        .to_owned(),
+                ))),
+                None => Ok(None),
+            };
+        }
+        let mut proofs = headers.get_all("dpop").iter();
+        let proof = match (proofs.next(), proofs.next()) {
+            (Some(p), None) if p.len() <= MAX_PROOF_BYTES => p.to_str().ok(),
+            _ => None,
+        };
+        let Some(proof) = proof else {
+            return Err(Refusal::Dpop(DpopError::Proof(
+                "send exactly one `DPoP` header holding a proof JWT of at most 8 KiB".to_owned(),
+            )));
+        };
+        dpop.check(proof, method.as_str(), htu, token, jkt).await.map_err(Refusal::Dpop)
+    }
+
+    #[cfg(not(feature = "oauth"))]
+    async fn proof(
+        &self,
+        _headers: &http::HeaderMap,
+        _method: &http::Method,
+        _scheme: Scheme,
+        _token: &str,
+        _principal: &Principal,
+    ) -> Result<Option<String>, Refusal> {
+        Ok(None)
     }
 }
 
 enum Refusal {
     NoToken,
     Invalid(String),
-    Scope,
+    Scope(Scheme),
+    #[cfg(feature = "oauth")]
+    Dpop(DpopError),
 }
 
 impl BearerAuth {
@@ -182,31 +318,83 @@ impl BearerAuth {
         let required = self.resource.as_ref().map(|r| r.required().iter().cloned().collect::<Vec<_>>().join(" "));
         let required = required.unwrap_or_default();
         let metadata = self.resource.as_ref().map(|r| r.metadata_url());
-        let (status, message, error) = match &refusal {
+        let (status, message, error, schemes) = match &refusal {
             Refusal::NoToken => (
                 StatusCode::UNAUTHORIZED,
                 "unauthorized: this server needs `Authorization: Bearer <token>`; the WWW-Authenticate \
                  header names its resource metadata, which names the authorization server"
                     .to_owned(),
                 None,
+                self.offered(),
             ),
-            Refusal::Invalid(reason) => {
-                (StatusCode::UNAUTHORIZED, format!("unauthorized: {reason}"), Some(("invalid_token", reason.as_str())))
-            }
-            Refusal::Scope => (
+            Refusal::Invalid(reason) => (
+                StatusCode::UNAUTHORIZED,
+                format!("unauthorized: {reason}"),
+                Some(("invalid_token", reason.as_str())),
+                self.offered(),
+            ),
+            Refusal::Scope(scheme) => (
                 StatusCode::FORBIDDEN,
                 format!(
                     "forbidden: the token lacks a scope this server requires ({required}); authorize again with it"
                 ),
                 Some(("insufficient_scope", "")),
+                vec![*scheme],
             ),
+            #[cfg(feature = "oauth")]
+            Refusal::Dpop(e) => {
+                let (code, reason) = match e {
+                    DpopError::Proof(r) => ("invalid_dpop_proof", r),
+                    DpopError::Token(r) => ("invalid_token", r),
+                    DpopError::Nonce { reason, .. } => ("use_dpop_nonce", reason),
+                };
+                (
+                    StatusCode::UNAUTHORIZED,
+                    format!("unauthorized: {reason}"),
+                    Some((code, reason.as_str())),
+                    vec![Scheme::Dpop],
+                )
+            }
         };
-        let value = challenge(metadata.as_deref(), error, &required);
         let mut resp = json_error(status, &McpError::invalid_request(message));
-        if let Ok(v) = HeaderValue::from_str(&value) {
-            resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        for scheme in schemes {
+            let value = match scheme {
+                Scheme::Bearer => challenge(metadata.as_deref(), error, &required),
+                #[cfg(feature = "oauth")]
+                Scheme::Dpop => match self.dpop_settings() {
+                    Some(d) => super::dpop::challenge(d, metadata.as_deref(), error, &required),
+                    None => continue,
+                },
+                #[cfg(not(feature = "oauth"))]
+                Scheme::Dpop => continue,
+            };
+            if let Ok(v) = HeaderValue::from_str(&value) {
+                resp.headers_mut().append(header::WWW_AUTHENTICATE, v);
+            }
+        }
+        #[cfg(feature = "oauth")]
+        {
+            let nonce = match &refusal {
+                Refusal::Dpop(DpopError::Nonce { nonce, .. }) => Some(nonce.clone()),
+                _ if status == StatusCode::UNAUTHORIZED => self.dpop_settings().and_then(|d| d.fresh_nonce()),
+                _ => None,
+            };
+            if let Some(v) = nonce.and_then(|n| HeaderValue::from_str(&n).ok()) {
+                resp.headers_mut().insert(DPOP_NONCE, v);
+            }
         }
         resp
+    }
+
+    /// The schemes a request may use, in the challenges of a 401: `Bearer` unless DPoP is
+    /// required, `DPoP` when it is on.
+    fn offered(&self) -> Vec<Scheme> {
+        match self.dpop_settings() {
+            None => vec![Scheme::Bearer],
+            #[cfg(feature = "oauth")]
+            Some(d) if d.is_required() => vec![Scheme::Dpop],
+            Some(_) => vec![Scheme::Bearer, Scheme::Dpop],
+        }
     }
 }
 

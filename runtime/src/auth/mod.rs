@@ -6,6 +6,10 @@
 //!   tokens, or your own) and the principal travels with the request. No header means an
 //!   anonymous caller; a token that fails verification is answered with HTTP 401 and
 //!   `WWW-Authenticate: Bearer error="invalid_token"`.
+//! - **Protected resource.** [`ProtectedResource`] (RFC 9728) makes tokens required, names the
+//!   metadata in `401` challenges, and with [`Dpop`] accepts sender-constrained tokens
+//!   (RFC 9449) only with a proof of their key; [`JwksVerifier`] checks JWTs against an
+//!   issuer's published keys, [`IntrospectionVerifier`] opaque tokens (RFC 7662).
 //! - **Rules.** `roles = ["admin"]` on `#[mcp_tool]`, `#[mcp_prompt]`, `#[mcp_resource]` and
 //!   `#[mcp_rpc]` restricts a primitive to callers holding any one of those roles. The server's
 //!   [`Policy`] decides (default [`RolePolicy`]; [`ServerBuilder::policy`](crate::ServerBuilder::policy)
@@ -26,6 +30,8 @@
 //!   stateless wire) and `data: {"reason": "forbidden"}`.
 
 #[cfg(feature = "oauth")]
+mod dpop;
+#[cfg(feature = "oauth")]
 mod fetch;
 #[cfg(feature = "oauth")]
 mod introspection;
@@ -40,6 +46,8 @@ mod principal;
 mod resource;
 mod verifier;
 
+#[cfg(feature = "oauth")]
+pub use dpop::Dpop;
 #[cfg(feature = "oauth")]
 pub use introspection::IntrospectionVerifier;
 #[cfg(feature = "oauth")]

@@ -39,6 +39,8 @@ pub struct ProtectedResource {
     required_scopes: BTreeSet<String>,
     documentation: Option<String>,
     name: Option<String>,
+    #[cfg(feature = "oauth")]
+    dpop: Option<super::Dpop>,
 }
 
 /// `url` checked as an absolute `http(s)` URL without a fragment; returns it lower-casing the
@@ -83,6 +85,8 @@ impl ProtectedResource {
             required_scopes: BTreeSet::new(),
             documentation: None,
             name: None,
+            #[cfg(feature = "oauth")]
+            dpop: None,
         })
     }
 
@@ -122,6 +126,22 @@ impl ProtectedResource {
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
         self
+    }
+
+    /// Accepts DPoP-bound tokens with their proofs (RFC 9449), or with [`Dpop::required`](super::Dpop::required)
+    /// only those: [`BearerAuth`](super::BearerAuth) checks the proofs, and the metadata lists
+    /// `dpop_signing_alg_values_supported` and `dpop_bound_access_tokens_required`
+    /// (RFC 9728 §2). With the `oauth` feature.
+    #[cfg(feature = "oauth")]
+    pub fn dpop(mut self, dpop: super::Dpop) -> Self {
+        self.dpop = Some(dpop);
+        self
+    }
+
+    /// The DPoP settings, when DPoP is on.
+    #[cfg(feature = "oauth")]
+    pub fn dpop_settings(&self) -> Option<&super::Dpop> {
+        self.dpop.as_ref()
     }
 
     /// The canonical resource URI: the audience its tokens must carry.
@@ -174,6 +194,11 @@ impl ProtectedResource {
         }
         if let Some(n) = &self.name {
             doc["resource_name"] = json!(n);
+        }
+        #[cfg(feature = "oauth")]
+        if let Some(dpop) = &self.dpop {
+            doc["dpop_signing_alg_values_supported"] = json!(dpop.algorithm_names());
+            doc["dpop_bound_access_tokens_required"] = json!(dpop.is_required());
         }
         doc
     }

@@ -83,6 +83,8 @@ use std::process::ExitCode;
 /// | `--auth-allow-anonymous` | `SWITCHYARD_AUTH_ALLOW_ANONYMOUS` | [`auth_allow_anonymous`](Self::auth_allow_anonymous) | false |
 /// | `--auth-introspection URL` | `SWITCHYARD_AUTH_INTROSPECTION` (secret: `SWITCHYARD_AUTH_CLIENT_SECRET`) | [`auth_introspection`](Self::auth_introspection) | none: opaque tokens refused |
 /// | `--auth-client-id ID` | `SWITCHYARD_AUTH_CLIENT_ID` | [`auth_client_id`](Self::auth_client_id) | none (required with `--auth-introspection`) |
+/// | `--auth-dpop allowed\|required` | `SWITCHYARD_AUTH_DPOP` (nonce secret: `SWITCHYARD_AUTH_DPOP_NONCE_SECRET`) | [`auth_dpop`](Self::auth_dpop) | none: DPoP-bound tokens refused |
+/// | `--auth-refresh-interval SECONDS` | `SWITCHYARD_AUTH_REFRESH_INTERVAL` | [`auth_refresh_interval`](Self::auth_refresh_interval) | 10 |
 /// | `--log-format pretty\|json` | `SWITCHYARD_LOG_FORMAT` | [`log_format`](Self::log_format) | `pretty` |
 /// | `--log-level FILTER` | `SWITCHYARD_LOG_LEVEL`, then `RUST_LOG` | [`log_level`](Self::log_level) | `warn` |
 /// | `--listen-max-per-connection N` | `SWITCHYARD_LISTEN_MAX_PER_CONNECTION` | [`listen_max_per_connection`](Self::listen_max_per_connection) | the server's, 1 000 unless it set one |
@@ -251,6 +253,34 @@ pub struct ServeArgs {
         help = "This server's client id at the introspection endpoint"
     )]
     pub auth_client_id: Option<String>,
+    /// `--auth-dpop allowed|required`: with `--auth-issuer`, accept DPoP-bound access tokens
+    /// with their proofs (RFC 9449), or only those ([`Dpop`](crate::auth::Dpop)). Server nonces
+    /// (RFC 9449 §9) are required when `SWITCHYARD_AUTH_DPOP_NONCE_SECRET` holds a secret of at
+    /// least 32 bytes; give every instance behind one URL the same one. With the `oauth`
+    /// feature.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_AUTH_DPOP",
+        value_enum,
+        value_name = "MODE",
+        requires = "auth_issuer",
+        help = "With --auth-issuer, accept DPoP-bound tokens with proofs (RFC 9449), or require them (nonces: SWITCHYARD_AUTH_DPOP_NONCE_SECRET)"
+    )]
+    pub auth_dpop: Option<DpopMode>,
+    /// `--auth-refresh-interval SECONDS`: how often, at most, the issuers' key sets are fetched
+    /// again when a token names a key they lack (default 10; 1 to 86 400).
+    /// With the `oauth` feature.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_AUTH_REFRESH_INTERVAL",
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u64).range(1..=86_400),
+        requires = "auth_issuer",
+        help = "Fetch the issuers' keys again at most this often when a token names an unknown key [default: 10]"
+    )]
+    pub auth_refresh_interval: Option<u64>,
     /// `--log-format`: how log events are written to stderr (default [`LogFormat::Pretty`]).
     #[arg(
         long,
@@ -378,6 +408,20 @@ pub struct ServeArgs {
     pub http_session_burst: Option<u32>,
 }
 
+/// Whether a protected server takes DPoP-bound tokens (`--auth-dpop`, RFC 9449).
+#[cfg(feature = "oauth")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[non_exhaustive]
+pub enum DpopMode {
+    /// [`Dpop::allowed`](crate::auth::Dpop::allowed): bound tokens with proofs, plain bearer
+    /// tokens as before.
+    #[value(help = "DPoP-bound tokens with proofs, and plain bearer tokens")]
+    Allowed,
+    /// [`Dpop::required`](crate::auth::Dpop::required): only bound tokens with proofs.
+    #[value(help = "only DPoP-bound tokens with proofs")]
+    Required,
+}
+
 /// How [`ServeArgs::init_tracing`] writes log events (`--log-format`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 #[non_exhaustive]
@@ -426,10 +470,11 @@ impl ServeArgs {
         Mode::Stdio
     }
 
-    /// `options` with the HTTP host policy and the connection and session limits these flags
-    /// set.
+    /// `options` with the HTTP host policy, the OAuth settings and the connection and session
+    /// limits these flags set; `Err` says why the OAuth settings cannot be used (a server must
+    /// not start unprotected when protection was asked for).
     #[cfg(feature = "http")]
-    fn http_options(&self, mut options: ServeOptions) -> ServeOptions {
+    fn http_options(&self, mut options: ServeOptions) -> Result<ServeOptions, String> {
         if !self.allowed_hosts.is_empty() {
             let origins = options.http.hosts.listed_origins().to_vec();
             options.http.hosts =
@@ -442,16 +487,9 @@ impl ServeArgs {
         if let Some(resource) = &self.auth_resource
             && !self.auth_issuer.is_empty()
         {
-            match self.oauth(resource) {
-                Ok((resource, auth)) => {
-                    options.http.protected_resource = Some(resource);
-                    options.auth = Some(auth);
-                }
-                // Checked when parsed; only values set in code can fail here.
-                Err(e) => {
-                    tracing::error!(error = %e, "auth: the --auth-* settings cannot be used; serving without them")
-                }
-            }
+            let (resource, auth) = self.oauth(resource).map_err(|e| format!("the --auth-* settings: {e}"))?;
+            options.http.protected_resource = Some(resource);
+            options.auth = Some(auth);
         }
         let limits = &mut options.http.connections;
         if let Some(seconds) = self.http_header_timeout {
@@ -473,7 +511,7 @@ impl ServeArgs {
         if let Some(n) = self.http_session_burst {
             sessions.creation_burst = n;
         }
-        options
+        Ok(options)
     }
 
     /// The protected resource and the bearer layer `--auth-*` describe.
@@ -484,8 +522,22 @@ impl ServeArgs {
         for issuer in &self.auth_issuer {
             metadata = metadata.authorization_server(issuer)?;
         }
-        let audience = self.auth_audience.as_deref().unwrap_or(metadata.resource());
+        let audience = self.auth_audience.clone().unwrap_or_else(|| metadata.resource().to_owned());
+        let audience = audience.as_str();
         let mut verifier = crate::auth::JwksVerifier::new(self.auth_issuer.iter().cloned(), audience)?;
+        if let Some(seconds) = self.auth_refresh_interval {
+            verifier = verifier.refresh_interval(std::time::Duration::from_secs(seconds));
+        }
+        if let Some(mode) = self.auth_dpop {
+            let mut dpop = match mode {
+                DpopMode::Allowed => crate::auth::Dpop::allowed(),
+                DpopMode::Required => crate::auth::Dpop::required(),
+            };
+            if let Some(secret) = std::env::var_os("SWITCHYARD_AUTH_DPOP_NONCE_SECRET").filter(|s| !s.is_empty()) {
+                dpop = dpop.nonces(secret.as_encoded_bytes())?;
+            }
+            metadata = metadata.dpop(dpop);
+        }
         if let (Some(endpoint), Some(client_id)) = (&self.auth_introspection, &self.auth_client_id) {
             let secret = std::env::var("SWITCHYARD_AUTH_CLIENT_SECRET").unwrap_or_default();
             let introspection = crate::auth::IntrospectionVerifier::new(endpoint, client_id, &secret, audience)?;
@@ -658,7 +710,8 @@ pub async fn serve(server: Server, args: &ServeArgs) -> ExitCode {
 /// [`ServeArgs::init_tracing`]).
 ///
 /// Returns the process exit code: 0 after a graceful shutdown, 1 when the address cannot be
-/// bound or I/O fails (the reason is printed to stderr). On stdio the process ends here, with
+/// bound or I/O fails, 2 before listening when the `--auth-*` settings cannot be used (a DPoP
+/// nonce secret under 32 bytes; the reason is printed to stderr). On stdio the process ends here, with
 /// that code: see the comment inside.
 pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions) -> ExitCode {
     args.install_subscriber(Some(&server));
@@ -668,7 +721,13 @@ pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions)
     let result = match &mode {
         Mode::Stdio => serve_stdio(server, options).await,
         #[cfg(feature = "http")]
-        Mode::Http(addr) => serve_http(server, addr, args.http_options(options)).await,
+        Mode::Http(addr) => match args.http_options(options) {
+            Ok(options) => serve_http(server, addr, options).await,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
     };
     #[cfg(feature = "otel")]
     telemetry::stop().await;
@@ -891,14 +950,14 @@ mod tests {
             ["mcp.example.com", "*.internal:8080", "[::1]"].iter().map(|h| h.parse().expect("a host")).collect();
         let origin: OriginPattern = "https://app.example.com".parse().expect("an origin");
         assert_eq!(cli.serve.allowed_hosts, hosts);
-        let options = cli.serve.http_options(ServeOptions::default());
+        let options = cli.serve.http_options(ServeOptions::default()).expect("usable settings");
         assert_eq!(options.http.hosts, HostPolicy::hosts(hosts.clone()).origins([origin.clone()]));
         // Origins alone keep the configured hosts (automatic unless the binary chose others).
         let only_origins = parse(&["--allowed-origins", "https://app.example.com"]).expect("valid");
         let mut configured = ServeOptions::default();
         configured.http.hosts = HostPolicy::localhost();
         assert_eq!(
-            only_origins.serve.http_options(configured).http.hosts,
+            only_origins.serve.http_options(configured).expect("usable settings").http.hosts,
             HostPolicy::localhost().origins([origin.clone()])
         );
         // Hosts from the flag keep origins the binary listed.
@@ -906,11 +965,11 @@ mod tests {
         configured.http.hosts = HostPolicy::automatic().origins([origin.clone()]);
         let only_hosts = parse(&["--allowed-hosts", "mcp.example.com"]).expect("valid");
         assert_eq!(
-            only_hosts.serve.http_options(configured).http.hosts,
+            only_hosts.serve.http_options(configured).expect("usable settings").http.hosts,
             HostPolicy::hosts([hosts[0].clone()]).origins([origin])
         );
         assert_eq!(
-            parse(&[]).expect("valid").serve.http_options(ServeOptions::default()).http.hosts,
+            parse(&[]).expect("valid").serve.http_options(ServeOptions::default()).expect("usable settings").http.hosts,
             HostPolicy::automatic()
         );
         for bad in [["--allowed-hosts", "https://mcp.example.com"], ["--allowed-origins", "app.example.com"]] {
@@ -931,7 +990,7 @@ mod tests {
             "mcp,files:read",
         ])
         .expect("valid");
-        let options = cli.serve.http_options(ServeOptions::default());
+        let options = cli.serve.http_options(ServeOptions::default()).expect("usable settings");
         let resource = options.http.protected_resource.expect("a protected resource");
         assert_eq!(resource.resource(), "https://mcp.example.com/mcp");
         assert_eq!(resource.authorization_servers(), ["https://auth.example.com"]);
@@ -945,7 +1004,15 @@ mod tests {
         assert_eq!(kind(&bad), ErrorKind::ValueValidation);
         let bad = ["--auth-issuer", "https://a.example", "--auth-resource", "https://mcp.example.com/mcp#x"];
         assert_eq!(kind(&bad), ErrorKind::ValueValidation);
-        assert!(parse(&[]).expect("valid").serve.http_options(ServeOptions::default()).auth.is_none());
+        assert!(
+            parse(&[])
+                .expect("valid")
+                .serve
+                .http_options(ServeOptions::default())
+                .expect("usable settings")
+                .auth
+                .is_none()
+        );
         // Introspection needs the issuer flags and a client id.
         let with = [
             "--auth-issuer",
@@ -959,8 +1026,46 @@ mod tests {
         ];
         let cli = parse(&with).expect("valid");
         assert_eq!(cli.serve.auth_introspection.as_deref(), Some("https://auth.example.com/introspect"));
-        assert!(cli.serve.http_options(ServeOptions::default()).auth.is_some());
+        assert!(cli.serve.http_options(ServeOptions::default()).expect("usable settings").auth.is_some());
         assert_eq!(kind(&with[..6]), ErrorKind::MissingRequiredArgument);
+    }
+
+    #[test]
+    fn dpop_and_refresh_flags_reach_the_protected_resource() {
+        let base = ["--auth-issuer", "https://auth.example.com", "--auth-resource", "https://mcp.example.com/mcp"];
+        let with = |extra: &[&str]| {
+            let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+            parse(&args)
+        };
+        let cli = with(&["--auth-dpop", "required", "--auth-refresh-interval", "60"]).expect("valid");
+        assert_eq!(cli.serve.auth_dpop, Some(DpopMode::Required));
+        assert_eq!(cli.serve.auth_refresh_interval, Some(60));
+        let options = cli.serve.http_options(ServeOptions::default()).expect("usable settings");
+        let doc = options.http.protected_resource.expect("a resource").document([]);
+        assert_eq!(doc["dpop_bound_access_tokens_required"], true);
+        let cli = with(&["--auth-dpop", "allowed"]).expect("valid");
+        let options = cli.serve.http_options(ServeOptions::default()).expect("usable settings");
+        let doc = options.http.protected_resource.expect("a resource").document([]);
+        assert_eq!(doc["dpop_bound_access_tokens_required"], false);
+        let plain = with(&[]).expect("valid").serve.http_options(ServeOptions::default()).expect("usable settings");
+        assert!(
+            plain
+                .http
+                .protected_resource
+                .expect("a resource")
+                .document([])
+                .get("dpop_signing_alg_values_supported")
+                .is_none()
+        );
+        assert_eq!(
+            with(&["--auth-dpop", "sometimes"]).map(|_| ()).expect_err("refused").kind(),
+            ErrorKind::InvalidValue
+        );
+        assert_eq!(
+            with(&["--auth-refresh-interval", "0"]).map(|_| ()).expect_err("refused").kind(),
+            ErrorKind::ValueValidation
+        );
+        assert_eq!(kind(&["--auth-dpop", "required"]), ErrorKind::MissingRequiredArgument);
     }
 
     #[test]
@@ -976,11 +1081,12 @@ mod tests {
             "3",
         ])
         .expect("valid");
-        let options = cli.serve.http_options(ServeOptions::default());
+        let options = cli.serve.http_options(ServeOptions::default()).expect("usable settings");
         assert_eq!(options.http.connections.header_read_timeout, std::time::Duration::from_secs(2));
         assert_eq!(options.http.connections.max_connections, 7);
         assert_eq!(options.http.connections.max_connections_per_client, Some(3));
-        let untouched = parse(&[]).expect("valid").serve.http_options(ServeOptions::default());
+        let untouched =
+            parse(&[]).expect("valid").serve.http_options(ServeOptions::default()).expect("usable settings");
         assert_eq!(untouched.http.connections, crate::transport::http::ConnectionLimits::default());
         assert_eq!(untouched.http.session_limits, crate::transport::http::SessionLimits::default());
         assert_eq!(kind(&["--http-header-timeout", "0"]), ErrorKind::ValueValidation);
@@ -1021,7 +1127,7 @@ mod tests {
             "5",
         ])
         .expect("valid");
-        let limits = cli.serve.http_options(ServeOptions::default()).http.session_limits;
+        let limits = cli.serve.http_options(ServeOptions::default()).expect("usable settings").http.session_limits;
         let expected =
             crate::transport::http::SessionLimits::default().per_client(3).creations_per_second(0).creation_burst(5);
         assert_eq!(limits, expected);

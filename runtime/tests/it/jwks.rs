@@ -15,9 +15,9 @@ use std::time::Duration;
 use switchyard::auth::{AuthError, JwksVerifier, Principal, TokenVerifier};
 
 const AUDIENCE: &str = "https://mcp.example.com/mcp";
-const RSA_A: &[u8] = include_bytes!("keys/rsa-a.pem");
-const RSA_B: &[u8] = include_bytes!("keys/rsa-b.pem");
-const EC_A: &[u8] = include_bytes!("keys/ec-a.pem");
+pub(super) const RSA_A: &[u8] = include_bytes!("keys/rsa-a.pem");
+pub(super) const RSA_B: &[u8] = include_bytes!("keys/rsa-b.pem");
+pub(super) const EC_A: &[u8] = include_bytes!("keys/ec-a.pem");
 const RSA_A_PUBLIC: &[u8] = include_bytes!("keys/rsa-a.pub.pem");
 
 /// How the test authorization server answers its key set.
@@ -29,9 +29,9 @@ enum Mode {
     Garbage,
 }
 
-struct As {
-    issuer: String,
-    keys: Mutex<Vec<Jwk>>,
+pub(super) struct As {
+    pub(super) issuer: String,
+    pub(super) keys: Mutex<Vec<Jwk>>,
     mode: Mutex<Mode>,
     jwks_fetches: AtomicUsize,
     /// Whether RFC 8414 metadata is served (else only OpenID discovery).
@@ -71,7 +71,7 @@ async fn jwks(State(s): State<Arc<As>>) -> Response {
     }
 }
 
-async fn start_as(rfc8414: bool) -> Arc<As> {
+pub(super) async fn start_as(rfc8414: bool) -> Arc<As> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let issuer = format!("http://127.0.0.1:{}", listener.local_addr().expect("an address").port());
     let state = Arc::new(As {
@@ -90,20 +90,20 @@ async fn start_as(rfc8414: bool) -> Arc<As> {
     state
 }
 
-fn key(pem: &[u8], alg: Algorithm) -> EncodingKey {
+pub(super) fn key(pem: &[u8], alg: Algorithm) -> EncodingKey {
     match alg {
         Algorithm::ES256 => EncodingKey::from_ec_pem(pem).expect("an EC key"),
         _ => EncodingKey::from_rsa_pem(pem).expect("an RSA key"),
     }
 }
 
-fn jwk(pem: &[u8], alg: Algorithm, kid: &str) -> Jwk {
+pub(super) fn jwk(pem: &[u8], alg: Algorithm, kid: &str) -> Jwk {
     let mut jwk = Jwk::from_encoding_key(&key(pem, alg), alg).expect("a JWK");
     jwk.common.key_id = Some(kid.to_owned());
     jwk
 }
 
-fn now() -> i64 {
+pub(super) fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
 
@@ -111,7 +111,7 @@ fn claims(issuer: &str) -> Value {
     json!({ "sub": "ada", "iss": issuer, "aud": AUDIENCE, "exp": now() + 600, "scope": "files:read mcp" })
 }
 
-fn sign(pem: &[u8], alg: Algorithm, kid: Option<&str>, claims: &Value) -> String {
+pub(super) fn sign(pem: &[u8], alg: Algorithm, kid: Option<&str>, claims: &Value) -> String {
     let mut header = Header::new(alg);
     header.kid = kid.map(str::to_owned);
     encode(&header, claims, &key(pem, alg)).expect("signs")

@@ -5,6 +5,7 @@
 //! its own, and every server here selects its groups, so no module sees another's registrations.
 
 mod alternate;
+mod dpop;
 mod http_body;
 mod http_connections;
 mod http_reply;

@@ -112,5 +112,5 @@ pub(crate) async fn post(
         futures::future::join_all(answers)
             .map(|answers| Answer::Batch(answers.into_iter().map(Payload::into_value).collect())),
     );
-    legacy::reply(session, work, nrx, state.config.keep_alive, filters, state.challenge(principal.is_none())).await
+    legacy::reply(session, work, nrx, state.config.keep_alive, filters, state.challenge(principal.as_deref())).await
 }

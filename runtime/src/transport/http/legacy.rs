@@ -134,7 +134,7 @@ pub(crate) async fn post(
         Message::Request(r) => r,
     };
     let (ntx, nrx) = outbound_channel(64);
-    let challenge = state.challenge(principal.is_none());
+    let challenge = state.challenge(principal.as_deref());
     let work = start(state, &session, req, ntx, principal, connection, Head::of(state, headers));
     let answer = Box::pin(work.map(Answer::One));
     let filters = state.server.engine().message_filters().clone();

@@ -211,9 +211,15 @@ pub(crate) struct HttpState {
 }
 
 impl HttpState {
-    /// What an insufficient-scope challenge of a request says (`anonymous`: it had no token).
-    pub(crate) fn challenge(&self, anonymous: bool) -> respond::Challenge {
-        respond::Challenge { metadata: self.metadata_url.clone(), anonymous }
+    /// What an insufficient-scope challenge of a request from `principal` says (`None`: it
+    /// had no token).
+    pub(crate) fn challenge(&self, principal: Option<&crate::auth::Principal>) -> respond::Challenge {
+        respond::Challenge {
+            metadata: self.metadata_url.clone(),
+            anonymous: principal.is_none(),
+            // A key-bound token came with the DPoP scheme (the auth layer refuses it as Bearer).
+            dpop: principal.is_some_and(|p| p.claims.pointer("/cnf/jkt").is_some()),
+        }
     }
 }
 

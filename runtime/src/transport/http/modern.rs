@@ -47,7 +47,7 @@ pub(crate) async fn post(
         id: req.id.clone(),
         keep_alive: state.config.keep_alive,
         filters: state.server.engine().message_filters().clone(),
-        challenge: state.challenge(principal.is_none()),
+        challenge: state.challenge(principal.as_deref()),
     };
     let token = cancel.clone();
     let origin = Origin::new(token, notifier)

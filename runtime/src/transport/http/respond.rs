@@ -138,6 +138,9 @@ pub(crate) struct Challenge {
     pub metadata: Option<std::sync::Arc<str>>,
     /// The request came without a token.
     pub anonymous: bool,
+    /// The request came with a DPoP-bound token: the challenge uses the `DPoP` scheme
+    /// (RFC 9449 §7.1).
+    pub dpop: bool,
 }
 
 /// `resp` answering an insufficient-scope denial that names `scope`: 403 with
@@ -151,7 +154,12 @@ pub(crate) fn scope_challenge(mut resp: Response, scope: &str, challenge: &Chall
         (StatusCode::FORBIDDEN, Some(("insufficient_scope", "")))
     };
     *resp.status_mut() = status;
-    let value = crate::auth::challenge_header(challenge.metadata.as_deref(), error, scope);
+    let mut value = crate::auth::challenge_header(challenge.metadata.as_deref(), error, scope);
+    if challenge.dpop
+        && let Some(params) = value.strip_prefix("Bearer")
+    {
+        value = format!("DPoP{params}");
+    }
     if let Ok(v) = HeaderValue::from_str(&value) {
         resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
     }
