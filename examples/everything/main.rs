@@ -15,7 +15,9 @@
 //! The scale-out flags (`docs/scaling.md`) put the same server on shared backends, as one of
 //! several instances would run: `--task-store postgres:URL` keeps tasks in PostgreSQL,
 //! `--hub nats:URL` carries listen events through NATS (subject `switchyard.everything.events`),
-//! `--state-key-env VAR` reads the requestState key from the environment variable `VAR`.
+//! `--state-key-env VAR` reads the requestState key from the environment variable `VAR`;
+//! `--previous-state-key-env VAR` (repeatable) a key being rotated out, whose states are still
+//! accepted.
 
 mod input;
 mod prompts;
@@ -44,6 +46,10 @@ struct Cli {
     /// Read the requestState key (at least 32 bytes) from the environment variable VAR.
     #[arg(long, value_name = "VAR", value_parser = read_key_var)]
     state_key_env: Option<StateKey>,
+    /// Also accept requestStates sealed with the key in the environment variable VAR (a key
+    /// being rotated out; repeatable).
+    #[arg(long, value_name = "VAR", value_parser = read_key_var)]
+    previous_state_key_env: Vec<StateKey>,
     /// Serve the skills of this folder (reloaded when it changes) instead of the embedded ones.
     #[arg(long, value_name = "DIR")]
     skills_dir: Option<PathBuf>,
@@ -104,6 +110,9 @@ async fn main() -> ExitCode {
     }
     if let Some(StateKey(key)) = &cli.state_key_env {
         builder = builder.request_state_key(key.clone());
+    }
+    for StateKey(key) in &cli.previous_state_key_env {
+        builder = builder.request_state_previous_key(key.clone());
     }
     // The Skills extension (`sep-2640-*` scenarios).
     let skills = match &cli.skills_dir {

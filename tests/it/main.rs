@@ -27,6 +27,7 @@ mod readme;
 mod real_client;
 mod skills;
 mod soak;
+mod state_rotation;
 mod stdio;
 mod subscriptions;
 mod tasks;

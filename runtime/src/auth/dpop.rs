@@ -267,7 +267,9 @@ impl Dpop {
         validation.validate_exp = false;
         validation.validate_aud = false;
         let claims = jsonwebtoken::decode::<Claims>(proof, &key, &validation)
-            .map_err(|e| bad(&format!("the proof's signature or claims do not check out ({e})")))?
+            .map_err(|e| {
+                bad(&format!("the proof does not check out: {}", super::jwt::describe(&e).replace("token", "proof")))
+            })?
             .claims;
         let missing = |name: &str| bad(&format!("the proof has no {name}"));
         let jti = claims.jti.filter(|j| !j.is_empty()).ok_or_else(|| missing("jti"))?;

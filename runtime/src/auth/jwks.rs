@@ -263,7 +263,11 @@ impl Inner {
         let header = match (jsonwebtoken::decode_header(token), &self.introspection) {
             (Ok(h), _) => h,
             (Err(_), Some(introspection)) => return introspection.verify(token).await,
-            (Err(e), None) => return Err(AuthError::invalid(format!("not a JWT: {e}"))),
+            (Err(_), None) => {
+                return Err(AuthError::invalid(
+                    "the token is not a JWT with a header this server reads (an asymmetric alg such as RS256 or ES256)",
+                ));
+            }
         };
         if !self.algorithms.contains(&header.alg) {
             return Err(AuthError::invalid(format!("the algorithm {:?} is not accepted", header.alg)));
@@ -274,8 +278,18 @@ impl Inner {
             .iter()
             .find(|i| i.id == iss)
             .ok_or_else(|| AuthError::invalid(format!("tokens of {iss:?} are not accepted")))?;
+        if iat.is_some_and(|iat| iat > unix_now().saturating_add(self.leeway.as_secs())) {
+            // Never a reason to fetch keys again: no issuer signs tokens in the future.
+            return Err(AuthError::invalid("the token was issued in the future (iat)"));
+        }
         let (kid, alg) = (header.kid.as_deref(), header.alg);
         let mut keys = issuer.keys.load_full();
+        if let Some(kid) = kid
+            && find(&keys, Some(kid), alg).is_none()
+            && keys.keys.iter().any(|k| k.kid.as_deref() == Some(kid))
+        {
+            return Err(AuthError::invalid(format!("the token's alg {alg:?} does not fit its key {kid:?}")));
+        }
         if find(&keys, kid, alg).is_none() {
             keys = self.refreshed(issuer, kid, alg, iat).await?;
         }

@@ -83,6 +83,25 @@ pub(crate) fn base_validation(algorithm: jsonwebtoken::Algorithm) -> jsonwebtoke
     validation
 }
 
+/// What went wrong with a JWT, in words a client developer can act on (the claim or part that
+/// failed), rather than the library's variant names.
+pub(crate) fn describe(e: &jsonwebtoken::errors::Error) -> String {
+    use jsonwebtoken::errors::ErrorKind as K;
+    match e.kind() {
+        K::ExpiredSignature => "the token has expired (exp)".to_owned(),
+        K::ImmatureSignature => "the token is not valid yet (nbf)".to_owned(),
+        K::InvalidAudience => "the token is for another resource (aud)".to_owned(),
+        K::InvalidIssuer => "the token is from another issuer (iss)".to_owned(),
+        K::InvalidSubject => "the token's subject is not accepted (sub)".to_owned(),
+        K::InvalidSignature => "the token's signature does not verify".to_owned(),
+        K::MissingRequiredClaim(claim) => format!("the token has no `{claim}` claim"),
+        K::InvalidAlgorithm | K::InvalidAlgorithmName => "the token's alg does not fit its key".to_owned(),
+        K::MissingAlgorithm => "the token's header names no alg".to_owned(),
+        K::Json(_) => "the token's header or claims are not the JSON a JWT holds".to_owned(),
+        _ => "the token is not a well-formed JWT".to_owned(),
+    }
+}
+
 /// Decodes and checks `token` with `key` under `validation`, and makes its principal.
 pub(crate) fn principal_of(
     token: &str,
@@ -90,7 +109,7 @@ pub(crate) fn principal_of(
     validation: &jsonwebtoken::Validation,
     roles_claim: &str,
 ) -> Result<Principal, AuthError> {
-    let data = jsonwebtoken::decode::<Value>(token, key, validation).map_err(|e| AuthError::invalid(e.to_string()))?;
+    let data = jsonwebtoken::decode::<Value>(token, key, validation).map_err(|e| AuthError::invalid(describe(&e)))?;
     Principal::from_claims(data.claims, roles_claim).ok_or_else(|| AuthError::invalid("no string `sub` claim"))
 }
 

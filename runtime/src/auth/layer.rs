@@ -134,31 +134,37 @@ enum Scheme {
     Dpop,
 }
 
-/// The access token of `req` and its scheme: `Ok(None)` without an `Authorization` header,
-/// `Err` with the reason for a header that is not exactly one `Bearer` or `DPoP` token.
-fn credential(req: &Request<Body>) -> Result<Option<(Scheme, String)>, &'static str> {
+/// What is wrong with an `Authorization` header.
+enum BadHeader {
+    /// A scheme other than `Bearer` and `DPoP`: as if there were no credentials (RFC 6750 §3.1,
+    /// no error code).
+    Unsupported,
+    /// A header that is not exactly one token of a known scheme.
+    Malformed(&'static str),
+}
+
+/// The access token of `req` and its scheme: `Ok(None)` without an `Authorization` header.
+fn credential(req: &Request<Body>) -> Result<Option<(Scheme, String)>, BadHeader> {
     let mut values = req.headers().get_all(header::AUTHORIZATION).iter();
     let Some(value) = values.next() else { return Ok(None) };
     if values.next().is_some() {
         // Two credentials: a proxy and this server might each pick a different one.
-        return Err("send one Authorization header");
+        return Err(BadHeader::Malformed("send one Authorization header"));
     }
-    let parsed = value.to_str().ok().and_then(|v| {
-        let (scheme, token) = v.trim().split_once(' ')?;
-        let scheme = if scheme.eq_ignore_ascii_case("bearer") {
-            Scheme::Bearer
-        } else if scheme.eq_ignore_ascii_case("dpop") {
-            Scheme::Dpop
-        } else {
-            return None;
-        };
-        Some((scheme, token.trim()))
-    });
-    match parsed {
-        Some((_, t)) if t.is_empty() || t.contains(' ') => Err("expected `Authorization: Bearer <token>`"),
-        Some((_, t)) if t.len() > MAX_TOKEN_BYTES => Err("the token is longer than 16 KiB"),
-        Some((scheme, t)) => Ok(Some((scheme, t.to_owned()))),
-        None => Err("expected `Authorization: Bearer <token>`"),
+    let malformed = BadHeader::Malformed("expected `Authorization: <scheme> <token>`, one token of visible ASCII");
+    let value = value.to_str().map_err(|_| BadHeader::Malformed("the Authorization header is not ASCII"))?;
+    let (scheme, token) = value.trim().split_once(' ').unwrap_or((value.trim(), ""));
+    let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+        Scheme::Bearer
+    } else if scheme.eq_ignore_ascii_case("dpop") {
+        Scheme::Dpop
+    } else {
+        return Err(BadHeader::Unsupported);
+    };
+    match token.trim() {
+        t if t.is_empty() || t.contains(' ') => Err(malformed),
+        t if t.len() > MAX_TOKEN_BYTES => Err(BadHeader::Malformed("the token is longer than 16 KiB")),
+        t => Ok(Some((scheme, t.to_owned()))),
     }
 }
 
@@ -188,7 +194,8 @@ where
                 Ok(Some(credential)) => credential,
                 Ok(None) if auth.anonymous => return inner.call(req).await,
                 Ok(None) => return Ok(auth.refusal(Refusal::NoToken)),
-                Err(reason) => return Ok(auth.refusal(Refusal::Invalid(reason.to_owned()))),
+                Err(BadHeader::Unsupported) => return Ok(auth.refusal(Refusal::Unsupported)),
+                Err(BadHeader::Malformed(reason)) => return Ok(auth.refusal(Refusal::Invalid(reason.to_owned()))),
             };
             if let Err(refusal) = auth.scheme_allowed(scheme) {
                 return Ok(auth.refusal(refusal));
@@ -226,7 +233,9 @@ impl BearerAuth {
     fn scheme_allowed(&self, scheme: Scheme) -> Result<(), Refusal> {
         match (scheme, self.dpop_settings()) {
             (Scheme::Dpop, None) => Err(Refusal::Invalid(
-                "this server does not accept DPoP-bound tokens; send `Authorization: Bearer <token>`".to_owned(),
+                "this server does not check DPoP proofs (DPoP is off): send a token without a DPoP binding as \
+                 `Authorization: Bearer <token>`, or turn DPoP on at the server (--auth-dpop)"
+                    .to_owned(),
             )),
             #[cfg(feature = "oauth")]
             (Scheme::Bearer, Some(d)) if d.is_required() => Err(Refusal::Dpop(DpopError::Token(
@@ -263,8 +272,9 @@ impl BearerAuth {
         let Some((dpop, htu)) = &self.dpop else {
             return match jkt {
                 Some(_) => Err(Refusal::Invalid(
-                    "the token is bound to a key (cnf.jkt) and this server does not check DPoP proofs; \
-                     ask for a token without DPoP, or turn DPoP on at the server"
+                    "the token is bound to a key (cnf.jkt) and this server does not check DPoP proofs \
+                     (DPoP is off): ask for a token without a DPoP binding, or turn DPoP on at the server \
+                     (--auth-dpop)"
                         .to_owned(),
                 )),
                 None => Ok(None),
@@ -286,7 +296,7 @@ impl BearerAuth {
         };
         let Some(proof) = proof else {
             return Err(Refusal::Dpop(DpopError::Proof(
-                "send exactly one `DPoP` header holding a proof JWT of at most 8 KiB".to_owned(),
+                "send exactly one `DPoP` header holding a proof JWT (ASCII, at most 8 KiB)".to_owned(),
             )));
         };
         dpop.check(proof, method.as_str(), htu, token, jkt).await.map_err(Refusal::Dpop)
@@ -307,6 +317,7 @@ impl BearerAuth {
 
 enum Refusal {
     NoToken,
+    Unsupported,
     Invalid(String),
     Scope(Scheme),
     #[cfg(feature = "oauth")]
@@ -319,14 +330,24 @@ impl BearerAuth {
         let required = required.unwrap_or_default();
         let metadata = self.resource.as_ref().map(|r| r.metadata_url());
         let (status, message, error, schemes) = match &refusal {
-            Refusal::NoToken => (
-                StatusCode::UNAUTHORIZED,
-                "unauthorized: this server needs `Authorization: Bearer <token>`; the WWW-Authenticate \
-                 header names its resource metadata, which names the authorization server"
-                    .to_owned(),
-                None,
-                self.offered(),
-            ),
+            Refusal::NoToken | Refusal::Unsupported => {
+                let offered = self.offered();
+                let wanted = match offered.as_slice() {
+                    [Scheme::Dpop] => "`Authorization: DPoP <token>` with a `DPoP` proof",
+                    [_, _] => "`Authorization: Bearer <token>` (or `DPoP <token>` with a `DPoP` proof)",
+                    _ => "`Authorization: Bearer <token>`",
+                };
+                let sent = if matches!(refusal, Refusal::Unsupported) {
+                    "an Authorization scheme it does not take"
+                } else {
+                    "no token"
+                };
+                let message = format!(
+                    "unauthorized: the request has {sent}; this server needs {wanted}. The WWW-Authenticate \
+                     header names its resource metadata, which names the authorization server"
+                );
+                (StatusCode::UNAUTHORIZED, message, None, offered)
+            }
             Refusal::Invalid(reason) => (
                 StatusCode::UNAUTHORIZED,
                 format!("unauthorized: {reason}"),
@@ -407,9 +428,7 @@ fn json_error(status: StatusCode, err: &McpError) -> Response<Body> {
 }
 
 fn unavailable(why: &str) -> Response<Body> {
-    let err = McpError::internal(format!(
-        "the authorization server cannot be reached to verify the token ({why}); try again shortly"
-    ));
+    let err = McpError::internal(format!("the token cannot be verified now ({why}); try again shortly"));
     let mut resp = json_error(StatusCode::SERVICE_UNAVAILABLE, &err);
     resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
     resp

@@ -22,10 +22,12 @@ const VERSION: &str = "v1";
 /// The shortest configured key accepted (bytes): HMAC-SHA256's own output size.
 pub(crate) const MIN_KEY_BYTES: usize = 32;
 
-/// Seals and opens `requestState` values with one key and lifetime.
+/// Seals `requestState` values with one key and opens those sealed with it or with one of the
+/// previous keys (a key being rotated out), within one lifetime.
 #[derive(Clone)]
 pub(crate) struct StateCodec {
     key: Vec<u8>,
+    previous: Vec<Vec<u8>>,
     ttl: Duration,
 }
 
@@ -187,12 +189,17 @@ struct Payload {
 impl StateCodec {
     /// A codec with `key` (the per-process random key when `None`) and states valid for `ttl`.
     pub(crate) fn new(key: Option<Vec<u8>>, ttl: Duration) -> Self {
-        StateCodec { key: key.unwrap_or_else(|| process_key().to_vec()), ttl }
+        StateCodec { key: key.unwrap_or_else(|| process_key().to_vec()), previous: Vec::new(), ttl }
+    }
+
+    /// This codec also opening states sealed with `keys` (older keys of a rotation).
+    pub(crate) fn with_previous(mut self, keys: Vec<Vec<u8>>) -> Self {
+        self.previous = keys;
+        self
     }
 
     fn mac(&self) -> Hmac<Sha256> {
-        // HMAC takes keys of any length (longer ones are hashed), so this cannot fail.
-        <Hmac<Sha256> as KeyInit>::new_from_slice(&self.key).unwrap_or_else(|_| unreachable!("HMAC accepts any key"))
+        mac_of(&self.key)
     }
 
     /// Seals `carried` for a request bound to `binding`, valid until `now + ttl`.
@@ -233,10 +240,14 @@ impl StateCodec {
             .and_then(|r| r.strip_prefix('.'))
             .ok_or_else(|| invalid("unknown state format"))?;
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| invalid("its signature is not base64url"))?;
-        let mut mac = self.mac();
-        mac.update(body.as_bytes());
-        mac.verify_slice(&tag)
-            .map_err(|_| invalid("its signature does not verify (tampered or from another server)"))?;
+        let verifies = |key: &[u8]| {
+            let mut mac = mac_of(key);
+            mac.update(body.as_bytes());
+            mac.verify_slice(&tag).is_ok()
+        };
+        if !verifies(&self.key) && !self.previous.iter().any(|k| verifies(k)) {
+            return Err(invalid("its signature does not verify (tampered or from another server)"));
+        }
         let json = URL_SAFE_NO_PAD.decode(payload_b64).map_err(|_| invalid("its payload is not base64url"))?;
         let p: Payload = serde_json::from_slice(&json).map_err(|_| invalid("its payload is malformed"))?;
         let now_s = now.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default();
@@ -254,6 +265,11 @@ impl StateCodec {
         }
         Ok(Carried { answers: p.ans, data: p.d })
     }
+}
+
+fn mac_of(key: &[u8]) -> Hmac<Sha256> {
+    // HMAC takes keys of any length (longer ones are hashed), so this cannot fail.
+    <Hmac<Sha256> as KeyInit>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC accepts any key"))
 }
 
 #[cfg(test)]
@@ -443,6 +459,24 @@ mod tests {
         assert_eq!(a, b);
         let null_args = Binding::of("tools/call", json!({"name":"t","arguments":null}).as_object().expect("o"), None);
         assert_eq!(null_args, binding("t", json!({}), None));
+    }
+
+    #[test]
+    fn a_rotated_out_key_still_opens_its_states() {
+        let now = SystemTime::now();
+        let b = binding("t", json!({"x": 1}), None);
+        let old = StateCodec::new(Some(vec![3u8; 32]), Duration::from_secs(60));
+        let new = StateCodec::new(Some(vec![4u8; 32]), Duration::from_secs(60));
+        let rotating = new.clone().with_previous(vec![vec![3u8; 32]]);
+        let sealed_old = old.seal(&b, &carried(), now);
+        assert!(new.open(&sealed_old, &b, now).is_err(), "the new key alone refuses old states");
+        assert_eq!(rotating.open(&sealed_old, &b, now).expect("a previous key opens it"), carried());
+        let sealed_new = rotating.seal(&b, &carried(), now);
+        assert!(old.open(&sealed_new, &b, now).is_err(), "sealed with the current key, not a previous one");
+        assert_eq!(new.open(&sealed_new, &b, now).expect("the current key"), carried());
+        // A previous key does not loosen the other checks.
+        let other = binding("t", json!({"x": 2}), None);
+        assert!(rotating.open(&sealed_old, &other, now).is_err());
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub struct ServerBuilder {
     /// Where `delivery_hub` was called, for build errors.
     hub_site: Option<String>,
     request_state_key: Option<(Vec<u8>, String)>,
+    /// Keys being rotated out: states sealed with them are still opened.
+    request_state_previous_keys: Vec<(Vec<u8>, String)>,
     request_state_ttl: Duration,
     extensions: serde_json::Map<String, serde_json::Value>,
     resources: Vec<super::DynamicResource>,
@@ -67,6 +69,7 @@ impl ServerBuilder {
             hub: Arc::new(crate::subscriptions::InProcessHub::default()),
             hub_site: None,
             request_state_key: None,
+            request_state_previous_keys: Vec::new(),
             request_state_ttl: Duration::from_secs(600),
             extensions: serde_json::Map::new(),
             resources: Vec::new(),
@@ -187,6 +190,23 @@ impl ServerBuilder {
         self
     }
 
+    /// A key being rotated out: `requestState` values sealed with it are still accepted (new
+    /// ones are sealed with [`request_state_key`](Self::request_state_key)). Call it once per
+    /// older key. A rolling deploy that changes the key without breaking input rounds that cross
+    /// old and new instances:
+    ///
+    /// 1. deploy every instance with the new key here, still sealing with the old one;
+    /// 2. deploy every instance sealing with the new key, the old one here;
+    /// 3. after the [lifetime](Self::request_state_ttl) of the last old state, drop the old key.
+    ///
+    /// [`build`](Self::build) fails when a key is shorter than 32 bytes, or when there is no
+    /// [`request_state_key`](Self::request_state_key).
+    #[track_caller]
+    pub fn request_state_previous_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.request_state_previous_keys.push((key.into(), std::panic::Location::caller().to_string()));
+        self
+    }
+
     /// How long a `requestState` stays valid after it was issued (default 10 minutes); a retry
     /// with an older state gets `-32602`.
     pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
@@ -286,6 +306,25 @@ impl ServerBuilder {
                 ),
             });
         }
+        for (key, at) in &self.request_state_previous_keys {
+            let reason = if self.request_state_key.is_none() {
+                "a previous requestState key needs a current one (request_state_key) to seal with".to_owned()
+            } else if key.len() < crate::input::MIN_KEY_BYTES {
+                format!(
+                    "the previous requestState key has {} bytes; use at least {} random bytes",
+                    key.len(),
+                    crate::input::MIN_KEY_BYTES
+                )
+            } else {
+                continue;
+            };
+            errors.push(BuildError::Invalid {
+                kind: "setting",
+                name: "request_state_previous_key".to_owned(),
+                site: at.clone(),
+                reason,
+            });
+        }
         if self.request_state_key.is_none() && self.hub.spans_instances() {
             errors.push(BuildError::Invalid {
                 kind: "setting",
@@ -311,8 +350,10 @@ impl ServerBuilder {
         } else {
             table.with_resources(self.resources.into_iter().map(super::DynamicResource::into_entry).collect())
         };
-        let request_state =
-            Arc::new(crate::input::StateCodec::new(self.request_state_key.map(|(k, _)| k), self.request_state_ttl));
+        let request_state = Arc::new(
+            crate::input::StateCodec::new(self.request_state_key.map(|(k, _)| k), self.request_state_ttl)
+                .with_previous(self.request_state_previous_keys.into_iter().map(|(k, _)| k).collect()),
+        );
         let raw = crate::pipeline::RawChain::from_inventory(groups);
         Ok(Server {
             engine: Arc::new(Engine {

@@ -177,6 +177,28 @@ async fn bad_tokens_are_refused_with_the_reason() {
         .expect("signs");
     invalid(verify(&v, &hs).await, "HS256 with the public key");
     verify(&v, &with("aud", json!([AUDIENCE, "other"]))).await.expect("aud as a list holding the resource");
+    // A known kid under another algorithm, and a token "issued" far in the future: refused as
+    // invalid (401), never taken for a rotation that would make the client retry a 503.
+    let fetches = a.jwks_fetches.load(Ordering::SeqCst);
+    let mut ps = Header::new(Algorithm::PS256);
+    ps.kid = Some("rsa-a".to_owned());
+    let ps = encode(&ps, &good, &key(RSA_A, Algorithm::PS256)).expect("signs");
+    let r = verify(&v, &ps).await;
+    assert!(matches!(&r, Err(AuthError::InvalidToken(m)) if m.contains("does not fit")), "alg of another key: {r:?}");
+    let r = verify(&v, &sign(RSA_A, Algorithm::RS256, Some("rsa-b"), &with_iat(&good, now() + 100_000))).await;
+    assert!(matches!(&r, Err(AuthError::InvalidToken(m)) if m.contains("future")), "iat ahead: {r:?}");
+    assert_eq!(a.jwks_fetches.load(Ordering::SeqCst), fetches, "neither fetched the keys again");
+    // Reasons in words, not library variant names.
+    let r = verify(&v, &with("exp", json!(now() - 3600))).await;
+    assert!(matches!(&r, Err(AuthError::InvalidToken(m)) if m.contains("expired (exp)")), "{r:?}");
+    let r = verify(&v, &with("aud", json!("https://other.example.com/mcp"))).await;
+    assert!(matches!(&r, Err(AuthError::InvalidToken(m)) if m.contains("another resource (aud)")), "{r:?}");
+}
+
+fn with_iat(claims: &Value, iat: i64) -> Value {
+    let mut c = claims.clone();
+    c["iat"] = json!(iat);
+    c
 }
 
 fn base64_url(bytes: &[u8]) -> String {
@@ -367,7 +389,12 @@ async fn a_protected_server_challenges_serves_its_metadata_and_refuses_by_kind()
     let body: Value = r.json().await.expect("JSON");
     assert_eq!(body["error"]["code"], -32600);
     // Malformed headers and oversized tokens are refused without asking the issuer.
-    for header in ["Basic YWRhOnB3", "Bearer", "Bearer a b", &format!("Bearer {}", "x".repeat(20_000))] {
+    // A scheme the server does not take counts as no credentials: no error code (RFC 6750 §3.1).
+    let r = discover(&c, &base, None).header("authorization", "Basic YWRhOnB3").send().await.expect("sent");
+    assert_eq!(r.status(), 401);
+    let challenge = r.headers()["www-authenticate"].to_str().expect("ASCII").to_owned();
+    assert!(challenge.starts_with("Bearer scope=\"mcp\", resource_metadata="), "{challenge}");
+    for header in ["Bearer", "Bearer a b", "DPoP", &format!("Bearer {}", "x".repeat(20_000))] {
         let r = discover(&c, &base, None).header("authorization", header).send().await.expect("sent");
         assert_eq!(r.status(), 401, "{header:.40}");
         assert!(r.headers()["www-authenticate"].to_str().expect("ASCII").contains("error=\"invalid_token\""));

@@ -357,3 +357,24 @@ async fn state_that_was_never_provided_fails_the_build_with_every_problem() {
     let r = TestClient::modern(server).call_tool("lookup", json!({})).await;
     assert_eq!(r.result()["content"][0]["text"], "found");
 }
+
+/// Previous requestState keys are checked like the current one, and need one to seal with.
+#[tokio::test]
+async fn previous_request_state_keys_are_checked_at_build() {
+    let err = Server::builder("s", "1")
+        .groups(["none"])
+        .request_state_key([1u8; 32])
+        .request_state_previous_key([2u8; 8])
+        .build()
+        .expect_err("a short previous key");
+    assert!(err.to_string().contains("the previous requestState key has 8 bytes"), "{err}");
+    assert!(err.to_string().contains("server.rs"), "names where: {err}");
+    let err = Server::builder("s", "1").groups(["none"]).request_state_previous_key([2u8; 32]).build().expect_err("");
+    assert!(err.to_string().contains("needs a current one"), "{err}");
+    Server::builder("s", "1")
+        .groups(["none"])
+        .request_state_key([1u8; 32])
+        .request_state_previous_key([2u8; 32])
+        .build()
+        .expect("a rotation");
+}
