@@ -231,6 +231,8 @@ const POOL_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Clone)]
 pub struct PostgresTaskStore {
     pool: Pool,
+    /// How long one store operation may wait for the database in all.
+    statement_timeout: Duration,
 }
 
 impl std::fmt::Debug for PostgresTaskStore {
@@ -260,6 +262,38 @@ pub struct Job {
 impl PostgresTaskStore {
     /// The pool size [`connect`](Self::connect) uses: connections per store instance.
     pub const DEFAULT_POOL_SIZE: usize = 16;
+
+    /// How long one operation may wait for the database by default (10 s): see
+    /// [`statement_timeout`](Self::statement_timeout).
+    pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// How long one store operation (a connection from the pool and its statements) may take
+    /// before it fails with a [`StoreError`] saying so; default
+    /// [`DEFAULT_STATEMENT_TIMEOUT`](Self::DEFAULT_STATEMENT_TIMEOUT). A database that is
+    /// frozen or unreachable without closing its connections (a hung host, a network partition)
+    /// then fails the request with `-32603` instead of holding it for as long as the database
+    /// stays away. The statement itself is abandoned on the client; PostgreSQL may still finish
+    /// it.
+    pub fn statement_timeout(mut self, timeout: Duration) -> Self {
+        self.statement_timeout = timeout;
+        self
+    }
+
+    /// `work` (an operation on the database described by `what`) within the statement timeout.
+    async fn timed<T>(
+        &self,
+        what: &str,
+        work: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        match tokio::time::timeout(self.statement_timeout, work).await {
+            Ok(result) => result,
+            Err(_) => Err(StoreError(format!(
+                "PostgreSQL: no answer to {what} within {:.1} s (the store's statement timeout): the database \
+                 may be down, frozen or overloaded",
+                self.statement_timeout.as_secs_f64()
+            ))),
+        }
+    }
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/db?options`,
     /// or the `key=value` form) with a pool of [`DEFAULT_POOL_SIZE`](Self::DEFAULT_POOL_SIZE)
@@ -305,8 +339,8 @@ impl PostgresTaskStore {
     ///
     /// Errors: [`StoreError`] when no connection can be had or the schema cannot be created.
     pub async fn with_pool(pool: Pool) -> Result<Self, StoreError> {
-        let store = PostgresTaskStore { pool };
-        store.migrate().await?;
+        let store = PostgresTaskStore { pool, statement_timeout: Self::DEFAULT_STATEMENT_TIMEOUT };
+        store.timed("set up the task tables", store.migrate()).await?;
         Ok(store)
     }
 
@@ -358,24 +392,27 @@ impl PostgresTaskStore {
     /// queued), already has a job, `arguments` cannot be stored as `JSONB` (a string containing
     /// U+0000), or the database fails.
     pub async fn enqueue(&self, task_id: &str, tool: &str, arguments: &Value) -> Result<(), StoreError> {
-        const WHAT: &str = "queue a job";
-        let client = self.client(WHAT).await?;
-        let stmt = client.prepare_cached(ENQUEUE).await.map_err(|e| failed(WHAT, &e))?;
-        let queued = client
-            .execute(&stmt, &[&task_id, &tool, &arguments.to_string(), &to_sql(now_ms())])
-            .await
-            .map_err(|e| match e.code() {
-                Some(c) if *c == SqlState::UNIQUE_VIOLATION => {
-                    StoreError(format!("PostgreSQL: task {task_id} already has a job"))
-                }
-                _ => failed(WHAT, &e),
-            })?;
-        if queued == 0 {
-            return Err(StoreError(format!(
-                "PostgreSQL: task {task_id} is unknown or no longer working; no job was queued"
-            )));
-        }
-        Ok(())
+        self.timed("queue a job", async {
+            const WHAT: &str = "queue a job";
+            let client = self.client(WHAT).await?;
+            let stmt = client.prepare_cached(ENQUEUE).await.map_err(|e| failed(WHAT, &e))?;
+            let queued = client
+                .execute(&stmt, &[&task_id, &tool, &arguments.to_string(), &to_sql(now_ms())])
+                .await
+                .map_err(|e| match e.code() {
+                    Some(c) if *c == SqlState::UNIQUE_VIOLATION => {
+                        StoreError(format!("PostgreSQL: task {task_id} already has a job"))
+                    }
+                    _ => failed(WHAT, &e),
+                })?;
+            if queued == 0 {
+                return Err(StoreError(format!(
+                    "PostgreSQL: task {task_id} is unknown or no longer working; no job was queued"
+                )));
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// Claims the oldest unclaimed job whose task is still `working`, for the worker named
@@ -391,20 +428,25 @@ impl PostgresTaskStore {
     ///
     /// Errors: [`StoreError`] on a database failure, or a stored job that cannot be read.
     pub async fn claim(&self, worker: &str, lease: Duration) -> Result<Option<Job>, StoreError> {
-        const WHAT: &str = "claim a job";
-        let client = self.client(WHAT).await?;
-        let stmt = client.prepare_cached(CLAIM).await.map_err(|e| failed(WHAT, &e))?;
-        let now = now_ms();
-        let until = now.saturating_add(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX));
-        let row =
-            client.query_opt(&stmt, &[&worker, &to_sql(now), &to_sql(until)]).await.map_err(|e| failed(WHAT, &e))?;
-        let Some(row) = row else { return Ok(None) };
-        let task_id: String = row.try_get(0).map_err(|e| failed(WHAT, &e))?;
-        let tool: String = row.try_get(1).map_err(|e| failed(WHAT, &e))?;
-        let arguments: String = row.try_get(2).map_err(|e| failed(WHAT, &e))?;
-        let arguments = serde_json::from_str(&arguments)
-            .map_err(|e| StoreError(format!("PostgreSQL: the arguments of job {task_id} are unreadable: {e}")))?;
-        Ok(Some(Job { task_id, tool, arguments }))
+        self.timed("claim a job", async {
+            const WHAT: &str = "claim a job";
+            let client = self.client(WHAT).await?;
+            let stmt = client.prepare_cached(CLAIM).await.map_err(|e| failed(WHAT, &e))?;
+            let now = now_ms();
+            let until = now.saturating_add(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX));
+            let row = client
+                .query_opt(&stmt, &[&worker, &to_sql(now), &to_sql(until)])
+                .await
+                .map_err(|e| failed(WHAT, &e))?;
+            let Some(row) = row else { return Ok(None) };
+            let task_id: String = row.try_get(0).map_err(|e| failed(WHAT, &e))?;
+            let tool: String = row.try_get(1).map_err(|e| failed(WHAT, &e))?;
+            let arguments: String = row.try_get(2).map_err(|e| failed(WHAT, &e))?;
+            let arguments = serde_json::from_str(&arguments)
+                .map_err(|e| StoreError(format!("PostgreSQL: the arguments of job {task_id} are unreadable: {e}")))?;
+            Ok(Some(Job { task_id, tool, arguments }))
+        })
+        .await
     }
 
     async fn read(client: &Object, what: &str, id: &str) -> Result<Option<TaskRecord>, StoreError> {
@@ -456,7 +498,7 @@ fn record_from_row(row: &Row) -> Result<TaskRecord, StoreError> {
 
 impl TaskStore for PostgresTaskStore {
     fn create(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(async move {
+        Box::pin(self.timed("create a task", async move {
             const WHAT: &str = "create a task";
             let (status, payload) = encode_state(&task.state)?;
             let expires = task.ttl_ms.map(|ttl| to_sql(task.created_at_ms.saturating_add(ttl)));
@@ -488,15 +530,15 @@ impl TaskStore for PostgresTaskStore {
                     _ => failed(WHAT, &e),
                 })?;
             Ok(())
-        })
+        }))
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
-        Box::pin(async move {
+        Box::pin(self.timed("read a task", async move {
             const WHAT: &str = "read a task";
             let client = self.client(WHAT).await?;
             Self::read(&client, WHAT, id).await
-        })
+        }))
     }
 
     fn transition<'a>(
@@ -506,7 +548,7 @@ impl TaskStore for PostgresTaskStore {
         status_message: Option<String>,
         now_ms: u64,
     ) -> BoxFuture<'a, Result<Transition, StoreError>> {
-        Box::pin(async move {
+        Box::pin(self.timed("update a task", async move {
             const WHAT: &str = "update a task";
             let (status, payload) = encode_state(&state)?;
             let client = self.client(WHAT).await?;
@@ -524,31 +566,31 @@ impl TaskStore for PostgresTaskStore {
                 Some(record) => Transition::Terminal(record),
                 None => Transition::Unknown,
             })
-        })
+        }))
     }
 
     fn purge_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, StoreError>> {
-        Box::pin(async move {
+        Box::pin(self.timed("purge expired tasks", async move {
             const WHAT: &str = "purge expired tasks";
             let client = self.client(WHAT).await?;
             let stmt = client.prepare_cached(PURGE).await.map_err(|e| failed(WHAT, &e))?;
             let n = client.execute(&stmt, &[&to_sql(now_ms)]).await.map_err(|e| failed(WHAT, &e))?;
             Ok(usize::try_from(n).unwrap_or(usize::MAX))
-        })
+        }))
     }
 
     fn renew_lease<'a>(&'a self, id: &'a str, until_ms: Option<u64>) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(async move {
+        Box::pin(self.timed("renew a task lease", async move {
             const WHAT: &str = "renew a task lease";
             let client = self.client(WHAT).await?;
             let stmt = client.prepare_cached(RENEW).await.map_err(|e| failed(WHAT, &e))?;
             let n = client.execute(&stmt, &[&id, &until_ms.map(to_sql)]).await.map_err(|e| failed(WHAT, &e))?;
             Ok(n > 0)
-        })
+        }))
     }
 
     fn fail_expired_leases(&self, now_ms: u64, error: TaskError) -> BoxFuture<'_, Result<Vec<TaskRecord>, StoreError>> {
-        Box::pin(async move {
+        Box::pin(self.timed("fail tasks with expired leases", async move {
             const WHAT: &str = "fail tasks with expired leases";
             let payload = serde_json::to_string(&error)
                 .map_err(|e| StoreError(format!("task error could not be encoded: {e}")))?;
@@ -559,7 +601,7 @@ impl TaskStore for PostgresTaskStore {
                 .await
                 .map_err(|e| failed(WHAT, &e))?;
             rows.iter().map(record_from_row).collect()
-        })
+        }))
     }
 }
 

@@ -483,6 +483,7 @@ macro_rules! pg_only {
 pg_only!(
     postgres_schema_setup_is_concurrent_and_upgrades_old_tables,
     postgres_pool_exhaustion_is_a_store_error,
+    postgres_a_frozen_database_is_a_store_error_not_a_hang,
     postgres_job_queue_hands_each_job_out_once,
     postgres_jobs_of_ended_tasks_are_never_handed_out,
     postgres_a_claimed_job_is_never_handed_out_again,
@@ -631,6 +632,100 @@ mod pg {
         assert!(err.0.contains("PostgreSQL") && err.0.contains("read a task") && err.0.contains("in use"), "{err}");
         drop(held);
         assert_eq!(store.get("t_x").await.expect("works again"), None);
+    }
+
+    /// A TCP relay to PostgreSQL that can stop passing bytes on, as a frozen database host (or
+    /// a partition) does: connections stay open and nothing comes back.
+    struct Relay {
+        port: u16,
+        frozen: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl Relay {
+        async fn start(to: String) -> Relay {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+            let port = listener.local_addr().expect("an address").port();
+            let frozen = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let gate = frozen.clone();
+            tokio::spawn(async move {
+                while let Ok((client, _)) = listener.accept().await {
+                    let Ok(server) = tokio::net::TcpStream::connect(&to).await else { continue };
+                    let (cr, cw) = client.into_split();
+                    let (sr, sw) = server.into_split();
+                    tokio::spawn(pass(cr, sw, gate.clone()));
+                    tokio::spawn(pass(sr, cw, gate.clone()));
+                }
+            });
+            Relay { port, frozen }
+        }
+
+        fn freeze(&self, frozen: bool) {
+            self.frozen.store(frozen, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// Copies `from` to `to`, holding what it read while the gate is shut.
+    async fn pass(
+        mut from: tokio::net::tcp::OwnedReadHalf,
+        mut to: tokio::net::tcp::OwnedWriteHalf,
+        gate: Arc<std::sync::atomic::AtomicBool>,
+    ) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = match from.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            while gate.load(std::sync::atomic::Ordering::SeqCst) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            if to.write_all(&buf[..n]).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// A database that stops answering without closing its connections fails each store call
+    /// after the statement timeout, with a message saying so, instead of holding the request
+    /// for as long as the database is away; once it answers again, so does the store.
+    pub async fn postgres_a_frozen_database_is_a_store_error_not_a_hang(db: Arc<Db>) {
+        let host = db.config.get_hosts().first().cloned();
+        let host = match host {
+            Some(tokio_postgres::config::Host::Tcp(h)) => h,
+            _ => "127.0.0.1".to_owned(),
+        };
+        let port = db.config.get_ports().first().copied().unwrap_or(5432);
+        let relay = Relay::start(format!("{host}:{port}")).await;
+        // A new config: `host`/`port` on a parsed one add a second address rather than replace it.
+        let mut config = tokio_postgres::Config::new();
+        config.host("127.0.0.1").port(relay.port);
+        if let Some(user) = db.config.get_user() {
+            config.user(user);
+        }
+        if let Some(password) = db.config.get_password() {
+            config.password(password);
+        }
+        if let Some(dbname) = db.config.get_dbname() {
+            config.dbname(dbname);
+        }
+        if let Some(options) = db.config.get_options() {
+            config.options(options);
+        }
+        let store =
+            PostgresTaskStore::with_config(config, 2).await.expect("store").statement_timeout(Duration::from_secs(1));
+        let t = task(TaskState::Working);
+        store.create(t.clone()).await.expect("create");
+        relay.freeze(true);
+        // A bound far above the timeout: a hang fails the test instead of stalling it.
+        let outcome = tokio::time::timeout(Duration::from_secs(30), store.get(&t.id)).await;
+        let err = outcome.expect("answered, not hung").expect_err("the database is frozen");
+        assert!(err.0.contains("read a task") && err.0.contains("statement timeout"), "{err}");
+        let outcome = tokio::time::timeout(Duration::from_secs(30), store.renew_lease(&t.id, Some(now_ms()))).await;
+        assert!(outcome.expect("answered, not hung").is_err());
+        relay.freeze(false);
+        let back = tokio::time::timeout(Duration::from_secs(30), store.get(&t.id)).await;
+        assert_eq!(back.expect("answered").expect("works again").map(|r| r.id), Some(t.id));
     }
 
     fn args(i: usize) -> Value {
