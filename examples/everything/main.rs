@@ -96,7 +96,8 @@ async fn main() -> ExitCode {
     // flag says otherwise, the in-memory store.
     let mut tasks = switchyard_tasks::TasksExtension::new();
     if let Some(TaskStore::Postgres(url)) = &cli.task_store {
-        match switchyard_tasks::PostgresTaskStore::connect(url).await {
+        // An instance may start before its database: keep trying for a minute.
+        match switchyard_tasks::PostgresTaskStore::connect_waiting(url, std::time::Duration::from_secs(60)).await {
             Ok(store) => tasks = tasks.store(store),
             // The URL may hold a password: name only the store in the message.
             Err(e) => return fail(&format!("--task-store postgres: {e}")),

@@ -315,6 +315,7 @@ fn the_command_line_answers_help_and_version() {
             "--listen-probes",
             "--task-lease-ms <MS>",
             "--task-ttl-ms <MS>",
+            "--task-store-wait <SECONDS>",
             "--hub <nats:URL>",
             "--hub-subject <SUBJECT>",
             "--state-key-env <VAR>",

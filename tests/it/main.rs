@@ -29,6 +29,7 @@ mod skills;
 mod soak;
 mod state_rotation;
 mod stdio;
+mod store_startup;
 mod subscriptions;
 mod tasks;
 mod tool_results;

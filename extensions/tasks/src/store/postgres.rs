@@ -308,6 +308,40 @@ impl PostgresTaskStore {
         Self::with_config(config, Self::DEFAULT_POOL_SIZE).await
     }
 
+    /// [`connect`](Self::connect), retrying while the database cannot be reached for at most
+    /// `wait`: an instance started before its database (a fresh deployment, a failover under
+    /// way) comes up once the database does, instead of exiting and being restarted in a loop.
+    /// Each failed attempt is logged (`warn`); attempts start 250 ms apart and back off to 5 s.
+    ///
+    /// Errors: [`StoreError`] at once for an invalid URL; after `wait`, the last attempt's
+    /// error, saying how long it retried.
+    pub async fn connect_waiting(url: &str, wait: Duration) -> Result<Self, StoreError> {
+        let config: tokio_postgres::Config =
+            url.parse().map_err(|e| StoreError(format!("PostgreSQL: invalid connection URL: {}", describe(&e))))?;
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut delay = Duration::from_millis(250);
+        let mut attempt = 1u32;
+        loop {
+            let error = match Self::with_config(config.clone(), Self::DEFAULT_POOL_SIZE).await {
+                Ok(store) => return Ok(store),
+                Err(e) => e,
+            };
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return Err(StoreError(format!(
+                    "{} (gave up after {attempt} attempts over {:.0} s)",
+                    error.0,
+                    wait.as_secs_f64()
+                )));
+            }
+            tracing::warn!(error = %error, attempt, retry_in_ms = delay.min(left).as_millis() as u64,
+                "tasks: the PostgreSQL task store cannot be reached yet; retrying");
+            tokio::time::sleep(delay.min(left)).await;
+            delay = (delay * 2).min(Duration::from_secs(5));
+            attempt += 1;
+        }
+    }
+
     /// Connects with `config` (e.g. with `config.options("-c search_path=tenant_a")`) and a
     /// pool of at most `pool_size` connections, and creates or upgrades the schema. A call
     /// waits at most 5 s for a free connection and 5 s for a new one to open.
