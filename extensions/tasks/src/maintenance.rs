@@ -11,7 +11,10 @@
 //!   passed (`TaskStore::fail_expired_leases`) and announces them: a task whose process died
 //!   (killed, no graceful stop) ends `failed` (-32603) at most `lease_ms * 4 / 3` after the
 //!   last renewal, never `working` forever. `tasks/get` fails such a task at once when it
-//!   sees the lease has passed.
+//!   sees the lease has passed. After this process saw the store fail, neither judges leases
+//!   until the store has answered for a whole lease: an outage of the store stops every
+//!   renewal, so a lease that ran out during it says nothing about its runner, and live
+//!   runners renew first (a store outage never fails tasks whose processes are alive).
 //! - **Events from other instances** (through the server's hub; with the in-process hub only
 //!   this process's own): a `notifications/tasks` saying `cancelled` or `failed` stops the
 //!   local work at once, so a `tasks/cancel` answered by another instance stops the task here
@@ -88,6 +91,12 @@ impl Tasks {
 }
 
 async fn fail_dead(tasks: &Tasks, publisher: &Publisher, now: u64) {
+    if !tasks.sweep_allowed(now) {
+        tracing::debug!(
+            "tasks: lease sweep deferred: the store failed within the last lease, so live runners renew first"
+        );
+        return;
+    }
     let error = TaskError::internal(
         "the server instance running the task stopped before it finished (its lease ran out); run the tool again",
     );
@@ -98,7 +107,10 @@ async fn fail_dead(tasks: &Tasks, publisher: &Publisher, now: u64) {
                 publish(publisher, record);
             }
         }
-        Err(e) => tracing::warn!(error = %e, "tasks: failing tasks with expired leases failed"),
+        Err(e) => {
+            tasks.store_failed(now);
+            tracing::warn!(error = %e, "tasks: failing tasks with expired leases failed");
+        }
     }
 }
 
@@ -116,11 +128,15 @@ async fn renew_and_sweep(tasks: Weak<Tasks>, publisher: Publisher, period: Durat
             match tasks.store.renew_lease(&id, Some(until)).await {
                 Ok(true) => {}
                 Ok(false) => tasks.stop_local(&id),
-                Err(e) => tracing::warn!(task = %id, error = %e, "tasks: renewing a lease failed"),
+                Err(e) => {
+                    tasks.store_failed(now);
+                    tracing::warn!(task = %id, error = %e, "tasks: renewing a lease failed");
+                }
             }
         }
         fail_dead(&tasks, &publisher, now).await;
         if let Err(e) = tasks.store.purge_expired(now).await {
+            tasks.store_failed(now);
             tracing::warn!(error = %e, "tasks: purging expired tasks failed");
         }
     }

@@ -30,6 +30,9 @@ pub(crate) struct Tasks {
     running: Mutex<HashMap<String, Running>>,
     /// Set once the background maintenance of this process runs.
     pub(crate) maintenance_started: AtomicBool,
+    /// When this process last saw the store fail, or started (Unix ms): see
+    /// [`sweep_allowed`](Self::sweep_allowed).
+    last_store_error_ms: std::sync::atomic::AtomicU64,
 }
 
 /// The installed extension of `ctx`'s server, if any.
@@ -88,7 +91,25 @@ impl Tasks {
             lease_ms,
             running: Mutex::new(HashMap::new()),
             maintenance_started: AtomicBool::new(false),
+            // A process that just started has not seen the store work yet: it may be starting
+            // at the end of an outage, so it too waits a lease before judging leases.
+            last_store_error_ms: std::sync::atomic::AtomicU64::new(now_ms()),
         }
+    }
+
+    /// Notes that the store failed at `now` (Unix ms).
+    pub(crate) fn store_failed(&self, now: u64) {
+        self.last_store_error_ms.fetch_max(now.max(1), std::sync::atomic::Ordering::AcqRel);
+    }
+
+    /// Whether leases that passed may be judged at `now`: not until the store has answered
+    /// this process for a whole lease since it last failed. During a store outage nobody can
+    /// renew, so a lease that ran out then says nothing about its runner; a live runner renews
+    /// within a third of a lease once the store is back, and only then does a passed lease mean
+    /// a dead runner.
+    pub(crate) fn sweep_allowed(&self, now: u64) -> bool {
+        let last = self.last_store_error_ms.load(std::sync::atomic::Ordering::Acquire);
+        now.saturating_sub(last) >= self.lease_ms
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
@@ -128,10 +149,14 @@ impl Tasks {
             return Err(unknown(id));
         }
         let now = now_ms();
-        let mut record = self.store.get(id).await.map_err(|e| store_error("read a task", e))?;
+        let mut record = self.store.get(id).await.map_err(|e| {
+            self.store_failed(now);
+            store_error("read a task", e)
+        })?;
         if let Some(r) = &record
             && !r.state.is_terminal()
             && r.lease_expires_at_ms.is_some_and(|until| until <= now)
+            && self.sweep_allowed(now)
         {
             // Its process died and no sweep has run since: fail it now rather than report it
             // `working` (DESIGN §10: never `working` forever).

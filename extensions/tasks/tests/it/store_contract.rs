@@ -484,6 +484,7 @@ pg_only!(
     postgres_schema_setup_is_concurrent_and_upgrades_old_tables,
     postgres_pool_exhaustion_is_a_store_error,
     postgres_a_frozen_database_is_a_store_error_not_a_hang,
+    postgres_a_store_outage_fails_no_live_task,
     postgres_job_queue_hands_each_job_out_once,
     postgres_jobs_of_ended_tasks_are_never_handed_out,
     postgres_a_claimed_job_is_never_handed_out_again,
@@ -686,10 +687,8 @@ mod pg {
         }
     }
 
-    /// A database that stops answering without closing its connections fails each store call
-    /// after the statement timeout, with a message saying so, instead of holding the request
-    /// for as long as the database is away; once it answers again, so does the store.
-    pub async fn postgres_a_frozen_database_is_a_store_error_not_a_hang(db: Arc<Db>) {
+    /// A relay to the test's database and a connection config through it.
+    async fn relayed(db: &Db) -> (Relay, tokio_postgres::Config) {
         let host = db.config.get_hosts().first().cloned();
         let host = match host {
             Some(tokio_postgres::config::Host::Tcp(h)) => h,
@@ -712,6 +711,14 @@ mod pg {
         if let Some(options) = db.config.get_options() {
             config.options(options);
         }
+        (relay, config)
+    }
+
+    /// A database that stops answering without closing its connections fails each store call
+    /// after the statement timeout, with a message saying so, instead of holding the request
+    /// for as long as the database is away; once it answers again, so does the store.
+    pub async fn postgres_a_frozen_database_is_a_store_error_not_a_hang(db: Arc<Db>) {
+        let (relay, config) = relayed(&db).await;
         let store =
             PostgresTaskStore::with_config(config, 2).await.expect("store").statement_timeout(Duration::from_secs(1));
         let t = task(TaskState::Working);
@@ -845,6 +852,58 @@ mod pg {
     async fn crunch(args: CrunchArgs) -> Result<String, ToolError> {
         RAN_HERE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Ok(format!("{}", args.n * (args.n + 1) / 2))
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct NapArgs {
+        /// How long to sleep (ms).
+        ms: u64,
+    }
+
+    /// Sleeps, then says so.
+    #[mcp_tool(task_support = "optional", group = "store_outage")]
+    async fn nap(args: NapArgs) -> Result<String, ToolError> {
+        tokio::time::sleep(Duration::from_millis(args.ms)).await;
+        Ok("rested".to_owned())
+    }
+
+    /// The database freezes for four leases while a task runs on instance A: no lease can be
+    /// renewed meanwhile. Once it answers again, instance B, which saw the store fail, neither
+    /// fails the task when it is read nor in its sweep before A has renewed; the task completes.
+    pub async fn postgres_a_store_outage_fails_no_live_task(db: Arc<Db>) {
+        let (relay, config) = relayed(&db).await;
+        let lease = Duration::from_millis(500);
+        let instance = |store: PostgresTaskStore| {
+            let ext = TasksExtension::new().store(store.statement_timeout(Duration::from_millis(200))).lease(lease);
+            let server = ext.install(Server::builder("outage", "0").groups(["default", "store_outage"])).build();
+            TestClient::modern(server.expect("builds"))
+                .with_capabilities(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }))
+        };
+        let a = instance(PostgresTaskStore::with_config(config.clone(), 2).await.expect("store"));
+        let b = instance(PostgresTaskStore::with_config(config, 2).await.expect("store"));
+        let reply = a.call_tool("nap", json!({ "ms": 4000 })).await;
+        let id = reply.result()["taskId"].as_str().expect("a task").to_owned();
+        // B has been serving for a while (its background work runs) when the database freezes.
+        let get = json!({ "taskId": id });
+        assert_eq!(b.request("tasks/get", get.clone()).await.result()["status"], "working");
+        tokio::time::sleep(lease * 2).await;
+        relay.freeze(true);
+        tokio::time::sleep(lease * 4).await;
+        relay.freeze(false);
+        let mut seen: Vec<String> = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let r = b.request("tasks/get", get.clone()).await;
+            let status = r.response["result"]["status"].as_str().unwrap_or("(store error)").to_owned();
+            if seen.last() != Some(&status) {
+                seen.push(status.clone());
+            }
+            if status == "completed" || status == "failed" || std::time::Instant::now() > deadline {
+                assert_eq!(status, "completed", "statuses seen after the outage: {seen:?}; {}", r.response);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// The executor queues the task's `tools/call` and clears its lease; a worker on another
