@@ -1,6 +1,7 @@
 -- wrk script of the HTTP rows (see load_wrk.rs): POSTs `tools/call` of `echo` and checks
 -- every answer. Arguments after `--`: `modern`, or `legacy SESSION-ID...` (one id per client
--- the harness initialized; requests take them in turn).
+-- the harness initialized; requests take them in turn); right after the wire, `bearer=TOKEN`
+-- sends `Authorization: Bearer TOKEN` with every request (the auth rows).
 --
 -- Requests are built once in init(): wrk calls request() per request, and building a string
 -- there would cost the generator more than some servers spend answering it.
@@ -17,8 +18,14 @@ bad_sample = ""
 
 function init(args)
    local wire = args[1]
+   local first_session = 2
+   local authorization = nil
+   if args[2] and string.sub(args[2], 1, 7) == "bearer=" then
+      authorization = "Bearer " .. string.sub(args[2], 8)
+      first_session = 3
+   end
    local sessions = {}
-   for k = 2, #args do
+   for k = first_session, #args do
       sessions[#sessions + 1] = args[k]
    end
    if wire == "legacy" and #sessions == 0 then
@@ -29,6 +36,7 @@ function init(args)
       local headers = {
          ["Content-Type"] = "application/json",
          ["Accept"] = "application/json, text/event-stream",
+         ["Authorization"] = authorization,
       }
       local body
       if wire == "modern" then

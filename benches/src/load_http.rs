@@ -46,6 +46,8 @@ pub struct Client {
     authority: String,
     path: String,
     session: Option<String>,
+    /// `Authorization` of every request (`Bearer TOKEN`), for a server that requires tokens.
+    authorization: Option<String>,
 }
 
 impl Client {
@@ -56,12 +58,31 @@ impl Client {
         stream.set_nodelay(true)?;
         let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(conn);
-        Ok(Client { sender, authority, path, session: None })
+        Ok(Client { sender, authority, path, session: None, authorization: None })
+    }
+
+    /// Sends `token` as `Authorization: Bearer TOKEN` with every request from now on.
+    pub fn bearer(mut self, token: &str) -> Client {
+        self.authorization = Some(format!("Bearer {token}"));
+        self
     }
 
     /// POSTs `body` with `headers`; the answer's headers and body, or an error for a status
     /// other than 2xx.
     pub async fn post(&mut self, body: String, headers: &[(&str, &str)]) -> Res<(hyper::http::HeaderMap, Bytes)> {
+        let (status, headers, bytes) = self.send(body, headers).await?;
+        if !status.is_success() {
+            return Err(format!("HTTP {status}: {}", String::from_utf8_lossy(&bytes)).into());
+        }
+        Ok((headers, bytes))
+    }
+
+    /// POSTs `body` with `headers`; the answer's status, headers and body, whatever the status.
+    pub async fn send(
+        &mut self,
+        body: String,
+        headers: &[(&str, &str)],
+    ) -> Res<(hyper::StatusCode, hyper::http::HeaderMap, Bytes)> {
         let mut req = hyper::Request::post(&self.path)
             .header("host", &self.authority)
             .header("content-type", "application/json")
@@ -72,15 +93,13 @@ impl Client {
         if let Some(s) = &self.session {
             req = req.header("mcp-session-id", s);
         }
+        if let Some(a) = &self.authorization {
+            req = req.header("authorization", a);
+        }
         self.sender.ready().await?;
         let resp = self.sender.send_request(req.body(Full::new(Bytes::from(body)))?).await?;
-        let status = resp.status();
         let (parts, body) = resp.into_parts();
-        let bytes = body.collect().await?.to_bytes();
-        if !status.is_success() {
-            return Err(format!("HTTP {status}: {}", String::from_utf8_lossy(&bytes)).into());
-        }
-        Ok((parts.headers, bytes))
+        Ok((parts.status, parts.headers, body.collect().await?.to_bytes()))
     }
 
     /// The legacy handshake: `initialize`, keep the session id, `notifications/initialized`;
@@ -96,31 +115,39 @@ impl Client {
         Ok(self.session.clone().unwrap_or_default())
     }
 
-    async fn call(&mut self, wire: Wire, i: u64) -> Res<()> {
-        let text = format!("hello {i}");
-        let (body, headers): (String, &[(&str, &str)]) = match wire {
-            Wire::Modern => (
-                json!({ "jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
-                    "name": "echo", "arguments": { "text": text },
-                    "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                               "io.modelcontextprotocol/clientCapabilities": {},
-                               "io.modelcontextprotocol/clientInfo": { "name": "bench", "version": "0" } } } })
-                .to_string(),
-                &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "echo")],
-            ),
-            Wire::Legacy => (
-                json!({ "jsonrpc": "2.0", "id": i, "method": "tools/call",
-                        "params": { "name": "echo", "arguments": { "text": text } } })
-                .to_string(),
-                &[("mcp-protocol-version", "2025-11-25")],
-            ),
-        };
+    /// Calls `echo` with a text of its own and checks the answer holds it.
+    pub async fn call(&mut self, wire: Wire, i: u64) -> Res<()> {
+        let (body, headers, text) = call_request(wire, i);
         let (_, reply) = self.post(body, headers).await?;
         if !(contains(&reply, b"\"result\"") && contains(&reply, text.as_bytes())) {
             return Err(format!("wrong answer: {}", String::from_utf8_lossy(&reply)).into());
         }
         Ok(())
     }
+}
+
+/// The body and headers of a `tools/call` of `echo` on `wire` with request id `i`, and the
+/// text the answer must echo.
+pub fn call_request(wire: Wire, i: u64) -> (String, &'static [(&'static str, &'static str)], String) {
+    let text = format!("hello {i}");
+    let (body, headers): (String, &[(&str, &str)]) = match wire {
+        Wire::Modern => (
+            json!({ "jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                "name": "echo", "arguments": { "text": text },
+                "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                           "io.modelcontextprotocol/clientCapabilities": {},
+                           "io.modelcontextprotocol/clientInfo": { "name": "bench", "version": "0" } } } })
+            .to_string(),
+            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "echo")],
+        ),
+        Wire::Legacy => (
+            json!({ "jsonrpc": "2.0", "id": i, "method": "tools/call",
+                    "params": { "name": "echo", "arguments": { "text": text } } })
+            .to_string(),
+            &[("mcp-protocol-version", "2025-11-25")],
+        ),
+    };
+    (body, headers, text)
 }
 
 pub fn contains(hay: &[u8], needle: &[u8]) -> bool {

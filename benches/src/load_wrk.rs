@@ -24,21 +24,22 @@ pub const RAW_FLOOR_RPS: f64 = 100_000.0;
 /// generator, set the pace.
 pub const SATURATED_PCT: f64 = 90.0;
 
-/// Why a c32 run cannot show that wrk was not the limit, from the raw reference's medians
-/// (requests/s, its server's and wrk's CPU percent of their cores); `None` when it can.
+/// Why a c32 run cannot show that wrk was not the limit, from the medians of the cell's
+/// `reference` server (the raw reference in the comparison rows; its requests/s, its CPU and
+/// wrk's CPU percent of their cores); `None` when it can.
 ///
-/// Valid when raw reaches [`RAW_FLOOR_RPS`], or when raw's server saturated its core
+/// Valid when the reference reaches [`RAW_FLOOR_RPS`], or when it saturated its core
 /// (≥ [`SATURATED_PCT`]) while wrk stayed under that: on a machine whose cores cannot serve
 /// 100k requests/s, the server is then the bottleneck. Anything else (wrk near its whole core,
 /// or both well under theirs because other processes or the hypervisor took the CPUs) is
 /// invalid.
-pub fn generator_limit(raw_rps: f64, raw_busy_pct: f64, wrk_pct: f64) -> Option<String> {
-    if raw_rps >= RAW_FLOOR_RPS || (raw_busy_pct >= SATURATED_PCT && wrk_pct < SATURATED_PCT) {
+pub fn generator_limit(reference: &str, rps: f64, busy_pct: f64, wrk_pct: f64) -> Option<String> {
+    if rps >= RAW_FLOOR_RPS || (busy_pct >= SATURATED_PCT && wrk_pct < SATURATED_PCT) {
         return None;
     }
     Some(format!(
-        "the raw reference answered {raw_rps:.0} req/s at c32, under {RAW_FLOOR_RPS:.0}, with raw at \
-         {raw_busy_pct:.0}% and wrk at {wrk_pct:.0}% of their cores (valid needs raw at ≥ {SATURATED_PCT:.0}% \
+        "{reference} answered {rps:.0} req/s at c32, under {RAW_FLOOR_RPS:.0}, with its server at \
+         {busy_pct:.0}% and wrk at {wrk_pct:.0}% of their cores (valid needs the server at ≥ {SATURATED_PCT:.0}% \
          and wrk under it)"
     ))
 }
@@ -92,23 +93,27 @@ pub fn remove_script() {
 }
 
 /// The script's arguments for `wire`: legacy initializes `concurrency` sessions first (with
-/// the bench's hyper client, untimed), as a client pool would hold one per connection.
-pub async fn script_args(url: &str, wire: Wire, concurrency: usize) -> Res<Vec<String>> {
-    match wire {
-        Wire::Modern => Ok(vec!["modern".to_owned()]),
-        Wire::Legacy => {
-            let mut args = vec!["legacy".to_owned()];
-            for _ in 0..concurrency {
-                let mut c = Client::connect(url).await?;
-                let session = c.initialize().await?;
-                if session.is_empty() {
-                    return Err("initialize answered without an Mcp-Session-Id".into());
-                }
-                args.push(session);
+/// the bench's hyper client, untimed), as a client pool would hold one per connection. With
+/// `bearer`, every request (the handshakes too) carries `Authorization: Bearer TOKEN`.
+pub async fn script_args(url: &str, wire: Wire, concurrency: usize, bearer: Option<&str>) -> Res<Vec<String>> {
+    let mut args = vec![if wire == Wire::Modern { "modern" } else { "legacy" }.to_owned()];
+    if let Some(token) = bearer {
+        args.push(format!("bearer={token}"));
+    }
+    if wire == Wire::Legacy {
+        for _ in 0..concurrency {
+            let mut c = Client::connect(url).await?;
+            if let Some(token) = bearer {
+                c = c.bearer(token);
             }
-            Ok(args)
+            let session = c.initialize().await?;
+            if session.is_empty() {
+                return Err("initialize answered without an Mcp-Session-Id".into());
+            }
+            args.push(session);
         }
     }
+    Ok(args)
 }
 
 /// Runs wrk against `url` for `duration` (whole seconds, at least 1: wrk counts no finer) with

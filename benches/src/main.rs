@@ -7,7 +7,7 @@
 //!
 //! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
 //! overrides how often each figure is measured (1 quick, 3 full; the HTTP rows run 6 rounds
-//! per repeat, 3 quick: see [`http`]).
+//! per repeat, 3 quick: see `turns`).
 //!
 //! The HTTP rows are driven by `wrk` (`load_wrk`), and a run that cannot show the generator
 //! was not the limit (`load_wrk::generator_limit`) is invalid: it fails after printing, unless
@@ -17,12 +17,16 @@
 //! The scale-out rows run only when asked for: `--only scale` (or `scale-tasks`, `scale-http`,
 //! `scale-fanout`). They need PostgreSQL, HAProxy and NATS (see `scale`), which a plain run
 //! should not depend on, and they print in columns of their own (a header line per section).
+//! So do the authorization rows, `--only auth` (see `auth`): a protected `tools/call` against
+//! the same call unprotected; they fail the run if token validation fetched from the issuer
+//! more than once per server.
 //!
 //! Prints one row per figure, tab-separated:
 //! `NAME<TAB>OURS<TAB>RMCP<TAB>RAW<TAB>OURS/RMCP<TAB>OURS/RAW`; `(higher)` or `(lower)` in
 //! NAME says which way is better; `n/a` where a server has no equivalent. Servers are separate
 //! processes (`bench role NAME`) pinned to CPU 1; the load generators run on CPU 0.
 
+mod auth;
 mod compile;
 mod fanout;
 mod load_http;
@@ -33,6 +37,7 @@ mod report;
 mod scale;
 mod servers;
 mod table;
+mod turns;
 
 use load_http::Wire;
 use report::HttpOutcome;
@@ -78,8 +83,12 @@ impl Plan {
     /// A scale-out group (`tasks`, `http`, `fanout`): only when named, as `scale` or
     /// `scale-GROUP` (see the crate docs).
     fn wants_scale(&self, group: &str) -> bool {
-        let named = |g: &str| self.only.as_ref().is_some_and(|o| o.iter().any(|x| x == g));
-        named("scale") || named(&format!("scale-{group}"))
+        self.named("scale") || self.named(&format!("scale-{group}"))
+    }
+
+    /// Whether `--only` names `group`: the groups that a plain run leaves out.
+    fn named(&self, group: &str) -> bool {
+        self.only.as_ref().is_some_and(|o| o.iter().any(|g| g == group))
     }
 }
 
@@ -143,9 +152,10 @@ fn main() -> std::process::ExitCode {
             Some(name) => servers::run_role(name, &args[2..]),
             None => Err("role needs a name".into()),
         },
+        Some("issuer") => auth::issuer_standalone(&args[1..]),
         Some("--help" | "-h") => {
             println!(
-                "usage: bench [--quick] [--only stdio,http,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout] [--repeats N] [--allow-invalid] [--write-docs]"
+                "usage: bench [--quick] [--only stdio,http,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout,auth] [--repeats N] [--allow-invalid] [--write-docs]"
             );
             Ok(())
         }
@@ -196,9 +206,18 @@ fn pin_and_run(args: &[String]) -> Res<()> {
         schema(&plan, &mut table)?;
     }
     rt.block_on(scale::run(&plan, &mut table))?;
+    let mut invalid = http_outcome.map(|o| o.invalid).unwrap_or_default();
+    let mut failure = None;
+    if plan.named("auth") {
+        let outcome = rt.block_on(auth::rows(&plan, &mut table))?;
+        invalid.extend(outcome.invalid);
+        failure = outcome.failure;
+    }
     eprintln!("({} run)", if plan.quick { "quick" } else { "full" });
     print!("{}", table.render());
-    let invalid = http_outcome.map(|o| o.invalid).unwrap_or_default();
+    if let Some(why) = failure {
+        return Err(why.into());
+    }
     if invalid.is_empty() {
         return Ok(());
     }
@@ -255,155 +274,33 @@ fn schema(plan: &Plan, table: &mut Table) -> Res<()> {
     Ok(())
 }
 
-/// The orders in which the three servers of an HTTP cell take their turns, one per round in
-/// this cycle: every server follows each other one equally often within the rounds, so none
-/// always runs after the same one (and whatever it leaves to do after its turn, such as
-/// closing connections).
-const TURN_ORDERS: [[usize; 3]; 6] = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [2, 1, 0], [1, 0, 2]];
-
-/// The most CPU (percent of the servers' core, median over the turns) the two waiting servers
-/// may use during a turn before the run is invalid: beyond it they compete with the one
-/// measured.
-const IDLE_MAX_PCT: f64 = 2.0;
-
-/// One server of an HTTP cell, up for the whole cell; its index among the cell's servers is
-/// its column in the table (0 ours, 1 rmcp, 2 raw).
-struct Served {
-    role: &'static str,
-    process: proc::ServerProc,
-    url: String,
-    /// The wrk script's arguments for it ([`load_wrk::script_args`]).
-    args: Vec<String>,
-    profiler: Option<std::process::Child>,
-}
-
 /// The HTTP rows: wrk (see `load_wrk`) against each server, ours and rmcp on both wires, the
 /// raw reference on each too (it proves the generator is not the limit: see
-/// [`load_wrk::generator_limit`]).
-///
-/// The three servers of a cell (a wire at one concurrency) stay up together and take turns:
-/// each round runs wrk for one slice ([`Plan::http_slice`]) against each, in the orders of
-/// [`TURN_ORDERS`], and every figure is the median over the rounds. Stalls from outside the
-/// processes (the hypervisor's steal, an idle vCPU woken late, another guest) come in
-/// stretches of seconds: taking turns by the second spreads a stretch over all three instead
-/// of putting it on whichever server ran then, and the median drops the slices it spoilt.
-/// The p99 rows are followed by the median of the per-round ratios, which keeps the pairing of
-/// slices measured seconds apart.
+/// [`load_wrk::generator_limit`]). The three servers of a cell (a wire at one concurrency) stay
+/// up together and take turns (see `turns`).
 async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
     let mut outcome = HttpOutcome::starting();
     for (wire, wire_name, rmcp_role) in
         [(Wire::Modern, "stateless", "rmcp-http"), (Wire::Legacy, "legacy session", "rmcp-http-legacy")]
     {
         for conc in [1, 32] {
-            let name = |what: &str| format!("http {wire_name} c{conc} {what}");
-            let mut rps = Figure::new(name("req/s (higher)"));
-            let mut p50 = Figure::new(name("p50 µs (lower)"));
-            let mut p99 = Figure::new(name("p99 µs (lower)"));
-            let mut cpu = Figure::new(name("server CPU µs/req (lower)"));
-            let mut busy = Figure::new(name("server CPU % of its core (info)"));
-            let mut generator = Figure::new(name("wrk CPU % of its core (info)"));
-            let mut idle = Figure::new(name("the two idle servers' CPU % during its turn (info)"));
-            let mut stolen = Figure::new(name("server's CPU stolen by the hypervisor % (info)"));
-            let mut servers: Vec<Served> = Vec::new();
+            let mut servers = Vec::new();
             for role in ["ours-http", rmcp_role, "raw-http"] {
                 eprintln!("http {wire_name} c{conc}: starting {role}");
                 let server = proc::spawn_http(role)?;
                 let url = server.url.clone().ok_or("no URL")?;
-                let args = load_wrk::script_args(&url, wire, conc).await.map_err(|e| format!("{role}: {e}"))?;
-                // BENCH_PROFILE_CMD covers the warm-up too: starting it inside the window
-                // would stall the clients while the profiler attaches.
-                let profiler = proc::start_profiler(server.pid(), role)?;
-                load_wrk::run(&url, conc, plan.http_warmup, &args).map_err(|e| format!("{role} warm-up: {e}"))?;
-                servers.push(Served { role, process: server, url, args, profiler });
+                let args = load_wrk::script_args(&url, wire, conc, None).await.map_err(|e| format!("{role}: {e}"))?;
+                servers.push(turns::Served::warmed(role, server, args, conc, plan)?);
             }
-            let mut round_p99 = Vec::new();
-            for round in 1..=plan.http_rounds {
-                let mut p99_of = [f64::NAN; 3];
-                for &col in &TURN_ORDERS[(round - 1) % TURN_ORDERS.len()] {
-                    let Served { role, process, url, args, .. } = &servers[col];
-                    let others = |s: &[Served]| -> Res<u64> {
-                        s.iter()
-                            .enumerate()
-                            .filter(|(i, _)| *i != col)
-                            .map(|(_, o)| proc::cpu_micros(o.process.pid()))
-                            .sum()
-                    };
-                    let pid = process.pid();
-                    let others_start = others(&servers)?;
-                    let cpu_start = proc::cpu_micros(pid)?;
-                    let steal_start = proc::steal_micros(proc::SERVER_CPU)?;
-                    let run = load_wrk::run(url, conc, plan.http_slice, args).map_err(|e| format!("{role}: {e}"))?;
-                    let cpu_end = proc::cpu_micros(pid)?;
-                    let others_pct = others(&servers)?.saturating_sub(others_start) as f64 * 100.0 / run.wall_us as f64;
-                    let steal_pct = proc::steal_micros(proc::SERVER_CPU)?.saturating_sub(steal_start) as f64 * 100.0
-                        / run.wall_us as f64;
-                    let server_us = cpu_end.saturating_sub(cpu_start) as f64;
-                    let server_pct = server_us * 100.0 / run.wall_us as f64;
-                    eprintln!(
-                        "  round {round}/{} {role}: {:.0} req/s, p99 {:.0} µs, server at {server_pct:.0}% and wrk at \
-                         {:.0}% of their cores, the idle servers at {others_pct:.1}%, {steal_pct:.0}% of the \
-                         server's CPU stolen",
-                        plan.http_rounds, run.rps, run.p99_us, run.generator_cpu_pct
-                    );
-                    rps.add(col, run.rps);
-                    p50.add(col, run.p50_us);
-                    p99.add(col, run.p99_us);
-                    p99_of[col] = run.p99_us;
-                    cpu.add(col, server_us / run.count.max(1) as f64);
-                    busy.add(col, server_pct);
-                    generator.add(col, run.generator_cpu_pct);
-                    idle.add(col, others_pct);
-                    stolen.add(col, steal_pct);
-                }
-                round_p99.push(p99_of);
-            }
-            for served in servers {
-                proc::stop_profiler(served.profiler)?;
-            }
-            let rps_medians = rps.medians();
-            if conc == 32 {
-                let raw = rps_medians[2].unwrap_or(0.0);
-                let raw_busy = busy.medians()[2].unwrap_or(0.0);
-                let raw_generator = generator.medians()[2].unwrap_or(100.0);
-                if let Some(why) = load_wrk::generator_limit(raw, raw_busy, raw_generator) {
-                    let steal = stolen.medians()[2].unwrap_or(0.0);
-                    outcome.invalid.push(format!("{why}, {steal:.0}% of the server's CPU stolen ({wire_name})"));
-                }
-            }
-            for (col, role) in [(0, "ours"), (1, "rmcp"), (2, "raw")] {
-                if let Some(pct) = idle.medians()[col].filter(|p| *p > IDLE_MAX_PCT) {
-                    outcome.invalid.push(format!(
-                        "the waiting servers used {pct:.1}% of the CPU during {role}'s turns, over \
-                         {IDLE_MAX_PCT}% ({wire_name} c{conc})"
-                    ));
-                }
-            }
+            let cell = turns::take_turns(plan, &format!("http {wire_name} c{conc}"), conc, servers)?;
+            outcome.invalid.extend(cell.invalid(table::SERVERS, conc, 2, "the raw reference"));
             outcome.cases.push(report::HttpCase {
                 wire: if wire == Wire::Modern { "stateless" } else { "legacy session" },
                 concurrency: conc,
-                rps: rps_medians,
-                cpu_us: cpu.medians(),
+                rps: cell.rps.medians(),
+                cpu_us: cell.cpu.medians(),
             });
-            let paired = |a: usize, b: usize| {
-                let mut ratios = Figure::new(String::new());
-                for p in &round_p99 {
-                    ratios.add(0, p[a] / p[b]);
-                }
-                ratios.medians()[0].map_or("n/a".to_owned(), |m| format!("{m:.2}"))
-            };
-            let p99_note = format!(
-                "http {wire_name} c{conc} p99: median of the {} per-round ratios ours/rmcp {}, ours/raw {}",
-                round_p99.len(),
-                paired(0, 1),
-                paired(0, 2)
-            );
-            for f in [rps, p50, p99] {
-                table.push(f);
-            }
-            table.note(p99_note);
-            for f in [cpu, busy, generator, idle, stolen] {
-                table.push(f);
-            }
+            cell.push_into(table, table::SERVERS);
         }
     }
     load_wrk::remove_script();

@@ -1,7 +1,8 @@
 //! Switchyard: the `echo` tool as a user writes it, served through `switchyard::cli`.
 //!
 //! The scale-out rows (`--only scale`) run the same HTTP role with a task store (a task-backed
-//! `echo_task` and the Tasks extension) or with a NATS delivery hub; see [`HttpOptions`].
+//! `echo_task` and the Tasks extension) or with a NATS delivery hub, the authorization rows
+//! (`--only auth`) with bearer tokens required; see [`HttpOptions`].
 
 use crate::Res;
 use schemars::JsonSchema;
@@ -97,6 +98,12 @@ pub struct HttpOptions {
     /// `--hub-subject SUBJECT`: the NATS subject the instances share (the hub's default
     /// otherwise); the harness draws a fresh one per run so runs never hear each other.
     pub subject: Option<String>,
+    /// `--auth-issuer URL` (repeatable): [`ServeArgs::auth_issuer`], the runtime's flag of the
+    /// same name. With [`auth_resource`](Self::auth_resource) the endpoint requires bearer
+    /// tokens exactly as a `cli::run` binary started with both flags does (the `auth` rows).
+    pub auth_issuers: Vec<String>,
+    /// `--auth-resource URL`: [`ServeArgs::auth_resource`].
+    pub auth_resource: Option<String>,
 }
 
 impl HttpOptions {
@@ -122,8 +129,13 @@ impl HttpOptions {
                     o.nats = Some(url.to_owned());
                 }
                 "--hub-subject" => o.subject = Some(value()?),
+                "--auth-issuer" => o.auth_issuers.push(value()?),
+                "--auth-resource" => o.auth_resource = Some(value()?),
                 other => return Err(format!("unknown flag {other:?}").into()),
             }
+        }
+        if o.auth_issuers.is_empty() != o.auth_resource.is_none() {
+            return Err("--auth-issuer and --auth-resource go together".into());
         }
         Ok(o)
     }
@@ -174,6 +186,9 @@ pub async fn http(addr: String, options: HttpOptions) -> Res<()> {
             }
         }
     });
-    serve(server, &ServeArgs::from(Mode::Http(addr))).await;
+    let mut args = ServeArgs::from(Mode::Http(addr));
+    args.auth_issuer = options.auth_issuers;
+    args.auth_resource = options.auth_resource;
+    serve(server, &args).await;
     Ok(())
 }
