@@ -270,8 +270,24 @@ async fn c13_legacy_sessions_get_session_wide_notifications_without_ids() {
         let call = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": tool, "arguments": args } });
         s.stdin.write_all(format!("{call}\n").as_bytes()).await.expect("write");
     }
+    // Until the three answers and both notifications are in (a loaded machine may take
+    // seconds), then a short quiet spell for anything that should not come.
     let mut notes = Vec::new();
-    while let Some(m) = s.next(Duration::from_millis(800)).await {
+    let mut answered = 0;
+    let complete = |notes: &[Value], answered: usize| {
+        answered == 3
+            && notes.iter().any(|n| n["method"] == "notifications/resources/updated")
+            && notes.iter().any(|n| n["method"] == "notifications/tools/list_changed")
+    };
+    while !complete(&notes, answered) {
+        let Some(m) = s.next(Duration::from_secs(10)).await else { break };
+        if m.get("method").is_some() {
+            notes.push(m);
+        } else {
+            answered += 1;
+        }
+    }
+    while let Some(m) = s.next(Duration::from_millis(300)).await {
         if m.get("method").is_some() {
             notes.push(m);
         }

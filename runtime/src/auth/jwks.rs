@@ -66,6 +66,33 @@ struct Inner {
     timeout: Duration,
     /// Where tokens that are not JWTs go.
     introspection: Option<super::IntrospectionVerifier>,
+    /// Principals of tokens verified lately, by the token's SHA-256: a client sends the same
+    /// token with every request, and checking an RSA or ECDSA signature costs 10–30 times a
+    /// whole unprotected `tools/call`.
+    verified: moka::future::Cache<[u8; 32], Verified>,
+}
+
+/// A verified token's principal and when the token expires (Unix seconds).
+#[derive(Clone)]
+struct Verified {
+    principal: Principal,
+    exp: u64,
+}
+
+/// Longest a verified token is served from the cache: how late a key the issuer withdrew
+/// still vouches for tokens it signed.
+const VERIFIED_FOR: Duration = Duration::from_secs(60);
+
+struct VerifiedExpiry;
+
+impl moka::Expiry<[u8; 32], Verified> for VerifiedExpiry {
+    fn expire_after_create(&self, _: &[u8; 32], v: &Verified, _: std::time::Instant) -> Option<Duration> {
+        Some(Duration::from_secs(v.exp.saturating_sub(unix_now())).min(VERIFIED_FOR))
+    }
+}
+
+fn verified_cache() -> moka::future::Cache<[u8; 32], Verified> {
+    moka::future::Cache::builder().max_capacity(10_000).expire_after(VerifiedExpiry).build()
 }
 
 struct Issuer {
@@ -159,6 +186,7 @@ impl JwksVerifier {
                 client: super::fetch::client(timeout),
                 timeout,
                 introspection: None,
+                verified: verified_cache(),
             }),
         })
     }
@@ -186,6 +214,7 @@ impl JwksVerifier {
             client: shared.client.clone(),
             timeout: shared.timeout,
             introspection: shared.introspection.clone(),
+            verified: verified_cache(),
         };
         f(&mut inner);
         JwksVerifier { inner: Arc::new(inner) }
@@ -259,10 +288,29 @@ fn unix_now() -> u64 {
 }
 
 impl Inner {
+    /// [`check`](Self::check), answered from the cache of verified tokens while the token
+    /// has not expired (and for at most [`VERIFIED_FOR`]).
     async fn verify(&self, token: &str) -> Result<Principal, AuthError> {
+        use sha2::Digest as _;
+        let digest: [u8; 32] = sha2::Sha256::digest(token.as_bytes()).into();
+        if let Some(hit) = self.verified.get(&digest).await
+            && hit.exp > unix_now()
+        {
+            return Ok(hit.principal);
+        }
+        let (principal, jwt) = self.check(token).await?;
+        // Introspected tokens keep to the introspection cache's own (shorter) rules.
+        if jwt && let Some(exp) = principal.claims.get("exp").and_then(Value::as_u64) {
+            self.verified.insert(digest, Verified { principal: principal.clone(), exp }).await;
+        }
+        Ok(principal)
+    }
+
+    /// The principal of `token`, and whether it was a JWT checked here (not introspected).
+    async fn check(&self, token: &str) -> Result<(Principal, bool), AuthError> {
         let header = match (jsonwebtoken::decode_header(token), &self.introspection) {
             (Ok(h), _) => h,
-            (Err(_), Some(introspection)) => return introspection.verify(token).await,
+            (Err(_), Some(introspection)) => return Ok((introspection.verify(token).await?, false)),
             (Err(_), None) => {
                 return Err(AuthError::invalid(
                     "the token is not a JWT with a header this server reads (an asymmetric alg such as RS256 or ES256)",
@@ -299,7 +347,7 @@ impl Inner {
         validation.set_audience(&[&self.audience]);
         validation.required_spec_claims.extend(["iss".to_owned(), "aud".to_owned()]);
         validation.leeway = self.leeway.as_secs();
-        principal_of(token, key, &validation, &self.roles_claim)
+        Ok((principal_of(token, key, &validation, &self.roles_claim)?, true))
     }
 
     /// The issuer's key set holding the key for `kid`/`alg`, after fetching it again if the

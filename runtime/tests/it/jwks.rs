@@ -437,3 +437,28 @@ async fn an_unreachable_issuer_is_503_and_the_server_keeps_serving() {
     assert_eq!(body["error"]["code"], -32603);
     assert!(body["error"]["message"].as_str().is_some_and(|m| m.contains("try again")), "{body}");
 }
+
+/// A token checked once is served from memory on its next requests (no signature check, no
+/// key lookup, no fetch), at most until it expires.
+#[tokio::test]
+async fn a_verified_token_is_remembered_until_it_expires() {
+    let a = start_as(true).await;
+    a.keys.lock().expect("keys").push(jwk(RSA_A, Algorithm::RS256, "k1"));
+    let v = verifier(&a.issuer).refresh_interval(Duration::ZERO).leeway(Duration::ZERO);
+    let mut c = claims(&a.issuer);
+    c["exp"] = json!(now() + 2);
+    let token = sign(RSA_A, Algorithm::RS256, Some("k1"), &c);
+    assert_eq!(verify(&v, &token).await.expect("checked").id, "ada");
+    // The issuer withdraws the key: the remembered token still passes (for at most 60 s),
+    // without a fetch or a signature check.
+    a.keys.lock().expect("keys").clear();
+    let fetches = a.jwks_fetches.load(Ordering::SeqCst);
+    for _ in 0..3 {
+        assert_eq!(verify(&v, &token).await.expect("remembered").id, "ada");
+    }
+    assert_eq!(a.jwks_fetches.load(Ordering::SeqCst), fetches);
+    // Past its exp the remembered token is checked again, and refused.
+    // Whole seconds: `exp` is now + 2 rounded down, and a token is expired once now > exp.
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    invalid(verify(&v, &token).await, "expired while remembered");
+}
