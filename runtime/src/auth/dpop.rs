@@ -132,17 +132,7 @@ impl Dpop {
         Dpop {
             inner: Arc::new(Inner {
                 required,
-                algorithms: vec![
-                    Algorithm::ES256,
-                    Algorithm::ES384,
-                    Algorithm::RS256,
-                    Algorithm::RS384,
-                    Algorithm::RS512,
-                    Algorithm::PS256,
-                    Algorithm::PS384,
-                    Algorithm::PS512,
-                    Algorithm::EdDSA,
-                ],
+                algorithms: super::jwt::ASYMMETRIC.to_vec(),
                 window,
                 nonce_key: None,
                 seen: replay_cache(window),

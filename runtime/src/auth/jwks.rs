@@ -169,17 +169,7 @@ impl JwksVerifier {
                     })
                     .collect(),
                 audience: audience.to_owned(),
-                algorithms: vec![
-                    Algorithm::RS256,
-                    Algorithm::RS384,
-                    Algorithm::RS512,
-                    Algorithm::PS256,
-                    Algorithm::PS384,
-                    Algorithm::PS512,
-                    Algorithm::ES256,
-                    Algorithm::ES384,
-                    Algorithm::EdDSA,
-                ],
+                algorithms: super::jwt::ASYMMETRIC.to_vec(),
                 leeway: Duration::from_secs(60),
                 roles_claim: "roles".to_owned(),
                 refresh_interval: Duration::from_secs(10),

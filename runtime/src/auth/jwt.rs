@@ -75,6 +75,15 @@ impl JwtVerifier {
     }
 }
 
+/// The signature algorithms accepted by default where keys are public (an issuer's key set, a
+/// DPoP proof's `jwk`): every asymmetric one jsonwebtoken verifies; never `none` or HMAC, since
+/// a public key is no secret.
+#[cfg(feature = "oauth")]
+pub(crate) const ASYMMETRIC: [jsonwebtoken::Algorithm; 9] = {
+    use jsonwebtoken::Algorithm::*;
+    [ES256, ES384, RS256, RS384, RS512, PS256, PS384, PS512, EdDSA]
+};
+
 /// `exp` and `sub` required, `nbf` checked when present, 60 s leeway, only `algorithm`.
 pub(crate) fn base_validation(algorithm: jsonwebtoken::Algorithm) -> jsonwebtoken::Validation {
     let mut validation = jsonwebtoken::Validation::new(algorithm);

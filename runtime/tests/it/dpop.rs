@@ -138,6 +138,12 @@ fn with_dpop(rb: reqwest::RequestBuilder, token: &str, proof: &str) -> reqwest::
     rb.header("authorization", format!("DPoP {token}")).header("dpop", proof)
 }
 
+/// The protected resource metadata of the server at `base`.
+async fn metadata(c: &reqwest::Client, base: &str) -> Value {
+    let r = c.get(format!("{base}/.well-known/oauth-protected-resource/mcp")).send().await.expect("sent");
+    r.json().await.expect("JSON")
+}
+
 fn challenges(r: &reqwest::Response) -> Vec<String> {
     r.headers().get_all("www-authenticate").iter().map(|v| v.to_str().expect("ASCII").to_owned()).collect()
 }
@@ -176,14 +182,7 @@ async fn bound_tokens_need_a_fresh_proof_of_their_key_and_every_bad_proof_is_ref
     let bound = token(&a.issuer, &base, Some(&ec), "mcp");
 
     // Metadata and the first challenge offer both schemes.
-    let doc: Value = c
-        .get(format!("{base}/.well-known/oauth-protected-resource/mcp"))
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("JSON");
+    let doc = metadata(&c, &base).await;
     assert_eq!(doc["dpop_bound_access_tokens_required"], false);
     assert!(doc["dpop_signing_alg_values_supported"].as_array().expect("a list").contains(&json!("ES256")));
     let r = call(&c, &base, None).send().await.expect("sent");
@@ -314,14 +313,7 @@ async fn required_dpop_refuses_bearer_and_nonces_work_across_instances() {
     let ec = ProofKey::new(EC_B, Algorithm::ES256);
     let bound = token(&a.issuer, public, Some(&ec), "mcp");
 
-    let doc: Value = c
-        .get(format!("{base1}/.well-known/oauth-protected-resource/mcp"))
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("JSON");
+    let doc = metadata(&c, &base1).await;
     assert_eq!(doc["dpop_bound_access_tokens_required"], true);
     // Only DPoP is offered.
     let r = call(&c, &base1, None).send().await.expect("sent");
