@@ -387,10 +387,8 @@ fn nonce_time(key: &hmac::Hmac<Sha256>, nonce: &str) -> Option<u64> {
 /// `WWW-Authenticate: DPoP …` (RFC 9449 §7.1): `algs`, the error when there is one, the scope
 /// and the resource metadata URL.
 pub(crate) fn challenge(dpop: &Dpop, metadata: Option<&str>, error: Option<(&str, &str)>, scope: &str) -> String {
-    let bearer = super::resource::challenge(metadata, error, scope);
-    let params = bearer.strip_prefix("Bearer").unwrap_or_default();
     let algs = format!("algs=\"{}\"", dpop.algorithm_names().join(" "));
-    if params.is_empty() { format!("DPoP {algs}") } else { format!("DPoP{params}, {algs}") }
+    super::resource::challenge_in("DPoP", metadata, error, scope, Some(algs))
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@ pub use layer::BearerAuth;
 pub use policy::{AllowAll, Policy, Primitive, RolePolicy};
 pub use principal::Principal;
 #[cfg(feature = "http")]
-pub(crate) use resource::challenge as challenge_header;
+pub(crate) use resource::challenge_in as challenge_header;
 pub use resource::{METADATA_PATH, ProtectedResource};
 pub use verifier::{AuthError, StaticTokens, TokenVerifier};
 

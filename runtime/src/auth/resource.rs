@@ -212,6 +212,18 @@ impl ProtectedResource {
 
 /// A `Bearer` challenge; `metadata` is the resource metadata URL when the server has one.
 pub(crate) fn challenge(metadata: Option<&str>, error: Option<(&str, &str)>, scope: &str) -> String {
+    challenge_in("Bearer", metadata, error, scope, None)
+}
+
+/// A challenge of `scheme` (`Bearer`, RFC 6750 §3; `DPoP`, RFC 9449 §7.1) with the error, the
+/// scope, the resource metadata URL and, last, `extra` (a parameter already written out).
+pub(crate) fn challenge_in(
+    scheme: &str,
+    metadata: Option<&str>,
+    error: Option<(&str, &str)>,
+    scope: &str,
+    extra: Option<String>,
+) -> String {
     let mut params = Vec::new();
     if let Some((code, description)) = error {
         params.push(format!("error=\"{code}\""));
@@ -225,7 +237,8 @@ pub(crate) fn challenge(metadata: Option<&str>, error: Option<(&str, &str)>, sco
     if let Some(url) = metadata {
         params.push(format!("resource_metadata=\"{}\"", quotable(url)));
     }
-    if params.is_empty() { "Bearer".to_owned() } else { format!("Bearer {}", params.join(", ")) }
+    params.extend(extra);
+    if params.is_empty() { scheme.to_owned() } else { format!("{scheme} {}", params.join(", ")) }
 }
 
 /// `text` with only the characters RFC 6750 §3 allows inside its quoted values (printable

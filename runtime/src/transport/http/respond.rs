@@ -154,12 +154,8 @@ pub(crate) fn scope_challenge(mut resp: Response, scope: &str, challenge: &Chall
         (StatusCode::FORBIDDEN, Some(("insufficient_scope", "")))
     };
     *resp.status_mut() = status;
-    let mut value = crate::auth::challenge_header(challenge.metadata.as_deref(), error, scope);
-    if challenge.dpop
-        && let Some(params) = value.strip_prefix("Bearer")
-    {
-        value = format!("DPoP{params}");
-    }
+    let scheme = if challenge.dpop { "DPoP" } else { "Bearer" };
+    let value = crate::auth::challenge_header(scheme, challenge.metadata.as_deref(), error, scope, None);
     if let Ok(v) = HeaderValue::from_str(&value) {
         resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
     }
