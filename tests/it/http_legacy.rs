@@ -168,7 +168,8 @@ async fn sigterm_shuts_the_server_down_cleanly() {
     let pid = srv.child.id().to_string();
     let killed = std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
     assert!(killed.success());
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    // The default drain keeps serving 5 s (`--drain-grace`) before it stops.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
         if let Some(status) = srv.child.try_wait().expect("wait") {
             assert!(status.success(), "{status:?}");

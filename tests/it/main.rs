@@ -7,6 +7,7 @@ mod adversarial;
 mod auth_flags;
 mod batches;
 mod cluster;
+mod drain;
 mod fairness;
 mod fixture;
 mod hardening;

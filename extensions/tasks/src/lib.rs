@@ -264,8 +264,10 @@ impl TasksExtension {
         self
     }
 
-    /// Installs the extension: keeps it in the builder's shared state and declares the
-    /// extension for `server/discover`.
+    /// Installs the extension: keeps it in the builder's shared state, declares the extension
+    /// for `server/discover`, and adds the readiness check `"tasks store"`
+    /// ([`ServerBuilder::readiness_check`]), which fails while the store does not answer a
+    /// lookup (a PostgreSQL store that lost its database, say).
     pub fn install(self, builder: ServerBuilder) -> ServerBuilder {
         let tasks = tasks::Tasks::new(
             self.store,
@@ -274,6 +276,14 @@ impl TasksExtension {
             self.poll_interval.as_millis().max(1) as u64,
             self.lease.as_millis().max(3) as u64,
         );
-        builder.state(tasks::TasksState(Arc::new(tasks))).extension_capability(EXTENSION, serde_json::json!({}))
+        let store = tasks.store.clone();
+        builder
+            .state(tasks::TasksState(Arc::new(tasks)))
+            .extension_capability(EXTENSION, serde_json::json!({}))
+            .readiness_check("tasks store", move || {
+                let store = store.clone();
+                // A lookup of an id no task has: one round trip that reads nothing.
+                async move { store.get("readiness-probe").await.map(|_| ()).map_err(|e| e.to_string()) }
+            })
     }
 }

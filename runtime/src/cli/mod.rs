@@ -53,7 +53,12 @@
 //! # }
 //! ```
 //!
-//! SIGTERM, Ctrl-C and (on stdio) EOF shut the server down gracefully.
+//! Over HTTP, SIGTERM drains the server ([`Server::drain`]): readiness (`/readyz`) turns 503
+//! and the server keeps serving for `--drain-grace` (default 5 s) so that a load balancer moves
+//! away, then it stops accepting, ends listen streams and gives requests in flight
+//! `--drain-timeout` (default 20 s) before cancelling them; tasks are handed back before the
+//! process exits. Ctrl-C drains without the grace period; a second signal stops at once. On
+//! stdio, SIGTERM, Ctrl-C and EOF shut the server down.
 
 #[cfg(feature = "otel")]
 mod telemetry;
@@ -406,6 +411,65 @@ pub struct ServeArgs {
         help = "Let one HTTP client create N legacy sessions at once before the rate applies [default: 64]"
     )]
     pub http_session_burst: Option<u32>,
+    /// `--drain-grace SECONDS`: after SIGTERM, how long to keep serving with readiness off
+    /// before closing ([`Drain::grace`](crate::server::Drain::grace), default 5 s); SIGINT
+    /// (Ctrl-C) drains without grace, and a second signal shuts down at once. With the `http`
+    /// feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_DRAIN_GRACE",
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u64).range(0..=3_600),
+        help = "After SIGTERM, keep serving SECONDS with readiness off so the balancer moves away [default: 5]"
+    )]
+    pub drain_grace: Option<u64>,
+    /// `--drain-timeout SECONDS`: once closing, how long requests in flight may take before
+    /// they are cancelled ([`Drain::timeout`](crate::server::Drain::timeout), default 20 s).
+    /// With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_DRAIN_TIMEOUT",
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u64).range(0..=86_400),
+        help = "When stopping, give requests in flight SECONDS to finish before cancelling them [default: 20]"
+    )]
+    pub drain_timeout: Option<u64>,
+    /// `--liveness-path PATH`: where the liveness probe is answered
+    /// ([`Probes::liveness`](crate::transport::http::Probes::liveness), default `/healthz`; an
+    /// empty value turns it off). With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_LIVENESS_PATH",
+        value_name = "PATH",
+        value_parser = probe_path,
+        help = "Answer the liveness probe at PATH; empty: none [default: /healthz]"
+    )]
+    pub liveness_path: Option<String>,
+    /// `--readiness-path PATH`: where the readiness probe is answered
+    /// ([`Probes::readiness`](crate::transport::http::Probes::readiness), default `/readyz`;
+    /// an empty value turns it off). With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_READINESS_PATH",
+        value_name = "PATH",
+        value_parser = probe_path,
+        help = "Answer the readiness probe (503 while draining or a check fails) at PATH; empty: none [default: /readyz]"
+    )]
+    pub readiness_path: Option<String>,
+}
+
+/// A probe path: empty (none) or starting with `/`.
+#[cfg(feature = "http")]
+fn probe_path(value: &str) -> Result<String, String> {
+    if value.is_empty() || value.starts_with('/') {
+        Ok(value.to_owned())
+    } else {
+        Err(format!("{value:?} is not a path: start it with '/' (e.g. /readyz), or leave it empty for none"))
+    }
 }
 
 /// Whether a protected server takes DPoP-bound tokens (`--auth-dpop`, RFC 9449).
@@ -511,6 +575,12 @@ impl ServeArgs {
         if let Some(n) = self.http_session_burst {
             sessions.creation_burst = n;
         }
+        if let Some(path) = &self.liveness_path {
+            options.http.probes.liveness = Some(path.clone()).filter(|p| !p.is_empty());
+        }
+        if let Some(path) = &self.readiness_path {
+            options.http.probes.readiness = Some(path.clone()).filter(|p| !p.is_empty());
+        }
         Ok(options)
     }
 
@@ -551,6 +621,25 @@ impl ServeArgs {
     }
 
     /// Sets the listen limits of `server` that `--listen-max-*` name; the others stay.
+    /// How SIGTERM and SIGINT stop the server in `mode`: drained as `--drain-grace` and
+    /// `--drain-timeout` say over HTTP; `None` on stdio (shut down at once).
+    fn drain(&self, mode: &Mode) -> Option<crate::server::Drain> {
+        match mode {
+            Mode::Stdio => None,
+            #[cfg(feature = "http")]
+            Mode::Http(_) => {
+                let mut drain = crate::server::Drain::default();
+                if let Some(s) = self.drain_grace {
+                    drain = drain.grace(std::time::Duration::from_secs(s));
+                }
+                if let Some(s) = self.drain_timeout {
+                    drain = drain.timeout(std::time::Duration::from_secs(s));
+                }
+                Some(drain)
+            }
+        }
+    }
+
     fn apply_listen_limits(&self, server: &Server) {
         let slots = &server.engine().listen_slots;
         let mut limits = slots.limits();
@@ -715,20 +804,25 @@ pub async fn serve(server: Server, args: &ServeArgs) -> ExitCode {
 /// that code: see the comment inside.
 pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions) -> ExitCode {
     args.install_subscriber(Some(&server));
-    spawn_signal_handler(server.clone());
-    args.apply_listen_limits(&server);
     let mode = args.mode();
+    spawn_signal_handler(server.clone(), args.drain(&mode));
+    args.apply_listen_limits(&server);
     let result = match &mode {
-        Mode::Stdio => serve_stdio(server, options).await,
+        Mode::Stdio => serve_stdio(server.clone(), options).await,
         #[cfg(feature = "http")]
         Mode::Http(addr) => match args.http_options(options) {
-            Ok(options) => serve_http(server, addr, options).await,
+            Ok(options) => serve_http(server.clone(), addr, options).await,
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
         },
     };
+    // Whatever still runs (tasks) is cancelled now; work handed back before exiting.
+    server.shutdown();
+    if !server.holds_released(HOLDS_WAIT).await {
+        tracing::warn!("exiting with work not handed back within {HOLDS_WAIT:?} of shutdown");
+    }
     #[cfg(feature = "otel")]
     telemetry::stop().await;
     if let Err(e) = &result {
@@ -742,6 +836,10 @@ pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions)
     }
     if result.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
+
+/// How long the process waits after shutdown for work to be handed back
+/// ([`Server::holds_released`]).
+const HOLDS_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 async fn serve_stdio(server: Server, options: ServeOptions) -> std::io::Result<()> {
     let config = StdioConfig::default().principal(options.principal);
@@ -767,7 +865,10 @@ async fn serve_http(server: Server, addr: &str, options: ServeOptions) -> std::i
     crate::transport::http::serve_endpoint(listener, server, options.http, options.auth).await
 }
 
-fn spawn_signal_handler(server: Server) {
+/// Installs the handlers of SIGTERM and SIGINT (Ctrl-C): the first signal drains the server
+/// (`drain`: SIGTERM with its grace period, SIGINT without), a second one shuts it down at once.
+/// Without `drain` (stdio) the first signal shuts down.
+fn spawn_signal_handler(server: Server, drain: Option<crate::server::Drain>) {
     // Register the handlers before anything is served: registering inside the spawned task raced
     // with the listener, and a SIGTERM that arrived first killed the process with the default
     // action instead of shutting it down.
@@ -779,15 +880,28 @@ fn spawn_signal_handler(server: Server) {
             return;
         };
         tokio::spawn(async move {
+            // An orchestrator's SIGTERM gets the grace period (its balancer needs it); a person's
+            // Ctrl-C does not wait for a balancer.
+            let terminate = tokio::select! {
+                _ = term.recv() => true,
+                _ = int.recv() => false,
+            };
+            let Some(drain) = drain else { return server.shutdown() };
+            server.drain(if terminate { drain } else { drain.grace(std::time::Duration::ZERO) });
             tokio::select! {
                 _ = term.recv() => {}
                 _ = int.recv() => {}
+                _ = server.shutdown_token().cancelled() => return,
             }
+            tracing::info!("second signal: shutting down now");
             server.shutdown();
         });
     }
     #[cfg(not(unix))]
     tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        let Some(drain) = drain else { return server.shutdown() };
+        server.drain(drain.grace(std::time::Duration::ZERO));
         let _ = tokio::signal::ctrl_c().await;
         server.shutdown();
     });

@@ -77,7 +77,8 @@ pub(crate) struct Engine {
     pub(crate) state: Arc<StateMap>,
     pub(crate) cache: CacheConfig,
     pub(crate) page_size: usize,
-    pub(crate) shutdown: CancellationToken,
+    /// Serving, draining, closing, shut down; readiness checks and shutdown holds.
+    pub(crate) lifecycle: super::lifecycle::Lifecycle,
     pub(crate) policy: Arc<dyn Policy>,
     pub(crate) raw: RawChain,
     pub(crate) pipelines: Pipelines,
@@ -123,8 +124,8 @@ impl crate::subscriptions::ListenHost for Engine {
         &self.encoded_events
     }
 
-    fn shutdown(&self) -> &CancellationToken {
-        &self.shutdown
+    fn closing(&self) -> &CancellationToken {
+        &self.lifecycle.closing
     }
 }
 

@@ -35,6 +35,7 @@ mod encode;
 mod engine;
 mod handlers;
 mod legacy_meta;
+pub(crate) mod lifecycle;
 pub(crate) mod raw;
 pub(crate) mod rpc;
 mod run;

@@ -5,7 +5,6 @@ use crate::registry::{BuildError, DispatchTable};
 use arc_swap::ArcSwap;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio_util::sync::CancellationToken;
 
 /// Configures and builds a [`Server`].
 ///
@@ -41,6 +40,7 @@ pub struct ServerBuilder {
     extensions: serde_json::Map<String, serde_json::Value>,
     resources: Vec<super::DynamicResource>,
     listen_limits: crate::subscriptions::ListenLimits,
+    readiness_checks: Vec<(String, crate::pipeline::lifecycle::ReadinessProbe)>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -74,6 +74,7 @@ impl ServerBuilder {
             extensions: serde_json::Map::new(),
             resources: Vec::new(),
             listen_limits: crate::subscriptions::ListenLimits::default(),
+            readiness_checks: Vec::new(),
         }
     }
 
@@ -118,6 +119,25 @@ impl ServerBuilder {
     /// `roles` are enforced). See [`auth`](crate::auth).
     pub fn policy(mut self, policy: impl crate::auth::Policy) -> Self {
         self.policy = std::sync::Arc::new(policy);
+        self
+    }
+
+    /// Adds a readiness check named `name` (e.g. `"tasks store"`): `check` answers `Ok(())`
+    /// while what it checks (a database, a broker, a downstream service) can be used, and
+    /// `Err(reason)` when it cannot. [`Server::readiness`](crate::Server::readiness) runs every
+    /// check at once, each within 2 s (longer counts as failing), and the HTTP transport answers
+    /// its readiness probe (`/readyz`, [`HttpConfig::probes`](crate::transport::http::HttpConfig::probes))
+    /// with them: 200 when all pass, 503 otherwise. Keep checks cheap (one round trip); a load
+    /// balancer may probe every second.
+    ///
+    /// A delivery hub that spans instances adds its own check (`"delivery hub"`, failing while
+    /// the broker link is down); the Tasks extension adds `"tasks store"`.
+    pub fn readiness_check<F, Fut>(mut self, name: impl Into<String>, check: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<(), String>> + Send + 'static,
+    {
+        self.readiness_checks.push((name.into(), Arc::new(move || Box::pin(check()))));
         self
     }
 
@@ -355,6 +375,17 @@ impl ServerBuilder {
                 .with_previous(self.request_state_previous_keys.into_iter().map(|(k, _)| k).collect()),
         );
         let raw = crate::pipeline::RawChain::from_inventory(groups);
+        let mut readiness_checks = self.readiness_checks;
+        if self.hub.spans_instances() {
+            let hub = self.hub.clone();
+            readiness_checks.push((
+                "delivery hub".to_owned(),
+                Arc::new(move || {
+                    let health = hub.health();
+                    Box::pin(async move { health })
+                }),
+            ));
+        }
         Ok(Server {
             engine: Arc::new(Engine {
                 name: self.name,
@@ -364,7 +395,7 @@ impl ServerBuilder {
                 state: Arc::new(self.state),
                 cache: self.cache,
                 page_size: self.page_size,
-                shutdown: CancellationToken::new(),
+                lifecycle: crate::pipeline::lifecycle::Lifecycle::new(readiness_checks),
                 policy: self.policy,
                 raw,
                 pipelines,

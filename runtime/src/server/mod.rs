@@ -5,11 +5,13 @@
 
 mod builder;
 mod dynamic;
+mod lifecycle;
 mod state_check;
 
 pub use crate::pipeline::{CacheConfig, LegacySession};
 pub use builder::ServerBuilder;
 pub use dynamic::{DynamicResource, DynamicTool};
+pub use lifecycle::{Drain, Readiness, ShutdownHold};
 
 use crate::context::{FromRequestContext, Notifier, Origin, RequestContext};
 use crate::jsonrpc::{McpError, Request};
@@ -82,7 +84,7 @@ impl Server {
     /// A token cancelled when [`shutdown`](Self::shutdown) is called; every request's own
     /// cancellation token is a child of it.
     pub fn shutdown_token(&self) -> &CancellationToken {
-        &self.engine.shutdown
+        &self.engine.lifecycle.shutdown
     }
 
     /// True when `ctx`'s caller may use `primitive`, whose registration declares `roles` and
@@ -158,9 +160,10 @@ impl Server {
         self.engine.handle_request(req, session, origin)
     }
 
-    /// Begins a graceful shutdown: in-flight requests are cancelled and transports stop accepting.
+    /// Shuts down at once: in-flight requests are cancelled, transports stop accepting and
+    /// streams end with their results. [`drain`](Self::drain) stops without cancelling.
     pub fn shutdown(&self) {
-        self.engine.shutdown.cancel();
+        self.engine.lifecycle.shutdown.cancel();
     }
 }
 

@@ -33,6 +33,15 @@ pub trait DeliveryHub: Send + Sync + 'static {
     fn spans_instances(&self) -> bool {
         false
     }
+
+    /// `Err(reason)` while events cannot travel (a broker hub that lost its link), `Ok(())`
+    /// otherwise. A hub that [spans instances](Self::spans_instances) is a readiness check of the
+    /// server ([`ServerBuilder::readiness_check`](crate::ServerBuilder::readiness_check), named
+    /// `"delivery hub"`), so a load balancer stops sending requests to an instance cut off
+    /// from the others. Default `Ok(())`.
+    fn health(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The in-process hub: a bounded broadcast channel shared by every connection of a server.

@@ -37,8 +37,9 @@ pub(crate) trait ListenHost: Send + Sync {
     fn listen_slots(&self) -> &Arc<super::ListenSlots>;
     /// The latest event, encoded once for every subscription.
     fn encoded_events(&self) -> &super::EncodedEvents;
-    /// Fires when the server shuts down.
-    fn shutdown(&self) -> &tokio_util::sync::CancellationToken;
+    /// Fires when the server stops serving streams (closing after a drain, or shutdown):
+    /// subscriptions then end with their result.
+    fn closing(&self) -> &tokio_util::sync::CancellationToken;
 }
 
 /// What a subscription was granted: the requested types this server can publish.
@@ -236,7 +237,7 @@ pub(crate) async fn listen(
     // Made once, not per event, and polled only after one of them woke the subscription: a
     // poll locks its token (the shutdown token is shared by every subscription), so checking
     // both after every event cost two locks per event and subscriber.
-    let stopped = server.shutdown().cancelled();
+    let stopped = server.closing().cancelled();
     let gone = ctx.cancellation().cancelled();
     tokio::pin!(stopped, gone);
     let fired = Arc::new(Fired { set: AtomicBool::new(true), task: AtomicWaker::new() });

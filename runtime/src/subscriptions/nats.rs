@@ -462,6 +462,16 @@ impl DeliveryHub for NatsHub {
     fn spans_instances(&self) -> bool {
         true
     }
+
+    /// `Err` while the link is down ([`NatsHub::is_connected`] is false): listen subscriptions
+    /// opened here would miss other instances' events.
+    fn health(&self) -> Result<(), String> {
+        if self.is_connected() {
+            Ok(())
+        } else {
+            Err(format!("the link to the NATS broker (subject {:?}) is down", self.subject()))
+        }
+    }
 }
 
 /// What the outbox task sends.

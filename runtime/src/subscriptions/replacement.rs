@@ -153,7 +153,7 @@ pub(crate) async fn listen(
     let requested = super::listen::requested(&params)?;
     // Held until the handler's future ends or is dropped.
     let _slot = server.listen_slots().acquire(ctx.connection(), ctx.principal()).map_err(Refused::into_error)?;
-    let shutdown = server.shutdown().clone();
+    let shutdown = server.closing().clone();
     let cancel = ctx.cancellation().clone();
     let stream = ListenStream {
         id: ctx.request_id().to_value(),

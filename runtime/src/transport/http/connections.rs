@@ -147,9 +147,42 @@ impl ConnectionLimits {
     }
 }
 
-/// Serves `app` on every connection `listener` accepts, within `limits`, until `shutdown`
+/// The stages of a server's stop that [`serve`] follows.
+pub(super) struct Stages {
+    /// While cancelled, HTTP/1.1 replies carry `Connection: close`.
+    draining: Option<CancellationToken>,
+    /// Stop accepting; close idle connections and let the rest finish.
+    closing: CancellationToken,
+    /// Requests are cancelled: wait for connections at most [`AFTER_SHUTDOWN`] more.
+    shutdown: CancellationToken,
+}
+
+impl Stages {
+    /// The stages of `server` ([`Server::drain`](crate::Server::drain)).
+    pub(super) fn of(server: &crate::server::Server) -> Stages {
+        Stages {
+            draining: Some(server.draining_token().clone()),
+            closing: server.closing_token().clone(),
+            shutdown: server.shutdown_token().clone(),
+        }
+    }
+
+    /// One token that closes and shuts down at once (an application's own server).
+    pub(super) fn until(shutdown: CancellationToken) -> Stages {
+        Stages { draining: None, closing: shutdown.clone(), shutdown }
+    }
+}
+
+/// How long connections may take to end once requests were cancelled at shutdown (a client
+/// that does not read its reply keeps its connection open otherwise).
+const AFTER_SHUTDOWN: Duration = Duration::from_secs(5);
+
+/// Serves `app` on every connection `listener` accepts, within `limits`, until `stages.closing`
 /// fires; then stops accepting and waits for the open connections to finish (hyper closes idle
-/// ones at once and lets requests in flight end).
+/// ones at once and lets requests in flight end), at most [`AFTER_SHUTDOWN`] after
+/// `stages.shutdown`. While `stages.draining` is cancelled, every HTTP/1.1 reply carries
+/// `Connection: close`, so that a reverse proxy does not send another request on that
+/// connection, which could arrive just as it closes.
 ///
 /// Each request carries the peer's address as axum's [`ConnectInfo`]`<SocketAddr>` extension,
 /// and the connection's [`Connection`] (one per accepted connection, shared by its HTTP/2
@@ -166,7 +199,7 @@ impl ConnectionLimits {
 pub(super) async fn serve<S>(
     listener: TcpListener,
     app: S,
-    shutdown: CancellationToken,
+    stages: Stages,
     limits: &ConnectionLimits,
 ) -> std::io::Result<()>
 where
@@ -181,14 +214,14 @@ where
     let mut refusals = Throttled::default();
     loop {
         let permit = tokio::select! {
-            _ = shutdown.cancelled() => break,
+            _ = stages.closing.cancelled() => break,
             permit = open.clone().acquire_owned() => match permit {
                 Ok(p) => p,
                 Err(_) => break, // never closed
             },
         };
         let (tcp, peer) = tokio::select! {
-            _ = shutdown.cancelled() => break,
+            _ = stages.closing.cancelled() => break,
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {
@@ -233,7 +266,8 @@ where
             req.extensions_mut().insert(identity.clone());
             req
         });
-        let service = TowerToHyperService::new(service);
+        let service =
+            TowerToHyperService::new(CloseWhileDraining { inner: service, draining: stages.draining.clone() });
         let io = TokioIo::new(BatchedWrites::new(PrefaceDeadline::new(tcp, limits.header_timeout())));
         let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
         let connection = graceful.watch(connection);
@@ -245,8 +279,64 @@ where
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    let finished = graceful.shutdown();
+    tokio::pin!(finished);
+    tokio::select! {
+        _ = &mut finished => return Ok(()),
+        _ = stages.shutdown.cancelled() => {}
+    }
+    if tokio::time::timeout(AFTER_SHUTDOWN, finished).await.is_err() {
+        tracing::warn!("http: connections still open {AFTER_SHUTDOWN:?} after shutdown were dropped");
+    }
     Ok(())
+}
+
+/// `inner` whose HTTP/1.1 replies carry `Connection: close` while `draining` is cancelled.
+#[derive(Clone)]
+struct CloseWhileDraining<S> {
+    inner: S,
+    draining: Option<CancellationToken>,
+}
+
+impl<S, B> tower::Service<http::Request<B>> for CloseWhileDraining<S>
+where
+    S: tower::Service<http::Request<B>, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = ClosingReply<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+        // HTTP/2 has no `Connection` header: its connections end with GOAWAY when closing.
+        let draining = self.draining.clone().filter(|_| req.version() < http::Version::HTTP_2);
+        ClosingReply { inner: self.inner.call(req), draining }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The reply of `inner`, marked `Connection: close` when `draining` has fired by then.
+    struct ClosingReply<F> {
+        #[pin]
+        inner: F,
+        draining: Option<CancellationToken>,
+    }
+}
+
+impl<F: std::future::Future<Output = Result<Response, Infallible>>> std::future::Future for ClosingReply<F> {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let this = self.project();
+        let std::task::Poll::Ready(Ok(mut resp)) = this.inner.poll(cx) else { return std::task::Poll::Pending };
+        if this.draining.as_ref().is_some_and(CancellationToken::is_cancelled) {
+            resp.headers_mut().insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
+        }
+        std::task::Poll::Ready(Ok(resp))
+    }
 }
 
 /// Events counted between `warn` lines, so that a condition that repeats (an `accept` that keeps

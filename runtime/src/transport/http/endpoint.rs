@@ -30,14 +30,26 @@ pub(crate) struct Endpoint<S> {
     /// The protected resource metadata, answered at its own paths outside `inner` (it is
     /// public: no authentication, no host check).
     metadata: Option<Arc<super::metadata::Metadata>>,
+    /// The liveness and readiness probes with the server they report on, when any is served
+    /// (public, as the metadata is).
+    probes: Option<Arc<(super::Probes, crate::server::Server)>>,
     inner: S,
 }
 
 impl<S> Endpoint<S> {
     pub(crate) fn new(path: &str, metadata: Option<Arc<super::metadata::Metadata>>, inner: S) -> Self {
-        Endpoint { path: path.into(), metadata, inner }
+        Endpoint { path: path.into(), metadata, probes: None, inner }
+    }
+
+    /// Answers `probes` for `server` beside the endpoint.
+    pub(crate) fn with_probes(mut self, probes: &super::Probes, server: &crate::server::Server) -> Self {
+        self.probes = probes.any().then(|| Arc::new((probes.clone(), server.clone())));
+        self
     }
 }
+
+/// A probe's answer, computed after the readiness checks ran.
+type ProbeFuture = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
 
 impl<S> tower::Service<Request<Body>> for Endpoint<S>
 where
@@ -45,7 +57,7 @@ where
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = Either<Ready<Result<Response, Infallible>>, HeadAware<S::Future>>;
+    type Future = Either<Either<Ready<Result<Response, Infallible>>, ProbeFuture>, HeadAware<S::Future>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
@@ -54,11 +66,20 @@ where
     fn call(&mut self, req: Request<Body>) -> Self::Future {
         if req.uri().path() != &*self.path {
             if let Some(metadata) = self.metadata.as_ref().filter(|m| m.serves(req.uri().path())) {
-                return Either::Left(ready(Ok(metadata.answer(req.method()))));
+                return Either::Left(Either::Left(ready(Ok(metadata.answer(req.method())))));
+            }
+            if let Some(probes) = &self.probes
+                && let Some(probe) = probes.0.which(req.uri().path())
+            {
+                let probes = probes.clone();
+                let method = req.method().clone();
+                return Either::Left(Either::Right(Box::pin(async move {
+                    Ok(super::probes::answer(probe, &probes.1, &method).await)
+                })));
             }
             let mut resp = Response::new(Body::empty());
             *resp.status_mut() = StatusCode::NOT_FOUND;
-            return Either::Left(ready(Ok(resp)));
+            return Either::Left(Either::Left(ready(Ok(resp))));
         }
         let head = req.method() == Method::HEAD;
         Either::Right(HeadAware { inner: self.inner.call(req), head })

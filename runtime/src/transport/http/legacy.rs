@@ -413,11 +413,15 @@ pub(crate) async fn open_stream(
     tokio::spawn(async move {
         use futures::StreamExt;
         let _listening = session.listening();
+        // Ends when the server closes (after a drain's grace period): the client opens it again
+        // on the instance it reaches next.
+        let closing = server.closing_token().clone();
         let mut events = server.engine().hub.subscribe();
         let mut tick = tokio::time::interval(keep_alive);
         loop {
             tokio::select! {
                 _ = session.closed.cancelled() => return,
+                _ = closing.cancelled() => return,
                 _ = tx.closed() => return,
                 e = events.next() => match e {
                     Some(Ok(e)) => {

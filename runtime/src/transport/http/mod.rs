@@ -39,6 +39,7 @@ mod metadata;
 mod modern;
 mod non_post;
 mod preface_deadline;
+mod probes;
 mod respond;
 mod resume;
 mod security;
@@ -58,6 +59,7 @@ use std::time::Duration;
 
 pub use connections::ConnectionLimits;
 pub use host_patterns::{HostPattern, OriginPattern, PatternError};
+pub use probes::Probes;
 pub use security::HostPolicy;
 pub use sessions::SessionLimits;
 
@@ -112,6 +114,9 @@ pub struct HttpConfig {
     /// publicly and with `Access-Control-Allow-Origin: *`. Tokens are checked by a
     /// [`BearerAuth`](crate::auth::BearerAuth) layer guarding the same resource.
     pub protected_resource: Option<crate::auth::ProtectedResource>,
+    /// Liveness and readiness probes (default [`Probes::default`]: `/healthz` and `/readyz`),
+    /// answered beside the endpoint without authentication or host checks.
+    pub probes: Probes,
 }
 
 impl Default for HttpConfig {
@@ -128,6 +133,7 @@ impl Default for HttpConfig {
             streaming: true,
             connections: ConnectionLimits::default(),
             protected_resource: None,
+            probes: Probes::default(),
         }
     }
 }
@@ -193,6 +199,12 @@ impl HttpConfig {
         self
     }
 
+    /// Sets [`probes`](Self::probes).
+    pub fn probes(mut self, probes: Probes) -> Self {
+        self.probes = probes;
+        self
+    }
+
     /// Sets [`protected_resource`](Self::protected_resource).
     pub fn protected_resource(mut self, resource: crate::auth::ProtectedResource) -> Self {
         self.protected_resource = Some(resource);
@@ -245,6 +257,20 @@ pub fn router(server: Server, config: HttpConfig) -> Router {
                 .route(p, axum::routing::any(move |req: Request<Body>| async move { metadata.answer(req.method()) }));
         }
     }
+    for (path, probe) in [
+        (&state.config.probes.liveness, probes::Probe::Liveness),
+        (&state.config.probes.readiness, probes::Probe::Readiness),
+    ] {
+        if let Some(p) = path.as_deref().filter(|p| p.starts_with('/') && *p != state.config.path) {
+            let server = state.server.clone();
+            router = router.route(
+                p,
+                axum::routing::any(move |req: Request<Body>| async move {
+                    probes::answer(probe, &server, req.method()).await
+                }),
+            );
+        }
+    }
     router.with_state(state)
 }
 
@@ -269,10 +295,14 @@ fn http_state(server: Server, mut config: HttpConfig, bound: Option<std::net::So
     })
 }
 
-/// Serves `server` on `listener` until [`Server::shutdown`] is called, within
-/// `config.connections`; in-flight requests are cancelled and open streams closed on shutdown.
+/// Serves `server` on `listener` within `config.connections` until it stops: after
+/// [`Server::shutdown`] (in-flight requests are cancelled, open streams closed) or a
+/// [`Server::drain`]. While draining it serves as before, but HTTP/1.1 replies carry
+/// `Connection: close` and the readiness probe answers 503; once closing it accepts no
+/// connection, ends listen subscriptions and session streams, and returns when the requests in
+/// flight have finished (or were cancelled by the drain's timeout).
 /// Answers as [`router`] does, without axum's routing in front: a request for another path
-/// than `config.path` is 404 without a body.
+/// than `config.path` or a probe path ([`HttpConfig::probes`]) is 404 without a body.
 ///
 /// Errors: `InvalidInput` when `config.path` does not start with `/`; a failed `accept` is
 /// logged and retried, never an error.
@@ -284,7 +314,8 @@ pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: Ht
 /// in-process callers such as the HTTP fuzz target.
 pub(crate) fn endpoint_service(server: Server, config: HttpConfig) -> endpoint::Endpoint<endpoint::Handler> {
     let state = http_state(server, config, None);
-    endpoint::Endpoint::new(&state.config.path.clone(), state.metadata.clone(), endpoint::Handler::new(state))
+    endpoint::Endpoint::new(&state.config.path.clone(), state.metadata.clone(), endpoint::Handler::new(state.clone()))
+        .with_probes(&state.config.probes, &state.server)
 }
 
 /// [`serve`], behind `auth` when given (the CLI's `--auth`).
@@ -300,7 +331,7 @@ pub(crate) async fn serve_endpoint(
             format!("HttpConfig::path {:?} must start with '/' (e.g. \"/mcp\")", config.path),
         ));
     }
-    let shutdown = server.shutdown_token().clone();
+    let stages = connections::Stages::of(&server);
     let limits = config.connections.clone();
     let bound = listener.local_addr().ok();
     let automatic = config.hosts.is_automatic();
@@ -315,14 +346,17 @@ pub(crate) async fn serve_endpoint(
     }
     let path = state.config.path.clone();
     let metadata = state.metadata.clone();
+    let (probes, server) = (state.config.probes.clone(), state.server.clone());
     let handler = endpoint::Handler::new(state);
     match auth {
         Some(auth) => {
-            let endpoint = endpoint::Endpoint::new(&path, metadata, tower::Layer::layer(&auth, handler));
-            connections::serve(listener, endpoint, shutdown, &limits).await
+            let endpoint = endpoint::Endpoint::new(&path, metadata, tower::Layer::layer(&auth, handler))
+                .with_probes(&probes, &server);
+            connections::serve(listener, endpoint, stages, &limits).await
         }
         None => {
-            connections::serve(listener, endpoint::Endpoint::new(&path, metadata, handler), shutdown, &limits).await
+            let endpoint = endpoint::Endpoint::new(&path, metadata, handler).with_probes(&probes, &server);
+            connections::serve(listener, endpoint, stages, &limits).await
         }
     }
 }
@@ -341,7 +375,7 @@ pub async fn serve_app(
     shutdown: tokio_util::sync::CancellationToken,
     limits: &ConnectionLimits,
 ) -> std::io::Result<()> {
-    connections::serve(listener, app, shutdown, limits).await
+    connections::serve(listener, app, connections::Stages::until(shutdown), limits).await
 }
 
 /// The header check of [`fuzzing::mirrored_header`](crate::fuzzing::mirrored_header).

@@ -1,0 +1,183 @@
+//! Stopping without dropping work, and telling a load balancer whether to send requests: the
+//! drain of a rolling deploy, readiness checks, and holds that keep the process until work is
+//! handed back (docs/scaling.md, "Rolling deploys").
+
+use super::Server;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Longest a readiness check may take before it counts as failing.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How [`Server::drain`] stops a server: first it keeps serving for `grace` while readiness
+/// reports it draining (a load balancer's health check takes it out of rotation meanwhile;
+/// HTTP/1.1 replies carry `Connection: close` so that pooled connections are not reused),
+/// then it stops accepting connections and ends listen subscriptions and session streams with
+/// their results (clients listen again elsewhere), and gives the requests in flight until
+/// `timeout` to finish before cancelling what is left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Drain {
+    /// How long to keep serving after readiness turned false (default 5 s). Set it above the
+    /// balancer's health check interval times its failure count.
+    pub grace: Duration,
+    /// How long requests in flight may take to finish once the server stopped accepting
+    /// (default 20 s); then they are cancelled (a tool sees its cancellation token fire).
+    pub timeout: Duration,
+}
+
+impl Default for Drain {
+    fn default() -> Self {
+        Drain { grace: Duration::from_secs(5), timeout: Duration::from_secs(20) }
+    }
+}
+
+impl Drain {
+    /// Sets [`grace`](Self::grace).
+    pub fn grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    /// Sets [`timeout`](Self::timeout).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+/// What [`Server::readiness`] found: whether the server is draining and how each readiness
+/// check ([`ServerBuilder::readiness_check`](crate::ServerBuilder::readiness_check)) answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Readiness {
+    /// The server is draining or shutting down: it should get no new requests.
+    pub draining: bool,
+    /// Each check's name and outcome (`Err(reason)` when failing or slower than 2 s), in the
+    /// order the checks were added.
+    pub checks: Vec<(String, Result<(), String>)>,
+}
+
+impl Readiness {
+    /// True when the server is not draining and every check passed.
+    pub fn is_ready(&self) -> bool {
+        !self.draining && self.checks.iter().all(|(_, r)| r.is_ok())
+    }
+
+    /// The readiness probe's body: `{"status": "ready" | "draining" | "not ready", "checks":
+    /// {name: "ok" | "failing"}}`. Reasons are left out (a probe may be reachable from outside);
+    /// [`Server::readiness`] logs them.
+    pub fn to_json(&self) -> serde_json::Value {
+        let status = if self.draining {
+            "draining"
+        } else if self.is_ready() {
+            "ready"
+        } else {
+            "not ready"
+        };
+        let checks: serde_json::Map<String, serde_json::Value> = self
+            .checks
+            .iter()
+            .map(|(name, r)| (name.clone(), serde_json::Value::from(if r.is_ok() { "ok" } else { "failing" })))
+            .collect();
+        serde_json::json!({ "status": status, "checks": checks })
+    }
+}
+
+/// Keeps the process from exiting after shutdown until it is dropped (or
+/// [`Server::holds_released`] gives up waiting): held by work that must end or be handed
+/// back first, such as the Tasks extension releasing the tasks this instance runs.
+#[derive(Debug)]
+pub struct ShutdownHold {
+    _token: tokio_util::task::task_tracker::TaskTrackerToken,
+}
+
+impl Server {
+    /// Begins a drain as `drain` says (see [`Drain`]) and returns at once; the stages follow on
+    /// the current Tokio runtime: draining now, closing after `drain.grace`, shut down after a
+    /// further `drain.timeout` (or earlier by [`shutdown`](Self::shutdown)). A second call
+    /// while draining changes nothing.
+    ///
+    /// [`transport::http::serve`](crate::transport::http::serve) returns once every connection
+    /// has finished after closing; call [`shutdown`](Self::shutdown) then to cancel what else
+    /// runs (tasks), and wait for [`holds_released`](Self::holds_released) before exiting.
+    pub fn drain(&self, drain: Drain) {
+        let lifecycle = &self.engine().lifecycle;
+        if lifecycle.draining.is_cancelled() {
+            return;
+        }
+        lifecycle.draining.cancel();
+        tracing::info!(
+            grace_s = drain.grace.as_secs_f64(),
+            timeout_s = drain.timeout.as_secs_f64(),
+            "draining: readiness is off; closing after the grace period"
+        );
+        let (closing, shutdown) = (lifecycle.closing.clone(), lifecycle.shutdown.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = tokio::time::sleep(drain.grace) => {}
+                _ = closing.cancelled() => {}
+            }
+            closing.cancel();
+            tokio::select! {
+                _ = tokio::time::sleep(drain.timeout) => {
+                    if !shutdown.is_cancelled() {
+                        tracing::warn!("drain timeout: cancelling the requests still in flight");
+                    }
+                }
+                _ = shutdown.cancelled() => {}
+            }
+            shutdown.cancel();
+        });
+    }
+
+    /// True once a drain or shutdown began.
+    pub fn is_draining(&self) -> bool {
+        self.engine().lifecycle.draining.is_cancelled()
+    }
+
+    /// A token cancelled when a drain begins ([`drain`](Self::drain)) or at shutdown.
+    pub fn draining_token(&self) -> &CancellationToken {
+        &self.engine().lifecycle.draining
+    }
+
+    /// A token cancelled when the server stops accepting connections and ends its streams:
+    /// after a drain's grace period, or at shutdown.
+    pub fn closing_token(&self) -> &CancellationToken {
+        &self.engine().lifecycle.closing
+    }
+
+    /// Runs every readiness check at once, each within 2 s, and reports them with the drain
+    /// state. A failing check is logged at `warn` with its reason.
+    pub async fn readiness(&self) -> Readiness {
+        let lifecycle = &self.engine().lifecycle;
+        let runs = lifecycle.checks.iter().map(|(name, probe)| {
+            let probe = probe();
+            async move {
+                let outcome = match tokio::time::timeout(CHECK_TIMEOUT, probe).await {
+                    Ok(r) => r,
+                    Err(_) => Err(format!("no answer within {} s", CHECK_TIMEOUT.as_secs())),
+                };
+                if let Err(reason) = &outcome {
+                    tracing::warn!(check = %name, %reason, "readiness check failing");
+                }
+                (name.clone(), outcome)
+            }
+        });
+        let checks = futures::future::join_all(runs).await;
+        Readiness { draining: lifecycle.draining.is_cancelled(), checks }
+    }
+
+    /// A hold on the process: [`holds_released`](Self::holds_released) waits until it is
+    /// dropped. Take it for work that must be finished or handed back after shutdown.
+    pub fn shutdown_hold(&self) -> ShutdownHold {
+        ShutdownHold { _token: self.engine().lifecycle.holds.token() }
+    }
+
+    /// Waits until every [`ShutdownHold`] is dropped, at most `within`; true when they all
+    /// were. The CLI calls it after serving, before the process exits.
+    pub async fn holds_released(&self, within: Duration) -> bool {
+        let holds = &self.engine().lifecycle.holds;
+        holds.close();
+        tokio::time::timeout(within, holds.wait()).await.is_ok()
+    }
+}
