@@ -78,6 +78,8 @@ pub struct OtelGuard {
     tracer_provider: SdkTracerProvider,
     meter_provider: SdkMeterProvider,
     duration: Histogram<f64>,
+    /// The observable instruments of [`observe`](Self::observe), kept as long as the guard.
+    observed: std::sync::Mutex<Vec<Box<dyn std::any::Any + Send + Sync>>>,
 }
 
 impl std::fmt::Debug for OtelGuard {
@@ -108,6 +110,50 @@ impl OtelGuard {
             // busy_ns/idle_ns are not in the conventions and cost a clock read per poll.
             .with_tracked_inactivity(false)
             .and_then(DurationLayer { histogram: self.duration.clone() })
+    }
+
+    /// Exports `server`'s metrics ([`Server::metrics`](crate::Server::metrics): open listens,
+    /// the drain, the broker link, dropped hub events, and the extensions' such as the Tasks
+    /// extension's running tasks, store errors, lease renewals and sweeps) through this guard's
+    /// meter provider, read at every collection. The names are those of the readings when it
+    /// is called; the CLI calls it for the server it serves. A second call changes nothing
+    /// (one server per guard). docs/observability.md lists the metrics.
+    pub fn observe(&self, server: &crate::Server) {
+        let meter = self.meter_provider.meter(SCOPE);
+        let mut kept = self.observed.lock().unwrap_or_else(|e| e.into_inner());
+        if !kept.is_empty() {
+            return;
+        }
+        for metric in server.metrics() {
+            let (name, server) = (metric.name, server.clone());
+            let read = move || server.metrics().into_iter().find(|m| m.name == name).map(|m| m.value);
+            match metric.kind {
+                crate::server::MetricKind::Counter => kept.push(Box::new(
+                    meter
+                        .f64_observable_counter(name)
+                        .with_description(metric.description)
+                        .with_unit(metric.unit)
+                        .with_callback(move |o| {
+                            if let Some(v) = read() {
+                                o.observe(v, &[]);
+                            }
+                        })
+                        .build(),
+                )),
+                _ => kept.push(Box::new(
+                    meter
+                        .f64_observable_gauge(name)
+                        .with_description(metric.description)
+                        .with_unit(metric.unit)
+                        .with_callback(move |o| {
+                            if let Some(v) = read() {
+                                o.observe(v, &[]);
+                            }
+                        })
+                        .build(),
+                )),
+            }
+        }
     }
 
     /// Exports every finished span and the metric's current value now, blocking the calling
@@ -219,7 +265,7 @@ pub fn build(service_name: &str, service_version: &str, endpoint: Option<&str>) 
         .with_description("Duration of the MCP request as observed on the receiver")
         .with_boundaries(DURATION_BOUNDARIES.to_vec())
         .build();
-    Ok(OtelGuard { tracer_provider, meter_provider, duration })
+    Ok(OtelGuard { tracer_provider, meter_provider, duration, observed: Default::default() })
 }
 
 /// The given name and version under the environment's attributes, so `OTEL_RESOURCE_ATTRIBUTES`

@@ -252,3 +252,42 @@ async fn the_quickstart_exports_its_request_spans_to_the_collector_the_environme
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// The server's own metrics reach the collector: `switchyard.listen.open` follows a listen
+/// subscription opened and closed, `switchyard.server.draining` is 0 while serving.
+#[tokio::test]
+async fn open_listens_and_the_drain_state_are_exported_as_metrics() {
+    let (endpoint, received) = collector();
+    let server = HttpServer::start_with_env(
+        "fixture",
+        &[],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()), ("OTEL_METRIC_EXPORT_INTERVAL", "100")],
+    );
+    let until = |name: &'static str, want: f64| {
+        let received = received.clone();
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while received.value(name) != Some(want) {
+                assert!(Instant::now() < deadline, "{name} never exported as {want}: {:?}", received.value(name));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    until("switchyard.listen.open", 0.0).await;
+    until("switchyard.server.draining", 0.0).await;
+    let c = client();
+    let listen = modern(
+        &c,
+        &server.url,
+        json!(1),
+        "subscriptions/listen",
+        json!({ "notifications": { "toolsListChanged": true } }),
+    )
+    .send()
+    .await
+    .expect("listen sent");
+    assert_eq!(listen.status(), 200);
+    until("switchyard.listen.open", 1.0).await;
+    drop(listen);
+    until("switchyard.listen.open", 0.0).await;
+}

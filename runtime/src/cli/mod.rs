@@ -804,6 +804,8 @@ pub async fn serve(server: Server, args: &ServeArgs) -> ExitCode {
 /// that code: see the comment inside.
 pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions) -> ExitCode {
     args.install_subscriber(Some(&server));
+    #[cfg(feature = "otel")]
+    telemetry::observe(&server);
     let mode = args.mode();
     spawn_signal_handler(server.clone(), args.drain(&mode));
     args.apply_listen_limits(&server);

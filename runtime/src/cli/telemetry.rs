@@ -55,6 +55,16 @@ pub(super) fn installed(guard: OtelGuard) {
     }
 }
 
+/// Exports `server`'s metrics through the exporters of the global subscriber, if it has any
+/// ([`OtelGuard::observe`]); the subscriber may have been installed before the server existed.
+pub(super) fn observe(server: &Server) {
+    if let Ok(slot) = GUARD.lock()
+        && let Some(guard) = slot.as_ref()
+    {
+        guard.observe(server);
+    }
+}
+
 /// Shuts the exporters of the global subscriber down, if it has any, waiting (on a blocking
 /// thread) until what is buffered was sent or the export timed out. Spans that end later are
 /// not exported.

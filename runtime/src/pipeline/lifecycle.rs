@@ -25,13 +25,18 @@ pub(crate) struct Lifecycle {
     pub(crate) checks: Vec<(String, ReadinessProbe)>,
     /// Work that must end or be handed back before the process exits (`Server::shutdown_hold`).
     pub(crate) holds: TaskTracker,
+    /// Extensions' metric readings (`Server::metrics`).
+    pub(crate) metrics: Vec<Arc<dyn Fn() -> Vec<crate::server::Metric> + Send + Sync>>,
 }
 
 impl Lifecycle {
-    pub(crate) fn new(checks: Vec<(String, ReadinessProbe)>) -> Self {
+    pub(crate) fn new(
+        checks: Vec<(String, ReadinessProbe)>,
+        metrics: Vec<Arc<dyn Fn() -> Vec<crate::server::Metric> + Send + Sync>>,
+    ) -> Self {
         let shutdown = CancellationToken::new();
         let closing = shutdown.child_token();
         let draining = closing.child_token();
-        Lifecycle { shutdown, closing, draining, checks, holds: TaskTracker::new() }
+        Lifecycle { shutdown, closing, draining, checks, holds: TaskTracker::new(), metrics }
     }
 }

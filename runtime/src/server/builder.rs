@@ -41,6 +41,7 @@ pub struct ServerBuilder {
     resources: Vec<super::DynamicResource>,
     listen_limits: crate::subscriptions::ListenLimits,
     readiness_checks: Vec<(String, crate::pipeline::lifecycle::ReadinessProbe)>,
+    metrics_sources: Vec<super::metrics::MetricsSource>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -75,6 +76,7 @@ impl ServerBuilder {
             resources: Vec::new(),
             listen_limits: crate::subscriptions::ListenLimits::default(),
             readiness_checks: Vec::new(),
+            metrics_sources: Vec::new(),
         }
     }
 
@@ -138,6 +140,16 @@ impl ServerBuilder {
         Fut: std::future::Future<Output = Result<(), String>> + Send + 'static,
     {
         self.readiness_checks.push((name.into(), Arc::new(move || Box::pin(check()))));
+        self
+    }
+
+    /// Adds a source of metric readings ([`Server::metrics`](crate::Server::metrics)): `source`
+    /// returns the current value of each of its metrics when an exporter collects (every
+    /// export interval, e.g. 60 s over OTLP), so it must be cheap and must not block. Each name
+    /// keeps one kind, unit and description for the server's life. The Tasks extension adds its
+    /// own (`switchyard.tasks.*`).
+    pub fn metrics_source(mut self, source: impl Fn() -> Vec<crate::server::Metric> + Send + Sync + 'static) -> Self {
+        self.metrics_sources.push(Arc::new(source));
         self
     }
 
@@ -395,7 +407,7 @@ impl ServerBuilder {
                 state: Arc::new(self.state),
                 cache: self.cache,
                 page_size: self.page_size,
-                lifecycle: crate::pipeline::lifecycle::Lifecycle::new(readiness_checks),
+                lifecycle: crate::pipeline::lifecycle::Lifecycle::new(readiness_checks, self.metrics_sources),
                 policy: self.policy,
                 raw,
                 pipelines,

@@ -6,12 +6,14 @@
 mod builder;
 mod dynamic;
 mod lifecycle;
+mod metrics;
 mod state_check;
 
 pub use crate::pipeline::{CacheConfig, LegacySession};
 pub use builder::ServerBuilder;
 pub use dynamic::{DynamicResource, DynamicTool};
 pub use lifecycle::{Drain, Readiness, ShutdownHold};
+pub use metrics::{Metric, MetricKind};
 
 use crate::context::{FromRequestContext, Notifier, Origin, RequestContext};
 use crate::jsonrpc::{McpError, Request};

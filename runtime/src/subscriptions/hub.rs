@@ -42,6 +42,12 @@ pub trait DeliveryHub: Send + Sync + 'static {
     fn health(&self) -> Result<(), String> {
         Ok(())
     }
+
+    /// Events dropped instead of published since the hub started (a broker hub's outbox was
+    /// full, the broker refused one), for the `switchyard.hub.dropped_events` metric. Default 0.
+    fn dropped_events(&self) -> u64 {
+        0
+    }
 }
 
 /// The in-process hub: a bounded broadcast channel shared by every connection of a server.

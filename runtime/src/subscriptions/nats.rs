@@ -472,6 +472,11 @@ impl DeliveryHub for NatsHub {
             Err(format!("the link to the NATS broker (subject {:?}) is down", self.subject()))
         }
     }
+
+    /// [`NatsHub::dropped_events`].
+    fn dropped_events(&self) -> u64 {
+        NatsHub::dropped_events(self)
+    }
 }
 
 /// What the outbox task sends.

@@ -6,7 +6,7 @@ use axum::extract::State;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{KeyValue, any_value};
-use opentelemetry_proto::tonic::metrics::v1::metric;
+use opentelemetry_proto::tonic::metrics::v1::{metric, number_data_point};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
 use std::sync::{Arc, Mutex};
@@ -24,6 +24,8 @@ pub struct Exported {
 pub struct Received {
     pub spans: Arc<Mutex<Vec<Exported>>>,
     pub durations: Arc<Mutex<Vec<Vec<KeyValue>>>>,
+    /// The latest value of each gauge and sum, by metric name.
+    pub values: Arc<Mutex<std::collections::HashMap<String, f64>>>,
 }
 
 impl Received {
@@ -33,6 +35,11 @@ impl Received {
 
     pub fn durations(&self) -> Vec<Vec<KeyValue>> {
         self.durations.lock().expect("durations").clone()
+    }
+
+    /// The latest exported value of the gauge or sum `name`.
+    pub fn value(&self, name: &str) -> Option<f64> {
+        self.values.lock().expect("values").get(name).copied()
     }
 }
 
@@ -51,10 +58,21 @@ async fn traces(State(received): State<Received>, body: Bytes) -> Vec<u8> {
 async fn metrics(State(received): State<Received>, body: Bytes) -> Vec<u8> {
     let request = ExportMetricsServiceRequest::decode(body).expect("an OTLP metrics export");
     for metric in request.resource_metrics.into_iter().flat_map(|r| r.scope_metrics).flat_map(|s| s.metrics) {
-        if metric.name == "mcp.server.operation.duration"
-            && let Some(metric::Data::Histogram(h)) = metric.data
-        {
-            received.durations.lock().expect("durations").extend(h.data_points.into_iter().map(|p| p.attributes));
+        let points = match metric.data {
+            Some(metric::Data::Histogram(h)) if metric.name == "mcp.server.operation.duration" => {
+                received.durations.lock().expect("durations").extend(h.data_points.into_iter().map(|p| p.attributes));
+                continue;
+            }
+            Some(metric::Data::Gauge(g)) => g.data_points,
+            Some(metric::Data::Sum(s)) => s.data_points,
+            _ => continue,
+        };
+        if let Some(value) = points.last().and_then(|p| p.value) {
+            let value = match value {
+                number_data_point::Value::AsDouble(d) => d,
+                number_data_point::Value::AsInt(i) => i as f64,
+            };
+            received.values.lock().expect("values").insert(metric.name, value);
         }
     }
     Vec::new()

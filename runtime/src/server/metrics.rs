@@ -1,0 +1,98 @@
+//! The values a server reports for monitoring, read when an exporter asks: the server's own
+//! (open listen subscriptions, the drain, the broker link) and those of its extensions (the
+//! Tasks extension's running tasks, store errors, lease renewals, sweeps). Exported over OTLP
+//! by [`OtelGuard::observe`](crate::otel) with the `otel` feature; docs/observability.md lists
+//! every metric.
+
+use super::Server;
+use std::sync::Arc;
+
+/// Whether a [`Metric`] only grows (a count since the process started) or goes up and down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MetricKind {
+    /// A monotonic count since the process started (an OpenTelemetry observable counter,
+    /// cumulative temporality).
+    Counter,
+    /// A current value (an OpenTelemetry observable gauge).
+    Gauge,
+}
+
+/// One reading of a value a server reports: `name` in OpenTelemetry's dotted style
+/// (`switchyard.tasks.running`), `unit` in UCUM as OpenTelemetry writes it (`s`, `{task}`,
+/// `1`), and the value now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metric {
+    /// The metric's name; the same name always has the same kind, unit and description.
+    pub name: &'static str,
+    /// What it counts or measures, one sentence.
+    pub description: &'static str,
+    /// Its unit (UCUM; `{thing}` for counts of things).
+    pub unit: &'static str,
+    /// Counter or gauge.
+    pub kind: MetricKind,
+    /// The value now (a counter's total since the process started).
+    pub value: f64,
+}
+
+impl Metric {
+    /// A counter reading.
+    pub fn counter(name: &'static str, description: &'static str, unit: &'static str, value: f64) -> Self {
+        Metric { name, description, unit, kind: MetricKind::Counter, value }
+    }
+
+    /// A gauge reading.
+    pub fn gauge(name: &'static str, description: &'static str, unit: &'static str, value: f64) -> Self {
+        Metric { name, description, unit, kind: MetricKind::Gauge, value }
+    }
+}
+
+/// A source of readings an extension adds with
+/// [`ServerBuilder::metrics_source`](crate::ServerBuilder::metrics_source).
+pub(crate) type MetricsSource = Arc<dyn Fn() -> Vec<Metric> + Send + Sync>;
+
+impl Server {
+    /// Every metric's value now: the server's own, then each source's in the order they were
+    /// added. Cheap (counters and sizes read from memory, no I/O); an exporter calls it at
+    /// each collection.
+    ///
+    /// The server's own: `switchyard.listen.open` (gauge, `{subscription}`),
+    /// `switchyard.server.draining` (gauge, 1 once a drain or shutdown began) and, with a hub
+    /// that spans instances, `switchyard.hub.connected` (gauge, 1 while the broker link is up)
+    /// and `switchyard.hub.dropped_events` (counter, `{event}`).
+    pub fn metrics(&self) -> Vec<Metric> {
+        let engine = self.engine();
+        let mut all = vec![
+            Metric::gauge(
+                "switchyard.listen.open",
+                "Built-in subscriptions/listen subscriptions open now",
+                "{subscription}",
+                engine.open_subscriptions.count() as f64,
+            ),
+            Metric::gauge(
+                "switchyard.server.draining",
+                "1 once a drain or shutdown began, else 0",
+                "1",
+                if self.is_draining() { 1.0 } else { 0.0 },
+            ),
+        ];
+        if engine.hub.spans_instances() {
+            all.push(Metric::gauge(
+                "switchyard.hub.connected",
+                "1 while the delivery hub's broker link is up, else 0",
+                "1",
+                if engine.hub.health().is_ok() { 1.0 } else { 0.0 },
+            ));
+            all.push(Metric::counter(
+                "switchyard.hub.dropped_events",
+                "Events the delivery hub dropped instead of publishing (outbox full, broker refused)",
+                "{event}",
+                engine.hub.dropped_events() as f64,
+            ));
+        }
+        for source in &engine.lifecycle.metrics {
+            all.extend(source());
+        }
+        all
+    }
+}
