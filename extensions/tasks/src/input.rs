@@ -54,15 +54,17 @@ async fn wait_for_answers(
     loop {
         match tasks.store.input_responses(id).await {
             Ok(stored) => {
-                let taken: Vec<String> = stored.keys().cloned().collect();
+                let mut taken = Vec::new();
                 for (key, answer) in stored {
                     if outstanding.remove(&key).is_some() {
+                        taken.push(key.clone());
                         answers.insert(key, answer);
                     }
                 }
                 // Removed only now that they are held here: a read whose answer was lost
-                // leaves them in the store for the next one. Left behind, they are dropped when
-                // the task ends.
+                // leaves them in the store for the next one. Answers for keys this call does
+                // not wait for stay (another wait of the same task may); whatever is left is
+                // dropped when the task ends.
                 if !taken.is_empty()
                     && let Err(e) = tasks.store.remove_input_responses(id, &taken).await
                 {

@@ -258,9 +258,29 @@ impl Tasks {
         if let Err(e) = executor.start(execution.clone()).await {
             execution.dispose();
             let error = TaskError::internal(format!("the task could not be started: {e}"));
-            self.finish(&server, &record.id, TaskState::Failed(error)).await;
+            self.finish_before_answering(&server, &record.id, TaskState::Failed(error)).await;
         }
         Ok(record.create_result_json())
+    }
+
+    /// Records the terminal `state` of task `id` on a request's path: one attempt before the
+    /// request is answered; if the store fails, the retries of [`finish_with`](Self::finish_with)
+    /// go on in the background instead of holding the request for as long as the store is away.
+    async fn finish_before_answering(self: &Arc<Self>, server: &Server, id: &str, state: TaskState) {
+        let message = match &state {
+            TaskState::Failed(e) => Some(e.message.clone()),
+            _ => None,
+        };
+        let publisher = server.publisher();
+        match self.store.transition(id, state.clone(), message, now_ms()).await {
+            Ok(t) => announce(&publisher, &t),
+            Err(e) => {
+                self.store_failed(now_ms());
+                tracing::warn!(task = id, error = %e, "tasks: recording the outcome failed; retrying in the background");
+                let (tasks, id) = (self.clone(), id.to_owned());
+                tokio::spawn(async move { tasks.finish_with(&publisher, &id, state).await });
+            }
+        }
     }
 
     /// Records what the background pipeline returned (see `TaskExecution::run_tool_pipeline`).
@@ -310,8 +330,9 @@ impl Tasks {
         loop {
             attempt += 1;
             let error = match self.store.transition(id, state.clone(), message.clone(), now_ms()).await {
-                Ok(Transition::Terminal(r)) if attempt > 1 && r.state == state => {
-                    // An earlier attempt was written after all and only its answer was lost.
+                Ok(Transition::Terminal(r)) if r.state == state => {
+                    // An earlier attempt was written after all and only its answer was lost
+                    // (announcing a state twice is harmless; not announcing it is not).
                     announce_record(publisher, &r);
                     break;
                 }

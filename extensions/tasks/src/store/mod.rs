@@ -144,7 +144,10 @@ pub trait TaskStore: Send + Sync + 'static {
     fn remove_input_responses<'a>(&'a self, id: &'a str, keys: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>>;
 }
 
-/// What [`TaskStore::put_input_responses`] did.
+/// What [`TaskStore::put_input_responses`] did with the answers of one `tasks/update`
+/// ([task update requests](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-update-requests)).
+/// The extension acknowledges `tasks/update` with `{}` in every case but `Unknown`, which it
+/// answers with `-32602`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PutInput {
     /// The responses for `keys` (each outstanding until now) are stored; `record` is the task

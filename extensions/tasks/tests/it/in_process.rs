@@ -28,6 +28,7 @@ struct FakeStore {
     /// Every completion write fails while everything else works (a result the store refuses).
     refuse_completions: AtomicBool,
     fail_next_put: AtomicBool,
+    fail_next_failed_mark: AtomicBool,
     ids: Mutex<Vec<String>>,
 }
 
@@ -58,6 +59,9 @@ impl TaskStore for FakeStore {
         status_message: Option<String>,
         now_ms: u64,
     ) -> BoxFuture<'a, Result<Transition, StoreError>> {
+        if matches!(state, TaskState::Failed(_)) && self.fail_next_failed_mark.swap(false, Ordering::SeqCst) {
+            return Box::pin(async { Err(StoreError("write failed".into())) });
+        }
         if matches!(state, TaskState::Completed(_))
             && (self.fail_next_completion.swap(false, Ordering::SeqCst)
                 || self.refuse_completions.load(Ordering::SeqCst))
@@ -475,6 +479,19 @@ async fn d18_a_failed_start_marks_the_task_failed_before_the_response() {
     assert_eq!(t["result"]["error"]["code"], -32603);
     assert!(t["result"]["error"]["message"].as_str().is_some_and(|m| m.contains("queue down")));
     assert!(exec.held().request().is_none(), "the scope was released");
+    assert_eq!(h.probe.count("tool"), 0);
+}
+
+#[tokio::test]
+async fn d18_a_failed_start_the_store_cannot_record_at_once_is_recorded_later() {
+    let exec = FakeExecutor::with(Mode::Fail);
+    let h = harness(|e| e.shared_executor(Arc::new(Shared(exec.clone()))), None);
+    h.store.fail_next_failed_mark.store(true, Ordering::SeqCst);
+    let id = h.create("work").await;
+    let t = h.wait_terminal(&id).await;
+    assert!(!h.store.fail_next_failed_mark.load(Ordering::SeqCst), "the first write failed");
+    assert_eq!((t["status"].clone(), t["error"]["code"].clone()), (json!("failed"), json!(-32603)), "{t}");
+    assert!(t["error"]["message"].as_str().is_some_and(|m| m.contains("queue down")), "the start's own error: {t}");
     assert_eq!(h.probe.count("tool"), 0);
 }
 
