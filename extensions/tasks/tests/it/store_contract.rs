@@ -778,13 +778,15 @@ mod pg {
             let (gate, is_down, open) = (frozen.clone(), down.clone(), links.clone());
             tokio::spawn(async move {
                 while let Ok((client, _)) = listener.accept().await {
+                    let Ok(server) = tokio::net::TcpStream::connect(&to).await else { continue };
+                    // Checked under the lock `set_down` takes: a connection made while the relay
+                    // goes down is closed with the others, never left open through the outage.
+                    let mut open = open.lock().expect("links");
                     if is_down.load(std::sync::atomic::Ordering::SeqCst) {
                         continue; // dropped: the connection is closed at once
                     }
-                    let Ok(server) = tokio::net::TcpStream::connect(&to).await else { continue };
                     let (cr, cw) = client.into_split();
                     let (sr, sw) = server.into_split();
-                    let mut open = open.lock().expect("links");
                     open.push(tokio::spawn(pass(cr, sw, gate.clone())).abort_handle());
                     open.push(tokio::spawn(pass(sr, cw, gate.clone())).abort_handle());
                 }
@@ -798,9 +800,10 @@ mod pg {
 
         /// Closes every open connection and refuses new ones (`true`), or accepts them again.
         fn set_down(&self, down: bool) {
+            let mut links = self.links.lock().expect("links");
             self.down.store(down, std::sync::atomic::Ordering::SeqCst);
             if down {
-                for link in self.links.lock().expect("links").drain(..) {
+                for link in links.drain(..) {
                     link.abort();
                 }
             }
@@ -1054,7 +1057,9 @@ mod pg {
     /// ends `completed` with its result, not `failed` by a sweep.
     pub async fn postgres_an_outcome_reached_during_an_outage_is_recorded_after_it(db: Arc<Db>) {
         let (relay, config) = relayed(&db).await;
-        let lease = Duration::from_millis(500);
+        // Long enough that A, renewing every third of it, renews well before B, which saw the
+        // store fail, judges leases again a whole lease after the outage, on a loaded machine.
+        let lease = Duration::from_millis(1500);
         let instance = |store: PostgresTaskStore| {
             let ext = TasksExtension::new().store(store.statement_timeout(Duration::from_millis(500))).lease(lease);
             let server = ext.install(Server::builder("outage", "0").groups(["default", "store_outage"])).build();
@@ -1068,8 +1073,8 @@ mod pg {
         let get = json!({ "taskId": id });
         assert_eq!(b.request("tasks/get", get.clone()).await.result()["status"], "working");
         relay.set_down(true);
-        // The nap ends a second into the outage; the outage lasts ten leases past that.
-        tokio::time::sleep(Duration::from_millis(1000) + lease * 10).await;
+        // The nap ends a second into the outage; the outage lasts four leases past that.
+        tokio::time::sleep(Duration::from_millis(1000) + lease * 4).await;
         let during = b.request("tasks/get", get.clone()).await;
         assert_eq!(during.error_code(), Some(-32603), "the database is down: {}", during.response);
         relay.set_down(false);
