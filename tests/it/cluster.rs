@@ -542,3 +542,61 @@ async fn a_legacy_session_stays_on_the_instance_that_created_it() {
     }
     assert_eq!(seen.len(), 3, "round-robin reaches every instance: {seen:?}");
 }
+
+#[tokio::test]
+async fn input_answered_on_another_instance_while_the_broker_is_down_reaches_the_task() {
+    let Some((pg, haproxy, nats)) =
+        requirements("input_answered_on_another_instance_while_the_broker_is_down_reaches_the_task")
+    else {
+        return;
+    };
+    let mut cluster = Cluster::start(&pg, &haproxy, nats);
+    let caps = json!({ "elicitation": {}, "extensions": { TASKS: {} } });
+    let call = with_meta(json!({ "name": "ask_name", "arguments": {} }), caps.clone());
+    let (created, runner) = cluster.request(1, "tools/call", call).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"].as_str().expect("a task id").to_owned();
+    let get = with_meta(json!({ "taskId": task }), caps.clone());
+    let mut id = 2;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (r, _) = cluster.request(id, "tasks/get", get.clone()).await;
+        id += 1;
+        if r["result"]["status"] == "input_required" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the task never asked for input: {r}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // No broker: nothing can carry the answers, or a hint, from one instance to another.
+    cluster.nats.stop();
+    // Round-robin: once the runner has served a request, the next one goes to another instance.
+    for _ in 0..6 {
+        let (_, by) = cluster.request(id, "tools/list", json!({})).await;
+        id += 1;
+        if by == runner {
+            break;
+        }
+    }
+    let answer = json!({ "name": { "action": "accept", "content": { "name": "Ada" } } });
+    let update = with_meta(json!({ "taskId": task, "inputResponses": answer }), caps.clone());
+    let (ack, answered_on) = cluster.request(id, "tasks/update", update).await;
+    id += 1;
+    assert!(ack.get("error").is_none(), "{ack}");
+    assert_ne!(answered_on, runner, "the update must come from an instance that does not run the task");
+
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let done = loop {
+        let (r, _) = cluster.request(id, "tasks/get", get.clone()).await;
+        id += 1;
+        if r["result"]["status"] != "input_required" && r["result"]["status"] != "working" {
+            break r;
+        }
+        assert!(Instant::now() < deadline, "the answers never reached the task on {runner}: {r}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
+    eprintln!("task {task}: waits on {runner}, answered on {answered_on} with the broker down, completed");
+}

@@ -112,12 +112,19 @@
 //! or hand the task to another system and [`dispose`](TaskExecution::dispose) it (the ordinary
 //! filters and the tool then never run here; the other system records the outcome in the shared
 //! store). `start` returning an error marks the task `failed` (-32603) before the response.
-//! A store failure while creating the task is `-32603` for the `tools/call`; a store failure
-//! while recording an outcome is logged and the task marked `failed` when possible.
+//! A store failure while creating the task is `-32603` for the `tools/call`. An outcome the
+//! store fails to record is written again, 100 ms later and then backing off to every 5 s, while
+//! the process lives, and the task's lease is renewed meanwhile: a store outage delays the
+//! outcome and fails no task. Only a store that answers but keeps refusing that one write (five
+//! times in a row) gets the task marked `failed` (-32603) instead.
 //!
 //! ## Input inside tasks
 //! [`request_input`] is the seam through which a tool running as a task asks the client
-//! for input (`input_required` + `tasks/update`).
+//! for input (`input_required` + `tasks/update`). `tasks/update` on any instance stores the
+//! answers ([`TaskStore::put_input_responses`]) before it acknowledges them (a store failure is
+//! `-32603` and changes nothing, so the client sends it again); the waiting task takes them from
+//! the store, woken at once on the same instance, through the server's hub from another one,
+//! and by reading the store every third of a lease (at most every second) when no hint comes.
 
 mod escalate;
 mod executor;
@@ -140,7 +147,7 @@ pub use id::new_task_id;
 pub use input::{TaskInputChannel, request_input};
 pub use methods::{TaskRef, TaskUpdate};
 pub use model::{TaskError, TaskRecord, TaskState, iso8601, now_ms};
-pub use store::{InMemoryTaskStore, SqliteTaskStore, StoreError, TaskStore, Transition};
+pub use store::{InMemoryTaskStore, PutInput, SqliteTaskStore, StoreError, TaskStore, Transition};
 #[cfg(feature = "postgres")]
 pub use store::{Job, PostgresJobExecutor, PostgresTaskStore};
 /// The PostgreSQL driver and pool crates `PostgresTaskStore` is built on (feature `postgres`),

@@ -18,9 +18,13 @@
 //! - **Events from other instances** (through the server's hub; with the in-process hub only
 //!   this process's own): a `notifications/tasks` saying `cancelled` or `failed` stops the
 //!   local work at once, so a `tasks/cancel` answered by another instance stops the task here
-//!   within the hub's delivery time rather than the next renewal; `tasks/update` answers for a
-//!   task waiting here arrive as an internal event ([`INPUT_KEY`]) that no listen subscription
-//!   can be granted.
+//!   within the hub's delivery time rather than the next renewal; a `tasks/update` answered
+//!   elsewhere for a task waiting here arrives as an internal event ([`INPUT_KEY`], which no
+//!   listen subscription can be granted) that wakes the task to read the answers from the
+//!   store. The event carries no answers: if it is lost, the task finds them at its next read
+//!   of the store.
+//! - **Outcomes** that the store failed to record are written again with backoff by the task's
+//!   runner, which stays registered here meanwhile, so its lease keeps being renewed.
 //!
 //! The loop starts with the first task or `tasks/*` request the process handles and ends with
 //! the server's shutdown.
@@ -29,16 +33,16 @@ use crate::TASK_IDS_KEY;
 use crate::model::{TaskError, now_ms};
 use crate::tasks::{Tasks, publish};
 use futures::StreamExt;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 use switchyard::Server;
 use switchyard::subscriptions::{Event, Publisher};
 
-/// The routing key of the internal event that carries `tasks/update` answers to the instance
-/// where the task waits. No `#[subscription_field]` claims it, so no listen stream is ever
-/// granted it and it never reaches a client.
+/// The routing key of the internal event that tells the instance where a task waits for input
+/// that `tasks/update` stored answers for it. No `#[subscription_field]` claims it, so no listen
+/// stream is ever granted it and it never reaches a client.
 pub(crate) const INPUT_KEY: &str = "switchyard.tasks.input";
 
 /// The method name the input event carries (never sent to a client; see [`INPUT_KEY`]).
@@ -48,13 +52,14 @@ const INPUT_METHOD: &str = "switchyard/tasks/input";
 /// events (a broker outage); the lease renewal covers what it missed meanwhile.
 const RESUBSCRIBE_PAUSE: Duration = Duration::from_millis(500);
 
-/// Publishes `answers` for task `id` to whichever instance runs it.
-pub(crate) fn forward_input(publisher: &Publisher, id: &str, answers: Map<String, Value>) {
+/// Tells whichever instance runs task `id` that answers for it are in the store. A hint only:
+/// it carries no answers, and a lost one delays the task until its next read of the store.
+pub(crate) fn hint_input(publisher: &Publisher, id: &str) {
     publisher.publish(Event::Extension {
         key: INPUT_KEY.to_owned(),
         item: json!(id),
         method: INPUT_METHOD.to_owned(),
-        params: json!({ "taskId": id, "inputResponses": answers }),
+        params: json!({ "taskId": id }),
     });
 }
 
@@ -142,8 +147,8 @@ async fn renew_and_sweep(tasks: Weak<Tasks>, publisher: Publisher, period: Durat
     }
 }
 
-/// Reacts to task events from every instance: stops local work that ended elsewhere and feeds
-/// `tasks/update` answers to local tasks.
+/// Reacts to task events from every instance: stops local work that ended elsewhere and wakes
+/// local tasks for which `tasks/update` stored answers.
 async fn watch_events(tasks: Weak<Tasks>, publisher: Publisher) {
     loop {
         let mut events = publisher.subscribe();
@@ -156,10 +161,8 @@ async fn watch_events(tasks: Weak<Tasks>, publisher: Publisher) {
                 if matches!(status, Some("cancelled" | "failed")) {
                     tasks.stop_local(id);
                 }
-            } else if key == INPUT_KEY
-                && let Some(Value::Object(answers)) = params.get("inputResponses")
-            {
-                tasks.feed_local(id, answers.clone());
+            } else if key == INPUT_KEY {
+                tasks.wake_local(id);
             }
         }
         if tasks.strong_count() == 0 {

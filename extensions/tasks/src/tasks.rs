@@ -3,12 +3,13 @@
 
 use crate::executor::{Body, InProcessExecutor, RegisteredExecutor, TaskExecution, TaskExecutor, Work};
 use crate::model::{TaskError, TaskRecord, TaskState, now_ms};
-use crate::store::{TaskStore, Transition};
+use crate::store::{PutInput, TaskStore, Transition};
 use crate::{EXTENSION, TASK_IDS_KEY};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use switchyard::subscriptions::{Event, Publisher};
 use switchyard::{Alternate, CallToolResult, CancellationToken, McpError, RequestContext, Server};
 
@@ -16,8 +17,21 @@ use switchyard::{Alternate, CallToolResult, CancellationToken, McpError, Request
 #[derive(Default)]
 struct Running {
     cancel: Option<CancellationToken>,
-    input: Option<tokio::sync::mpsc::UnboundedSender<Map<String, Value>>>,
+    /// Set while the task waits for `tasks/update` answers: wakes it to read them from the store.
+    wake: Option<Arc<tokio::sync::Notify>>,
 }
+
+/// The first pause before an outcome the store failed to record is written again; it doubles
+/// up to [`OUTCOME_RETRY_MAX`].
+const OUTCOME_RETRY_FIRST: Duration = Duration::from_millis(100);
+
+/// The longest pause between two attempts to record an outcome.
+const OUTCOME_RETRY_MAX: Duration = Duration::from_secs(5);
+
+/// After this many attempts in a row in which the store refused the outcome but answered a
+/// read of the task right after, the store is up and refuses this one write (a result too
+/// large for it, say): the task is marked `failed` instead of retrying forever.
+const OUTCOME_REFUSALS: u32 = 5;
 
 /// The extension as installed on a server (kept in its shared state).
 pub(crate) struct Tasks {
@@ -134,11 +148,23 @@ impl Tasks {
         }
     }
 
-    /// Hands `answers` to task `id` if it waits for input in this process; false otherwise.
-    pub(crate) fn feed_local(&self, id: &str, answers: Map<String, Value>) -> bool {
-        let Some(tx) = self.running().get(id).and_then(|r| r.input.clone()) else { return false };
-        // The receiver is gone only when the task ended meanwhile: the answer is dropped.
-        tx.send(answers).is_ok()
+    /// Wakes task `id` to read its stored input responses if it waits for input in this
+    /// process; false otherwise.
+    pub(crate) fn wake_local(&self, id: &str) -> bool {
+        let Some(wake) = self.running().get(id).and_then(|r| r.wake.clone()) else { return false };
+        wake.notify_one();
+        true
+    }
+
+    /// Registers task `id` as run by this process, if it is not, so that the maintenance loop
+    /// renews its lease; true when it was added (the caller then unregisters it).
+    fn hold(&self, id: &str) -> bool {
+        let mut running = self.running();
+        if running.contains_key(id) {
+            return false;
+        }
+        running.insert(id.to_owned(), Running::default());
+        true
     }
 
     /// The task `id` if `ctx`'s caller may see it and it has not expired.
@@ -221,7 +247,7 @@ impl Tasks {
         ctx.extensions().insert(crate::CurrentTask { id: record.id.clone() });
         // `ctx.input` inside the task asks through the task (`input_required` + tasks/update).
         ctx.set_input_channel(Arc::new(crate::input::TaskInputChannel));
-        self.running().insert(record.id.clone(), Running { cancel: Some(cancel.clone()), input: None });
+        self.running().insert(record.id.clone(), Running { cancel: Some(cancel.clone()), wake: None });
         let executor: Arc<dyn TaskExecutor> = match (&self.executor, request.state::<RegisteredExecutor>()) {
             (Some(e), _) => e.clone(),
             (None, Some(r)) => r.0.clone(),
@@ -232,9 +258,29 @@ impl Tasks {
         if let Err(e) = executor.start(execution.clone()).await {
             execution.dispose();
             let error = TaskError::internal(format!("the task could not be started: {e}"));
-            self.finish(&server, &record.id, TaskState::Failed(error)).await;
+            self.finish_before_answering(&server, &record.id, TaskState::Failed(error)).await;
         }
         Ok(record.create_result_json())
+    }
+
+    /// Records the terminal `state` of task `id` on a request's path: one attempt before the
+    /// request is answered; if the store fails, the retries of [`finish_with`](Self::finish_with)
+    /// go on in the background instead of holding the request for as long as the store is away.
+    async fn finish_before_answering(self: &Arc<Self>, server: &Server, id: &str, state: TaskState) {
+        let message = match &state {
+            TaskState::Failed(e) => Some(e.message.clone()),
+            _ => None,
+        };
+        let publisher = server.publisher();
+        match self.store.transition(id, state.clone(), message, now_ms()).await {
+            Ok(t) => announce(&publisher, &t),
+            Err(e) => {
+                self.store_failed(now_ms());
+                tracing::warn!(task = id, error = %e, "tasks: recording the outcome failed; retrying in the background");
+                let (tasks, id) = (self.clone(), id.to_owned());
+                tokio::spawn(async move { tasks.finish_with(&publisher, &id, state).await });
+            }
+        }
     }
 
     /// Records what the background pipeline returned (see `TaskExecution::run_tool_pipeline`).
@@ -261,29 +307,82 @@ impl Tasks {
         self.finish(server, id, state).await;
     }
 
-    /// Moves the task to a terminal `state`. When the store fails, logs it and tries once to mark
-    /// the task `failed` with `-32603` instead.
+    /// Moves the task to a terminal `state`; see [`finish_with`](Self::finish_with).
     pub(crate) async fn finish(&self, server: &Server, id: &str, state: TaskState) {
         self.finish_with(&server.publisher(), id, state).await;
     }
 
-    /// [`finish`](Self::finish), announcing through `publisher`.
+    /// Records the terminal `state` of task `id` and announces it through `publisher`.
+    ///
+    /// While the store fails, the write is repeated after 100 ms, doubling up to 5 s, for as
+    /// long as the process lives, and the task stays registered here so that its lease keeps
+    /// being renewed and no sweep takes it for a dead instance's. It stops when the write
+    /// succeeds or the task turns out unknown or terminal (cancelled meanwhile, or written by
+    /// an attempt whose answer was lost). Only a store that answers reads but refuses this write
+    /// [`OUTCOME_REFUSALS`] times in a row gets the task marked `failed` (-32603) instead.
     pub(crate) async fn finish_with(&self, publisher: &Publisher, id: &str, state: TaskState) {
         let message = match &state {
             TaskState::Failed(e) => Some(e.message.clone()),
             _ => None,
         };
-        match self.store.transition(id, state, message, now_ms()).await {
-            Ok(t) => announce(publisher, &t),
-            Err(e) => {
-                tracing::error!(task = id, error = %e, "tasks: recording the outcome failed; marking the task failed");
-                let error = TaskError::internal("the task's outcome could not be recorded");
+        let mut delay = OUTCOME_RETRY_FIRST;
+        let (mut attempt, mut refused, mut held) = (0u32, 0u32, false);
+        loop {
+            attempt += 1;
+            let error = match self.store.transition(id, state.clone(), message.clone(), now_ms()).await {
+                Ok(Transition::Terminal(r)) if r.state == state => {
+                    // An earlier attempt was written after all and only its answer was lost
+                    // (announcing a state twice is harmless; not announcing it is not).
+                    announce_record(publisher, &r);
+                    break;
+                }
+                Ok(t) => {
+                    announce(publisher, &t);
+                    break;
+                }
+                Err(e) => e,
+            };
+            self.store_failed(now_ms());
+            held = self.hold(id) || held;
+            match self.store.get(id).await {
+                Ok(None) => {
+                    tracing::warn!(task = id, "tasks: the task is gone; its outcome is dropped");
+                    break;
+                }
+                Ok(Some(r)) if r.state.is_terminal() => {
+                    if r.state == state {
+                        announce_record(publisher, &r);
+                    } else {
+                        tracing::warn!(
+                            task = id,
+                            status = r.state.status(),
+                            "tasks: the task ended meanwhile; its outcome is dropped"
+                        );
+                    }
+                    break;
+                }
+                Ok(Some(_)) => refused += 1,
+                Err(_) => refused = 0,
+            }
+            if refused >= OUTCOME_REFUSALS {
+                tracing::error!(task = id, error = %error, attempt, "tasks: the store keeps refusing the outcome; marking the task failed");
+                let error = TaskError::internal(
+                    "the task's outcome could not be recorded (the task store refused it); see the server log",
+                );
                 let msg = Some(error.message.clone());
                 match self.store.transition(id, TaskState::Failed(error), msg, now_ms()).await {
                     Ok(t) => announce(publisher, &t),
                     Err(e) => tracing::error!(task = id, error = %e, "tasks: marking the task failed failed too"),
                 }
+                break;
             }
+            tracing::warn!(task = id, error = %error, attempt, retry_in_ms = delay.as_millis() as u64,
+                "tasks: recording the outcome failed; retrying");
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(OUTCOME_RETRY_MAX);
+        }
+        if held {
+            self.unregister(id);
         }
     }
 
@@ -306,9 +405,14 @@ impl Tasks {
         Ok(())
     }
 
-    /// `tasks/update`: passes the answers for outstanding keys to the task waiting for them; other
-    /// keys are ignored
+    /// `tasks/update`: stores the answers for outstanding keys, where the task's runner on any
+    /// instance takes them, and wakes the runner; other keys are ignored
     /// ([task update requests](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-update-requests)).
+    /// In the same step the answered keys leave `inputRequests` and, once none is left, the task
+    /// is `working` again, so the next `tasks/get` lists only the keys still outstanding.
+    ///
+    /// Errors: `-32602` for an unknown, expired or foreign task; `-32603` when the store fails
+    /// (nothing changed: the same `tasks/update` may be sent again).
     pub(crate) async fn update(
         &self,
         ctx: &RequestContext,
@@ -321,28 +425,53 @@ impl Tasks {
         if answered.is_empty() {
             return Ok(());
         }
-        // The store changes before the acknowledgement, so the next tasks/get lists only the keys
-        // still outstanding
-        // (https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-update-requests).
-        let remaining: Map<String, Value> = outstanding
-            .iter()
-            .filter(|(k, _)| !answered.contains_key(*k))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let next = if remaining.is_empty() { TaskState::Working } else { TaskState::InputRequired(remaining) };
-        self.set_state(&ctx.server(), id, next).await?;
-        if !self.feed_local(id, answered.clone()) {
-            // The task waits in another instance (or ended): the answers travel through the hub.
-            crate::maintenance::forward_input(&ctx.server().publisher(), id, answered);
+        let now = now_ms();
+        let put = self.store.put_input_responses(id, answered, now).await.map_err(|e| {
+            self.store_failed(now);
+            tracing::error!(task = id, error = %e, "tasks: storing input responses failed");
+            McpError::internal(
+                "the task store failed while storing the input responses; nothing changed and the task still \
+                 waits for them: send the same tasks/update again",
+            )
+        })?;
+        match put {
+            PutInput::Stored { record, .. } => {
+                let publisher = ctx.server().publisher();
+                announce_record(&publisher, &record);
+                // The answers are in the store; the runner is only told to look. Elsewhere the hub
+                // carries that hint, and without it the runner finds them when it next polls.
+                if !self.wake_local(id) {
+                    crate::maintenance::hint_input(&publisher, id);
+                }
+                Ok(())
+            }
+            // Another update answered these keys first, or the task moved on: ignored, as keys
+            // that are not outstanding are.
+            PutInput::Ignored(_) => Ok(()),
+            PutInput::Unknown => Err(unknown(id)),
         }
-        Ok(())
     }
 
-    /// Registers the channel on which `tasks/update` answers for task `id` arrive.
-    pub(crate) fn input_channel(&self, id: &str) -> tokio::sync::mpsc::UnboundedReceiver<Map<String, Value>> {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        self.running().entry(id.to_owned()).or_default().input = Some(tx);
-        rx
+    /// Registers the waker through which `tasks/update` tells task `id` that answers are stored.
+    pub(crate) fn input_waker(&self, id: &str) -> Arc<tokio::sync::Notify> {
+        let wake = Arc::new(tokio::sync::Notify::new());
+        if let Some(running) = self.running().get_mut(id) {
+            running.wake = Some(wake.clone());
+        }
+        wake
+    }
+
+    /// Removes the waker of task `id`: it no longer waits for input.
+    pub(crate) fn drop_input_waker(&self, id: &str) {
+        if let Some(running) = self.running().get_mut(id) {
+            running.wake = None;
+        }
+    }
+
+    /// How often a task waiting for input reads the store for answers when no wake-up comes:
+    /// a third of a lease, at most a second.
+    pub(crate) fn input_poll_interval(&self) -> Duration {
+        Duration::from_millis((self.lease_ms / 3).clamp(1, 1000))
     }
 
     /// Moves a non-terminal task to `state` and announces it.
@@ -364,17 +493,22 @@ impl Tasks {
 /// after an applied change.
 pub(crate) fn announce(publisher: &Publisher, t: &Transition) {
     if let Transition::Applied(record) = t {
-        // In the span of whoever changed it: the task's own work (in the caller's trace), or a
-        // later tasks/cancel or tasks/update request (in that request's).
-        tracing::event!(
-            target: switchyard::context::SPAN_TARGET,
-            tracing::Level::INFO,
-            mcp.task.id = %record.id,
-            mcp.task.status = record.state.status(),
-            "task status changed"
-        );
-        publish(publisher, record);
+        announce_record(publisher, record);
     }
+}
+
+/// Announces `record`, which has just changed.
+fn announce_record(publisher: &Publisher, record: &TaskRecord) {
+    // In the span of whoever changed it: the task's own work (in the caller's trace), or a
+    // later tasks/cancel or tasks/update request (in that request's).
+    tracing::event!(
+        target: switchyard::context::SPAN_TARGET,
+        tracing::Level::INFO,
+        mcp.task.id = %record.id,
+        mcp.task.status = record.state.status(),
+        "task status changed"
+    );
+    publish(publisher, record);
 }
 
 /// Publishes `notifications/tasks` for `record` to the subscriptions granted its id.

@@ -1,8 +1,9 @@
 //! The process-local store: a map behind a mutex. Fast, and lost when the process ends.
 
-use super::{StoreError, TaskStore, Transition};
+use super::{PutInput, StoreError, TaskStore, Transition, merge_input};
 use crate::model::{TaskError, TaskRecord, TaskState};
 use futures::future::BoxFuture;
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -10,7 +11,26 @@ use std::sync::Mutex;
 /// [`SqliteTaskStore`](super::SqliteTaskStore) for that.
 #[derive(Debug, Default)]
 pub struct InMemoryTaskStore {
-    tasks: Mutex<HashMap<String, TaskRecord>>,
+    tasks: Mutex<HashMap<String, Entry>>,
+}
+
+/// One task and the input responses stored for it.
+#[derive(Debug)]
+struct Entry {
+    record: TaskRecord,
+    answers: Map<String, Value>,
+}
+
+impl Entry {
+    /// Ends the task with `state`: nobody runs it any more, so a lease would only mislead a
+    /// reader, and nobody will take its answers.
+    fn end(&mut self, state: TaskState, status_message: Option<String>, now_ms: u64) {
+        self.record.lease_expires_at_ms = None;
+        self.answers.clear();
+        self.record.state = state;
+        self.record.status_message = status_message;
+        self.record.last_updated_at_ms = now_ms.max(self.record.last_updated_at_ms);
+    }
 }
 
 impl InMemoryTaskStore {
@@ -19,7 +39,7 @@ impl InMemoryTaskStore {
         Self::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A poisoned lock only means a panic elsewhere mid-update of one entry; the map is intact.
         self.tasks.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -31,14 +51,14 @@ impl TaskStore for InMemoryTaskStore {
         let result = if tasks.contains_key(&task.id) {
             Err(StoreError(format!("task id {} exists already", task.id)))
         } else {
-            tasks.insert(task.id.clone(), task);
+            tasks.insert(task.id.clone(), Entry { record: task, answers: Map::new() });
             Ok(())
         };
         Box::pin(async move { result })
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
-        let found = self.lock().get(id).cloned();
+        let found = self.lock().get(id).map(|e| e.record.clone());
         Box::pin(async move { Ok(found) })
     }
 
@@ -52,12 +72,13 @@ impl TaskStore for InMemoryTaskStore {
         let mut tasks = self.lock();
         let outcome = match tasks.get_mut(id) {
             None => Transition::Unknown,
-            Some(t) if t.state.is_terminal() => Transition::Terminal(t.clone()),
-            Some(t) => {
-                if state.is_terminal() {
-                    // Nobody runs a finished task: a lease would only mislead a reader.
-                    t.lease_expires_at_ms = None;
-                }
+            Some(e) if e.record.state.is_terminal() => Transition::Terminal(e.record.clone()),
+            Some(e) if state.is_terminal() => {
+                e.end(state, status_message, now_ms);
+                Transition::Applied(e.record.clone())
+            }
+            Some(e) => {
+                let t = &mut e.record;
                 t.state = state;
                 t.status_message = status_message;
                 t.last_updated_at_ms = now_ms.max(t.last_updated_at_ms);
@@ -70,15 +91,15 @@ impl TaskStore for InMemoryTaskStore {
     fn purge_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, StoreError>> {
         let mut tasks = self.lock();
         let before = tasks.len();
-        tasks.retain(|_, t| !t.is_expired(now_ms));
+        tasks.retain(|_, e| !e.record.is_expired(now_ms));
         let n = before - tasks.len();
         Box::pin(async move { Ok(n) })
     }
 
     fn renew_lease<'a>(&'a self, id: &'a str, until_ms: Option<u64>) -> BoxFuture<'a, Result<bool, StoreError>> {
         let renewed = match self.lock().get_mut(id) {
-            Some(t) if !t.state.is_terminal() => {
-                t.lease_expires_at_ms = until_ms;
+            Some(e) if !e.record.state.is_terminal() => {
+                e.record.lease_expires_at_ms = until_ms;
                 true
             }
             _ => false,
@@ -88,15 +109,47 @@ impl TaskStore for InMemoryTaskStore {
 
     fn fail_expired_leases(&self, now_ms: u64, error: TaskError) -> BoxFuture<'_, Result<Vec<TaskRecord>, StoreError>> {
         let mut failed = Vec::new();
-        for t in self.lock().values_mut() {
-            if !t.state.is_terminal() && t.lease_expires_at_ms.is_some_and(|until| until <= now_ms) {
-                t.status_message = Some(error.message.clone());
-                t.state = TaskState::Failed(error.clone());
-                t.lease_expires_at_ms = None;
-                t.last_updated_at_ms = now_ms.max(t.last_updated_at_ms);
-                failed.push(t.clone());
+        for e in self.lock().values_mut() {
+            if !e.record.state.is_terminal() && e.record.lease_expires_at_ms.is_some_and(|until| until <= now_ms) {
+                e.end(TaskState::Failed(error.clone()), Some(error.message.clone()), now_ms);
+                failed.push(e.record.clone());
             }
         }
         Box::pin(async move { Ok(failed) })
+    }
+
+    fn put_input_responses<'a>(
+        &'a self,
+        id: &'a str,
+        responses: Map<String, Value>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<PutInput, StoreError>> {
+        let outcome = match self.lock().get_mut(id) {
+            None => PutInput::Unknown,
+            Some(e) => match merge_input(&e.record, &e.answers, responses) {
+                None => PutInput::Ignored(e.record.clone()),
+                Some((state, answers, keys)) => {
+                    e.answers = answers;
+                    e.record.state = state;
+                    e.record.last_updated_at_ms = now_ms.max(e.record.last_updated_at_ms);
+                    PutInput::Stored { keys, record: e.record.clone() }
+                }
+            },
+        };
+        Box::pin(async move { Ok(outcome) })
+    }
+
+    fn input_responses<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Map<String, Value>, StoreError>> {
+        let answers = self.lock().get(id).map(|e| e.answers.clone()).unwrap_or_default();
+        Box::pin(async move { Ok(answers) })
+    }
+
+    fn remove_input_responses<'a>(&'a self, id: &'a str, keys: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
+        if let Some(e) = self.lock().get_mut(id) {
+            for key in keys {
+                e.answers.remove(key);
+            }
+        }
+        Box::pin(async { Ok(()) })
     }
 }

@@ -13,11 +13,11 @@ pub use sqlite::SqliteTaskStore;
 
 use crate::model::{TaskError, TaskRecord, TaskState};
 use futures::future::BoxFuture;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A store failure (the store is down, the database is locked or corrupt, ...). The extension
-/// answers a failed `create` with `-32603` and, when recording an outcome fails, tries once more to
-/// mark the task `failed`.
+/// answers a request whose store call failed with `-32603`; an outcome it could not record is
+/// written again with backoff while the process lives (see [`TaskStore::transition`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("task store: {0}")]
 pub struct StoreError(pub String);
@@ -55,7 +55,15 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Moves the non-terminal task `id` to `state` (with `status_message`, and
     /// `lastUpdatedAt = now_ms`, never moving it back in time). Stores that keep leases clear
-    /// the lease when `state` is terminal: nobody runs the task any more.
+    /// the lease when `state` is terminal: nobody runs the task any more; a terminal state also
+    /// drops the task's stored input responses (see
+    /// [`put_input_responses`](Self::put_input_responses)).
+    ///
+    /// The extension writes a task's outcome (a terminal state) again and again, backing off
+    /// from 100 ms to 5 s, for as long as this answers [`StoreError`] and the process lives, and
+    /// keeps renewing the task's lease meanwhile: a store outage delays an outcome, it does not
+    /// lose it. So a write whose answer was lost may be repeated; it then answers `Terminal`
+    /// with the state written the first time.
     fn transition<'a>(
         &'a self,
         id: &'a str,
@@ -92,6 +100,118 @@ pub trait TaskStore: Send + Sync + 'static {
     fn fail_expired_leases(&self, now_ms: u64, error: TaskError) -> BoxFuture<'_, Result<Vec<TaskRecord>, StoreError>> {
         let _ = (now_ms, error);
         Box::pin(async { Ok(Vec::new()) })
+    }
+
+    /// Keeps `responses` (the `inputResponses` of a `tasks/update`: `{key: response}`, any JSON
+    /// values) for the task `id` until its runner takes them, in one atomic step
+    /// ([task update requests](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-update-requests)):
+    /// - only while the task is `input_required`, and only the responses whose key is among its
+    ///   outstanding `inputRequests`; the others are ignored;
+    /// - they are merged with responses stored before and not yet removed;
+    /// - their keys leave `inputRequests`; when none is left the task moves to `working`;
+    ///   `lastUpdatedAt = now_ms`, never moving back.
+    ///
+    /// Two `tasks/update` calls for different keys of one task, on any instances, both keep
+    /// their responses, and the task ends up with neither key outstanding. The stored responses
+    /// stay until [`remove_input_responses`](Self::remove_input_responses), a terminal state or
+    /// the TTL purge drops them. Required, with no default: a store that cannot keep them would
+    /// lose a client's answers.
+    ///
+    /// Errors: [`StoreError`] on a store failure; nothing changed then (the extension answers the
+    /// `tasks/update` with `-32603`, and the client may send it again).
+    fn put_input_responses<'a>(
+        &'a self,
+        id: &'a str,
+        responses: Map<String, Value>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<PutInput, StoreError>>;
+
+    /// The input responses stored for the task `id` by
+    /// [`put_input_responses`](Self::put_input_responses) and not yet removed, by key; empty
+    /// when there are none or the task is unknown. Reading does not remove them: the runner
+    /// removes what it took with [`remove_input_responses`](Self::remove_input_responses) once
+    /// it holds them, so an answer lost on the way back from the store (a timed-out statement
+    /// that the database still commits) loses no response.
+    ///
+    /// Errors: [`StoreError`] on a store failure, or stored responses that cannot be read.
+    fn input_responses<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Map<String, Value>, StoreError>>;
+
+    /// Removes the stored input responses for `keys` of the task `id`, atomically with respect
+    /// to [`put_input_responses`](Self::put_input_responses) (responses for other keys stored
+    /// meanwhile stay). Keys without a stored response, and unknown tasks, are no error.
+    ///
+    /// Errors: [`StoreError`] on a store failure.
+    fn remove_input_responses<'a>(&'a self, id: &'a str, keys: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>>;
+}
+
+/// What [`TaskStore::put_input_responses`] did with the answers of one `tasks/update`
+/// ([task update requests](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-update-requests)).
+/// The extension acknowledges `tasks/update` with `{}` in every case but `Unknown`, which it
+/// answers with `-32602`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PutInput {
+    /// The responses for `keys` (each outstanding until now) are stored; `record` is the task
+    /// after the change: `input_required` with the keys still outstanding, or `working`.
+    Stored {
+        /// The keys whose responses were stored, in the order of the `tasks/update`.
+        keys: Vec<String>,
+        /// The updated record.
+        record: TaskRecord,
+    },
+    /// Nothing changed: the task is not `input_required` (it runs, or is terminal), or no
+    /// response was for an outstanding key; its current record.
+    Ignored(TaskRecord),
+    /// No such task.
+    Unknown,
+}
+
+/// The one rule of [`TaskStore::put_input_responses`], for a record and its stored responses
+/// read under the store's lock: the task's new state, the merged stored responses and the
+/// keys that were stored, or `None` when nothing is to be stored.
+pub(crate) fn merge_input(
+    record: &TaskRecord,
+    stored: &Map<String, Value>,
+    responses: Map<String, Value>,
+) -> Option<(TaskState, Map<String, Value>, Vec<String>)> {
+    let TaskState::InputRequired(outstanding) = &record.state else { return None };
+    let mut merged = stored.clone();
+    let mut keys = Vec::new();
+    for (key, response) in responses {
+        if outstanding.contains_key(&key) && !keys.contains(&key) {
+            keys.push(key.clone());
+            merged.insert(key, response);
+        }
+    }
+    if keys.is_empty() {
+        return None;
+    }
+    let remaining: Map<String, Value> =
+        outstanding.iter().filter(|(k, _)| !keys.contains(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let state = if remaining.is_empty() { TaskState::Working } else { TaskState::InputRequired(remaining) };
+    Some((state, merged, keys))
+}
+
+/// Stored input responses as JSON text (`None` for none), for the SQL stores.
+///
+/// Errors: [`StoreError`] when they cannot be encoded.
+pub(crate) fn encode_responses(responses: &Map<String, Value>) -> Result<Option<String>, StoreError> {
+    if responses.is_empty() {
+        return Ok(None);
+    }
+    serde_json::to_string(responses)
+        .map(Some)
+        .map_err(|e| StoreError(format!("input responses could not be encoded: {e}")))
+}
+
+/// The inverse of [`encode_responses`].
+///
+/// Errors: [`StoreError`] for text that is not a JSON object (written by something else).
+pub(crate) fn decode_responses(text: Option<&str>) -> Result<Map<String, Value>, StoreError> {
+    match text.map(serde_json::from_str::<Value>) {
+        None => Ok(Map::new()),
+        Some(Ok(Value::Object(m))) => Ok(m),
+        Some(Ok(other)) => Err(StoreError(format!("stored input responses are not an object: {other}"))),
+        Some(Err(e)) => Err(StoreError(format!("stored input responses are unreadable: {e}"))),
     }
 }
 

@@ -2,12 +2,15 @@
 //! and a `deadpool-postgres` pool, with the job queue that external worker processes take work
 //! from.
 
-use super::{StoreError, TaskStore, Transition, decode_state, encode_state, from_sql, to_sql};
+use super::{
+    PutInput, StoreError, TaskStore, Transition, decode_responses, decode_state, encode_responses, encode_state,
+    from_sql, merge_input, to_sql,
+};
 use crate::executor::{StartError, TaskExecution, TaskExecutor};
 use crate::model::{TaskError, TaskRecord, TaskState, now_ms};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime, TimeoutType};
 use futures::future::BoxFuture;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::time::Duration;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{NoTls, Row};
@@ -53,8 +56,9 @@ CREATE INDEX IF NOT EXISTS switchyard_tasks_expiry ON switchyard_tasks (expires_
 ";
 
 /// Columns added after the first version: `ADD COLUMN IF NOT EXISTS` upgrades an older table in
-/// place, keeping its tasks.
-const LATER_COLUMNS: &[(&str, &str)] = &[("lease_expires_at_ms", "BIGINT")];
+/// place, keeping its tasks. `input_responses` holds the `tasks/update` answers the task's
+/// runner has not taken yet: a JSON object as `TEXT`, for the reasons given for `payload`.
+const LATER_COLUMNS: &[(&str, &str)] = &[("lease_expires_at_ms", "BIGINT"), ("input_responses", "TEXT")];
 
 /// Objects over the later columns, and the job queue. The lease index holds only tasks that can
 /// still expire by lease, so the sweep never reads finished tasks; the queue index holds only
@@ -101,14 +105,32 @@ const INSERT: &str = concat!(
 
 const SELECT: &str = concat!("SELECT ", columns!(), " FROM switchyard_tasks WHERE id = $1");
 
+/// The task and its stored input responses, locked until the transaction ends: the merge of new
+/// responses (in Rust, as the column is `TEXT`) cannot interleave with another writer's.
+const SELECT_FOR_INPUT: &str =
+    concat!("SELECT ", columns!(), ", input_responses FROM switchyard_tasks WHERE id = $1 FOR UPDATE");
+
+const PUT_INPUT: &str = concat!(
+    "UPDATE switchyard_tasks SET status = $2, payload = $3, input_responses = $4,
+        last_updated_at_ms = GREATEST(last_updated_at_ms, $5)
+    WHERE id = $1 RETURNING ",
+    columns!()
+);
+
+const SELECT_INPUT: &str = "SELECT input_responses FROM switchyard_tasks WHERE id = $1";
+
+const SET_INPUT: &str = "UPDATE switchyard_tasks SET input_responses = $2 WHERE id = $1";
+
 /// One statement, so it is atomic across processes: the row lock taken by the `UPDATE` makes a
 /// racing transition wait and then re-check `status`, so exactly one of two racers applies. A
-/// terminal state also clears the lease and drops the task's job if no worker claimed it yet.
+/// terminal state also clears the lease and the stored input responses, and drops the task's job
+/// if no worker claimed it yet.
 const TRANSITION: &str = concat!(
     "WITH updated AS (
         UPDATE switchyard_tasks SET status = $2, payload = $3, status_message = $4,
             last_updated_at_ms = GREATEST(last_updated_at_ms, $5),
-            lease_expires_at_ms = CASE WHEN $6 THEN NULL ELSE lease_expires_at_ms END
+            lease_expires_at_ms = CASE WHEN $6 THEN NULL ELSE lease_expires_at_ms END,
+            input_responses = CASE WHEN $6 THEN NULL ELSE input_responses END
         WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')
         RETURNING ",
     columns!(),
@@ -144,7 +166,8 @@ WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')";
 const FAIL_EXPIRED: &str = concat!(
     "WITH failed AS (
         UPDATE switchyard_tasks SET status = 'failed', payload = $2, status_message = $3,
-            last_updated_at_ms = GREATEST(last_updated_at_ms, $1), lease_expires_at_ms = NULL
+            last_updated_at_ms = GREATEST(last_updated_at_ms, $1), lease_expires_at_ms = NULL,
+            input_responses = NULL
         WHERE id IN (
             SELECT t.id FROM switchyard_tasks t
             WHERE t.status IN ('working', 'input_required') AND t.lease_expires_at_ms <= $1
@@ -209,6 +232,10 @@ const POOL_TIMEOUT: Duration = Duration::from_secs(5);
 ///   (terminal)`: of two racing transitions from any processes exactly one applies, and a
 ///   terminal state never changes. A terminal state clears the lease and drops the task's job
 ///   if no worker has claimed it.
+/// - `tasks/update` answers ([`put_input_responses`](TaskStore::put_input_responses)) are kept
+///   in an `input_responses` column until the runner removes them or the task ends; each change
+///   of them is one transaction holding the task's row lock, so answers sent to two instances at
+///   once are both kept.
 /// - Leases: [`renew_lease`](TaskStore::renew_lease) and
 ///   [`fail_expired_leases`](TaskStore::fail_expired_leases) (one `UPDATE`; instances sweeping
 ///   at once fail each task once). A task whose job waits in the queue, unclaimed, is never
@@ -635,6 +662,77 @@ impl TaskStore for PostgresTaskStore {
                 .await
                 .map_err(|e| failed(WHAT, &e))?;
             rows.iter().map(record_from_row).collect()
+        }))
+    }
+
+    fn put_input_responses<'a>(
+        &'a self,
+        id: &'a str,
+        responses: Map<String, Value>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<PutInput, StoreError>> {
+        Box::pin(self.timed("store input responses", async move {
+            const WHAT: &str = "store input responses";
+            let mut client = self.client(WHAT).await?;
+            let tx = client.transaction().await.map_err(|e| failed(WHAT, &e))?;
+            let locked = tx.prepare_cached(SELECT_FOR_INPUT).await.map_err(|e| failed(WHAT, &e))?;
+            let Some(row) = tx.query_opt(&locked, &[&id]).await.map_err(|e| failed(WHAT, &e))? else {
+                return Ok(PutInput::Unknown);
+            };
+            let record = record_from_row(&row)?;
+            let stored: Option<String> = row.try_get(10).map_err(|e| failed(WHAT, &e))?;
+            let stored = decode_responses(stored.as_deref())?;
+            // Dropping the transaction unused rolls it back and releases the row.
+            let Some((state, merged, keys)) = merge_input(&record, &stored, responses) else {
+                return Ok(PutInput::Ignored(record));
+            };
+            let (status, payload) = encode_state(&state)?;
+            let update = tx.prepare_cached(PUT_INPUT).await.map_err(|e| failed(WHAT, &e))?;
+            let row = tx
+                .query_one(&update, &[&id, &status, &payload, &encode_responses(&merged)?, &to_sql(now_ms)])
+                .await
+                .map_err(|e| failed(WHAT, &e))?;
+            let record = record_from_row(&row)?;
+            tx.commit().await.map_err(|e| failed(WHAT, &e))?;
+            Ok(PutInput::Stored { keys, record })
+        }))
+    }
+
+    fn input_responses<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Map<String, Value>, StoreError>> {
+        Box::pin(self.timed("read input responses", async move {
+            const WHAT: &str = "read input responses";
+            let client = self.client(WHAT).await?;
+            let stmt = client.prepare_cached(SELECT_INPUT).await.map_err(|e| failed(WHAT, &e))?;
+            let row = client.query_opt(&stmt, &[&id]).await.map_err(|e| failed(WHAT, &e))?;
+            let text: Option<String> = match row {
+                Some(row) => row.try_get(0).map_err(|e| failed(WHAT, &e))?,
+                None => None,
+            };
+            decode_responses(text.as_deref())
+        }))
+    }
+
+    fn remove_input_responses<'a>(&'a self, id: &'a str, keys: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(self.timed("remove input responses", async move {
+            const WHAT: &str = "remove input responses";
+            let mut client = self.client(WHAT).await?;
+            let tx = client.transaction().await.map_err(|e| failed(WHAT, &e))?;
+            let locked = tx.prepare_cached(SELECT_FOR_INPUT).await.map_err(|e| failed(WHAT, &e))?;
+            let Some(row) = tx.query_opt(&locked, &[&id]).await.map_err(|e| failed(WHAT, &e))? else {
+                return Ok(());
+            };
+            let stored: Option<String> = row.try_get(10).map_err(|e| failed(WHAT, &e))?;
+            let mut stored = decode_responses(stored.as_deref())?;
+            let before = stored.len();
+            for key in keys {
+                stored.remove(key);
+            }
+            if stored.len() == before {
+                return Ok(());
+            }
+            let update = tx.prepare_cached(SET_INPUT).await.map_err(|e| failed(WHAT, &e))?;
+            tx.execute(&update, &[&id, &encode_responses(&stored)?]).await.map_err(|e| failed(WHAT, &e))?;
+            tx.commit().await.map_err(|e| failed(WHAT, &e))
         }))
     }
 }

@@ -1,9 +1,13 @@
 //! The durable store: one SQLite database file (WAL mode), shared safely by several processes.
 
-use super::{StoreError, TaskStore, Transition, decode_state, encode_state, from_sql, to_sql};
+use super::{
+    PutInput, StoreError, TaskStore, Transition, decode_responses, decode_state, encode_responses, encode_state,
+    from_sql, merge_input, to_sql,
+};
 use crate::model::{TaskError, TaskRecord, TaskState};
 use futures::future::BoxFuture;
-use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, params};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, Transaction, TransactionBehavior, params};
+use serde_json::{Map, Value};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,8 +28,9 @@ CREATE INDEX IF NOT EXISTS switchyard_tasks_expiry ON switchyard_tasks (created_
 ";
 
 /// Columns added after the first release, with their types: [`init`] adds each one a file
-/// lacks, so a file written by an older version keeps its tasks.
-const LATER_COLUMNS: &[(&str, &str)] = &[("lease_expires_at_ms", "INTEGER")];
+/// lacks, so a file written by an older version keeps its tasks. `input_responses` holds the
+/// `tasks/update` answers not yet taken by the task's runner, as a JSON object in text.
+const LATER_COLUMNS: &[(&str, &str)] = &[("lease_expires_at_ms", "INTEGER"), ("input_responses", "TEXT")];
 
 /// Indexes over later columns, created once those exist. The lease index holds only tasks that
 /// can still expire by lease, so `fail_expired_leases` never scans finished tasks.
@@ -54,8 +59,11 @@ const TERMINAL: &str = "('completed', 'failed', 'cancelled')";
 ///   stopped while the task was running"), so they are reported, never lost; completed results
 ///   stay readable until their TTL passes.
 /// - Leases ([`TaskStore::renew_lease`], [`TaskStore::fail_expired_leases`]) are kept in a
-///   `lease_expires_at_ms` column; a transition to a terminal state clears it. A file from an
-///   older version gains the column when it is opened.
+///   `lease_expires_at_ms` column; a transition to a terminal state clears it.
+/// - `tasks/update` answers ([`TaskStore::put_input_responses`]) are kept in an
+///   `input_responses` column (JSON text) until the runner removes them or the task ends; each
+///   change of them is one `BEGIN IMMEDIATE` transaction, atomic across processes.
+/// - A file from an older version gains the later columns when it is opened.
 /// - Times and durations are stored as SQLite integers (milliseconds); values past `i64::MAX`
 ///   are stored as `i64::MAX`.
 ///
@@ -98,7 +106,8 @@ impl SqliteTaskStore {
         let conn = self.lock();
         conn.execute(
             "UPDATE switchyard_tasks SET status = 'failed', payload = ?1, status_message = ?2,
-             last_updated_at_ms = MAX(last_updated_at_ms, ?3), lease_expires_at_ms = NULL
+             last_updated_at_ms = MAX(last_updated_at_ms, ?3), lease_expires_at_ms = NULL,
+             input_responses = NULL
              WHERE status IN ('working', 'input_required')",
             params![payload, error.message, to_sql(now_ms)],
         )
@@ -211,6 +220,27 @@ fn record_from_row(r: &Row<'_>) -> rusqlite::Result<Result<TaskRecord, StoreErro
     }))
 }
 
+/// Runs `f` in a write transaction (`BEGIN IMMEDIATE`: the write lock first, so two processes
+/// reading and then writing the same row never interleave), committed when `f` answers `Ok`.
+fn write_transaction<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate).map_err(err)?;
+    let value = f(&tx)?;
+    tx.commit().map_err(err)?;
+    Ok(value)
+}
+
+/// The stored input responses of task `id`; `None` when the task is unknown.
+fn read_responses(conn: &Connection, id: &str) -> Result<Option<Map<String, Value>>, StoreError> {
+    let text: Option<Option<String>> = conn
+        .query_row("SELECT input_responses FROM switchyard_tasks WHERE id = ?1", params![id], |r| r.get(0))
+        .optional()
+        .map_err(err)?;
+    text.map(|t| decode_responses(t.as_deref())).transpose()
+}
+
 fn read(conn: &Connection, id: &str) -> Result<Option<TaskRecord>, StoreError> {
     conn.query_row(&format!("SELECT {COLUMNS} FROM switchyard_tasks WHERE id = ?1"), params![id], record_from_row)
         .optional()
@@ -269,7 +299,8 @@ impl TaskStore for SqliteTaskStore {
                     &format!(
                         "UPDATE switchyard_tasks SET status = ?2, payload = ?3, status_message = ?4,
                          last_updated_at_ms = MAX(last_updated_at_ms, ?5),
-                         lease_expires_at_ms = CASE WHEN ?6 THEN NULL ELSE lease_expires_at_ms END
+                         lease_expires_at_ms = CASE WHEN ?6 THEN NULL ELSE lease_expires_at_ms END,
+                         input_responses = CASE WHEN ?6 THEN NULL ELSE input_responses END
                          WHERE id = ?1 AND status NOT IN {TERMINAL}"
                     ),
                     params![id, status, payload, status_message, to_sql(now_ms), state.is_terminal()],
@@ -319,7 +350,8 @@ impl TaskStore for SqliteTaskStore {
             let mut failed = c
                 .prepare(&format!(
                     "UPDATE switchyard_tasks SET status = 'failed', payload = ?2, status_message = ?3,
-                     last_updated_at_ms = MAX(last_updated_at_ms, ?1), lease_expires_at_ms = NULL
+                     last_updated_at_ms = MAX(last_updated_at_ms, ?1), lease_expires_at_ms = NULL,
+                     input_responses = NULL
                      WHERE status IN ('working', 'input_required') AND lease_expires_at_ms <= ?1
                      RETURNING {COLUMNS}"
                 ))
@@ -331,6 +363,60 @@ impl TaskStore for SqliteTaskStore {
                 records.push(row.map_err(err)??);
             }
             Ok(records)
+        })
+    }
+
+    fn put_input_responses<'a>(
+        &'a self,
+        id: &'a str,
+        responses: Map<String, Value>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<PutInput, StoreError>> {
+        let id = id.to_owned();
+        self.blocking(move |c| {
+            write_transaction(c, |tx| {
+                let (Some(record), Some(stored)) = (read(tx, &id)?, read_responses(tx, &id)?) else {
+                    return Ok(PutInput::Unknown);
+                };
+                let Some((state, merged, keys)) = merge_input(&record, &stored, responses) else {
+                    return Ok(PutInput::Ignored(record));
+                };
+                let (status, payload) = encode_state(&state)?;
+                tx.execute(
+                    "UPDATE switchyard_tasks SET status = ?2, payload = ?3, input_responses = ?4,
+                     last_updated_at_ms = MAX(last_updated_at_ms, ?5) WHERE id = ?1",
+                    params![id, status, payload, encode_responses(&merged)?, to_sql(now_ms)],
+                )
+                .map_err(err)?;
+                let record = read(tx, &id)?.ok_or_else(|| StoreError(format!("task {id} vanished while locked")))?;
+                Ok(PutInput::Stored { keys, record })
+            })
+        })
+    }
+
+    fn input_responses<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Map<String, Value>, StoreError>> {
+        let id = id.to_owned();
+        self.blocking(move |c| Ok(read_responses(c, &id)?.unwrap_or_default()))
+    }
+
+    fn remove_input_responses<'a>(&'a self, id: &'a str, keys: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
+        let (id, keys) = (id.to_owned(), keys.to_vec());
+        self.blocking(move |c| {
+            write_transaction(c, |tx| {
+                let Some(mut stored) = read_responses(tx, &id)? else { return Ok(()) };
+                let before = stored.len();
+                for key in &keys {
+                    stored.remove(key);
+                }
+                if stored.len() != before {
+                    tx.execute(
+                        "UPDATE switchyard_tasks SET input_responses = ?2 WHERE id = ?1",
+                        params![id, encode_responses(&stored)?],
+                    )
+                    .map_err(err)?;
+                }
+                Ok(())
+            })
         })
     }
 }

@@ -177,6 +177,29 @@ async fn input_answered_on_another_instance_reaches_the_task_waiting_there() {
     assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
 }
 
+/// Without a shared hub nothing tells the waiting instance that answers came (as when the
+/// broker is down): `tasks/update` on another instance stores them, and the task waiting on A
+/// finds them in the store. The update changed the task before it was acknowledged, and a
+/// re-send of the answered key is acknowledged and ignored.
+#[tokio::test]
+async fn input_answered_on_another_instance_without_a_shared_hub_reaches_the_task_through_the_store() {
+    let store = Arc::new(InMemoryTaskStore::new());
+    let a = instance(store.clone(), None, Duration::from_millis(900));
+    let b = instance(store, None, Duration::from_millis(900));
+    let id = create(&a, "greet_in_task", json!({})).await;
+    let waiting = wait_until(&b, &id, |t| t["status"] == "input_required").await;
+    let key = waiting["inputRequests"].as_object().and_then(|m| m.keys().next().cloned()).expect("a key");
+    let update =
+        json!({ "taskId": id, "inputResponses": { key: { "action": "accept", "content": { "name": "Ada" } } } });
+    let r = b.client.request("tasks/update", update.clone()).await;
+    assert!(r.response.get("error").is_none(), "{}", r.response);
+    assert_ne!(get(&b, &id).await["status"], "input_required", "stored before the acknowledgement");
+    let again = b.client.request("tasks/update", update).await;
+    assert!(again.response.get("error").is_none(), "{}", again.response);
+    let done = wait_until(&b, &id, |t| t["status"] == "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
+}
+
 fn orphan(id: &str, lease_expires_at_ms: u64) -> TaskRecord {
     let now = now_ms();
     TaskRecord {

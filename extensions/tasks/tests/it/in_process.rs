@@ -10,8 +10,8 @@ use switchyard::methods::ToolsCall;
 use switchyard::prelude::*;
 use switchyard::testing::TestClient;
 use switchyard_tasks::{
-    CurrentTask, InMemoryTaskStore, InProcessExecutor, RegisteredExecutor, StartError, StoreError, TaskExecution,
-    TaskExecutor, TaskRecord, TaskState, TaskStore, TasksExtension, Transition, request_input,
+    CurrentTask, InMemoryTaskStore, InProcessExecutor, PutInput, RegisteredExecutor, StartError, StoreError,
+    TaskExecution, TaskExecutor, TaskRecord, TaskState, TaskStore, TasksExtension, Transition, request_input,
 };
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
@@ -25,6 +25,10 @@ struct FakeStore {
     creates: AtomicUsize,
     fail_create: AtomicBool,
     fail_next_completion: AtomicBool,
+    /// Every completion write fails while everything else works (a result the store refuses).
+    refuse_completions: AtomicBool,
+    fail_next_put: AtomicBool,
+    fail_next_failed_mark: AtomicBool,
     ids: Mutex<Vec<String>>,
 }
 
@@ -55,7 +59,13 @@ impl TaskStore for FakeStore {
         status_message: Option<String>,
         now_ms: u64,
     ) -> BoxFuture<'a, Result<Transition, StoreError>> {
-        if matches!(state, TaskState::Completed(_)) && self.fail_next_completion.swap(false, Ordering::SeqCst) {
+        if matches!(state, TaskState::Failed(_)) && self.fail_next_failed_mark.swap(false, Ordering::SeqCst) {
+            return Box::pin(async { Err(StoreError("write failed".into())) });
+        }
+        if matches!(state, TaskState::Completed(_))
+            && (self.fail_next_completion.swap(false, Ordering::SeqCst)
+                || self.refuse_completions.load(Ordering::SeqCst))
+        {
             return Box::pin(async { Err(StoreError("write failed".into())) });
         }
         self.inner.transition(id, state, status_message, now_ms)
@@ -63,6 +73,26 @@ impl TaskStore for FakeStore {
 
     fn purge_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, StoreError>> {
         self.inner.purge_expired(now_ms)
+    }
+
+    fn put_input_responses<'a>(
+        &'a self,
+        id: &'a str,
+        responses: Map<String, Value>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<PutInput, StoreError>> {
+        if self.fail_next_put.swap(false, Ordering::SeqCst) {
+            return Box::pin(async { Err(StoreError("connection reset".into())) });
+        }
+        self.inner.put_input_responses(id, responses, now_ms)
+    }
+
+    fn input_responses<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Map<String, Value>, StoreError>> {
+        self.inner.input_responses(id)
+    }
+
+    fn remove_input_responses<'a>(&'a self, id: &'a str, keys: &'a [String]) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.inner.remove_input_responses(id, keys)
     }
 }
 
@@ -453,6 +483,19 @@ async fn d18_a_failed_start_marks_the_task_failed_before_the_response() {
 }
 
 #[tokio::test]
+async fn d18_a_failed_start_the_store_cannot_record_at_once_is_recorded_later() {
+    let exec = FakeExecutor::with(Mode::Fail);
+    let h = harness(|e| e.shared_executor(Arc::new(Shared(exec.clone()))), None);
+    h.store.fail_next_failed_mark.store(true, Ordering::SeqCst);
+    let id = h.create("work").await;
+    let t = h.wait_terminal(&id).await;
+    assert!(!h.store.fail_next_failed_mark.load(Ordering::SeqCst), "the first write failed");
+    assert_eq!((t["status"].clone(), t["error"]["code"].clone()), (json!("failed"), json!(-32603)), "{t}");
+    assert!(t["error"]["message"].as_str().is_some_and(|m| m.contains("queue down")), "the start's own error: {t}");
+    assert_eq!(h.probe.count("tool"), 0);
+}
+
+#[tokio::test]
 async fn d19_a6_a_denied_call_reaches_neither_store_nor_executor() {
     let exec = FakeExecutor::with(Mode::Run);
     let h = harness(|e| e.shared_executor(Arc::new(Shared(exec.clone()))), None);
@@ -516,12 +559,58 @@ async fn d24_seam_input_requests_inside_a_task() {
 }
 
 #[tokio::test]
-async fn d25_a_failed_outcome_write_marks_the_task_failed() {
+async fn d25_a_failed_outcome_write_is_retried_and_the_result_kept() {
     let h = harness(|e| e, None);
     h.store.fail_next_completion.store(true, Ordering::SeqCst);
     let id = h.create("work").await;
     let t = h.wait_terminal(&id).await;
+    assert!(!h.store.fail_next_completion.load(Ordering::SeqCst), "the first write failed");
+    assert_eq!(t["status"], "completed", "{t}");
+    assert_eq!(t["result"]["content"][0]["text"], "worked", "{t}");
+}
+
+#[tokio::test]
+async fn d25_an_outcome_the_answering_store_keeps_refusing_fails_the_task() {
+    let h = harness(|e| e, None);
+    h.store.refuse_completions.store(true, Ordering::SeqCst);
+    let id = h.create("work").await;
+    let t = h.wait_terminal(&id).await;
     assert_eq!((t["status"].clone(), t["error"]["code"].clone()), (json!("failed"), json!(-32603)), "{t}");
+    let message = t["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("could not be recorded"), "{t}");
+}
+
+/// Waits until task `id` asks for input; its `tasks/get` result.
+async fn wait_input_required(h: &Harness, id: &str) -> Value {
+    for _ in 0..400 {
+        let t = h.get(id).await;
+        if t["result"]["status"] == "input_required" {
+            return t["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("task {id} did not ask for input within 10 s");
+}
+
+#[tokio::test]
+async fn d24_a_tasks_update_the_store_fails_changes_nothing_and_may_be_sent_again() {
+    let h = harness(|e| e, None);
+    let id = h.create("ask").await;
+    let asking = wait_input_required(&h, &id).await;
+    let update =
+        json!({ "taskId": id, "inputResponses": { "name_1": { "action": "accept", "content": { "name": "Ada" } } } });
+    h.store.fail_next_put.store(true, Ordering::SeqCst);
+    let failed = h.client.request("tasks/update", update.clone()).await;
+    assert_eq!(failed.error_code(), Some(-32603), "{}", failed.response);
+    let message = failed.response["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("send the same tasks/update again"), "{}", failed.response);
+    let still = h.get(&id).await;
+    assert_eq!(still["result"]["status"], "input_required", "{still}");
+    assert_eq!(still["result"]["inputRequests"], asking["inputRequests"], "nothing changed");
+    let ack = h.client.request("tasks/update", update).await;
+    assert_eq!(ack.result()["resultType"], "complete", "{}", ack.response);
+    let done = h.wait_terminal(&id).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
 }
 
 #[tokio::test]

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 use std::sync::Arc;
 use switchyard_tasks::{
-    InMemoryTaskStore, SqliteTaskStore, TaskError, TaskRecord, TaskState, TaskStore, Transition, new_task_id,
+    InMemoryTaskStore, PutInput, SqliteTaskStore, TaskError, TaskRecord, TaskState, TaskStore, Transition, new_task_id,
 };
 use tokio::sync::Barrier;
 
@@ -380,6 +380,110 @@ async fn concurrent_sweeps_fail_each_task_once(f: &Fixture) {
     assert_eq!(all.into_iter().collect::<HashSet<_>>(), ids);
 }
 
+/// `{key: {"action": "accept", "content": {"v": v}}}` for each `(key, v)`.
+fn answers(pairs: &[(&str, Value)]) -> Map<String, Value> {
+    pairs.iter().map(|(k, v)| (k.to_string(), json!({ "action": "accept", "content": { "v": v } }))).collect()
+}
+
+fn stored(p: PutInput) -> (Vec<String>, TaskRecord) {
+    match p {
+        PutInput::Stored { keys, record } => (keys, record),
+        other => panic!("expected Stored, got {other:?}"),
+    }
+}
+
+/// `tasks/update` answers are kept only for keys outstanding in an `input_required` task; the
+/// answered keys leave `inputRequests` in the same step (the last one moves the task to
+/// `working`); both handles read what either stored until the runner removes what it took;
+/// a terminal state drops them.
+async fn input_responses_are_kept_for_outstanding_keys_only(f: &Fixture) {
+    let mut asked = requests("a");
+    asked.extend(requests("b"));
+    asked.extend(requests("c"));
+    let t = task(TaskState::InputRequired(asked.clone()));
+    f.a.create(t.clone()).await.expect("create");
+    assert!(f.b.input_responses(&t.id).await.expect("read").is_empty(), "nothing stored yet");
+
+    // One outstanding key of two sent; unicode and U+0000 survive.
+    let first = answers(&[("a", json!("Zoë 用户 a\u{0}b")), ("x", json!(1))]);
+    let (keys, record) = stored(f.a.put_input_responses(&t.id, first, 2_000).await.expect("put"));
+    assert_eq!(keys, ["a"]);
+    let mut left = asked.clone();
+    left.remove("a");
+    assert_eq!((&record.state, record.last_updated_at_ms), (&TaskState::InputRequired(left.clone()), 2_000));
+    assert_eq!(f.b.get(&t.id).await.expect("get"), Some(record.clone()), "the other handle sees it at once");
+    assert_eq!(f.b.input_responses(&t.id).await.expect("read"), answers(&[("a", json!("Zoë 用户 a\u{0}b"))]));
+
+    // A key answered before is not outstanding any more: a re-send changes nothing.
+    let again = f.b.put_input_responses(&t.id, answers(&[("a", json!("other"))]), 2_100).await.expect("put");
+    assert_eq!(again, PutInput::Ignored(record.clone()));
+    assert_eq!(f.a.input_responses(&t.id).await.expect("read"), answers(&[("a", json!("Zoë 用户 a\u{0}b"))]));
+
+    // The runner took "a"; "b" arrives meanwhile and stays after "a" is removed.
+    let (keys, r) = stored(f.b.put_input_responses(&t.id, answers(&[("b", json!(2))]), 1_500).await.expect("put"));
+    assert_eq!((keys, r.last_updated_at_ms), (vec!["b".to_owned()], 2_000), "lastUpdatedAt never goes back");
+    f.a.remove_input_responses(&t.id, &["a".to_owned(), "never".to_owned()]).await.expect("remove");
+    assert_eq!(f.b.input_responses(&t.id).await.expect("read"), answers(&[("b", json!(2))]));
+
+    // The last key moves the task to working.
+    let (keys, record) =
+        stored(f.a.put_input_responses(&t.id, answers(&[("c", json!(null))]), 3_000).await.expect("put"));
+    assert_eq!((keys, &record.state, record.last_updated_at_ms), (vec!["c".to_owned()], &TaskState::Working, 3_000));
+    assert_eq!(f.b.input_responses(&t.id).await.expect("read"), answers(&[("b", json!(2)), ("c", json!(null))]));
+    let ignored = f.b.put_input_responses(&t.id, answers(&[("c", json!(3))]), 3_100).await.expect("put");
+    assert_eq!(ignored, PutInput::Ignored(record), "a working task takes no answers");
+
+    // Another round with new keys; then the task ends and its stored answers are dropped.
+    applied(f.a.transition(&t.id, TaskState::InputRequired(requests("d")), None, 3_200).await.expect("ask"));
+    stored(f.b.put_input_responses(&t.id, answers(&[("d", json!(4))]), 3_300).await.expect("put"));
+    let done = applied(f.a.transition(&t.id, TaskState::Cancelled, None, 3_400).await.expect("cancel"));
+    assert!(f.b.input_responses(&t.id).await.expect("read").is_empty(), "a terminal state drops the answers");
+    let late = f.a.put_input_responses(&t.id, answers(&[("d", json!(5))]), 3_500).await.expect("put");
+    assert_eq!(late, PutInput::Ignored(done));
+
+    let unknown = new_task_id();
+    for store in f.both() {
+        assert_eq!(
+            store.put_input_responses(&unknown, answers(&[("a", json!(1))]), 1).await.expect("put"),
+            PutInput::Unknown
+        );
+        assert!(store.input_responses(&unknown).await.expect("read").is_empty());
+        store.remove_input_responses(&unknown, &["a".to_owned()]).await.expect("no error for an unknown task");
+    }
+    assert_eq!(f.a.get(&unknown).await.expect("get"), None, "nothing was created on the way");
+}
+
+/// Two handles (two instances) store answers for different keys of one task at the same
+/// moment, many rounds: both answers are kept and no key stays outstanding, whichever came
+/// first.
+async fn answers_to_different_keys_at_once_are_all_kept(f: &Fixture) {
+    for round in 0..40 {
+        let mut asked = requests("x");
+        asked.extend(requests("y"));
+        let t = task(TaskState::InputRequired(asked));
+        f.a.create(t.clone()).await.expect("create");
+        let barrier = Arc::new(Barrier::new(2));
+        let sender = |store: Arc<dyn TaskStore>, key: &'static str| {
+            let (id, barrier) = (t.id.clone(), barrier.clone());
+            tokio::spawn(async move {
+                barrier.wait().await;
+                store.put_input_responses(&id, answers(&[(key, json!(round))]), 2_000).await.expect("put")
+            })
+        };
+        let (x, y) = (sender(f.a.clone(), "x"), sender(f.b.clone(), "y"));
+        let (x, y) = (stored(x.await.expect("sender a")), stored(y.await.expect("sender b")));
+        assert_eq!((x.0, y.0), (vec!["x".to_owned()], vec!["y".to_owned()]));
+        let states = [x.1.state.status(), y.1.state.status()];
+        assert!(states.contains(&"working") && states.contains(&"input_required"), "round {round}: {states:?}");
+        assert_eq!(f.b.get(&t.id).await.expect("get").expect("exists").state, TaskState::Working);
+        assert_eq!(
+            f.a.input_responses(&t.id).await.expect("read"),
+            answers(&[("x", json!(round)), ("y", json!(round))]),
+            "round {round}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // One test per check and store.
 
@@ -434,6 +538,8 @@ contract!(
     leases_renew_only_live_tasks,
     expired_leases_fail_exactly_the_dead_tasks,
     concurrent_sweeps_fail_each_task_once,
+    input_responses_are_kept_for_outstanding_keys_only,
+    answers_to_different_keys_at_once_are_all_kept,
 );
 
 /// Says that `test` is skipped and how to run it; under CI (`CI` set, as `.ci/run` runs) a
@@ -485,6 +591,7 @@ pg_only!(
     postgres_pool_exhaustion_is_a_store_error,
     postgres_a_frozen_database_is_a_store_error_not_a_hang,
     postgres_a_store_outage_fails_no_live_task,
+    postgres_an_outcome_reached_during_an_outage_is_recorded_after_it,
     postgres_job_queue_hands_each_job_out_once,
     postgres_jobs_of_ended_tasks_are_never_handed_out,
     postgres_a_claimed_job_is_never_handed_out_again,
@@ -587,7 +694,9 @@ mod pg {
                 created_at_ms BIGINT NOT NULL, last_updated_at_ms BIGINT NOT NULL, ttl_ms BIGINT,
                 poll_interval_ms BIGINT, expires_at_ms BIGINT
             );
-            INSERT INTO switchyard_tasks VALUES ('t_old', 'bob', 'working', NULL, NULL, 1000, 1000, NULL, 500, NULL);",
+            INSERT INTO switchyard_tasks VALUES ('t_old', 'bob', 'working', NULL, NULL, 1000, 1000, NULL, 500, NULL);
+            INSERT INTO switchyard_tasks VALUES ('t_asking', 'bob', 'input_required',
+                '{\"k\":{\"method\":\"elicitation/create\",\"params\":{}}}', NULL, 1000, 1000, NULL, 500, NULL);",
         )
         .await;
         let starting: Vec<_> = (0..8)
@@ -616,6 +725,19 @@ mod pg {
             ))
             .await;
         assert_eq!(columns, 1);
+        // A task that waited for input before the upgrade takes answers after it.
+        let put = again.put_input_responses("t_asking", answers(&[("k", json!(1))]), 2_000).await.expect("put");
+        assert_eq!(stored(put).1.state, TaskState::Working);
+        // A table of the version before input responses (every relation there, one column
+        // missing) gains the column and keeps its answers' task.
+        db.sql("ALTER TABLE switchyard_tasks DROP COLUMN input_responses").await;
+        let upgraded = db.store(1).await;
+        assert!(upgraded.input_responses("t_asking").await.expect("the column is back").is_empty());
+        applied(
+            upgraded.transition("t_asking", TaskState::InputRequired(requests("j")), None, 3_000).await.expect("ask"),
+        );
+        stored(upgraded.put_input_responses("t_asking", answers(&[("j", json!(2))]), 3_100).await.expect("put"));
+        assert_eq!(upgraded.input_responses("t_asking").await.expect("read"), answers(&[("j", json!(2))]));
     }
 
     /// A call that finds every pooled connection busy fails with a StoreError that says so.
@@ -636,10 +758,14 @@ mod pg {
     }
 
     /// A TCP relay to PostgreSQL that can stop passing bytes on, as a frozen database host (or
-    /// a partition) does: connections stay open and nothing comes back.
+    /// a partition) does: connections stay open and nothing comes back; or that can be down, as
+    /// a database that stopped or fails over is: open connections are closed and new ones
+    /// refused.
     struct Relay {
         port: u16,
         frozen: Arc<std::sync::atomic::AtomicBool>,
+        down: Arc<std::sync::atomic::AtomicBool>,
+        links: Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>,
     }
 
     impl Relay {
@@ -647,21 +773,40 @@ mod pg {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
             let port = listener.local_addr().expect("an address").port();
             let frozen = Arc::new(std::sync::atomic::AtomicBool::new(false));
-            let gate = frozen.clone();
+            let down = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let links = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let (gate, is_down, open) = (frozen.clone(), down.clone(), links.clone());
             tokio::spawn(async move {
                 while let Ok((client, _)) = listener.accept().await {
                     let Ok(server) = tokio::net::TcpStream::connect(&to).await else { continue };
+                    // Checked under the lock `set_down` takes: a connection made while the relay
+                    // goes down is closed with the others, never left open through the outage.
+                    let mut open = open.lock().expect("links");
+                    if is_down.load(std::sync::atomic::Ordering::SeqCst) {
+                        continue; // dropped: the connection is closed at once
+                    }
                     let (cr, cw) = client.into_split();
                     let (sr, sw) = server.into_split();
-                    tokio::spawn(pass(cr, sw, gate.clone()));
-                    tokio::spawn(pass(sr, cw, gate.clone()));
+                    open.push(tokio::spawn(pass(cr, sw, gate.clone())).abort_handle());
+                    open.push(tokio::spawn(pass(sr, cw, gate.clone())).abort_handle());
                 }
             });
-            Relay { port, frozen }
+            Relay { port, frozen, down, links }
         }
 
         fn freeze(&self, frozen: bool) {
             self.frozen.store(frozen, std::sync::atomic::Ordering::SeqCst);
+        }
+
+        /// Closes every open connection and refuses new ones (`true`), or accepts them again.
+        fn set_down(&self, down: bool) {
+            let mut links = self.links.lock().expect("links");
+            self.down.store(down, std::sync::atomic::Ordering::SeqCst);
+            if down {
+                for link in links.drain(..) {
+                    link.abort();
+                }
+            }
         }
     }
 
@@ -904,6 +1049,50 @@ mod pg {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// The database goes down (connections closed, new ones refused) while a task runs on
+    /// instance A and stays down, for many leases, after the task finished: A cannot record the
+    /// result, keeps retrying and keeps the task's lease once the database is back, so the task
+    /// ends `completed` with its result, not `failed` by a sweep.
+    pub async fn postgres_an_outcome_reached_during_an_outage_is_recorded_after_it(db: Arc<Db>) {
+        let (relay, config) = relayed(&db).await;
+        // Long enough that A, renewing every third of it, renews well before B, which saw the
+        // store fail, judges leases again a whole lease after the outage, on a loaded machine.
+        let lease = Duration::from_millis(1500);
+        let instance = |store: PostgresTaskStore| {
+            let ext = TasksExtension::new().store(store.statement_timeout(Duration::from_millis(500))).lease(lease);
+            let server = ext.install(Server::builder("outage", "0").groups(["default", "store_outage"])).build();
+            TestClient::modern(server.expect("builds"))
+                .with_capabilities(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }))
+        };
+        let a = instance(PostgresTaskStore::with_config(config.clone(), 2).await.expect("store"));
+        let b = instance(PostgresTaskStore::with_config(config, 2).await.expect("store"));
+        let reply = a.call_tool("nap", json!({ "ms": 1000 })).await;
+        let id = reply.result()["taskId"].as_str().expect("a task").to_owned();
+        let get = json!({ "taskId": id });
+        assert_eq!(b.request("tasks/get", get.clone()).await.result()["status"], "working");
+        relay.set_down(true);
+        // The nap ends a second into the outage; the outage lasts four leases past that.
+        tokio::time::sleep(Duration::from_millis(1000) + lease * 4).await;
+        let during = b.request("tasks/get", get.clone()).await;
+        assert_eq!(during.error_code(), Some(-32603), "the database is down: {}", during.response);
+        relay.set_down(false);
+        let mut seen: Vec<String> = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let done = loop {
+            let r = b.request("tasks/get", get.clone()).await;
+            let status = r.response["result"]["status"].as_str().unwrap_or("(error)").to_owned();
+            if seen.last() != Some(&status) {
+                seen.push(status.clone());
+            }
+            if status == "completed" || status == "failed" || std::time::Instant::now() > deadline {
+                assert_eq!(status, "completed", "statuses seen after the outage: {seen:?}; {}", r.response);
+                break r;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert_eq!(done.result()["result"]["content"][0]["text"], "rested", "{}", done.response);
     }
 
     /// The executor queues the task's `tools/call` and clears its lease; a worker on another
