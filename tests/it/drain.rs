@@ -283,3 +283,44 @@ async fn sigterm_under_load_through_a_balancer_drops_no_request() {
     drop((balancer, s2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A task still running when its instance stops is marked `failed` at once, saying why, rather
+/// than left `working` until its lease runs out (a minute here) and then reported as a crash.
+/// Another instance sharing the store reads the outcome.
+#[tokio::test]
+async fn an_instance_that_stops_fails_its_running_tasks_at_once_and_says_why() {
+    let Some(pg) = std::env::var("SWITCHYARD_TEST_PG").ok().filter(|u| !u.is_empty()) else {
+        return skip(
+            "drain::an_instance_that_stops_fails_its_running_tasks_at_once_and_says_why",
+            "SWITCHYARD_TEST_PG is not set",
+            "SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-tests --test it drain::",
+        );
+    };
+    let store = format!("postgres:{pg}");
+    let args = ["--tasks", "--task-store", &store, "--task-lease-ms", "60000", "--drain-timeout", "1"];
+    let mut a = HttpServer::start_with("fixture", &args);
+    let b = HttpServer::start_with("fixture", &args);
+    let c = client();
+    let caps = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
+    let mut call = json!({ "name": "slow", "arguments": { "seconds": 120 } });
+    call["_meta"] = meta(caps.clone());
+    let created = send(modern(&c, &a.url, json!(1), "tools/call", call)).await;
+    let task = created.last()["result"]["taskId"].as_str().expect("a task id").to_owned();
+    let mut get = json!({ "taskId": task });
+    get["_meta"] = meta(caps);
+    let status = |reply: &Reply| reply.last()["result"]["status"].as_str().unwrap_or_default().to_owned();
+    let before = send(modern(&c, &b.url, json!(2), "tasks/get", get.clone()).header("mcp-name", task.as_str())).await;
+    assert_eq!(status(&before), "working", "{:?}", before.messages);
+
+    sigterm(a.pid());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while a.child.try_wait().expect("try_wait").is_none() {
+        assert!(Instant::now() < deadline, "the instance did not exit");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let after = send(modern(&c, &b.url, json!(3), "tasks/get", get).header("mcp-name", task.as_str())).await;
+    assert_eq!(status(&after), "failed", "{:?}", after.messages);
+    let error = &after.last()["result"]["error"];
+    assert_eq!(error["code"], -32603, "{error}");
+    assert!(error["message"].as_str().is_some_and(|m| m.contains("shut down")), "{error}");
+}

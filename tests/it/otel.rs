@@ -253,14 +253,16 @@ async fn the_quickstart_exports_its_request_spans_to_the_collector_the_environme
     }
 }
 
-/// The server's own metrics reach the collector: `switchyard.listen.open` follows a listen
-/// subscription opened and closed, `switchyard.server.draining` is 0 while serving.
+/// The server's own metrics and the Tasks extension's reach the collector:
+/// `switchyard.listen.open` follows a listen subscription opened and closed,
+/// `switchyard.server.draining` is 0 while serving, `switchyard.tasks.running` counts a running
+/// task and the store's calls are counted.
 #[tokio::test]
-async fn open_listens_and_the_drain_state_are_exported_as_metrics() {
+async fn server_and_task_metrics_are_exported() {
     let (endpoint, received) = collector();
     let server = HttpServer::start_with_env(
         "fixture",
-        &[],
+        &["--tasks"],
         &[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()), ("OTEL_METRIC_EXPORT_INTERVAL", "100")],
     );
     let until = |name: &'static str, want: f64| {
@@ -290,4 +292,12 @@ async fn open_listens_and_the_drain_state_are_exported_as_metrics() {
     until("switchyard.listen.open", 1.0).await;
     drop(listen);
     until("switchyard.listen.open", 0.0).await;
+
+    let mut call = json!({ "name": "slow", "arguments": { "seconds": 60 } });
+    call["_meta"] = meta(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }));
+    let created = send(modern(&c, &server.url, json!(2), "tools/call", call)).await;
+    assert_eq!(created.last()["result"]["resultType"], "task", "{:?}", created.messages);
+    until("switchyard.tasks.running", 1.0).await;
+    assert!(received.value("switchyard.tasks.store.calls").is_some_and(|n| n >= 1.0));
+    assert_eq!(received.value("switchyard.tasks.store.errors"), Some(0.0));
 }

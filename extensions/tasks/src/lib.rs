@@ -133,6 +133,7 @@ mod id;
 mod input;
 mod maintenance;
 mod methods;
+mod metrics;
 mod model;
 mod store;
 mod subscription;
@@ -276,21 +277,25 @@ impl TasksExtension {
     /// ([`ServerBuilder::readiness_check`]), which fails while the store does not answer a
     /// lookup (a PostgreSQL store that lost its database, say).
     pub fn install(self, builder: ServerBuilder) -> ServerBuilder {
-        let tasks = tasks::Tasks::new(
-            self.store,
+        let stats = Arc::new(store::metered::StoreStats::default());
+        let metered: Arc<dyn TaskStore> = Arc::new(store::metered::Metered { inner: self.store, stats: stats.clone() });
+        let tasks = Arc::new(tasks::Tasks::new(
+            metered,
             self.executor,
             self.ttl.map(|t| t.as_millis().max(1) as u64),
             self.poll_interval.as_millis().max(1) as u64,
             self.lease.as_millis().max(3) as u64,
-        );
+        ));
         let store = tasks.store.clone();
+        let counted = Arc::downgrade(&tasks);
         builder
-            .state(tasks::TasksState(Arc::new(tasks)))
+            .state(tasks::TasksState(tasks))
             .extension_capability(EXTENSION, serde_json::json!({}))
             .readiness_check("tasks store", move || {
                 let store = store.clone();
                 // A lookup of an id no task has: one round trip that reads nothing.
                 async move { store.get("readiness-probe").await.map(|_| ()).map_err(|e| e.to_string()) }
             })
+            .metrics_source(move || metrics::readings(counted.upgrade().as_deref(), &stats))
     }
 }

@@ -27,11 +27,14 @@
 //!   runner, which stays registered here meanwhile, so its lease keeps being renewed.
 //!
 //! The loop starts with the first task or `tasks/*` request the process handles and ends with
-//! the server's shutdown.
+//! the server's shutdown. Then the tasks still running here are stopped and marked `failed`
+//! with a message saying the instance shut down (a drain gives them its timeout to finish
+//! first), while a shutdown hold keeps the process until that is written.
 
 use crate::TASK_IDS_KEY;
-use crate::model::{TaskError, now_ms};
-use crate::tasks::{Tasks, publish};
+use crate::model::{TaskError, TaskState, now_ms};
+use crate::store::Transition;
+use crate::tasks::{Tasks, announce, publish};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
@@ -76,6 +79,8 @@ impl Tasks {
         };
         let publisher = server.publisher();
         let stop = server.shutdown_token().clone();
+        // The process waits for the hand-back below before it exits.
+        let hold = server.shutdown_hold();
         // Weak: the loop must not keep the extension (and through it the server's state)
         // alive after the server is dropped.
         let tasks = Arc::downgrade(self);
@@ -84,14 +89,48 @@ impl Tasks {
             tokio::select! {
                 _ = stop.cancelled() => {}
                 _ = renew_and_sweep(tasks.clone(), publisher.clone(), period) => {}
-                _ = watch_events(tasks, publisher) => {}
+                _ = watch_events(tasks.clone(), publisher.clone()) => {}
             }
+            if let Some(tasks) = tasks.upgrade() {
+                hand_back(&tasks, &publisher).await;
+            }
+            drop(hold);
         });
     }
 
     /// Fails every task whose lease has passed at `now` and announces it.
     pub(crate) async fn fail_dead(&self, server: &Server, now: u64) {
         fail_dead(self, &server.publisher(), now).await;
+    }
+}
+
+/// At shutdown: the tasks this process still runs cannot go on anywhere else (their work lives
+/// in this process), so each is stopped and marked `failed` (-32603) at once with a message that
+/// says why, rather than left `working` until its lease runs out and reported as a crash. A
+/// task whose write fails is left to the lease sweep of another instance.
+async fn hand_back(tasks: &Tasks, publisher: &Publisher) {
+    let ids = tasks.running_ids();
+    if ids.is_empty() {
+        return;
+    }
+    tracing::info!(tasks = ids.len(), "tasks: shutting down; failing the tasks still running here");
+    let error = TaskError::internal(
+        "the server instance running the task shut down (a restart or deploy) before the task finished; run the tool again",
+    );
+    for id in ids {
+        tasks.stop_local(&id);
+        let failed = TaskState::Failed(error.clone());
+        match tasks.store.transition(&id, failed, Some(error.message.clone()), now_ms()).await {
+            Ok(t) => {
+                if matches!(t, Transition::Applied(_)) {
+                    tasks.counts.handed_back.fetch_add(1, Ordering::Relaxed);
+                }
+                announce(publisher, &t);
+            }
+            Err(e) => {
+                tracing::warn!(task = %id, error = %e, "tasks: could not mark the task failed at shutdown; its lease will run out")
+            }
+        }
     }
 }
 
@@ -107,6 +146,8 @@ async fn fail_dead(tasks: &Tasks, publisher: &Publisher, now: u64) {
     );
     match tasks.store.fail_expired_leases(now, error).await {
         Ok(failed) => {
+            tasks.counts.sweeps.fetch_add(1, Ordering::Relaxed);
+            tasks.counts.swept.fetch_add(failed.len() as u64, Ordering::Relaxed);
             for record in &failed {
                 tracing::warn!(task = %record.id, "tasks: lease ran out; the task is marked failed");
                 publish(publisher, record);
@@ -131,7 +172,9 @@ async fn renew_and_sweep(tasks: Weak<Tasks>, publisher: Publisher, period: Durat
         let until = now.saturating_add(tasks.lease_ms);
         for id in tasks.running_ids() {
             match tasks.store.renew_lease(&id, Some(until)).await {
-                Ok(true) => {}
+                Ok(true) => {
+                    tasks.counts.renewals.fetch_add(1, Ordering::Relaxed);
+                }
                 Ok(false) => tasks.stop_local(&id),
                 Err(e) => {
                     tasks.store_failed(now);

@@ -47,6 +47,21 @@ pub(crate) struct Tasks {
     /// When this process last saw the store fail, or started (Unix ms): see
     /// [`sweep_allowed`](Self::sweep_allowed).
     last_store_error_ms: std::sync::atomic::AtomicU64,
+    /// Totals for the `switchyard.tasks.*` metrics.
+    pub(crate) counts: Counts,
+}
+
+/// What the maintenance did since the process started (`switchyard.tasks.*` metrics).
+#[derive(Debug, Default)]
+pub(crate) struct Counts {
+    /// Leases renewed.
+    pub(crate) renewals: std::sync::atomic::AtomicU64,
+    /// Sweeps for tasks of dead instances that ran (not deferred).
+    pub(crate) sweeps: std::sync::atomic::AtomicU64,
+    /// Tasks a sweep marked failed.
+    pub(crate) swept: std::sync::atomic::AtomicU64,
+    /// Tasks this process marked failed because it shut down while they ran.
+    pub(crate) handed_back: std::sync::atomic::AtomicU64,
 }
 
 /// The installed extension of `ctx`'s server, if any.
@@ -108,6 +123,7 @@ impl Tasks {
             // A process that just started has not seen the store work yet: it may be starting
             // at the end of an outage, so it too waits a lease before judging leases.
             last_store_error_ms: std::sync::atomic::AtomicU64::new(now_ms()),
+            counts: Counts::default(),
         }
     }
 
@@ -133,6 +149,11 @@ impl Tasks {
 
     pub(crate) fn unregister(&self, id: &str) {
         self.running().remove(id);
+    }
+
+    /// How many tasks this process runs (or holds queued) now.
+    pub(crate) fn running_count(&self) -> usize {
+        self.running().len()
     }
 
     /// The ids of the tasks this process runs (or holds queued) now.

@@ -2,6 +2,7 @@
 //! (feature `postgres`) the PostgreSQL store shared by many instances, with its job queue.
 
 mod memory;
+pub(crate) mod metered;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod sqlite;
