@@ -93,7 +93,7 @@ pub struct ShutdownHold {
 
 impl Server {
     /// Begins a drain as `drain` says (see [`Drain`]) and returns at once; the stages follow on
-    /// the current Tokio runtime: draining now, closing after `drain.grace`, shut down after a
+    /// the current Tokio runtime (called outside one, it closes at once): draining now, closing after `drain.grace`, shut down after a
     /// further `drain.timeout` (or earlier by [`shutdown`](Self::shutdown)). A second call
     /// while draining changes nothing.
     ///
@@ -112,7 +112,13 @@ impl Server {
             "draining: readiness is off; closing after the grace period"
         );
         let (closing, shutdown) = (lifecycle.closing.clone(), lifecycle.shutdown.clone());
-        tokio::spawn(async move {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            // No timer outside a runtime: close now; what serves this server stops accepting.
+            tracing::warn!("drain called outside a Tokio runtime: closing without a grace period");
+            closing.cancel();
+            return;
+        };
+        runtime.spawn(async move {
             tokio::select! {
                 _ = tokio::time::sleep(drain.grace) => {}
                 _ = closing.cancelled() => {}
