@@ -187,3 +187,71 @@ impl Server {
         tokio::time::timeout(within, holds.wait()).await.is_ok()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(checks: bool) -> Server {
+        let mut builder = Server::builder("lifecycle", "1").groups(["none"]);
+        if checks {
+            builder = builder
+                .readiness_check("up", || async { Ok(()) })
+                .readiness_check("down", || async { Err("refused".to_owned()) })
+                .readiness_check("stuck", || std::future::pending());
+        }
+        builder.build().expect("builds")
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_drain_walks_its_stages_in_order() {
+        let server = server(false);
+        server.drain(Drain::default().grace(Duration::from_secs(5)).timeout(Duration::from_secs(20)));
+        assert!(server.is_draining());
+        assert!(!server.closing_token().is_cancelled());
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        assert!(!server.closing_token().is_cancelled(), "still within the grace period");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert!(server.closing_token().is_cancelled());
+        assert!(!server.shutdown_token().is_cancelled(), "requests in flight get the timeout");
+        tokio::time::sleep(Duration::from_secs(20)).await;
+        assert!(server.shutdown_token().is_cancelled());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn shutdown_ends_every_stage_at_once_and_a_second_drain_changes_nothing() {
+        let server = server(false);
+        server.drain(Drain::default().grace(Duration::from_secs(60)));
+        server.drain(Drain::default().grace(Duration::ZERO));
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(!server.closing_token().is_cancelled(), "the first drain's grace holds");
+        server.shutdown();
+        assert!(server.closing_token().is_cancelled() && server.draining_token().is_cancelled());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn readiness_reports_each_check_and_a_slow_one_fails() {
+        let server = server(true);
+        let readiness = server.readiness().await;
+        assert!(!readiness.is_ready());
+        assert_eq!(readiness.checks[0], ("up".to_owned(), Ok(())));
+        assert_eq!(readiness.checks[1], ("down".to_owned(), Err("refused".to_owned())));
+        assert!(readiness.checks[2].1.is_err(), "a check slower than 2 s fails");
+        assert_eq!(
+            readiness.to_json(),
+            serde_json::json!({ "status": "not ready", "checks": { "up": "ok", "down": "failing", "stuck": "failing" } })
+        );
+        let plain = self::server(false);
+        plain.drain(Drain::default());
+        assert_eq!(plain.readiness().await.to_json(), serde_json::json!({ "status": "draining", "checks": {} }));
+    }
+
+    #[tokio::test]
+    async fn holds_keep_the_process_until_dropped() {
+        let server = server(false);
+        let hold = server.shutdown_hold();
+        assert!(!server.holds_released(Duration::from_millis(10)).await);
+        drop(hold);
+        assert!(server.holds_released(Duration::from_secs(5)).await);
+    }
+}
