@@ -198,7 +198,7 @@ mod tests {
             builder = builder
                 .readiness_check("up", || async { Ok(()) })
                 .readiness_check("down", || async { Err("refused".to_owned()) })
-                .readiness_check("stuck", || std::future::pending());
+                .readiness_check("stuck", std::future::pending);
         }
         builder.build().expect("builds")
     }
