@@ -112,23 +112,25 @@ impl OtelGuard {
             .and_then(DurationLayer { histogram: self.duration.clone() })
     }
 
-    /// Exports `server`'s metrics ([`Server::metrics`](crate::Server::metrics): open listens,
-    /// the drain, the broker link, dropped hub events, and the extensions' such as the Tasks
-    /// extension's running tasks, store errors, lease renewals and sweeps) through this guard's
-    /// meter provider, read at every collection. The names are those of the readings when it
-    /// is called; the CLI calls it for the server it serves. A second call changes nothing
-    /// (one server per guard). docs/observability.md lists the metrics.
-    pub fn observe(&self, server: &crate::Server) {
+    /// Exports the metrics `read` returns through this guard's meter provider, calling it at
+    /// every collection: for a server, `move || server.metrics()`
+    /// ([`Server::metrics`](crate::Server::metrics): open listens, the drain, the broker link,
+    /// dropped hub events, and the extensions' such as the Tasks extension's running tasks,
+    /// store errors, lease renewals and sweeps). The instruments are those of the readings
+    /// when it is called; the CLI calls it for the server it serves. A second call changes
+    /// nothing (one source per guard). docs/observability.md lists the metrics.
+    pub fn observe(&self, read: impl Fn() -> Vec<crate::context::Metric> + Send + Sync + 'static) {
+        let read = std::sync::Arc::new(read);
         let meter = self.meter_provider.meter(SCOPE);
         let mut kept = self.observed.lock().unwrap_or_else(|e| e.into_inner());
         if !kept.is_empty() {
             return;
         }
-        for metric in server.metrics() {
-            let (name, server) = (metric.name, server.clone());
-            let read = move || server.metrics().into_iter().find(|m| m.name == name).map(|m| m.value);
+        for metric in read() {
+            let (name, all) = (metric.name, read.clone());
+            let read = move || all().into_iter().find(|m| m.name == name).map(|m| m.value);
             match metric.kind {
-                crate::server::MetricKind::Counter => kept.push(Box::new(
+                crate::context::MetricKind::Counter => kept.push(Box::new(
                     meter
                         .f64_observable_counter(name)
                         .with_description(metric.description)

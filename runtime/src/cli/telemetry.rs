@@ -61,7 +61,8 @@ pub(super) fn observe(server: &Server) {
     if let Ok(slot) = GUARD.lock()
         && let Some(guard) = slot.as_ref()
     {
-        guard.observe(server);
+        let server = server.clone();
+        guard.observe(move || server.metrics());
     }
 }
 

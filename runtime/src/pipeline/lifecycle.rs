@@ -26,13 +26,13 @@ pub(crate) struct Lifecycle {
     /// Work that must end or be handed back before the process exits (`Server::shutdown_hold`).
     pub(crate) holds: TaskTracker,
     /// Extensions' metric readings (`Server::metrics`).
-    pub(crate) metrics: Vec<Arc<dyn Fn() -> Vec<crate::server::Metric> + Send + Sync>>,
+    pub(crate) metrics: Vec<Arc<dyn Fn() -> Vec<crate::context::Metric> + Send + Sync>>,
 }
 
 impl Lifecycle {
     pub(crate) fn new(
         checks: Vec<(String, ReadinessProbe)>,
-        metrics: Vec<Arc<dyn Fn() -> Vec<crate::server::Metric> + Send + Sync>>,
+        metrics: Vec<Arc<dyn Fn() -> Vec<crate::context::Metric> + Send + Sync>>,
     ) -> Self {
         let shutdown = CancellationToken::new();
         let closing = shutdown.child_token();
