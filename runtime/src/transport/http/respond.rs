@@ -315,10 +315,17 @@ pub(crate) async fn first_within<N, R>(
     if let std::task::Poll::Ready(f) = futures::poll!(&mut first) {
         return f;
     }
-    match sse_after {
-        None => first.await,
-        Some(after) => tokio::time::timeout(after, first).await.unwrap_or(First::Silent),
-    }
+    let Some(after) = sse_after else { return first.await };
+    // Boxed: the future of every request, also one that answers at once, would otherwise
+    // carry a timer's state.
+    let mut silence = Box::pin(tokio::time::sleep(after));
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(f) = first.as_mut().poll(cx) {
+            return std::task::Poll::Ready(f);
+        }
+        silence.as_mut().poll(cx).map(|()| First::Silent)
+    })
+    .await
 }
 
 /// Keep-alive ticks every `every`, the first one `every` from now; ticks missed while the
