@@ -24,6 +24,7 @@ mod nats_hub;
 mod oauth_e2e;
 mod otel;
 mod probes;
+mod proxies;
 mod readme;
 mod real_client;
 mod skills;

@@ -100,6 +100,10 @@ use std::process::ExitCode;
 /// | `--http-sessions-per-client N` | `SWITCHYARD_HTTP_SESSIONS_PER_CLIENT` | [`http_sessions_per_client`](Self::http_sessions_per_client) | 64 |
 /// | `--http-session-rate N` | `SWITCHYARD_HTTP_SESSION_RATE` | [`http_session_rate`](Self::http_session_rate) | 10 |
 /// | `--http-session-burst N` | `SWITCHYARD_HTTP_SESSION_BURST` | [`http_session_burst`](Self::http_session_burst) | 64 |
+/// | `--trusted-proxies CIDR,...` | `SWITCHYARD_TRUSTED_PROXIES` | [`trusted_proxies`](Self::trusted_proxies) | none: forwarding headers ignored |
+/// | `--forwarded-header x-forwarded-for\|forwarded` | `SWITCHYARD_FORWARDED_HEADER` | [`forwarded_header`](Self::forwarded_header) | `x-forwarded-for` |
+/// | `--sse-after SECONDS` | `SWITCHYARD_SSE_AFTER` | [`sse_after`](Self::sse_after) | 10 (0: never) |
+/// | `--sse-keep-alive SECONDS` | `SWITCHYARD_SSE_KEEP_ALIVE` | [`sse_keep_alive`](Self::sse_keep_alive) | 15 |
 ///
 /// A flag on the command line beats its own variable. Parsing fails (clap's
 /// `ArgumentConflict`, exit code 2) when both modes are given, and a set variable counts as
@@ -460,6 +464,57 @@ pub struct ServeArgs {
         help = "Answer the readiness probe (503 while draining or a check fails) at PATH; empty: none [default: /readyz]"
     )]
     pub readiness_path: Option<String>,
+    /// `--trusted-proxies CIDR,...`: reverse proxies (networks such as `10.0.0.0/8`, or single
+    /// addresses) whose forwarding header names the client of their requests; empty keeps
+    /// [`HttpConfig::trusted_proxies`] of [`ServeOptions::http`] (none by default). Repeatable;
+    /// commas separate entries. With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_TRUSTED_PROXIES",
+        value_name = "CIDR",
+        value_delimiter = ',',
+        value_parser = parse_network,
+        help = "Take the client address from X-Forwarded-For (or --forwarded-header) of requests from these proxies: CIDR or IP (comma-separated); list only your own proxies [default: none, headers ignored]"
+    )]
+    pub trusted_proxies: Vec<crate::transport::http::IpNet>,
+    /// `--forwarded-header x-forwarded-for|forwarded`: the header the trusted proxies write;
+    /// `None` keeps [`HttpConfig::forwarded_header`] of [`ServeOptions::http`]
+    /// (`X-Forwarded-For` by default). With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_FORWARDED_HEADER",
+        value_name = "HEADER",
+        value_parser = parse_forwarded_header,
+        help = "The header trusted proxies name the client in: x-forwarded-for or forwarded (RFC 7239) [default: x-forwarded-for]"
+    )]
+    pub forwarded_header: Option<crate::transport::http::ForwardedHeader>,
+    /// `--sse-after SECONDS`: how long an HTTP request may run without sending anything
+    /// before its reply turns into an SSE stream with keep-alive comments (0: never); `None`
+    /// keeps [`HttpConfig::sse_after`] of [`ServeOptions::http`] (10 s by default). With the
+    /// `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_SSE_AFTER",
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u64).range(0..=86_400),
+        help = "Turn the reply of an HTTP request silent for SECONDS into an SSE stream with keep-alive comments, for proxies' idle timeouts; 0: never [default: 10]"
+    )]
+    pub sse_after: Option<u64>,
+    /// `--sse-keep-alive SECONDS`: the interval of keep-alive comments on SSE streams; `None`
+    /// keeps [`HttpConfig::keep_alive`] of [`ServeOptions::http`] (15 s by default). With the
+    /// `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_SSE_KEEP_ALIVE",
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u64).range(1..=86_400),
+        help = "Send a keep-alive comment on idle SSE streams every SECONDS; keep it under the proxies' idle timeouts [default: 15]"
+    )]
+    pub sse_keep_alive: Option<u64>,
 }
 
 /// A probe path: empty (none) or starting with `/`.
@@ -534,8 +589,8 @@ impl ServeArgs {
         Mode::Stdio
     }
 
-    /// `options` with the HTTP host policy, the OAuth settings and the connection and session
-    /// limits these flags set; `Err` says why the OAuth settings cannot be used (a server must
+    /// `options` with the HTTP host policy, the OAuth settings, the connection and session
+    /// limits, the trusted proxies and the SSE timing these flags set; `Err` says why the OAuth settings cannot be used (a server must
     /// not start unprotected when protection was asked for).
     #[cfg(feature = "http")]
     fn http_options(&self, mut options: ServeOptions) -> Result<ServeOptions, String> {
@@ -580,6 +635,18 @@ impl ServeArgs {
         }
         if let Some(path) = &self.readiness_path {
             options.http.probes.readiness = Some(path.clone()).filter(|p| !p.is_empty());
+        }
+        if !self.trusted_proxies.is_empty() {
+            options.http.trusted_proxies.clone_from(&self.trusted_proxies);
+        }
+        if let Some(header) = self.forwarded_header {
+            options.http.forwarded_header = header;
+        }
+        if let Some(seconds) = self.sse_after {
+            options.http.sse_after = (seconds > 0).then(|| std::time::Duration::from_secs(seconds));
+        }
+        if let Some(seconds) = self.sse_keep_alive {
+            options.http.keep_alive = std::time::Duration::from_secs(seconds);
         }
         Ok(options)
     }
@@ -719,6 +786,23 @@ impl ServeArgs {
 
 /// Accepts an absolute `http(s)` URL (an issuer identifier).
 #[cfg(feature = "oauth")]
+/// A `--trusted-proxies` entry: a network in CIDR notation or a single address.
+#[cfg(feature = "http")]
+fn parse_network(s: &str) -> Result<crate::transport::http::IpNet, String> {
+    crate::transport::http::parse_network(s)
+}
+
+/// A `--forwarded-header` value: `x-forwarded-for` or `forwarded`, in any case.
+#[cfg(feature = "http")]
+fn parse_forwarded_header(s: &str) -> Result<crate::transport::http::ForwardedHeader, String> {
+    use crate::transport::http::ForwardedHeader;
+    match s.trim().to_ascii_lowercase().as_str() {
+        "x-forwarded-for" => Ok(ForwardedHeader::XForwardedFor),
+        "forwarded" => Ok(ForwardedHeader::Forwarded),
+        _ => Err("x-forwarded-for or forwarded (RFC 7239)".to_owned()),
+    }
+}
+
 fn parse_http_url(s: &str) -> Result<String, String> {
     crate::auth::ProtectedResource::new(s)
         .map(|_| s.to_owned())
@@ -1253,6 +1337,53 @@ mod tests {
     }
 
     #[test]
+    fn trusted_proxy_and_sse_flags_set_the_http_config() {
+        use crate::transport::http::{ForwardedHeader, IpNet};
+        use std::time::Duration;
+        let cli = parse(&[
+            "--http",
+            "127.0.0.1:0",
+            "--trusted-proxies",
+            "10.0.0.0/8,127.0.0.1",
+            "--trusted-proxies=2001:db8::/32",
+            "--forwarded-header",
+            "forwarded",
+            "--sse-after",
+            "3",
+            "--sse-keep-alive",
+            "2",
+        ])
+        .expect("valid");
+        let http = cli.serve.http_options(ServeOptions::default()).expect("usable settings").http;
+        let nets: Vec<IpNet> =
+            ["10.0.0.0/8", "127.0.0.1/32", "2001:db8::/32"].iter().map(|n| n.parse().expect("a network")).collect();
+        assert_eq!(http.trusted_proxies, nets);
+        assert_eq!(http.forwarded_header, ForwardedHeader::Forwarded);
+        assert_eq!((http.sse_after, http.keep_alive), (Some(Duration::from_secs(3)), Duration::from_secs(2)));
+        let off = parse(&["--sse-after", "0"]).expect("valid").serve.http_options(ServeOptions::default());
+        assert_eq!(off.expect("usable settings").http.sse_after, None);
+        // Without the flags the server's own configuration stands.
+        let configured = ServeOptions {
+            http: HttpConfig::default()
+                .trusted_proxies(nets.clone())
+                .sse_after(Some(Duration::from_secs(4)))
+                .forwarded_header(ForwardedHeader::Forwarded),
+            ..ServeOptions::default()
+        };
+        let kept = parse(&[]).expect("valid").serve.http_options(configured).expect("usable settings").http;
+        assert_eq!((kept.trusted_proxies, kept.sse_after), (nets, Some(Duration::from_secs(4))));
+        assert_eq!(kept.forwarded_header, ForwardedHeader::Forwarded);
+        let plain = parse(&[]).expect("valid").serve.http_options(ServeOptions::default()).expect("usable settings");
+        assert!(plain.http.trusted_proxies.is_empty());
+        assert_eq!(plain.http.forwarded_header, ForwardedHeader::XForwardedFor);
+        assert_eq!(kind(&["--trusted-proxies", "10.0.0.0/33"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--trusted-proxies", "proxy.example.com"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--forwarded-header", "x-real-ip"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--sse-keep-alive", "0"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--sse-after", "ten"]), ErrorKind::ValueValidation);
+    }
+
+    #[test]
     fn modes_convert_to_args() {
         assert_eq!(ServeArgs::from(Mode::Stdio).mode(), Mode::Stdio);
         assert_eq!(ServeArgs::from(Mode::Http("h:1".into())).mode(), Mode::Http("h:1".into()));
@@ -1263,7 +1394,7 @@ mod tests {
     /// [`environment_variables_stand_in_for_the_flags`] it checks.
     const CHILD_CASE: &str = "SWITCHYARD_CLI_TEST_ENV_CASE";
 
-    const SHARED_VARS: [&str; 20] = [
+    const SHARED_VARS: [&str; 24] = [
         "SWITCHYARD_AUTH_INTROSPECTION",
         "SWITCHYARD_AUTH_CLIENT_ID",
         "SWITCHYARD_AUTH_CLIENT_SECRET",
@@ -1284,6 +1415,10 @@ mod tests {
         "SWITCHYARD_HTTP_SESSIONS_PER_CLIENT",
         "SWITCHYARD_HTTP_SESSION_RATE",
         "SWITCHYARD_HTTP_SESSION_BURST",
+        "SWITCHYARD_TRUSTED_PROXIES",
+        "SWITCHYARD_FORWARDED_HEADER",
+        "SWITCHYARD_SSE_AFTER",
+        "SWITCHYARD_SSE_KEEP_ALIVE",
     ];
 
     // Setting variables in this process would leak into the tests running beside it (and is
@@ -1298,6 +1433,8 @@ mod tests {
                 assert_eq!(cli.serve.log_format, LogFormat::Json);
                 assert_eq!(cli.serve.log_level.as_deref(), Some("debug"));
                 assert_eq!(cli.serve.http_max_connections_per_client, Some(4));
+                assert_eq!(cli.serve.trusted_proxies, ["10.0.0.0/8".parse().expect("a network")]);
+                assert_eq!(cli.serve.sse_after, Some(0));
                 let names: Vec<String> = cli.serve.allowed_hosts.iter().map(ToString::to_string).collect();
                 assert_eq!(names, ["mcp.example.com", "*.example.net"]);
                 let origins: Vec<String> = cli.serve.allowed_origins.iter().map(ToString::to_string).collect();
@@ -1326,6 +1463,8 @@ mod tests {
                             ("SWITCHYARD_LOG_FORMAT", "json"),
                             ("SWITCHYARD_LOG_LEVEL", "debug"),
                             ("SWITCHYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT", "4"),
+                            ("SWITCHYARD_TRUSTED_PROXIES", "10.0.0.0/8"),
+                            ("SWITCHYARD_SSE_AFTER", "0"),
                             ("SWITCHYARD_ALLOWED_HOSTS", "mcp.example.com,*.example.net"),
                             ("SWITCHYARD_ALLOWED_ORIGINS", "https://app.example.com"),
                         ],

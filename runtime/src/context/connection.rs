@@ -14,13 +14,22 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// [`http::Extensions`], next to axum's `ConnectInfo<SocketAddr>`. A router served by a server
 /// of your own has none, unless a layer of yours inserts one.
 ///
+/// Behind a reverse proxy listed in
+/// [`HttpConfig::trusted_proxies`](crate::transport::http::HttpConfig::trusted_proxies), the
+/// HTTP transport hands each request the connection [as forwarded](Self::forwarded_for): the
+/// same id, the client's address as [`peer`](Self::peer) and the proxy's as
+/// [`proxy`](Self::proxy).
+///
 /// The server counts open `subscriptions/listen` subscriptions per connection
-/// ([`ListenLimits`](crate::subscriptions::ListenLimits)). Cheap to clone.
+/// ([`ListenLimits`](crate::subscriptions::ListenLimits)) and per anonymous peer address.
+/// Cheap to clone.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Connection {
     id: u64,
     peer: Option<SocketAddr>,
+    /// The trusted proxy the peer address was forwarded by.
+    proxy: Option<SocketAddr>,
 }
 
 impl Connection {
@@ -30,7 +39,15 @@ impl Connection {
     pub fn new(peer: Option<SocketAddr>) -> Self {
         // Relaxed: only uniqueness matters, and a fetch_add is unique whatever the ordering.
         static NEXT: AtomicU64 = AtomicU64::new(1);
-        Connection { id: NEXT.fetch_add(1, Ordering::Relaxed), peer }
+        Connection { id: NEXT.fetch_add(1, Ordering::Relaxed), peer, proxy: None }
+    }
+
+    /// This connection as a trusted proxy at its peer address says it was for `client`: the
+    /// same [`id`](Self::id), `client` as [`peer`](Self::peer), and the address the
+    /// connection really came from as [`proxy`](Self::proxy). A transport calls it per request
+    /// once it has checked that the peer is a proxy it trusts; nothing here checks that.
+    pub fn forwarded_for(&self, client: SocketAddr) -> Connection {
+        Connection { id: self.id, peer: Some(client), proxy: self.proxy.or(self.peer) }
     }
 
     /// The id, unique among the connections of this process. Opaque: it says nothing about
@@ -39,10 +56,17 @@ impl Connection {
         self.id
     }
 
-    /// The peer's address (HTTP: the TCP peer, which is a proxy's address behind one); `None`
-    /// on stdio.
+    /// The peer's address: over HTTP the TCP peer, or, when that is a trusted proxy, the client
+    /// address it forwarded (port 0 where the proxy named no port); `None` on stdio. Behind a
+    /// proxy that is not trusted, the proxy's address.
     pub fn peer(&self) -> Option<SocketAddr> {
         self.peer
+    }
+
+    /// The trusted proxy's address when [`peer`](Self::peer) is the client address it
+    /// forwarded ([`forwarded_for`](Self::forwarded_for)); `None` otherwise.
+    pub fn proxy(&self) -> Option<SocketAddr> {
+        self.proxy
     }
 }
 
@@ -72,5 +96,17 @@ mod tests {
         assert_ne!(a, b, "the same peer twice is two connections");
         assert_eq!(a.clone(), a);
         assert_eq!((a.peer(), Connection::new(None).peer()), (peer, None));
+    }
+
+    #[test]
+    fn a_forwarded_connection_keeps_its_id_and_names_the_proxy() {
+        let proxy = "10.0.0.1:9".parse().ok();
+        let client = "203.0.113.5:0".parse().expect("an address");
+        let c = Connection::new(proxy);
+        let f = c.forwarded_for(client);
+        assert_eq!((f.id(), f.peer(), f.proxy()), (c.id(), Some(client), proxy));
+        assert_eq!(c.proxy(), None);
+        // Forwarded twice (a transport of its own, say): still the connection's real peer.
+        assert_eq!(f.forwarded_for(client).proxy(), proxy);
     }
 }

@@ -40,9 +40,10 @@ pub struct ListenLimits {
     pub per_connection: usize,
     /// Most subscriptions open at once for one caller over all its connections (default
     /// 10 000). The caller is the authenticated principal (its `id`) when there is one; an
-    /// anonymous caller is its peer's IPv4 address or IPv6 /64 prefix over HTTP, the one peer on stdio, and one shared
-    /// "anonymous" caller where the transport names no connection. 0 refuses every
-    /// subscription.
+    /// anonymous caller is its peer's IPv4 address or IPv6 /64 prefix over HTTP (the client's,
+    /// behind a [trusted proxy](crate::context::Connection::forwarded_for)), the one peer on
+    /// stdio, and one shared "anonymous" caller where the transport names no connection. 0
+    /// refuses every subscription.
     pub per_principal: usize,
 }
 

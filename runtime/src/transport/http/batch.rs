@@ -57,6 +57,7 @@ pub(crate) async fn post(
     }
     let Some(session_id) = session_id else { return respond::error(400, None, &batch_refused(None)) };
     let head = legacy::Head::of(state, headers);
+    let timing = head.timing(state);
     let session = match legacy::session_for(state, session_id, headers, principal.as_deref()) {
         Ok(s) => s,
         Err(r) => return respond::refused(None, &r),
@@ -112,5 +113,5 @@ pub(crate) async fn post(
         futures::future::join_all(answers)
             .map(|answers| Answer::Batch(answers.into_iter().map(Payload::into_value).collect())),
     );
-    legacy::reply(session, work, nrx, state.config.keep_alive, filters, state.challenge(principal.as_deref())).await
+    legacy::reply(session, work, nrx, timing, filters, state.challenge(principal.as_deref())).await
 }

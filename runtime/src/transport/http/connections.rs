@@ -66,7 +66,9 @@ pub struct ConnectionLimits {
     /// connection each), after which everyone else waits in the backlog. Set it on a server
     /// that clients reach directly; behind a reverse proxy or load balancer every connection
     /// comes from the proxy's address, so leave it unset there and limit per client in the
-    /// proxy.
+    /// proxy. [`HttpConfig::trusted_proxies`](super::HttpConfig::trusted_proxies) does not
+    /// change that: connections are counted when they are accepted, before any request
+    /// header (and with it the forwarded client address) has been read.
     pub max_connections_per_client: Option<usize>,
     /// Most concurrent streams (requests, SSE replies, listen subscriptions) on one HTTP/2
     /// connection (default 1 000), announced as `SETTINGS_MAX_CONCURRENT_STREAMS`. hyper's

@@ -1,6 +1,6 @@
 use super::HttpState;
 use super::headers::protocol_version;
-use super::respond::{self, final_payload, queued_message};
+use super::respond::{self, First, final_payload, queued_message};
 use super::resume::EventLog;
 use super::sessions::{Client, HttpSession, Refused, new_session_id};
 use super::status::{self, Refusal};
@@ -135,10 +135,12 @@ pub(crate) async fn post(
     };
     let (ntx, nrx) = outbound_channel(64);
     let challenge = state.challenge(principal.as_deref());
-    let work = start(state, &session, req, ntx, principal, connection, Head::of(state, headers));
+    let head = Head::of(state, headers);
+    let timing = head.timing(state);
+    let work = start(state, &session, req, ntx, principal, connection, head);
     let answer = Box::pin(work.map(Answer::One));
     let filters = state.server.engine().message_filters().clone();
-    reply(session, answer, nrx, state.config.keep_alive, filters, challenge).await
+    reply(session, answer, nrx, timing, filters, challenge).await
 }
 
 /// The caller's session `session_id`, if the request's `MCP-Protocol-Version` (when it sends
@@ -203,6 +205,24 @@ impl Head {
             streaming: state.config.streaming && super::media::accepts(headers).sse,
         }
     }
+
+    /// When the reply of this request streams keep-alive comments.
+    pub(super) fn timing(&self, state: &HttpState) -> Timing {
+        Timing {
+            keep_alive: state.config.keep_alive,
+            sse_after: if self.streaming { state.config.sse_after } else { None },
+        }
+    }
+}
+
+/// When a legacy reply sends keep-alive comments.
+#[derive(Clone, Copy)]
+pub(super) struct Timing {
+    /// Between comments on an SSE reply.
+    keep_alive: Duration,
+    /// Silence after which the reply turns into SSE ([`HttpConfig::sse_after`](super::HttpConfig::sse_after));
+    /// `None` when the client cannot read SSE.
+    sse_after: Option<Duration>,
 }
 
 /// Starts a request of the session (registered for `notifications/cancelled` while it runs,
@@ -316,8 +336,9 @@ impl Drop for Registration {
 }
 
 /// Answers a legacy request, or the requests of a batch: JSON when the answer comes before any
-/// notification; otherwise a resumable SSE stream (priming event, notifications, then each
-/// response as its own event, each with an event id).
+/// notification and within `timing.sse_after`; otherwise a resumable SSE stream (priming
+/// event, notifications or a keep-alive comment, then each response as its own event, each
+/// with an event id).
 ///
 /// Unlike the stateless wire, losing the connection does not cancel the request (2025-11-25):
 /// the work goes on and the client can pick the stream up again with `Last-Event-ID`. Requests
@@ -326,19 +347,26 @@ pub(super) async fn reply(
     session: Arc<HttpSession>,
     mut work: BoxFuture<Answer>,
     mut notes: OutboundReceiver,
-    keep_alive: Duration,
+    timing: Timing,
     filters: MessageFilters,
     challenge: respond::Challenge,
 ) -> Response {
-    let (first, done) = tokio::select! {
-        biased;
-        // Only an item switches to SSE: the channel also closes when the handler merely
-        // dropped its context (and with it the notifier) before its result.
-        Some(n) = notes.recv() => (Some(n), None),
-        r = &mut work => match notes.try_recv() {
+    let first = async {
+        tokio::select! {
+            biased;
+            // Only an item switches to SSE: the channel also closes when the handler merely
+            // dropped its context (and with it the notifier) before its result.
+            Some(n) = notes.recv() => First::Note(n),
+            r = &mut work => First::Done(r),
+        }
+    };
+    let (first, done) = match respond::first_within(first, timing.sse_after).await {
+        First::Note(n) => (Some(n), None),
+        First::Done(r) => match notes.try_recv() {
             Some(n) => (Some(n), Some(r)),
             None => return r.respond(&filters, &challenge),
         },
+        First::Silent => (None, None),
     };
     let priming = crate::protocol::primes_sse_streams(session.legacy.version).then_some(RETRY);
     let (log, rx) = session.streams.open(priming);
@@ -351,8 +379,12 @@ pub(super) async fn reply(
             Outbound::CloseStream => log.detach(),
         }
     };
-    if let Some(n) = first {
-        apply(n, &log);
+    match first {
+        Some(n) => apply(n, &log),
+        // Body bytes at once: they reset a proxy's read timer, which the head alone may not.
+        None => {
+            log.lock().unwrap_or_else(|e| e.into_inner()).keep_alive();
+        }
     }
     tokio::spawn(async move {
         let finish = |log: &Mutex<EventLog>, notes: &mut OutboundReceiver, r: Answer| {
@@ -369,7 +401,7 @@ pub(super) async fn reply(
             finish(&log, &mut notes, r);
             return;
         }
-        let mut tick = tokio::time::interval(keep_alive);
+        let mut tick = tokio::time::interval(timing.keep_alive);
         tick.tick().await;
         loop {
             tokio::select! {

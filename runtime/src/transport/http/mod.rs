@@ -31,6 +31,7 @@ mod batched_writes;
 mod client_connections;
 mod connections;
 pub(crate) mod endpoint;
+mod forwarded;
 mod headers;
 mod host_patterns;
 mod legacy;
@@ -58,7 +59,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use connections::ConnectionLimits;
+pub use forwarded::ForwardedHeader;
+#[cfg(feature = "cli")]
+pub(crate) use forwarded::parse_network;
 pub use host_patterns::{HostPattern, OriginPattern, PatternError};
+/// An IPv4 or IPv6 network in CIDR notation, of [`HttpConfig::trusted_proxies`]
+/// (re-exported from the [`ipnet`](https://docs.rs/ipnet/2) crate, version 2).
+pub use ipnet::IpNet;
 pub use probes::Probes;
 pub use security::HostPolicy;
 pub use sessions::SessionLimits;
@@ -83,9 +90,26 @@ pub struct HttpConfig {
     pub legacy_sessions: bool,
     /// Interval of SSE keep-alive comments (`: keep-alive`, not JSON-RPC frames) on idle long-lived
     /// streams: listen subscriptions, legacy GET streams and slow requests (default 15 s, well
-    /// under idle timeouts such as undici's 300 s body timeout). Values under 1 ms are raised to 1
-    /// ms.
+    /// under idle timeouts such as undici's 300 s body timeout and nginx's 60 s
+    /// `proxy_read_timeout`). Values under 1 ms are raised to 1 ms.
     pub keep_alive: Duration,
+    /// How long a request may run without sending anything before its reply turns into an SSE
+    /// stream (default 10 s; `None`: never). The stream begins at once with a `: keep-alive`
+    /// comment, carries one every [`keep_alive`](Self::keep_alive) after that, and ends with
+    /// the response as an SSE event, as a reply that streams notifications does
+    /// ([sending messages](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages-to-the-server)).
+    /// Without it, a request that works in silence for longer than a proxy's idle timeout (nginx's
+    /// `proxy_read_timeout` is 60 s, many load balancers' 60 s too) sends no byte before its
+    /// result, and the proxy closes the connection, which on the 2026-07-28 wire cancels the
+    /// request. 10 s stays well under those timeouts, and over the run time of most calls, which
+    /// keep their single JSON body.
+    ///
+    /// Applies to POSTs on both wires (2026-07-28 requests and legacy session requests and
+    /// batches) whose `Accept` allows `text/event-stream`; a client that accepts only
+    /// `application/json`, or [`streaming`](Self::streaming) off, always gets JSON. The timer
+    /// is armed only for a request still running after its first poll: requests that answer
+    /// at once pay nothing for it.
+    pub sse_after: Option<Duration>,
     /// Most legacy sessions kept at once (default 10 000). At the limit, `initialize` first
     /// drops expired sessions, then closes the least recently used idle session (no request in
     /// flight, no open GET stream) of the client holding the most sessions, never one of a
@@ -117,6 +141,27 @@ pub struct HttpConfig {
     /// Liveness and readiness probes (default [`Probes::default`]: `/healthz` and `/readyz`),
     /// answered beside the endpoint without authentication or host checks.
     pub probes: Probes,
+    /// Reverse proxies whose word on the client's address is believed (default none: every
+    /// forwarding header is ignored). A request whose TCP peer lies in one of these networks
+    /// counts as coming from the client that [`forwarded_header`](Self::forwarded_header)
+    /// names: the rightmost address in it that is not itself a trusted proxy, so that a
+    /// client cannot pick its address by sending the header itself. That address replaces
+    /// the peer in per-client legacy session limits ([`session_limits`](Self::session_limits)),
+    /// in the request's [`Connection::peer`](crate::context::Connection::peer) (listen limits
+    /// per caller, your filters and logs), while
+    /// [`Connection::proxy`](crate::context::Connection::proxy) keeps the proxy's. A missing or
+    /// unreadable header, or a hop whose address the proxy hid, leaves the proxy's address,
+    /// as without this setting; no request is refused for its forwarding header.
+    ///
+    /// List only your own proxies (ideally single addresses): a trusted network any client can
+    /// reach lets that client name any address. Not used by
+    /// [`ConnectionLimits::max_connections_per_client`], which counts TCP connections before
+    /// any header is read. Works under [`router`] too, with the peer address from axum's
+    /// `ConnectInfo<SocketAddr>`.
+    pub trusted_proxies: Vec<IpNet>,
+    /// Which header the [`trusted_proxies`](Self::trusted_proxies) name the client in (default
+    /// [`ForwardedHeader::XForwardedFor`]); the other one is never read.
+    pub forwarded_header: ForwardedHeader,
 }
 
 impl Default for HttpConfig {
@@ -134,6 +179,9 @@ impl Default for HttpConfig {
             connections: ConnectionLimits::default(),
             protected_resource: None,
             probes: Probes::default(),
+            sse_after: Some(Duration::from_secs(10)),
+            trusted_proxies: Vec::new(),
+            forwarded_header: ForwardedHeader::XForwardedFor,
         }
     }
 }
@@ -205,6 +253,25 @@ impl HttpConfig {
         self
     }
 
+    /// Sets [`sse_after`](Self::sse_after) (`None`: replies turn into SSE only for
+    /// notifications).
+    pub fn sse_after(mut self, sse_after: Option<Duration>) -> Self {
+        self.sse_after = sse_after;
+        self
+    }
+
+    /// Sets [`trusted_proxies`](Self::trusted_proxies).
+    pub fn trusted_proxies(mut self, networks: impl IntoIterator<Item = IpNet>) -> Self {
+        self.trusted_proxies = networks.into_iter().collect();
+        self
+    }
+
+    /// Sets [`forwarded_header`](Self::forwarded_header).
+    pub fn forwarded_header(mut self, header: ForwardedHeader) -> Self {
+        self.forwarded_header = header;
+        self
+    }
+
     /// Sets [`protected_resource`](Self::protected_resource).
     pub fn protected_resource(mut self, resource: crate::auth::ProtectedResource) -> Self {
         self.protected_resource = Some(resource);
@@ -241,7 +308,8 @@ impl HttpState {
 /// Anonymous legacy sessions count against the peer address
 /// ([`HttpConfig::session_limits`]), read from axum's `ConnectInfo<SocketAddr>`: serve the app
 /// with `into_make_service_with_connect_info::<SocketAddr>()` (as [`serve_app`] does), or all
-/// anonymous clients share one quota.
+/// anonymous clients share one quota. When that address is one of
+/// [`HttpConfig::trusted_proxies`], the client address the proxy forwarded counts instead.
 ///
 /// The router does not know the address it is served on: an [automatic](HostPolicy::automatic)
 /// host policy accepts only the `localhost` names here; name the public ones in
@@ -399,7 +467,22 @@ async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
     let principal = parts.extensions.get::<crate::auth::Principal>().cloned().map(Arc::new);
     // Inserted by `serve`/`serve_app` per accepted connection; absent under a server of the
     // application's own.
-    let connection = parts.extensions.get::<crate::context::Connection>().cloned();
+    let mut connection = parts.extensions.get::<crate::context::Connection>().cloned();
+    // The client's address when a trusted proxy forwarded the request; `None` (the peer is the
+    // client) without trusted proxies, at the cost of one length check.
+    let forwarded = if state.config.trusted_proxies.is_empty() {
+        None
+    } else {
+        peer_of(&parts, connection.as_ref())
+            .map(|peer| {
+                let cfg = &state.config;
+                (peer, forwarded::client_address(peer, &parts.headers, &cfg.trusted_proxies, cfg.forwarded_header))
+            })
+            .and_then(|(peer, client)| (client != peer).then_some(client))
+    };
+    if let Some(client) = forwarded {
+        connection = connection.map(|c| c.forwarded_for(client));
+    }
     if parts.method != Method::POST {
         return non_post::answer(state, &parts, principal.as_deref()).await;
     }
@@ -467,8 +550,7 @@ async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
             return legacy::post(state, id, &parts.headers, msg, principal, connection).await;
         }
         if is_initialize && (header_version.is_none() || header_is_legacy) {
-            // Recorded by `serve`; absent under a server of the user's own that does not.
-            let peer = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
+            let peer = forwarded.or_else(|| peer_of(&parts, connection.as_ref()));
             return legacy::initialize(state, msg, principal, peer).await;
         }
         if header_is_legacy {
@@ -481,6 +563,20 @@ async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
         }
     }
     modern::post(state, &parts.headers, msg, principal, connection).await
+}
+
+/// The TCP peer of a request: axum's `ConnectInfo` (recorded by `serve`, `serve_app` and
+/// `into_make_service_with_connect_info`), else the [`Connection`](crate::context::Connection)
+/// a layer of the application's inserted; `None` when neither is there.
+fn peer_of(
+    parts: &http::request::Parts,
+    connection: Option<&crate::context::Connection>,
+) -> Option<std::net::SocketAddr> {
+    parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0)
+        .or_else(|| connection.and_then(crate::context::Connection::peer))
 }
 
 /// Why a request body could not be taken.

@@ -38,14 +38,13 @@ pub(crate) async fn post(
     let (ntx, nrx) = context::outbound_channel(64);
     let cancel = state.server.shutdown_token().child_token();
     // A client that cannot read SSE gets one JSON body, as from a server without streaming.
-    let notifier = if state.config.streaming && super::media::accepts(headers).sse {
-        state.server.notifier(ntx, cancel.clone())
-    } else {
-        crate::context::Notifier::disconnected()
-    };
+    let sse = state.config.streaming && super::media::accepts(headers).sse;
+    let notifier =
+        if sse { state.server.notifier(ntx, cancel.clone()) } else { crate::context::Notifier::disconnected() };
     let plan = ReplyPlan {
         id: req.id.clone(),
         keep_alive: state.config.keep_alive,
+        sse_after: if sse { state.config.sse_after } else { None },
         filters: state.server.engine().message_filters().clone(),
         challenge: state.challenge(principal.as_deref()),
     };

@@ -125,6 +125,10 @@ pub(crate) struct ReplyPlan {
     pub id: RequestId,
     /// Keep-alive comment interval on SSE replies.
     pub keep_alive: Duration,
+    /// How long the request may stay silent before the reply turns into SSE
+    /// ([`HttpConfig::sse_after`](super::HttpConfig::sse_after)); `None` also when the client
+    /// cannot read SSE.
+    pub sse_after: Option<Duration>,
     /// The server's message filters, applied to the final response.
     pub filters: MessageFilters,
     /// Who asked, for the challenge of an insufficient-scope denial.
@@ -223,7 +227,8 @@ pub(crate) fn final_payload(id: RequestId, r: Result<Value, McpError>) -> Payloa
 
 /// Runs `work` and answers with JSON when it finishes before emitting any notification, or with SSE
 /// (the notifications, then the response) as soon as it emits one
-/// ([sending messages](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages)).
+/// ([sending messages](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages)),
+/// or when it has run for `plan.sse_after` without either (then a keep-alive comment first).
 ///
 /// The request's `cancel` token fires when the client goes away: for JSON when axum drops this
 /// future, for SSE when the response body is dropped. Nothing is sent after that.
@@ -234,12 +239,18 @@ pub(crate) async fn reply(
     cancel: CancellationToken,
 ) -> Response {
     let guard = cancel.clone().drop_guard();
-    let (first, done) = tokio::select! {
-        biased;
-        // Only a message switches to SSE: the channel also closes when the handler merely
-        // dropped its context (and with it the notifier) before its result.
-        Some(n) = next_message(&mut notes) => (Some(n), None),
-        r = &mut work => match queued_message(&mut notes) {
+    let first = async {
+        tokio::select! {
+            biased;
+            // Only a message switches to SSE: the channel also closes when the handler merely
+            // dropped its context (and with it the notifier) before its result.
+            Some(n) = next_message(&mut notes) => First::Note(n),
+            r = &mut work => First::Done(r),
+        }
+    };
+    let (first, done) = match first_within(first, plan.sse_after).await {
+        First::Note(n) => (Some(n), None),
+        First::Done(r) => match queued_message(&mut notes) {
             // A notification raced the result: stream both, in order.
             Some(n) => (Some(n), Some(r)),
             None => {
@@ -255,10 +266,13 @@ pub(crate) async fn reply(
                 };
             }
         },
+        First::Silent => (None, None),
     };
     let mut pending = std::collections::VecDeque::new();
-    if let Some(n) = first {
-        pending.push_back(sse_payload(&n));
+    match first {
+        Some(n) => pending.push_back(sse_payload(&n)),
+        // Body bytes at once: they reset a proxy's read timer, which the head alone may not.
+        None => pending.push_back(KEEP_ALIVE.clone()),
     }
     let mut stream = SseReply {
         work: Some(work),
@@ -275,6 +289,43 @@ pub(crate) async fn reply(
         let next = std::future::poll_fn(|cx| s.poll_next_frame(cx)).await?;
         Some((Ok::<_, Infallible>(next), s))
     }))
+}
+
+/// An SSE comment: no event for the client, bytes for whatever sits in between.
+pub(crate) const KEEP_ALIVE: Bytes = Bytes::from_static(b": keep-alive\n\n");
+
+/// What ends the wait for the first thing a request sends.
+pub(crate) enum First<N, R> {
+    /// A notification, before the result: the reply is SSE.
+    Note(N),
+    /// The result, before any notification: the reply may be JSON.
+    Done(R),
+    /// Nothing within `sse_after`: the reply is SSE.
+    Silent,
+}
+
+/// `first`, or [`First::Silent`] when it has not ended within `sse_after` (`None`: no limit).
+/// The timer is armed only when the first poll finds `first` pending, so a request that
+/// answers at once (most do) pays no timer.
+pub(crate) async fn first_within<N, R>(
+    first: impl Future<Output = First<N, R>>,
+    sse_after: Option<Duration>,
+) -> First<N, R> {
+    let mut first = std::pin::pin!(first);
+    if let std::task::Poll::Ready(f) = futures::poll!(&mut first) {
+        return f;
+    }
+    let Some(after) = sse_after else { return first.await };
+    // Boxed: the future of every request, also one that answers at once, would otherwise
+    // carry a timer's state.
+    let mut silence = Box::pin(tokio::time::sleep(after));
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(f) = first.as_mut().poll(cx) {
+            return std::task::Poll::Ready(f);
+        }
+        silence.as_mut().poll(cx).map(|()| First::Silent)
+    })
+    .await
 }
 
 /// Keep-alive ticks every `every`, the first one `every` from now; ticks missed while the
@@ -341,7 +392,7 @@ impl SseReply {
                 Poll::Ready(None) | Poll::Pending => {}
             }
             return match self.tick.poll_tick(cx) {
-                Poll::Ready(_) => Poll::Ready(Some(Bytes::from_static(b": keep-alive\n\n"))),
+                Poll::Ready(_) => Poll::Ready(Some(KEEP_ALIVE.clone())),
                 Poll::Pending => Poll::Pending,
             };
         }

@@ -26,9 +26,11 @@ use tokio_util::sync::CancellationToken;
 /// address that [`serve`](super::serve) and [`serve_app`](super::serve_app) record: the IPv4
 /// address, or the /64 prefix of an IPv6 address (one host usually holds a whole /64). Where
 /// no address is known ([`router`](super::router) served without axum's
-/// `ConnectInfo<SocketAddr>`), all anonymous clients are one client; behind a reverse proxy
-/// they are one client too (the proxy's address), so there the proxy should authenticate, or
-/// the limits be raised to what all clients together need.
+/// `ConnectInfo<SocketAddr>`), all anonymous clients are one client. Behind a reverse proxy
+/// they are one client too (the proxy's address), unless the proxy is listed in
+/// [`HttpConfig::trusted_proxies`](super::HttpConfig::trusted_proxies): then each counts by the
+/// address the proxy forwarded. Otherwise the proxy should authenticate, or the limits be raised
+/// to what all clients together need.
 ///
 /// Refusals of `initialize` (legacy sessions, 2025-11-25 and earlier,
 /// [lifecycle](https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization)):
@@ -106,7 +108,8 @@ pub(crate) enum Client {
 }
 
 impl Client {
-    /// The client of a request by `principal` (if authenticated) from `peer` (if known).
+    /// The client of a request by `principal` (if authenticated) from `peer` (if known: the
+    /// TCP peer, or the client a trusted proxy forwarded).
     pub(crate) fn of(principal: Option<&Principal>, peer: Option<SocketAddr>) -> Client {
         if let Some(p) = principal {
             return Client::Principal(p.id.clone());
