@@ -195,6 +195,7 @@ impl TaskExecution {
     pub async fn run_tool_pipeline(&self) -> bool {
         let Some(work) = self.work().take() else { return false };
         let span = work.ctx.span().clone();
+        let status = crate::progress::TaskStatus::of(&work.ctx);
         let run = async move {
             match work.body {
                 Body::Pipeline(next) => next.run(switchyard::TypedRequest { ctx: work.ctx, params: work.params }).await,
@@ -215,6 +216,9 @@ impl TaskExecution {
                 _ = self.inner.cancel.cancelled() => None,
             };
             if let Some(outcome) = outcome {
+                if let Some(status) = &status {
+                    status.close().await;
+                }
                 self.inner.tasks.record_outcome(&self.inner.server, &self.inner.info.id, outcome).await;
             }
         };

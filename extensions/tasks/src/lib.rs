@@ -67,7 +67,8 @@
 //! background run, once: the alternate filters with a higher order, the ordinary (typed)
 //! filters and the tool, with a fresh request context (its own request scope, dropped when the
 //! background work ends; a cancellation token wired to `tasks/cancel`, not to the HTTP request;
-//! progress and log notifications are dropped, as the request's stream is closed). If an
+//! log notifications are dropped, as the request's stream is closed, and progress reports
+//! become the task's status message, see below). If an
 //! ordinary filter swaps the tool, the new tool is authorized again before it runs, and a
 //! denial ends the task `failed` with `-32600`. An inner filter returning an alternate result of
 //! its own ends the task `failed` with `-32603`.
@@ -118,6 +119,14 @@
 //! outcome and fails no task. Only a store that answers but keeps refusing that one write (five
 //! times in a row) gets the task marked `failed` (-32603) instead.
 //!
+//! ## Status messages and progress
+//! The Tasks extension sends no progress notifications for tasks. Inside a task,
+//! `ctx.progress().report(progress, total, message)` sets the task's `statusMessage` instead
+//! (`"3 of 10 (30%): copying files"`), and [`set_status_message`] sets it to a text of the tool's
+//! own; `tasks/get` and `notifications/tasks` carry it while the task is `working`. Writes go
+//! through [`TaskStore::set_status_message`], at most one every 250 ms per task (the latest
+//! report each time).
+//!
 //! ## Input inside tasks
 //! [`request_input`] is the seam through which a tool running as a task asks the client
 //! for input (`input_required` + `tasks/update`). `tasks/update` on any instance stores the
@@ -135,6 +144,7 @@ mod maintenance;
 mod methods;
 mod metrics;
 mod model;
+mod progress;
 mod store;
 mod subscription;
 mod tasks;
@@ -148,6 +158,7 @@ pub use id::new_task_id;
 pub use input::{TaskInputChannel, request_input};
 pub use methods::{TaskRef, TaskUpdate};
 pub use model::{TaskError, TaskRecord, TaskState, iso8601, now_ms};
+pub use progress::set_status_message;
 pub use store::{InMemoryTaskStore, PutInput, SqliteTaskStore, StoreError, TaskStore, Transition};
 #[cfg(feature = "postgres")]
 pub use store::{Job, PostgresJobExecutor, PostgresTaskStore};

@@ -3,6 +3,7 @@
 
 use crate::executor::{Body, InProcessExecutor, RegisteredExecutor, TaskExecution, TaskExecutor, Work};
 use crate::model::{TaskError, TaskRecord, TaskState, now_ms};
+use crate::progress::TaskStatus;
 use crate::store::{PutInput, TaskStore, Transition};
 use crate::{EXTENSION, TASK_IDS_KEY};
 use serde_json::{Map, Value, json};
@@ -268,6 +269,11 @@ impl Tasks {
         ctx.extensions().insert(crate::CurrentTask { id: record.id.clone() });
         // `ctx.input` inside the task asks through the task (`input_required` + tasks/update).
         ctx.set_input_channel(Arc::new(crate::input::TaskInputChannel));
+        // Progress reports become the task's status message: the Tasks extension sends no
+        // progress notifications for tasks, and the request's stream is closed anyway.
+        let status = self.status_of(&request.server(), &record.id);
+        ctx.extensions().insert(status.clone());
+        ctx.set_progress_sink(Arc::new(status));
         self.running().insert(record.id.clone(), Running { cancel: Some(cancel.clone()), wake: None });
         let executor: Arc<dyn TaskExecutor> = match (&self.executor, request.state::<RegisteredExecutor>()) {
             (Some(e), _) => e.clone(),
@@ -471,6 +477,28 @@ impl Tasks {
             PutInput::Ignored(_) => Ok(()),
             PutInput::Unknown => Err(unknown(id)),
         }
+    }
+
+    /// The status of task `id`: its messages are written with
+    /// [`TaskStore::set_status_message`] and announced with `notifications/tasks`.
+    fn status_of(self: &Arc<Self>, server: &Server, id: &str) -> TaskStatus {
+        let (tasks, publisher, id) = (self.clone(), server.publisher(), id.to_owned());
+        TaskStatus::new(Arc::new(move |message| {
+            let (tasks, publisher, id) = (tasks.clone(), publisher.clone(), id.clone());
+            Box::pin(async move {
+                let now = now_ms();
+                match tasks.store.set_status_message(&id, Some(message), now).await {
+                    // Not a status change: announced without the status-change event.
+                    Ok(Some(record)) => publish(&publisher, &record),
+                    // Not `working` (waiting for input, or ended), or a store without messages.
+                    Ok(None) => {}
+                    Err(e) => {
+                        tasks.store_failed(now);
+                        tracing::warn!(task = %id, error = %e, "tasks: writing the status message failed; it is dropped");
+                    }
+                }
+            })
+        }))
     }
 
     /// Registers the waker through which `tasks/update` tells task `id` that answers are stored.

@@ -205,21 +205,30 @@ impl Notifier {
 ///
 /// Reports are sent only when the client opted in with `_meta.progressToken`; otherwise every
 /// call is a no-op. `progress` must increase between calls; `total` and `progress` may be
-/// fractional.
+/// fractional. When the context has a [`ProgressSink`](super::ProgressSink) (inside a task of
+/// the Tasks extension, say), every report goes to the sink instead and no notification is
+/// sent.
 #[derive(Debug, Clone)]
 pub struct Progress {
     pub(crate) token: Option<Value>,
     pub(crate) notifier: Notifier,
+    pub(crate) sink: Option<std::sync::Arc<dyn super::ProgressSink>>,
 }
 
 impl Progress {
-    /// True when the client asked for progress on this request.
+    /// True when reports go somewhere: the context has a progress sink, or the client asked
+    /// for progress on this request.
     pub fn is_enabled(&self) -> bool {
-        self.token.is_some()
+        self.sink.is_some() || self.token.is_some()
     }
 
-    /// Sends `{progressToken, progress, total?, message?}`.
+    /// Hands `(progress, total?, message?)` to the context's progress sink when it has one;
+    /// otherwise sends `notifications/progress` `{progressToken, progress, total?, message?}`
+    /// when the client sent a `progressToken`.
     pub async fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(sink) = &self.sink {
+            return sink.report(progress, total, message).await;
+        }
         let Some(token) = &self.token else { return };
         let mut params = json!({ "progressToken": token, "progress": progress });
         if let Some(t) = total {

@@ -123,6 +123,7 @@ struct Inner {
     matched: std::sync::OnceLock<String>,
     extensions: std::sync::Mutex<http::Extensions>,
     input: std::sync::Mutex<super::input::InputSlot>,
+    progress: std::sync::Mutex<Option<Arc<dyn super::ProgressSink>>>,
 }
 
 impl RequestContext {
@@ -136,6 +137,7 @@ impl RequestContext {
                 matched: std::sync::OnceLock::new(),
                 extensions: std::sync::Mutex::new(http::Extensions::new()),
                 input: std::sync::Mutex::new(Default::default()),
+                progress: std::sync::Mutex::new(None),
             }),
         }
     }
@@ -272,12 +274,15 @@ impl RequestContext {
         &self.inner.parts.notifier
     }
 
-    /// The progress reporter of this request.
+    /// The progress reporter of this request: its reports go to the
+    /// [`ProgressSink`](super::ProgressSink) installed with
+    /// [`set_progress_sink`](Self::set_progress_sink) (a task's status), else out as
+    /// `notifications/progress` when the client sent a `progressToken`, else nowhere.
     pub fn progress(&self) -> Progress {
         // Only a string or an integer is a progress token (legacy requests are not validated
         // up front, so anything else is ignored here rather than echoed).
         let token = self.inner.parts.meta.get("progressToken").filter(|t| t.is_string() || t.is_i64() || t.is_u64());
-        Progress { token: token.cloned(), notifier: self.inner.parts.notifier.clone() }
+        Progress { token: token.cloned(), notifier: self.inner.parts.notifier.clone(), sink: self.progress_sink() }
     }
 
     /// The logger of this request.
@@ -309,6 +314,11 @@ impl RequestContext {
     pub(crate) fn input_slot(&self) -> std::sync::MutexGuard<'_, super::input::InputSlot> {
         // A poisoned lock only means a handler panicked while asking; the slot stays consistent.
         self.inner.input.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn progress_slot(&self) -> std::sync::MutexGuard<'_, Option<Arc<dyn super::ProgressSink>>> {
+        // A poisoned lock only means a panic while swapping the sink; the slot holds one or none.
+        self.inner.progress.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The running server behind this request (see [`Runtime`]).

@@ -118,6 +118,23 @@ impl TaskStore for InMemoryTaskStore {
         Box::pin(async move { Ok(failed) })
     }
 
+    fn set_status_message<'a>(
+        &'a self,
+        id: &'a str,
+        status_message: Option<String>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        let updated = match self.lock().get_mut(id) {
+            Some(e) if e.record.state == TaskState::Working => {
+                e.record.status_message = status_message;
+                e.record.last_updated_at_ms = now_ms.max(e.record.last_updated_at_ms);
+                Some(e.record.clone())
+            }
+            _ => None,
+        };
+        Box::pin(async move { Ok(updated) })
+    }
+
     fn put_input_responses<'a>(
         &'a self,
         id: &'a str,

@@ -68,6 +68,15 @@ impl TaskStore for Metered {
         Box::pin(timed(&self.stats, self.inner.fail_expired_leases(now_ms, error)))
     }
 
+    fn set_status_message<'a>(
+        &'a self,
+        id: &'a str,
+        status_message: Option<String>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(timed(&self.stats, self.inner.set_status_message(id, status_message, now_ms)))
+    }
+
     fn put_input_responses<'a>(
         &'a self,
         id: &'a str,

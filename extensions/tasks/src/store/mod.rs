@@ -103,6 +103,29 @@ pub trait TaskStore: Send + Sync + 'static {
         Box::pin(async { Ok(Vec::new()) })
     }
 
+    /// Sets the `statusMessage` of the task `id` (`None` clears it) and `lastUpdatedAt = now_ms`
+    /// (never moving it back), in one atomic step and only while the task is `working`: a task
+    /// that waits for input keeps the message of its `input_required` round, and a terminal
+    /// task never changes ([task status](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-status)).
+    /// Returns the updated record, which the extension announces with `notifications/tasks`,
+    /// or `None` when nothing changed: the task is not `working`, or is unknown.
+    ///
+    /// The extension calls it for a task's progress reports and
+    /// [`set_status_message`](crate::set_status_message), at most once per task every 250 ms.
+    /// The default changes nothing and answers `None`: a store without it shows no status
+    /// messages while tasks run, and loses nothing else.
+    ///
+    /// Errors: [`StoreError`] on a store failure; nothing changed then.
+    fn set_status_message<'a>(
+        &'a self,
+        id: &'a str,
+        status_message: Option<String>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        let _ = (id, status_message, now_ms);
+        Box::pin(async { Ok(None) })
+    }
+
     /// Keeps `responses` (the `inputResponses` of a `tasks/update`: `{key: response}`, any JSON
     /// values) for the task `id` until its runner takes them, in one atomic step
     /// ([task update requests](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-update-requests)):

@@ -117,6 +117,14 @@ const PUT_INPUT: &str = concat!(
     columns!()
 );
 
+/// One statement, so the status check and the write are atomic across processes (a racing
+/// transition waits for the row lock and then sees the new message, or this sees its status).
+const SET_STATUS_MESSAGE: &str = concat!(
+    "UPDATE switchyard_tasks SET status_message = $2, last_updated_at_ms = GREATEST(last_updated_at_ms, $3)
+    WHERE id = $1 AND status = 'working' RETURNING ",
+    columns!()
+);
+
 const SELECT_INPUT: &str = "SELECT input_responses FROM switchyard_tasks WHERE id = $1";
 
 const SET_INPUT: &str = "UPDATE switchyard_tasks SET input_responses = $2 WHERE id = $1";
@@ -662,6 +670,24 @@ impl TaskStore for PostgresTaskStore {
                 .await
                 .map_err(|e| failed(WHAT, &e))?;
             rows.iter().map(record_from_row).collect()
+        }))
+    }
+
+    fn set_status_message<'a>(
+        &'a self,
+        id: &'a str,
+        status_message: Option<String>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(self.timed("set a task's status message", async move {
+            const WHAT: &str = "set a task's status message";
+            let client = self.client(WHAT).await?;
+            let stmt = client.prepare_cached(SET_STATUS_MESSAGE).await.map_err(|e| failed(WHAT, &e))?;
+            let row = client
+                .query_opt(&stmt, &[&id, &status_message, &to_sql(now_ms)])
+                .await
+                .map_err(|e| failed(WHAT, &e))?;
+            row.map(|r| record_from_row(&r)).transpose()
         }))
     }
 

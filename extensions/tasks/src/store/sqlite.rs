@@ -366,6 +366,31 @@ impl TaskStore for SqliteTaskStore {
         })
     }
 
+    fn set_status_message<'a>(
+        &'a self,
+        id: &'a str,
+        status_message: Option<String>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        let id = id.to_owned();
+        self.blocking(move |c| {
+            // One statement: the status check and the write cannot interleave with another
+            // process's transition.
+            c.query_row(
+                &format!(
+                    "UPDATE switchyard_tasks SET status_message = ?2, last_updated_at_ms = MAX(last_updated_at_ms, ?3)
+                     WHERE id = ?1 AND status = 'working'
+                     RETURNING {COLUMNS}"
+                ),
+                params![id, status_message, to_sql(now_ms)],
+                record_from_row,
+            )
+            .optional()
+            .map_err(err)?
+            .transpose()
+        })
+    }
+
     fn put_input_responses<'a>(
         &'a self,
         id: &'a str,

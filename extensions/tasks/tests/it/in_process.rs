@@ -12,6 +12,7 @@ use switchyard::testing::TestClient;
 use switchyard_tasks::{
     CurrentTask, InMemoryTaskStore, InProcessExecutor, PutInput, RegisteredExecutor, StartError, StoreError,
     TaskExecution, TaskExecutor, TaskRecord, TaskState, TaskStore, TasksExtension, Transition, request_input,
+    set_status_message,
 };
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
@@ -73,6 +74,15 @@ impl TaskStore for FakeStore {
 
     fn purge_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, StoreError>> {
         self.inner.purge_expired(now_ms)
+    }
+
+    fn set_status_message<'a>(
+        &'a self,
+        id: &'a str,
+        status_message: Option<String>,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        self.inner.set_status_message(id, status_message, now_ms)
     }
 
     fn put_input_responses<'a>(
@@ -715,4 +725,116 @@ async fn escalation_after_input_rounds_keeps_the_task_ttl() {
         )
         .await;
     assert_eq!(direct.result()["content"][0]["text"], "done for Ada", "{}", direct.response);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Progress and status messages inside tasks.
+
+/// Copies "files", reporting progress with a message every few milliseconds, until cancelled.
+#[mcp_tool(task_support = "required", group = "in_process")]
+async fn copying(ctx: RequestContext) -> Result<String, ToolError> {
+    let progress = ctx.progress();
+    for done in 0u32.. {
+        progress.report(f64::from(done.min(1000)), Some(1000.0), Some("copying files")).await;
+        tokio::select! {
+            _ = ctx.cancellation().cancelled() => return Err(ToolError::new("cancelled")),
+            _ = tokio::time::sleep(Duration::from_millis(5)) => {}
+        }
+    }
+    Ok("copied".to_owned())
+}
+
+/// Sets a status message directly, then waits for cancellation.
+#[mcp_tool(task_support = "required", group = "in_process")]
+async fn labelled(ctx: RequestContext) -> Result<String, ToolError> {
+    set_status_message(&ctx, "warming up").map_err(|e| ToolError::new(e.message))?;
+    ctx.cancellation().cancelled().await;
+    Err(ToolError::new("cancelled"))
+}
+
+/// Tries to set a status message on an ordinary request.
+#[mcp_tool(group = "in_process")]
+async fn not_a_task(ctx: RequestContext) -> Result<String, McpError> {
+    set_status_message(&ctx, "nobody reads this")?;
+    Ok("set".to_owned())
+}
+
+/// True for a `statusMessage` written from the `copying` tool's reports.
+fn copying_status(message: &Value) -> bool {
+    let Some(text) = message.as_str() else { return false };
+    let Some(numbers) = text.strip_suffix(": copying files") else { return false };
+    let Some((done, percent)) = numbers.split_once(" of 1000 (") else { return false };
+    done.parse::<u32>().is_ok_and(|d| d <= 1000) && percent.strip_suffix("%)").is_some_and(|p| p.parse::<u32>().is_ok())
+}
+
+/// Polls `tasks/get` until `ready` accepts the result; panics after 10 s.
+async fn wait_task(h: &Harness, id: &str, ready: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..400 {
+        let t = h.get(id).await;
+        if ready(&t["result"]) {
+            return t["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("task {id} did not reach the expected state within 10 s: {}", h.get(id).await);
+}
+
+#[tokio::test]
+async fn progress_inside_a_task_becomes_its_status_message_and_never_a_progress_notification() {
+    let h = harness(|e| e, None);
+    let created = h
+        .client
+        .request("tools/call", json!({ "name": "copying", "arguments": {}, "_meta": { "progressToken": "copy-1" } }))
+        .await;
+    assert_eq!(created.result()["resultType"], "task", "{}", created.response);
+    let id = created.result()["taskId"].as_str().expect("taskId").to_owned();
+
+    let listener =
+        Arc::new(TestClient::modern(h.server.clone()).with_capabilities(json!({ "extensions": { TASKS: {} } })));
+    let listen = {
+        let (listener, id) = (listener.clone(), id.clone());
+        tokio::spawn(async move {
+            listener.request("subscriptions/listen", json!({ "notifications": { "taskIds": [id] } })).await
+        })
+    };
+    let note = listener
+        .wait_for_notification(
+            |n| {
+                n["method"] == "notifications/tasks"
+                    && n["params"]["taskId"] == id.as_str()
+                    && copying_status(&n["params"]["statusMessage"])
+            },
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("a notifications/tasks carrying the status message");
+    assert_eq!(note["params"]["status"], "working", "{note}");
+
+    let running = wait_task(&h, &id, |t| copying_status(&t["statusMessage"])).await;
+    assert_eq!(running["status"], "working", "{running}");
+
+    let ack = h.client.request("tasks/cancel", json!({ "taskId": id })).await;
+    assert_eq!(ack.result()["resultType"], "complete");
+    let done = h.wait_terminal(&id).await;
+    assert_eq!(done["status"], "cancelled", "{done}");
+    listen.abort();
+
+    let mut seen = created.notifications.clone();
+    seen.extend(h.client.notifications());
+    seen.extend(listener.notifications());
+    let progress: Vec<&Value> = seen.iter().filter(|n| n["method"] == "notifications/progress").collect();
+    assert!(progress.is_empty(), "no progress notification for a task: {progress:?}");
+}
+
+#[tokio::test]
+async fn a_task_sets_its_status_message_directly_and_only_a_task_can() {
+    let h = harness(|e| e, None);
+    let id = h.create("labelled").await;
+    let running = wait_task(&h, &id, |t| t.get("statusMessage").is_some()).await;
+    assert_eq!((running["status"].clone(), running["statusMessage"].clone()), (json!("working"), json!("warming up")));
+    h.client.request("tasks/cancel", json!({ "taskId": id })).await;
+    assert_eq!(h.wait_terminal(&id).await["status"], "cancelled");
+
+    let r = h.client.call_tool("not_a_task", json!({})).await;
+    assert_eq!(r.error_code(), Some(-32600), "{}", r.response);
 }

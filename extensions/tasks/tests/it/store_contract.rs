@@ -484,6 +484,59 @@ async fn answers_to_different_keys_at_once_are_all_kept(f: &Fixture) {
     }
 }
 
+/// A status message is written only while the task is `working`, from either handle, with
+/// `lastUpdatedAt` moving forward only; `input_required`, terminal and unknown tasks are left as
+/// they are and answer `None`.
+async fn status_messages_change_only_working_tasks(f: &Fixture) {
+    let t = task(TaskState::Working);
+    f.a.create(t.clone()).await.expect("create");
+    let set = f.b.set_status_message(&t.id, Some("3 of 10 (30%): copying — ü✓".into()), 1_500).await.expect("write");
+    let set = set.expect("a working task takes a status message");
+    assert_eq!(
+        (&set.state, set.status_message.as_deref(), set.last_updated_at_ms),
+        (&TaskState::Working, Some("3 of 10 (30%): copying — ü✓"), 1_500)
+    );
+    assert_eq!(TaskRecord { status_message: t.status_message.clone(), last_updated_at_ms: 1_000, ..set.clone() }, t);
+    assert_eq!(f.a.get(&t.id).await.expect("get"), Some(set.clone()));
+    // A writer with a clock behind the others does not move lastUpdatedAt back.
+    let behind = f.a.set_status_message(&t.id, Some("4 of 10".into()), 1_200).await.expect("write").expect("working");
+    assert_eq!((behind.status_message.as_deref(), behind.last_updated_at_ms), (Some("4 of 10"), 1_500));
+    let cleared = f.b.set_status_message(&t.id, None, 1_600).await.expect("write").expect("working");
+    assert_eq!((cleared.status_message, cleared.last_updated_at_ms), (None, 1_600));
+
+    // Waiting for input: the round's message stays.
+    let asking = applied(
+        f.a.transition(&t.id, TaskState::InputRequired(requests("k")), Some("need input".into()), 1_700)
+            .await
+            .expect("ask"),
+    );
+    for store in f.both() {
+        assert_eq!(store.set_status_message(&t.id, Some("5 of 10".into()), 1_800).await.expect("write"), None);
+    }
+    assert_eq!(f.b.get(&t.id).await.expect("get"), Some(asking));
+
+    for terminal in [
+        TaskState::Completed(json!({ "content": [] })),
+        TaskState::Failed(TaskError::internal("broke")),
+        TaskState::Cancelled,
+    ] {
+        let t = task(TaskState::Working);
+        f.a.create(t.clone()).await.expect("create");
+        let done = applied(f.a.transition(&t.id, terminal, Some("over".into()), 2_000).await.expect("end"));
+        for store in f.both() {
+            assert_eq!(store.set_status_message(&t.id, Some("late".into()), 3_000).await.expect("write"), None);
+            assert_eq!(store.set_status_message(&t.id, None, 3_000).await.expect("write"), None);
+        }
+        assert_eq!(f.b.get(&t.id).await.expect("get"), Some(done));
+    }
+
+    let unknown = new_task_id();
+    for store in f.both() {
+        assert_eq!(store.set_status_message(&unknown, Some("x".into()), 2_000).await.expect("write"), None);
+        assert_eq!(store.get(&unknown).await.expect("get"), None, "nothing was created on the way");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // One test per check and store.
 
@@ -540,6 +593,7 @@ contract!(
     concurrent_sweeps_fail_each_task_once,
     input_responses_are_kept_for_outstanding_keys_only,
     answers_to_different_keys_at_once_are_all_kept,
+    status_messages_change_only_working_tasks,
 );
 
 /// Says that `test` is skipped and how to run it; under CI (`CI` set, as `.ci/run` runs) a

@@ -18,7 +18,10 @@ impl RequestContext {
     ///   client disconnects or the transport ends the request);
     /// - a disconnected notification channel: the request's response stream is closed once it
     ///   has been answered, so progress and log notifications of the detached work are dropped
-    ///   rather than written to a closed stream.
+    ///   rather than written to a closed stream;
+    /// - no input channel and no [`ProgressSink`](crate::context::ProgressSink): the owner of the
+    ///   detached work installs its own ([`set_input_channel`](Self::set_input_channel),
+    ///   [`set_progress_sink`](Self::set_progress_sink)), as the Tasks extension does.
     ///
     /// This context itself is not changed.
     pub fn detach(&self, cancel: CancellationToken) -> RequestContext {
@@ -60,6 +63,9 @@ impl RequestContext {
                 // The background part asks through the channel its owner installs (a task's
                 // `tasks/update`), never through the request's retry or session.
                 input: std::sync::Mutex::new(Default::default()),
+                // Likewise its progress goes where its owner says (a task's status), never to
+                // the answered request's closed stream.
+                progress: std::sync::Mutex::new(None),
             }),
         }
     }
