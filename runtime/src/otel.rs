@@ -128,33 +128,32 @@ impl OtelGuard {
         }
         for metric in read() {
             let (name, all) = (metric.name, read.clone());
-            let read = move || all().into_iter().find(|m| m.name == name).map(|m| m.value);
-            match metric.kind {
-                crate::context::MetricKind::Counter => kept.push(Box::new(
+            // The value of this metric in each collection's reading (absent: nothing observed).
+            let observe = move |o: &dyn opentelemetry::metrics::AsyncInstrument<f64>| {
+                if let Some(m) = all().into_iter().find(|m| m.name == name) {
+                    o.observe(m.value, &[]);
+                }
+            };
+            let (description, unit) = (metric.description, metric.unit);
+            let instrument: Box<dyn std::any::Any + Send + Sync> = match metric.kind {
+                crate::context::MetricKind::Counter => Box::new(
                     meter
                         .f64_observable_counter(name)
-                        .with_description(metric.description)
-                        .with_unit(metric.unit)
-                        .with_callback(move |o| {
-                            if let Some(v) = read() {
-                                o.observe(v, &[]);
-                            }
-                        })
+                        .with_description(description)
+                        .with_unit(unit)
+                        .with_callback(observe)
                         .build(),
-                )),
-                _ => kept.push(Box::new(
+                ),
+                _ => Box::new(
                     meter
                         .f64_observable_gauge(name)
-                        .with_description(metric.description)
-                        .with_unit(metric.unit)
-                        .with_callback(move |o| {
-                            if let Some(v) = read() {
-                                o.observe(v, &[]);
-                            }
-                        })
+                        .with_description(description)
+                        .with_unit(unit)
+                        .with_callback(observe)
                         .build(),
-                )),
-            }
+                ),
+            };
+            kept.push(instrument);
         }
     }
 
