@@ -520,7 +520,9 @@ pub struct ServeArgs {
 /// A probe path: empty (none) or starting with `/`.
 #[cfg(feature = "http")]
 fn probe_path(value: &str) -> Result<String, String> {
-    if value.is_empty() || value.starts_with('/') {
+    if value.contains(['?', '#']) {
+        Err(format!("{value:?} has a query or fragment, which a request path never matches; give the path alone"))
+    } else if value.is_empty() || value.starts_with('/') {
         Ok(value.to_owned())
     } else {
         Err(format!("{value:?} is not a path: start it with '/' (e.g. /readyz), or leave it empty for none"))
@@ -635,6 +637,19 @@ impl ServeArgs {
         }
         if let Some(path) = &self.readiness_path {
             options.http.probes.readiness = Some(path.clone()).filter(|p| !p.is_empty());
+        }
+        let probes = &options.http.probes;
+        if probes.liveness.is_some() && probes.liveness == probes.readiness {
+            return Err(format!(
+                "--liveness-path and --readiness-path are both {:?}: a balancer would read liveness (always 200) as \
+                 readiness; give them different paths",
+                probes.liveness.as_deref().unwrap_or_default()
+            ));
+        }
+        for path in [&probes.liveness, &probes.readiness].into_iter().flatten() {
+            if *path == options.http.path {
+                return Err(format!("the probe path {path:?} is the MCP endpoint's; give the probe another path"));
+            }
         }
         if !self.trusted_proxies.is_empty() {
             options.http.trusted_proxies.clone_from(&self.trusted_proxies);
@@ -924,8 +939,10 @@ pub async fn serve_with(server: Server, args: &ServeArgs, options: ServeOptions)
 }
 
 /// How long the process waits after shutdown for work to be handed back
-/// ([`Server::holds_released`]).
-const HOLDS_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+/// ([`Server::holds_released`]): a few store writes. With the default drain (5 s + 20 s) and the
+/// 1 s connections get after shutdown, the process is gone within 29 s of SIGTERM, under
+/// Kubernetes' 30 s before SIGKILL.
+const HOLDS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 async fn serve_stdio(server: Server, options: ServeOptions) -> std::io::Result<()> {
     let config = StdioConfig::default().principal(options.principal);
@@ -1132,6 +1149,19 @@ mod tests {
         let args = parse_alone("srv".into(), "1".into(), ["srv", "--http", "127.0.0.1:0"]).expect("valid");
         assert_eq!(args, ServeArgs::from(Mode::Http("127.0.0.1:0".into())));
         assert_eq!(parse_alone("srv".into(), "1".into(), ["srv", "--tasks"]).expect_err("unknown").exit_code(), 2);
+    }
+
+    #[test]
+    fn probe_paths_move_or_turn_off_and_unusable_ones_are_refused() {
+        let options = |args: &[&str]| parse(args).expect("valid").serve.http_options(ServeOptions::default());
+        let moved = options(&["--readiness-path", "/ready", "--liveness-path", ""]).expect("usable settings");
+        assert_eq!((moved.http.probes.liveness, moved.http.probes.readiness.as_deref()), (None, Some("/ready")));
+        let same = options(&["--liveness-path", "/readyz"]).expect_err("liveness read as readiness");
+        assert!(same.contains("different paths"), "{same}");
+        let endpoint = options(&["--readiness-path", "/mcp"]).expect_err("the endpoint's path");
+        assert!(endpoint.contains("MCP endpoint"), "{endpoint}");
+        assert!(parse(&["--readiness-path", "/readyz?probe=1"]).is_err(), "a query never matches");
+        assert!(parse(&["--readiness-path", "readyz"]).is_err(), "not a path");
     }
 
     #[test]

@@ -175,9 +175,11 @@ impl Stages {
     }
 }
 
-/// How long connections may take to end once requests were cancelled at shutdown (a client
-/// that does not read its reply keeps its connection open otherwise).
-const AFTER_SHUTDOWN: Duration = Duration::from_secs(5);
+/// How long connections may take to end once requests were cancelled at shutdown. Cancelled
+/// requests answer within milliseconds; what is left is a client that does not read its reply,
+/// has sent half a request head or body, or does not answer HTTP/2's closing PING, and hyper
+/// would wait for it indefinitely.
+const AFTER_SHUTDOWN: Duration = Duration::from_secs(1);
 
 /// Serves `app` on every connection `listener` accepts, within `limits`, until `stages.closing`
 /// fires; then stops accepting and waits for the open connections to finish (hyper closes idle

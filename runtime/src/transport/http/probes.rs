@@ -88,7 +88,9 @@ pub(crate) async fn answer(probe: Probe, server: &Server, method: &Method) -> Re
             (status, readiness.to_json())
         }
     };
-    let mut resp = Response::new(Body::from(body.to_string()));
+    let text = body.to_string();
+    let length = text.len();
+    let mut resp = Response::new(Body::from(text));
     *resp.status_mut() = status;
     let h = resp.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -97,6 +99,8 @@ pub(crate) async fn answer(probe: Probe, server: &Server, method: &Method) -> Re
         h.insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
     }
     if method == Method::HEAD {
+        // The length of the GET reply it stands for (RFC 9110 §9.3.2).
+        resp.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(length));
         *resp.body_mut() = Body::empty();
     }
     resp
