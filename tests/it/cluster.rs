@@ -11,6 +11,8 @@
 //! Without them every test says it was skipped, and how to run it, and passes; under CI (`CI`
 //! set) it fails.
 
+use crate::common::relay::Relay;
+use crate::common::schema::Schema;
 use crate::common::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -114,15 +116,19 @@ impl Nats {
     }
 }
 
-/// Three `fixture` instances behind HAProxy.
+/// Three `fixture` instances behind HAProxy, on PostgreSQL through a relay the test can take
+/// down or freeze.
 struct Cluster {
     nats: Nats,
+    db: Relay,
     /// `s1`, `s2`, `s3` in HAProxy's terms; `None` once killed.
     instances: Vec<Option<HttpServer>>,
     _balancer: Proc,
     url: String,
     client: reqwest::Client,
     _dir: TempDir,
+    /// Last: dropped once the instances are gone.
+    _schema: Schema,
 }
 
 struct TempDir(PathBuf);
@@ -134,8 +140,14 @@ impl Drop for TempDir {
 }
 
 impl Cluster {
-    fn start(pg: &str, haproxy: &PathBuf, nats_bin: PathBuf) -> Cluster {
+    async fn start(pg: &str, haproxy: &PathBuf, nats_bin: PathBuf) -> Cluster {
+        let schema = Schema::create(pg).await;
         let nats = Nats::start(nats_bin);
+        let mut url = reqwest::Url::parse(pg).expect("SWITCHYARD_TEST_PG is a URL");
+        let db = Relay::start(&format!("{}:{}", url.host_str().unwrap_or("127.0.0.1"), url.port().unwrap_or(5432)));
+        url.set_host(Some("127.0.0.1")).expect("a host");
+        url.set_port(Some(db.port)).expect("a port");
+        let pg = schema.url(url.as_str());
         let subject = unique("cluster.t");
         let key = unique("cluster-test-requestState-key-of-at-least-32-bytes-");
         let args: Vec<String> = [
@@ -184,11 +196,13 @@ impl Cluster {
         wait_for_port(port, "haproxy");
         Cluster {
             nats,
+            db,
             instances,
             _balancer: Proc(balancer),
             url: format!("http://127.0.0.1:{port}/mcp"),
             client: public_client(),
             _dir: TempDir(dir),
+            _schema: schema,
         }
     }
 
@@ -339,7 +353,7 @@ async fn tasks_are_one_set_across_instances_and_survive_a_killed_instance() {
     else {
         return;
     };
-    let mut cluster = Cluster::start(&pg, &haproxy, nats);
+    let mut cluster = Cluster::start(&pg, &haproxy, nats).await;
     let slow = |seconds: u64| with_meta(json!({ "name": "slow", "arguments": { "seconds": seconds } }), task_caps());
     let get = |id: &str| with_meta(json!({ "taskId": id }), task_caps());
 
@@ -416,7 +430,7 @@ async fn events_and_input_rounds_cross_instances_and_listen_survives_a_broker_re
     else {
         return;
     };
-    let mut cluster = Cluster::start(&pg, &haproxy, nats);
+    let mut cluster = Cluster::start(&pg, &haproxy, nats).await;
     let filter = json!({ "notifications": { "toolsListChanged": true, "resourceSubscriptions": ["file:///a"] } });
 
     // Listen on one instance, publish on others.
@@ -505,7 +519,7 @@ async fn a_legacy_session_stays_on_the_instance_that_created_it() {
     let Some((pg, haproxy, nats)) = requirements("a_legacy_session_stays_on_the_instance_that_created_it") else {
         return;
     };
-    let cluster = Cluster::start(&pg, &haproxy, nats);
+    let cluster = Cluster::start(&pg, &haproxy, nats).await;
     let c = &cluster.client;
     let post = |body: Value, session: Option<&str>| {
         let mut rb = c
@@ -550,7 +564,7 @@ async fn input_answered_on_another_instance_while_the_broker_is_down_reaches_the
     else {
         return;
     };
-    let mut cluster = Cluster::start(&pg, &haproxy, nats);
+    let mut cluster = Cluster::start(&pg, &haproxy, nats).await;
     let caps = json!({ "elicitation": {}, "extensions": { TASKS: {} } });
     let call = with_meta(json!({ "name": "ask_name", "arguments": {} }), caps.clone());
     let (created, runner) = cluster.request(1, "tools/call", call).await;
@@ -599,4 +613,60 @@ async fn input_answered_on_another_instance_while_the_broker_is_down_reaches_the
     assert_eq!(done["result"]["status"], "completed", "{done}");
     assert_eq!(done["result"]["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
     eprintln!("task {task}: waits on {runner}, answered on {answered_on} with the broker down, completed");
+}
+
+/// Polls `tasks/get` through the balancer until the task leaves `working` (at most `within`);
+/// requests answered with an error (the store still recovering) are retried.
+async fn settled(cluster: &Cluster, id: &mut i64, task: &str, within: Duration) -> Value {
+    let deadline = Instant::now() + within;
+    loop {
+        let (r, _) = cluster.request(*id, "tasks/get", with_meta(json!({ "taskId": task }), task_caps())).await;
+        *id += 1;
+        let status = &r["result"]["status"];
+        if r.get("error").is_none() && status != "working" {
+            return r;
+        }
+        assert!(Instant::now() < deadline, "task {task} has not settled: {r}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_database_outage_or_freeze_loses_no_running_task() {
+    let Some((pg, haproxy, nats)) = requirements("a_database_outage_or_freeze_loses_no_running_task") else {
+        return;
+    };
+    let cluster = Cluster::start(&pg, &haproxy, nats).await;
+    let slow = |seconds: u64| with_meta(json!({ "name": "slow", "arguments": { "seconds": seconds } }), task_caps());
+    let get = |id: &str| with_meta(json!({ "taskId": id }), task_caps());
+    let mut id = 1;
+
+    // Down: the task finishes during the outage (its result cannot be written) and the outage
+    // outlasts its lease twice over (no lease can be renewed). Neither may fail it.
+    let (created, runner) = cluster.request(id, "tools/call", slow(1)).await;
+    let task = created["result"]["taskId"].as_str().expect("a task id").to_owned();
+    cluster.db.set_down(true);
+    let (during, _) = cluster.request(100, "tasks/get", get(&task)).await;
+    assert_eq!(during["error"]["code"], -32603, "the store is away: a clear internal error, not a hang: {during}");
+    let message = during["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("task store") && message.contains("try again"), "what to do: {during}");
+    tokio::time::sleep(Duration::from_millis(3 * LEASE_MS)).await;
+    cluster.db.set_down(false);
+    let done = settled(&cluster, &mut id, &task, Duration::from_secs(30)).await;
+    assert_eq!(done["result"]["status"], "completed", "run by {runner}, across a database outage: {done}");
+    eprintln!("task {task} on {runner}: completed across a {} ms database outage", 3 * LEASE_MS);
+
+    // Frozen: statements hang rather than fail. A request gives up with -32603 after the
+    // statement timeout instead of hanging, and the running task survives the freeze.
+    let (created, runner) = cluster.request(id, "tools/call", slow(1)).await;
+    id += 1;
+    let task = created["result"]["taskId"].as_str().expect("a task id").to_owned();
+    cluster.db.freeze(true);
+    let (during, _) = cluster.request(200, "tasks/get", get(&task)).await;
+    assert_eq!(during["error"]["code"], -32603, "a frozen store: a clear internal error, not a hang: {during}");
+    let message = during["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("task store") && message.contains("try again"), "what to do: {during}");
+    cluster.db.freeze(false);
+    let done = settled(&cluster, &mut id, &task, Duration::from_secs(40)).await;
+    assert_eq!(done["result"]["status"], "completed", "run by {runner}, across a frozen database: {done}");
 }

@@ -146,6 +146,13 @@ impl Broker {
         }
     }
 
+    /// Sends `SIG<name>` (`STOP`, `CONT`) to the broker.
+    fn signal(&self, name: &str) {
+        let pid = self.child.as_ref().expect("the broker runs").id().to_string();
+        let status = Command::new("kill").args([&format!("-{name}"), &pid]).status().expect("kill runs");
+        assert!(status.success(), "kill -{name} {pid}");
+    }
+
     /// Kills the broker at once (no lame-duck mode): a crash, as the hubs see it.
     fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -396,6 +403,50 @@ async fn a_broker_killed_mid_stream_ends_open_streams_and_recovers() {
     wait_until("both hubs are connected again", || a.is_connected() && b.is_connected()).await;
     delivery_works(&[&a, &b], &a).await;
     delivery_works(&[&a, &b], &b).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_broker_counts_as_a_stall_and_the_link_comes_back() {
+    if shared_broker("a_frozen_broker_counts_as_a_stall_and_the_link_comes_back").is_none() {
+        return;
+    }
+    let subject = subject("frozen");
+    let broker = Broker::started().await;
+    let a = NatsHub::builder()
+        .subject(&subject)
+        .probe_interval(Duration::from_millis(200))
+        .stall_timeout(Duration::from_millis(500))
+        .connect(&broker.url())
+        .await
+        .expect("the hub starts");
+    assert!(a.is_connected());
+    wait_until("a probe came back", || a.round_trip().is_some()).await;
+    assert_eq!((a.stalls(), a.link_losses()), (0, 0));
+    let mut stream = a.subscribe();
+    a.publish(numbered("a", 0));
+    assert_eq!(next(&mut stream).await, Ok(numbered("a", 0)));
+
+    // SIGSTOP: the TCP connection stays open and the client's pings are far apart, so only the
+    // hub's own probes can notice.
+    broker.signal("STOP");
+    wait_until("the frozen broker takes the link down", || !a.is_connected()).await;
+    assert!(a.stalls() >= 1 && a.link_losses() >= 1, "stalls {} losses {}", a.stalls(), a.link_losses());
+    assert_eq!(next(&mut stream).await, Err(Lagged), "an open stream ends when the broker stalls");
+    assert!(DeliveryHub::health(&a).is_err(), "readiness fails while stalled");
+    let names: Vec<_> = DeliveryHub::metrics(&a).iter().map(|m| (m.name, m.value)).collect();
+    assert!(names.iter().any(|(n, v)| *n == "switchyard.hub.stalls" && *v >= 1.0), "{names:?}");
+    assert!(names.iter().any(|(n, _)| *n == "switchyard.hub.round_trip"), "{names:?}");
+
+    broker.signal("CONT");
+    wait_until("the link is back once the broker runs again", || a.is_connected()).await;
+    let mut after = a.subscribe();
+    a.publish(numbered("a", 1));
+    // Events published during the stall may arrive first; the new one arrives in order.
+    loop {
+        if next(&mut after).await == Ok(numbered("a", 1)) {
+            break;
+        }
+    }
 }
 
 /// Something for a listen subscription to be granted.

@@ -29,6 +29,15 @@ pub trait TaskExecutor: Send + Sync + 'static {
     ///
     /// Errors: [`StartError`] when the task could not be handed off.
     fn start(&self, execution: TaskExecution) -> BoxFuture<'static, Result<(), StartError>>;
+
+    /// Tasks handed to this executor that wait for a runner now (a job queue's length), for the
+    /// `switchyard.tasks.queued` metric; read once per maintenance period (a third of the
+    /// lease) of the extension that was given this executor
+    /// ([`TasksExtension::executor`](crate::TasksExtension::executor)). `None`: the executor
+    /// has no queue (it runs what it takes at once), or it cannot tell now. Default `None`.
+    fn queued(&self) -> BoxFuture<'_, Option<u64>> {
+        Box::pin(async { None })
+    }
 }
 
 /// An executor registered in the server's shared state (`ServerBuilder::state`), used when the
@@ -101,6 +110,12 @@ impl TaskExecutor for WorkerPoolExecutor {
             tokio::sync::mpsc::error::TrySendError::Closed(_) => StartError("the worker pool has stopped".into()),
         });
         Box::pin(async move { sent })
+    }
+
+    /// Tasks in the pool's queue, not yet taken by a worker.
+    fn queued(&self) -> BoxFuture<'_, Option<u64>> {
+        let waiting = self.tx.max_capacity().saturating_sub(self.tx.capacity());
+        Box::pin(async move { Some(waiting as u64) })
     }
 }
 
@@ -210,10 +225,16 @@ impl TaskExecution {
                 Err(switchyard::McpError::internal("the tool failed (it panicked); see the server log"))
             })
         };
+        let shutdown = self.inner.server.shutdown_token().clone();
         let finish = async move {
+            // Biased: what a tool returns because the server shut down under it (a
+            // "cancelled" result, say) is not its outcome; the shutdown hand-back records an
+            // honest failure instead.
             let outcome = tokio::select! {
-                r = run => Some(r),
+                biased;
                 _ = self.inner.cancel.cancelled() => None,
+                _ = shutdown.cancelled() => return false,
+                r = run => Some(r),
             };
             if let Some(outcome) = outcome {
                 if let Some(status) = &status {
@@ -221,11 +242,14 @@ impl TaskExecution {
                 }
                 self.inner.tasks.record_outcome(&self.inner.server, &self.inner.info.id, outcome).await;
             }
+            true
         };
         // The work and its outcome's status change happen in the task's span (a child of the
         // request's in an exported trace).
-        tracing::Instrument::instrument(finish, span).await;
-        self.inner.tasks.unregister(&self.inner.info.id);
+        if tracing::Instrument::instrument(finish, span).await {
+            self.inner.tasks.unregister(&self.inner.info.id);
+        }
+        // Stopped by the shutdown: still registered, so that the hand-back marks it failed.
         true
     }
 

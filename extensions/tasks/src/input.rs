@@ -4,7 +4,7 @@
 //! [`request_input`].
 
 use crate::CurrentTask;
-use crate::model::{TaskState, now_ms};
+use crate::model::TaskState;
 use crate::tasks::{Tasks, installed};
 use serde_json::{Map, Value};
 use switchyard::{McpError, RequestContext};
@@ -68,7 +68,7 @@ async fn wait_for_answers(
                 if !taken.is_empty()
                     && let Err(e) = tasks.store.remove_input_responses(id, &taken).await
                 {
-                    tasks.store_failed(now_ms());
+                    tasks.store_failed();
                     tracing::warn!(task = id, error = %e, "tasks: removing taken input responses failed");
                 }
                 if outstanding.is_empty() {
@@ -76,7 +76,7 @@ async fn wait_for_answers(
                 }
             }
             Err(e) => {
-                tasks.store_failed(now_ms());
+                tasks.store_failed();
                 tracing::warn!(task = id, error = %e, "tasks: reading input responses failed; trying again");
             }
         }

@@ -288,14 +288,16 @@ impl TasksExtension {
     /// ([`ServerBuilder::readiness_check`]), which fails while the store does not answer a
     /// lookup (a PostgreSQL store that lost its database, say).
     pub fn install(self, builder: ServerBuilder) -> ServerBuilder {
-        let stats = Arc::new(store::metered::StoreStats::default());
+        let lease_ms = self.lease.as_millis().max(3) as u64;
+        let stats = Arc::new(store::metered::StoreStats::new(Duration::from_millis(lease_ms / 3)));
         let metered: Arc<dyn TaskStore> = Arc::new(store::metered::Metered { inner: self.store, stats: stats.clone() });
         let tasks = Arc::new(tasks::Tasks::new(
             metered,
+            stats.clone(),
             self.executor,
             self.ttl.map(|t| t.as_millis().max(1) as u64),
             self.poll_interval.as_millis().max(1) as u64,
-            self.lease.as_millis().max(3) as u64,
+            lease_ms,
         ));
         let store = tasks.store.clone();
         let counted = Arc::downgrade(&tasks);

@@ -11,10 +11,12 @@
 //!   passed (`TaskStore::fail_expired_leases`) and announces them: a task whose process died
 //!   (killed, no graceful stop) ends `failed` (-32603) at most `lease_ms * 4 / 3` after the
 //!   last renewal, never `working` forever. `tasks/get` fails such a task at once when it
-//!   sees the lease has passed. After this process saw the store fail, neither judges leases
-//!   until the store has answered for a whole lease: an outage of the store stops every
-//!   renewal, so a lease that ran out during it says nothing about its runner, and live
-//!   runners renew first (a store outage never fails tasks whose processes are alive).
+//!   sees the lease has passed. Neither judges leases until this process has watched the
+//!   store answer for a whole lease (since its maintenance started, and since it last saw the
+//!   store fail): an outage of the store stops every renewal, so a lease that ran out during
+//!   it says nothing about its runner, and live runners renew first (a store outage never
+//!   fails tasks whose processes are alive, also when judged by an instance that was idle
+//!   during the outage).
 //! - **Events from other instances** (through the server's hub; with the in-process hub only
 //!   this process's own): a `notifications/tasks` saying `cancelled` or `failed` stops the
 //!   local work at once, so a `tasks/cancel` answered by another instance stops the task here
@@ -77,6 +79,8 @@ impl Tasks {
             self.maintenance_started.store(false, Ordering::Release);
             return;
         };
+        // Watching starts now: what happened to the store before is unknown here.
+        self.store_failed();
         let publisher = server.publisher();
         let stop = server.shutdown_token().clone();
         // The process waits for the hand-back below before it exits.
@@ -154,7 +158,7 @@ async fn fail_dead(tasks: &Tasks, publisher: &Publisher, now: u64) {
             }
         }
         Err(e) => {
-            tasks.store_failed(now);
+            tasks.store_failed();
             tracing::warn!(error = %e, "tasks: failing tasks with expired leases failed");
         }
     }
@@ -177,16 +181,23 @@ async fn renew_and_sweep(tasks: Weak<Tasks>, publisher: Publisher, period: Durat
                 }
                 Ok(false) => tasks.stop_local(&id),
                 Err(e) => {
-                    tasks.store_failed(now);
+                    tasks.store_failed();
                     tracing::warn!(task = %id, error = %e, "tasks: renewing a lease failed");
                 }
             }
         }
-        fail_dead(&tasks, &publisher, now).await;
+        // Judged at the time the renewals ended: they may have waited on a slow store.
+        fail_dead(&tasks, &publisher, now_ms()).await;
         if let Err(e) = tasks.store.purge_expired(now).await {
-            tasks.store_failed(now);
+            tasks.store_failed();
             tracing::warn!(error = %e, "tasks: purging expired tasks failed");
         }
+        if let Some(executor) = &tasks.executor
+            && let Some(waiting) = executor.queued().await
+        {
+            tasks.counts.queued.get_or_init(Default::default).store(waiting, Ordering::Relaxed);
+        }
+        tasks.round_end_ms.store(now_ms(), Ordering::Release);
     }
 }
 

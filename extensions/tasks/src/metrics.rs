@@ -58,6 +58,14 @@ pub(crate) fn readings(tasks: Option<&Tasks>, store: &StoreStats) -> Vec<Metric>
                 count(&counts.handed_back),
             ),
         ]);
+        if let Some(queued) = counts.queued.get() {
+            all.push(Metric::gauge(
+                "switchyard.tasks.queued",
+                "Tasks waiting in the executor's queue for a runner (a job queue's length), at the last maintenance period",
+                "{task}",
+                count(queued),
+            ));
+        }
     }
     all
 }

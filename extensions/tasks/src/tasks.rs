@@ -4,6 +4,7 @@
 use crate::executor::{Body, InProcessExecutor, RegisteredExecutor, TaskExecution, TaskExecutor, Work};
 use crate::model::{TaskError, TaskRecord, TaskState, now_ms};
 use crate::progress::TaskStatus;
+use crate::store::metered::StoreStats;
 use crate::store::{PutInput, TaskStore, Transition};
 use crate::{EXTENSION, TASK_IDS_KEY};
 use serde_json::{Map, Value, json};
@@ -45,9 +46,12 @@ pub(crate) struct Tasks {
     running: Mutex<HashMap<String, Running>>,
     /// Set once the background maintenance of this process runs.
     pub(crate) maintenance_started: AtomicBool,
-    /// When this process last saw the store fail, or started (Unix ms): see
+    /// The store's call totals, and when it last failed or was slow, or this process began
+    /// watching it (its maintenance started): see [`sweep_allowed`](Self::sweep_allowed).
+    pub(crate) store_stats: Arc<StoreStats>,
+    /// When (Unix ms) the maintenance last finished a round: see
     /// [`sweep_allowed`](Self::sweep_allowed).
-    last_store_error_ms: std::sync::atomic::AtomicU64,
+    pub(crate) round_end_ms: std::sync::atomic::AtomicU64,
     /// Totals for the `switchyard.tasks.*` metrics.
     pub(crate) counts: Counts,
 }
@@ -63,6 +67,8 @@ pub(crate) struct Counts {
     pub(crate) swept: std::sync::atomic::AtomicU64,
     /// Tasks this process marked failed because it shut down while they ran.
     pub(crate) handed_back: std::sync::atomic::AtomicU64,
+    /// The executor's queue length at the last maintenance period, once it reported one.
+    pub(crate) queued: std::sync::OnceLock<std::sync::atomic::AtomicU64>,
 }
 
 /// The installed extension of `ctx`'s server, if any.
@@ -97,7 +103,10 @@ fn impossible_id(id: &str) -> bool {
 
 fn store_error(what: &str, e: impl std::fmt::Display) -> McpError {
     tracing::error!(error = %e, "tasks: {what}");
-    McpError::internal(format!("the task store failed while trying to {what}"))
+    McpError::internal(format!(
+        "the task store failed while trying to {what} (it may be down or not answering); try again shortly, \
+         the server's log has the details"
+    ))
 }
 
 /// The id of `ctx`'s caller as a task owner.
@@ -108,6 +117,7 @@ pub(crate) fn owner_of(ctx: &RequestContext) -> Option<String> {
 impl Tasks {
     pub(crate) fn new(
         store: Arc<dyn TaskStore>,
+        store_stats: Arc<StoreStats>,
         executor: Option<Arc<dyn TaskExecutor>>,
         ttl_ms: Option<u64>,
         poll_interval_ms: u64,
@@ -121,26 +131,33 @@ impl Tasks {
             lease_ms,
             running: Mutex::new(HashMap::new()),
             maintenance_started: AtomicBool::new(false),
-            // A process that just started has not seen the store work yet: it may be starting
-            // at the end of an outage, so it too waits a lease before judging leases.
-            last_store_error_ms: std::sync::atomic::AtomicU64::new(now_ms()),
+            store_stats,
+            round_end_ms: std::sync::atomic::AtomicU64::new(0),
             counts: Counts::default(),
         }
     }
 
-    /// Notes that the store failed at `now` (Unix ms).
-    pub(crate) fn store_failed(&self, now: u64) {
-        self.last_store_error_ms.fetch_max(now.max(1), std::sync::atomic::Ordering::AcqRel);
+    /// Notes that the store failed (or this process began watching it) now.
+    pub(crate) fn store_failed(&self) {
+        self.store_stats.trouble();
     }
 
-    /// Whether leases that passed may be judged at `now`: not until the store has answered
-    /// this process for a whole lease since it last failed. During a store outage nobody can
-    /// renew, so a lease that ran out then says nothing about its runner; a live runner renews
-    /// within a third of a lease once the store is back, and only then does a passed lease mean
-    /// a dead runner.
+    /// Whether leases that passed may be judged at `now`: only once this process has watched
+    /// the store answer for a whole lease, i.e. its maintenance (which calls the store every
+    /// third of a lease) has run for a lease without a store failure. During a store outage
+    /// nobody can renew, so a lease that ran out then says nothing about its runner; a live
+    /// runner renews within a third of a lease once the store is back, and only then does a
+    /// passed lease mean a dead runner. A process that was not watching (idle, or started just
+    /// now) cannot tell whether an outage happened, so it waits too; so does one whose
+    /// maintenance has not finished a round within two periods (its calls hang on a frozen
+    /// store: a failure it has not seen yet).
     pub(crate) fn sweep_allowed(&self, now: u64) -> bool {
-        let last = self.last_store_error_ms.load(std::sync::atomic::Ordering::Acquire);
-        now.saturating_sub(last) >= self.lease_ms
+        use std::sync::atomic::Ordering::Acquire;
+        let trouble = self.store_stats.trouble_ms.load(Acquire);
+        let round_end = self.round_end_ms.load(Acquire);
+        self.maintenance_started.load(Acquire)
+            && now.saturating_sub(trouble) >= self.lease_ms
+            && now.saturating_sub(round_end) <= self.lease_ms * 2 / 3
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
@@ -198,7 +215,7 @@ impl Tasks {
         }
         let now = now_ms();
         let mut record = self.store.get(id).await.map_err(|e| {
-            self.store_failed(now);
+            self.store_failed();
             store_error("read a task", e)
         })?;
         if let Some(r) = &record
@@ -302,7 +319,7 @@ impl Tasks {
         match self.store.transition(id, state.clone(), message, now_ms()).await {
             Ok(t) => announce(&publisher, &t),
             Err(e) => {
-                self.store_failed(now_ms());
+                self.store_failed();
                 tracing::warn!(task = id, error = %e, "tasks: recording the outcome failed; retrying in the background");
                 let (tasks, id) = (self.clone(), id.to_owned());
                 tokio::spawn(async move { tasks.finish_with(&publisher, &id, state).await });
@@ -369,7 +386,7 @@ impl Tasks {
                 }
                 Err(e) => e,
             };
-            self.store_failed(now_ms());
+            self.store_failed();
             held = self.hold(id) || held;
             match self.store.get(id).await {
                 Ok(None) => {
@@ -454,7 +471,7 @@ impl Tasks {
         }
         let now = now_ms();
         let put = self.store.put_input_responses(id, answered, now).await.map_err(|e| {
-            self.store_failed(now);
+            self.store_failed();
             tracing::error!(task = id, error = %e, "tasks: storing input responses failed");
             McpError::internal(
                 "the task store failed while storing the input responses; nothing changed and the task still \
@@ -493,7 +510,7 @@ impl Tasks {
                     // Not `working` (waiting for input, or ended), or a store without messages.
                     Ok(None) => {}
                     Err(e) => {
-                        tasks.store_failed(now);
+                        tasks.store_failed();
                         tracing::warn!(task = %id, error = %e, "tasks: writing the status message failed; it is dropped");
                     }
                 }

@@ -20,7 +20,9 @@ impl Server {
     /// The server's own: `switchyard.listen.open` (gauge, `{subscription}`),
     /// `switchyard.server.draining` (gauge, 1 once a drain or shutdown began) and, with a hub
     /// that spans instances, `switchyard.hub.connected` (gauge, 1 while the broker link is up)
-    /// and `switchyard.hub.dropped_events` (counter, `{event}`).
+    /// and `switchyard.hub.dropped_events` (counter, `{event}`), then the hub's own
+    /// ([`DeliveryHub::metrics`](crate::subscriptions::DeliveryHub::metrics); the NATS hub's
+    /// round trip, stalls and link losses).
     pub fn metrics(&self) -> Vec<Metric> {
         let engine = self.engine();
         let mut all = vec![
@@ -50,6 +52,7 @@ impl Server {
                 "{event}",
                 engine.hub.dropped_events() as f64,
             ));
+            all.extend(engine.hub.metrics());
         }
         for source in &engine.lifecycle.metrics {
             all.extend(source());

@@ -1,4 +1,5 @@
 use super::Event;
+use crate::context::Metric;
 use futures::stream::BoxStream;
 use tokio::sync::broadcast;
 
@@ -47,6 +48,14 @@ pub trait DeliveryHub: Send + Sync + 'static {
     /// full, the broker refused one), for the `switchyard.hub.dropped_events` metric. Default 0.
     fn dropped_events(&self) -> u64 {
         0
+    }
+
+    /// The hub's own further readings (e.g. a broker hub's round trip and stalls), added to
+    /// [`Server::metrics`](crate::Server::metrics) after `switchyard.hub.connected` and
+    /// `switchyard.hub.dropped_events` when the hub [spans instances](Self::spans_instances).
+    /// Must be cheap: read from memory, no I/O. Default: none.
+    fn metrics(&self) -> Vec<Metric> {
+        Vec::new()
     }
 }
 

@@ -72,6 +72,13 @@
 //!   up cannot notice; its subscribers opened since then can miss those events.
 //! - **Noticing a dead link.** A closed connection is noticed at once; a silent network failure
 //!   after two unanswered pings (the client's `ping_interval`, 60 s by default).
+//! - **Noticing a stalled broker.** While the link is up the hub sends its probe every
+//!   `probe_interval` (default 2 s) and times its round trip ([`NatsHub::round_trip`]). A probe
+//!   not back within `stall_timeout` (default 3 s) counts as a stall ([`NatsHub::stalls`]): the
+//!   link is down as if the connection had dropped (open streams end with `Err(Lagged)`,
+//!   readiness fails) until a probe comes back. A broker that is connected but frozen, or too
+//!   loaded to route within the timeout, is therefore noticed within `probe_interval` +
+//!   `stall_timeout` + 1 s, not after the client's two pings.
 //! - **Readers that go on** after `Err(Lagged)` ([`Publisher::subscribe`](super::Publisher::subscribe)):
 //!   they get `Err(Lagged)` when the link drops and again when it is back up; resynchronise from
 //!   the source of truth after the second one, since events published elsewhere during the
@@ -89,6 +96,7 @@
 //! Switchyard on every instance.
 
 use super::{DeliveryHub, Event, EventStream, Lagged};
+use crate::context::Metric;
 use async_nats::{Client, ConnectOptions, ServerAddr, Subject};
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -113,8 +121,10 @@ const MAX_OUTBOX: usize = 1 << 24;
 /// How often the link is checked against the client's own connection state, in case one of its
 /// events was lost (its event queue drops events when full).
 const CHECK_EVERY: Duration = Duration::from_secs(1);
-/// A probe not back within this time is sent again.
+/// While the link is down: a probe not back within this time is sent again.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+const DEFAULT_PROBE_INTERVAL: Duration = Duration::from_secs(2);
+const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(3);
 /// Sequence numbers are remembered for at most this many publishers (each instance start is a
 /// new one); beyond it they are forgotten, which can only miss a hole, never invent one.
 const MAX_PUBLISHERS: usize = 4096;
@@ -161,6 +171,8 @@ pub struct NatsHubBuilder {
     capacity: usize,
     outbox: usize,
     initial_wait: Duration,
+    probe_interval: Duration,
+    stall_timeout: Duration,
     options: Option<ConnectOptions>,
 }
 
@@ -171,6 +183,8 @@ impl Default for NatsHubBuilder {
             capacity: DEFAULT_CAPACITY,
             outbox: DEFAULT_OUTBOX,
             initial_wait: DEFAULT_INITIAL_WAIT,
+            probe_interval: DEFAULT_PROBE_INTERVAL,
+            stall_timeout: DEFAULT_STALL_TIMEOUT,
             options: None,
         }
     }
@@ -205,6 +219,22 @@ impl NatsHubBuilder {
     /// then reported down until it comes up).
     pub fn initial_wait(mut self, wait: Duration) -> Self {
         self.initial_wait = wait;
+        self
+    }
+
+    /// How often the hub sends its probe through the broker while the link is up (default 2 s;
+    /// at least 100 ms), to time the round trip and to notice a stalled broker. Each probe is one
+    /// message of about 40 bytes on the hub's subject, seen by every instance and skipped.
+    pub fn probe_interval(mut self, every: Duration) -> Self {
+        self.probe_interval = every.max(Duration::from_millis(100));
+        self
+    }
+
+    /// How long a probe may take to come back through the broker before the link counts as
+    /// stalled, i.e. down (default 3 s; at least 100 ms). Checked once a second, so a stall is
+    /// noticed within `probe_interval + stall_timeout + 1 s`.
+    pub fn stall_timeout(mut self, timeout: Duration) -> Self {
+        self.stall_timeout = timeout.max(Duration::from_millis(100));
         self
     }
 
@@ -258,6 +288,9 @@ impl NatsHubBuilder {
             gap: AtomicBool::new(false),
             started: std::time::Instant::now(),
             last_drop_warning: AtomicU64::new(0),
+            round_trip_nanos: AtomicU64::new(NO_ROUND_TRIP),
+            stalls: AtomicU64::new(0),
+            losses: AtomicU64::new(0),
         });
         let id = rand::random::<u64>();
         let stop = CancellationToken::new();
@@ -273,6 +306,9 @@ impl NatsHubBuilder {
             probe: None,
             probes_sent: 0,
             probe_warned: false,
+            last_probe: None,
+            probe_interval: self.probe_interval,
+            stall_timeout: self.stall_timeout,
             loss_warnings: Throttle::default(),
             skip_warnings: Throttle::default(),
         };
@@ -336,7 +372,15 @@ struct Shared {
     started: std::time::Instant,
     /// When `drop_event` last warned (see there).
     last_drop_warning: AtomicU64,
+    /// The last probe's round trip; [`NO_ROUND_TRIP`] before the first one came back.
+    round_trip_nanos: AtomicU64,
+    /// Probes that did not come back within the stall timeout while the link was up.
+    stalls: AtomicU64,
+    /// Times the link went from up to down (connection dropped, or a stall).
+    losses: AtomicU64,
 }
+
+const NO_ROUND_TRIP: u64 = u64::MAX;
 
 impl Shared {
     /// Counts a dropped event and has the next one sent marked. Warns at most once a second:
@@ -423,6 +467,29 @@ impl NatsHub {
     pub fn subject(&self) -> &str {
         &self.inner.subject
     }
+
+    /// The round trip of the last probe that came back: from the hub's publish through the
+    /// broker to its own subscription, i.e. how late an event reaches the other instances plus
+    /// the way back. `None` before the first probe returned. Probes go every `probe_interval`
+    /// while the link is up, so the value is at most that old then.
+    pub fn round_trip(&self) -> Option<Duration> {
+        match self.inner.shared.round_trip_nanos.load(Ordering::Relaxed) {
+            NO_ROUND_TRIP => None,
+            nanos => Some(Duration::from_nanos(nanos)),
+        }
+    }
+
+    /// Probes that did not come back within `stall_timeout` while the link was up, since the
+    /// hub started. Each one took the link down until a later probe returned.
+    pub fn stalls(&self) -> u64 {
+        self.inner.shared.stalls.load(Ordering::Relaxed)
+    }
+
+    /// Times the link went down since the hub started: the connection dropped or the broker
+    /// stalled.
+    pub fn link_losses(&self) -> u64 {
+        self.inner.shared.losses.load(Ordering::Relaxed)
+    }
 }
 
 impl DeliveryHub for NatsHub {
@@ -476,6 +543,34 @@ impl DeliveryHub for NatsHub {
     /// [`NatsHub::dropped_events`].
     fn dropped_events(&self) -> u64 {
         NatsHub::dropped_events(self)
+    }
+
+    /// `switchyard.hub.round_trip` (gauge, s: [`NatsHub::round_trip`], once a probe came
+    /// back), `switchyard.hub.stalls` (counter, `{stall}`: [`NatsHub::stalls`]) and
+    /// `switchyard.hub.link_losses` (counter, `{loss}`: [`NatsHub::link_losses`]).
+    fn metrics(&self) -> Vec<Metric> {
+        let mut all = Vec::with_capacity(3);
+        if let Some(rtt) = self.round_trip() {
+            all.push(Metric::gauge(
+                "switchyard.hub.round_trip",
+                "Round trip of the delivery hub's last probe through the broker (its delivery lag and back)",
+                "s",
+                rtt.as_secs_f64(),
+            ));
+        }
+        all.push(Metric::counter(
+            "switchyard.hub.stalls",
+            "Times the broker did not return the hub's probe in time while the link was up",
+            "{stall}",
+            self.stalls() as f64,
+        ));
+        all.push(Metric::counter(
+            "switchyard.hub.link_losses",
+            "Times the delivery hub's broker link went down (connection dropped or broker stalled)",
+            "{loss}",
+            self.link_losses() as f64,
+        ));
+        all
     }
 }
 
@@ -549,6 +644,10 @@ struct Pump {
     probe: Option<(u64, Instant)>,
     probes_sent: u64,
     probe_warned: bool,
+    /// When the last probe was sent, for the periodic ones while up.
+    last_probe: Option<Instant>,
+    probe_interval: Duration,
+    stall_timeout: Duration,
     loss_warnings: Throttle,
     skip_warnings: Throttle,
 }
@@ -682,9 +781,12 @@ impl Pump {
     }
 
     fn on_probe(&mut self, nonce: u64) {
-        if self.probe.is_none_or(|(sent, _)| sent != nonce) {
+        let Some((sent_nonce, sent_at)) = self.probe else { return };
+        if sent_nonce != nonce {
             return; // an older probe: the link has dropped since it was sent
         }
+        let nanos = u64::try_from(sent_at.elapsed().as_nanos()).unwrap_or(NO_ROUND_TRIP - 1);
+        self.shared.round_trip_nanos.store(nanos.min(NO_ROUND_TRIP - 1), Ordering::Relaxed);
         self.probe = None;
         self.probe_warned = false;
         if !self.shared.is_up() {
@@ -707,19 +809,38 @@ impl Pump {
         // The state changes before the Gap goes out: a subscriber that reads the state before
         // the change is already subscribed, so it gets the Gap.
         if self.shared.link.send_replace(LinkState::Down) == LinkState::Up {
+            self.shared.losses.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(reason = why, "NATS hub: link to the broker lost; open subscriptions end with Lagged");
             self.gap();
         }
     }
 
-    /// Compares the link with the client's own state, in case one of its events was lost, and
-    /// sends the probe again when it has not come back.
+    /// Compares the link with the client's own state, in case one of its events was lost; while
+    /// up, sends the periodic probe and counts one that is late as a stall; while down, sends
+    /// the probe again when it has not come back.
     fn check(&mut self) {
         let connected = self.client.connection_state() == async_nats::connection::State::Connected;
         let up = self.shared.is_up();
         if up && !connected {
             self.link_lost("the client reports the connection down");
-        } else if connected && !up {
+        } else if up {
+            match self.probe {
+                Some((_, sent)) if sent.elapsed() >= self.stall_timeout => {
+                    self.shared.stalls.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(
+                        subject = %self.subject,
+                        waited_ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX),
+                        "NATS hub: the broker did not return the probe in time (stalled or overloaded)"
+                    );
+                    // Not the no_echo warning while it stays stalled: the probe did come back before.
+                    self.probe_warned = true;
+                    self.link_lost("the broker stalled");
+                }
+                Some(_) => {}
+                None if self.last_probe.is_none_or(|at| at.elapsed() >= self.probe_interval) => self.send_probe(),
+                None => {}
+            }
+        } else if connected {
             match self.probe {
                 None => self.send_probe(),
                 Some((_, sent)) if sent.elapsed() >= PROBE_TIMEOUT => {
@@ -741,7 +862,9 @@ impl Pump {
     fn send_probe(&mut self) {
         self.probes_sent += 1;
         let nonce = self.probes_sent;
-        self.probe = Some((nonce, Instant::now()));
+        let now = Instant::now();
+        self.probe = Some((nonce, now));
+        self.last_probe = Some(now);
         let Ok(payload) =
             serde_json::to_vec(&Envelope { from: self.id, seq: None, probe: Some(nonce), event: None, lost: false })
         else {

@@ -3,6 +3,8 @@
 #![allow(dead_code, missing_docs)]
 
 pub mod otlp;
+pub mod relay;
+pub mod schema;
 
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -223,8 +225,17 @@ impl HttpServer {
                 break port.parse::<u16>().expect("a port");
             }
         };
-        // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
+        // Keep draining stderr so the server never blocks on a full pipe; shown with
+        // SWITCHYARD_TEST_SERVER_LOG=1 (and e.g. RUST_LOG=debug) when a test needs the story.
+        let show = std::env::var_os("SWITCHYARD_TEST_SERVER_LOG").is_some();
+        let name = example_name.to_owned();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if show {
+                    eprintln!("[{name}:{port}] {line}");
+                }
+            }
+        });
         HttpServer { child, url: format!("http://127.0.0.1:{port}/mcp"), port }
     }
 }

@@ -10,12 +10,29 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-/// Totals since the process started.
+/// Totals since the process started, and when the store last gave trouble.
 #[derive(Debug, Default)]
 pub(crate) struct StoreStats {
     pub(crate) calls: AtomicU64,
     pub(crate) errors: AtomicU64,
     pub(crate) nanos: AtomicU64,
+    /// When (Unix ms) a call last ended that failed or took longer than `slow_nanos`: the
+    /// store was away, frozen or overloaded, so leases may have gone unrenewed meanwhile.
+    pub(crate) trouble_ms: AtomicU64,
+    /// A call this long counts as trouble (a third of the lease: renewals could not keep up).
+    pub(crate) slow_nanos: u64,
+}
+
+impl StoreStats {
+    /// Stats in which a call longer than `slow` counts as trouble.
+    pub(crate) fn new(slow: std::time::Duration) -> Self {
+        StoreStats { slow_nanos: u64::try_from(slow.as_nanos()).unwrap_or(u64::MAX), ..Default::default() }
+    }
+
+    /// Notes trouble with the store now.
+    pub(crate) fn trouble(&self) {
+        self.trouble_ms.fetch_max(crate::model::now_ms().max(1), Ordering::AcqRel);
+    }
 }
 
 /// `inner`, counted in `stats`.
@@ -33,6 +50,11 @@ async fn timed<T>(stats: &StoreStats, call: impl Future<Output = Result<T, Store
     stats.nanos.fetch_add(nanos, Ordering::Relaxed);
     if result.is_err() {
         stats.errors.fetch_add(1, Ordering::Relaxed);
+    }
+    // Noted when the call ends, not when it began: a call that hung through an outage must
+    // push the judging of leases past the outage's end.
+    if result.is_err() || nanos > stats.slow_nanos {
+        stats.trouble();
     }
     result
 }

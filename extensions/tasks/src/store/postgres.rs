@@ -226,6 +226,12 @@ WITH picked AS (
 )
 SELECT task_id, tool, arguments FROM claimed";
 
+/// Jobs waiting for a worker: unclaimed, and their task still `working` (the ones
+/// [`CLAIM`] could hand out).
+const QUEUED: &str = "
+SELECT count(*) FROM switchyard_task_jobs j JOIN switchyard_tasks t ON t.id = j.task_id
+WHERE j.claimed_by IS NULL AND t.status = 'working'";
+
 /// How long a call waits for a free pooled connection, and for a new connection to open,
 /// before it fails with a [`StoreError`].
 const POOL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -518,6 +524,23 @@ impl PostgresTaskStore {
         .await
     }
 
+    /// How many jobs wait for a worker now: queued by [`enqueue`](Self::enqueue), not yet
+    /// [`claim`](Self::claim)ed, their task still `working`. One indexed count; the Tasks
+    /// extension reads it each maintenance period for the `switchyard.tasks.queued` metric.
+    ///
+    /// Errors: [`StoreError`] on a database failure.
+    pub async fn queued_jobs(&self) -> Result<u64, StoreError> {
+        self.timed("count queued jobs", async {
+            const WHAT: &str = "count queued jobs";
+            let client = self.client(WHAT).await?;
+            let stmt = client.prepare_cached(QUEUED).await.map_err(|e| failed(WHAT, &e))?;
+            let row = client.query_one(&stmt, &[]).await.map_err(|e| failed(WHAT, &e))?;
+            let count: i64 = row.try_get(0).map_err(|e| failed(WHAT, &e))?;
+            Ok(u64::try_from(count).unwrap_or(0))
+        })
+        .await
+    }
+
     async fn read(client: &Object, what: &str, id: &str) -> Result<Option<TaskRecord>, StoreError> {
         let stmt = client.prepare_cached(SELECT).await.map_err(|e| failed(what, &e))?;
         let row = client.query_opt(&stmt, &[&id]).await.map_err(|e| failed(what, &e))?;
@@ -791,6 +814,20 @@ impl PostgresJobExecutor {
 }
 
 impl TaskExecutor for PostgresJobExecutor {
+    /// [`PostgresTaskStore::queued_jobs`]; `None` (the last reading stays) when the database
+    /// fails.
+    fn queued(&self) -> BoxFuture<'_, Option<u64>> {
+        Box::pin(async move {
+            match self.store.queued_jobs().await {
+                Ok(n) => Some(n),
+                Err(e) => {
+                    tracing::debug!(error = %e, "tasks: counting queued jobs failed");
+                    None
+                }
+            }
+        })
+    }
+
     /// Errors: [`StartError`] when the job could not be queued (the task then ends `failed`
     /// before the `CreateTaskResult` is sent), or the execution was already run or disposed.
     fn start(&self, execution: TaskExecution) -> BoxFuture<'static, Result<(), StartError>> {

@@ -1149,15 +1149,31 @@ mod pg {
         assert_eq!(done.result()["result"]["content"][0]["text"], "rested", "{}", done.response);
     }
 
+    /// Polls `cond` for at most 30 s; a timeout only turns a hang into a failure.
+    async fn wait_for_metric(what: &str, cond: impl Fn() -> bool) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while !cond() {
+            assert!(std::time::Instant::now() < deadline, "timed out waiting until {what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// The executor queues the task's `tools/call` and clears its lease; a worker on another
     /// pool claims it and records the outcome, which `tasks/get` on the server then shows.
     pub async fn postgres_job_executor_queues_the_call_for_a_worker(db: Arc<Db>) {
         let store = db.store(4).await;
-        let ext = TasksExtension::new().store(store.clone()).executor(PostgresJobExecutor::new(store.clone()));
+        // A short lease: the maintenance period (a third of it) reads the queue's length.
+        let ext = TasksExtension::new()
+            .store(store.clone())
+            .executor(PostgresJobExecutor::new(store.clone()))
+            .lease(Duration::from_millis(600));
         // Not the other modules' tools and filters, which share this binary's registry; "default"
         // holds the extension's own.
         let server =
             ext.install(Server::builder("pg-jobs", "0").groups(["default", "store_contract"])).build().expect("builds");
+        let metrics = server.clone();
+        let queued_metric =
+            move || metrics.metrics().into_iter().find(|m| m.name == "switchyard.tasks.queued").map(|m| m.value);
         let client = TestClient::modern(server)
             .with_capabilities(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }));
         let reply = client.call_tool("crunch", json!({ "n": 4 })).await;
@@ -1165,6 +1181,8 @@ mod pg {
         let id = reply.result()["taskId"].as_str().expect("taskId").to_owned();
         let queued = store.get(&id).await.expect("get").expect("created before the answer");
         assert_eq!((queued.state, queued.lease_expires_at_ms), (TaskState::Working, None), "queued, nobody runs it");
+        assert_eq!(store.queued_jobs().await.expect("count"), 1);
+        wait_for_metric("the queue's length is exported", || queued_metric() == Some(1.0)).await;
 
         let worker = db.store(1).await;
         let job = worker.claim("worker-1", Duration::from_secs(30)).await.expect("claim").expect("the job");
@@ -1173,6 +1191,8 @@ mod pg {
             (id.as_str(), "crunch", &json!({ "n": 4 }))
         );
         assert!(worker.renew_lease(&id, Some(now_ms() + 30_000)).await.expect("renew"));
+        assert_eq!(store.queued_jobs().await.expect("count"), 0, "a claimed job no longer waits");
+        wait_for_metric("the claimed job leaves the exported length", || queued_metric() == Some(0.0)).await;
         let result =
             json!({ "content": [{ "type": "text", "text": "10" }], "isError": false, "resultType": "complete" });
         applied(worker.transition(&id, TaskState::Completed(result), None, now_ms()).await.expect("record"));
