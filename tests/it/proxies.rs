@@ -2,10 +2,12 @@
 //! "Proxy timeouts"): per-client legacy session quotas that see each client only with
 //! `--trusted-proxies`, and a long silent call that outlives nginx's `proxy_read_timeout` only
 //! because its reply turns into SSE with keep-alive comments (`--sse-after`). The SSE switch
-//! itself is also checked without a proxy.
+//! itself is also checked without a proxy. Behind HAProxy in TCP mode, the PROXY protocol
+//! (`--proxy-protocol`) gives each client its own quota too, and is read only from trusted peers.
 //!
 //! The nginx tests need the `nginx` binary (`SWITCHYARD_NGINX`, else `nginx` on PATH or
-//! /usr/sbin/nginx); without it they say they were skipped and pass (under CI they fail).
+//! /usr/sbin/nginx), the PROXY protocol test `haproxy` (`SWITCHYARD_HAPROXY`); without them they
+//! say they were skipped and pass (under CI they fail).
 
 use crate::common::*;
 use serde_json::{Value, json};
@@ -136,17 +138,22 @@ async fn first_client_keeps_its_sessions(nginx: &PathBuf, flags: &[&str]) -> boo
     args.extend_from_slice(flags);
     let server = HttpServer::start_with("everything", &args);
     let proxy = Nginx::start(nginx, server.port, "30s");
+    first_client_keeps_its_sessions_at(&proxy.url).await
+}
+
+/// [`first_client_keeps_its_sessions`] through a proxy at `url` that is already running.
+async fn first_client_keeps_its_sessions_at(url: &str) -> bool {
     let (a, b) = (client_from("127.0.0.2"), client_from("127.0.0.3"));
-    let a_sessions = [open_session(&a, &proxy.url, None).await, open_session(&a, &proxy.url, None).await];
+    let a_sessions = [open_session(&a, url, None).await, open_session(&a, url, None).await];
     for s in &a_sessions {
-        assert_eq!(ping(&a, &proxy.url, s).await, 200);
+        assert_eq!(ping(&a, url, s).await, 200);
     }
     for _ in 0..2 {
-        open_session(&b, &proxy.url, Some("127.0.0.2")).await;
+        open_session(&b, url, Some("127.0.0.2")).await;
     }
     let mut kept = Vec::new();
     for s in &a_sessions {
-        kept.push(ping(&a, &proxy.url, s).await);
+        kept.push(ping(&a, url, s).await);
     }
     match kept.as_slice() {
         [200, 200] => true,
@@ -269,4 +276,99 @@ async fn a_long_silent_call_outlives_nginx_s_read_timeout_only_with_sse_after() 
     let proxy = Nginx::start(&nginx, server.port, "2s");
     let (status, _, body) = raw(slow_call(&c, &proxy.url, 5, both)).await;
     assert_eq!(status, 504, "{body}");
+}
+
+/// HAProxy in TCP mode in front of one server, with two frontends: one sends PROXY protocol
+/// version 1 (`send-proxy`), the other version 2 (`send-proxy-v2`); killed when dropped.
+struct Haproxy {
+    child: Child,
+    v1: u16,
+    v2: u16,
+    dir: PathBuf,
+}
+
+impl Drop for Haproxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Haproxy {
+    fn start(haproxy: &PathBuf, backend_port: u16) -> Haproxy {
+        let (v1, v2) = (free_port(), free_port());
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!("switchyard-haproxy-pp-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temp dir");
+        let config = format!(
+            "global\n    maxconn 200\n\n\
+             defaults\n    mode tcp\n    timeout connect 2s\n    timeout client 60s\n    timeout server 60s\n\n\
+             frontend v1\n    bind 127.0.0.1:{v1}\n    default_backend v1\n\
+             backend v1\n    server s1 127.0.0.1:{backend_port} send-proxy\n\n\
+             frontend v2\n    bind 127.0.0.1:{v2}\n    default_backend v2\n\
+             backend v2\n    server s1 127.0.0.1:{backend_port} send-proxy-v2\n"
+        );
+        let cfg = dir.join("haproxy.cfg");
+        std::fs::write(&cfg, config).expect("config written");
+        let child = Command::new(haproxy)
+            .arg("-db")
+            .arg("-f")
+            .arg(&cfg)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("haproxy starts");
+        wait_for_port(v1, "haproxy");
+        wait_for_port(v2, "haproxy");
+        Haproxy { child, v1, v2, dir }
+    }
+}
+
+/// Sends `bytes` on a fresh connection to `port` from `from` and reads until the server
+/// closes it (or 10 s pass): what came back.
+async fn exchange(from: &str, port: u16, bytes: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket.bind(format!("{from}:0").parse().expect("an address")).expect("bind");
+    let mut tcp = socket.connect(format!("127.0.0.1:{port}").parse().expect("an address")).await.expect("connect");
+    tcp.write_all(bytes).await.expect("write");
+    let mut got = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), tcp.read_to_end(&mut got)).await;
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[tokio::test]
+async fn clients_behind_a_proxy_protocol_balancer_get_their_own_session_quota() {
+    let test = "clients_behind_a_proxy_protocol_balancer_get_their_own_session_quota";
+    let Some(haproxy) = service_binary("SWITCHYARD_HAPROXY", "haproxy") else {
+        return skip(&format!("proxies::{test}"), "no haproxy binary", HOW);
+    };
+    let flags = ["--http-sessions-per-client", "2", "--trusted-proxies", "127.0.0.1/32", "--proxy-protocol"];
+    let server = HttpServer::start_with("everything", &flags);
+    let balancer = Haproxy::start(&haproxy, server.port);
+    // HAProxy connects from 127.0.0.1 for every client; the header names 127.0.0.2 and
+    // 127.0.0.3, so each has a quota of its own, in both versions of the protocol.
+    for port in [balancer.v1, balancer.v2] {
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        assert!(first_client_keeps_its_sessions_at(&url).await, "through port {port}: the clients share a quota");
+    }
+
+    let request = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                   Accept: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+    // A trusted peer that sends no header is closed without an answer: the server must not
+    // guess, or the balancer's address would stand in for every client unnoticed.
+    assert_eq!(exchange("127.0.0.1", server.port, request.as_bytes()).await, "", "no header from a trusted peer");
+    // A trusted peer's malformed header likewise.
+    let bad = format!("PROXY TCP4 127.0.0.9\r\n{request}");
+    assert_eq!(exchange("127.0.0.1", server.port, bad.as_bytes()).await, "", "a malformed header");
+    // An untrusted peer's header is not read: it is a malformed HTTP request (400), so a
+    // client cannot name its own address.
+    let spoof = format!("PROXY TCP4 127.0.0.9 127.0.0.1 4000 80\r\n{request}");
+    let answer = exchange("127.0.0.2", server.port, spoof.as_bytes()).await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "an untrusted peer's header: {answer:?}");
+    // The server still serves after all of that.
+    let url = format!("http://127.0.0.1:{}/mcp", balancer.v2);
+    open_session(&client_from("127.0.0.4"), &url, None).await;
 }

@@ -101,6 +101,7 @@ use std::process::ExitCode;
 /// | `--http-session-rate N` | `SWITCHYARD_HTTP_SESSION_RATE` | [`http_session_rate`](Self::http_session_rate) | 10 |
 /// | `--http-session-burst N` | `SWITCHYARD_HTTP_SESSION_BURST` | [`http_session_burst`](Self::http_session_burst) | 64 |
 /// | `--trusted-proxies CIDR,...` | `SWITCHYARD_TRUSTED_PROXIES` | [`trusted_proxies`](Self::trusted_proxies) | none: forwarding headers ignored |
+/// | `--proxy-protocol` | `SWITCHYARD_PROXY_PROTOCOL` | [`proxy_protocol`](Self::proxy_protocol) | off |
 /// | `--forwarded-header x-forwarded-for\|forwarded` | `SWITCHYARD_FORWARDED_HEADER` | [`forwarded_header`](Self::forwarded_header) | `x-forwarded-for` |
 /// | `--sse-after SECONDS` | `SWITCHYARD_SSE_AFTER` | [`sse_after`](Self::sse_after) | 10 (0: never) |
 /// | `--sse-keep-alive SECONDS` | `SWITCHYARD_SSE_KEEP_ALIVE` | [`sse_keep_alive`](Self::sse_keep_alive) | 15 |
@@ -478,6 +479,18 @@ pub struct ServeArgs {
         help = "Take the client address from X-Forwarded-For (or --forwarded-header) of requests from these proxies: CIDR or IP (comma-separated); list only your own proxies [default: none, headers ignored]"
     )]
     pub trusted_proxies: Vec<crate::transport::http::IpNet>,
+    /// `--proxy-protocol`: connections from the `--trusted-proxies` (layer-4 balancers such as
+    /// HAProxy `send-proxy-v2` or AWS NLB) start with a PROXY protocol header, required from
+    /// them ([`ConnectionLimits::proxy_protocol`](crate::transport::http::ConnectionLimits::proxy_protocol)).
+    /// Refused (exit code 2 from `serve`) without `--trusted-proxies`. With the `http` feature.
+    #[cfg(feature = "http")]
+    #[arg(
+        long,
+        env = "SWITCHYARD_PROXY_PROTOCOL",
+        value_parser = clap::builder::BoolishValueParser::new(),
+        help = "Connections from --trusted-proxies start with a PROXY protocol header (v1 or v2), required from them"
+    )]
+    pub proxy_protocol: bool,
     /// `--forwarded-header x-forwarded-for|forwarded`: the header the trusted proxies write;
     /// `None` keeps [`HttpConfig::forwarded_header`] of [`ServeOptions::http`]
     /// (`X-Forwarded-For` by default). With the `http` feature.
@@ -653,6 +666,14 @@ impl ServeArgs {
         }
         if !self.trusted_proxies.is_empty() {
             options.http.trusted_proxies.clone_from(&self.trusted_proxies);
+        }
+        if self.proxy_protocol {
+            if options.http.trusted_proxies.is_empty() {
+                return Err("--proxy-protocol reads the header only from --trusted-proxies, and none are given; \
+                            name the balancers that send it (e.g. --trusted-proxies 10.0.0.5)"
+                    .to_owned());
+            }
+            options.http.connections.proxy_protocol.clone_from(&options.http.trusted_proxies);
         }
         if let Some(header) = self.forwarded_header {
             options.http.forwarded_header = header;
@@ -1406,6 +1427,13 @@ mod tests {
         let plain = parse(&[]).expect("valid").serve.http_options(ServeOptions::default()).expect("usable settings");
         assert!(plain.http.trusted_proxies.is_empty());
         assert_eq!(plain.http.forwarded_header, ForwardedHeader::XForwardedFor);
+        assert!(plain.http.connections.proxy_protocol.is_empty(), "no PROXY protocol unless asked");
+        // --proxy-protocol reads the header from the trusted proxies, and only with some.
+        let proxied = parse(&["--trusted-proxies", "10.0.0.0/8", "--proxy-protocol"]).expect("valid");
+        let proxied = proxied.serve.http_options(ServeOptions::default()).expect("usable settings");
+        assert_eq!(proxied.http.connections.proxy_protocol, ["10.0.0.0/8".parse::<IpNet>().expect("a network")]);
+        let alone = parse(&["--proxy-protocol"]).expect("valid").serve.http_options(ServeOptions::default());
+        assert!(alone.expect_err("refused").contains("--trusted-proxies"));
         assert_eq!(kind(&["--trusted-proxies", "10.0.0.0/33"]), ErrorKind::ValueValidation);
         assert_eq!(kind(&["--trusted-proxies", "proxy.example.com"]), ErrorKind::ValueValidation);
         assert_eq!(kind(&["--forwarded-header", "x-real-ip"]), ErrorKind::ValueValidation);

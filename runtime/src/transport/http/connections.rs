@@ -7,6 +7,7 @@
 use super::batched_writes::BatchedWrites;
 use super::client_connections::ClientConnections;
 use super::preface_deadline::PrefaceDeadline;
+use super::proxy_protocol;
 use super::sessions::Client;
 use crate::context::Connection;
 use axum::body::Body;
@@ -75,6 +76,24 @@ pub struct ConnectionLimits {
     /// protections against streams reset in a loop (CVE-2023-44487 "rapid reset") stay on with
     /// their defaults.
     pub max_concurrent_streams: u32,
+    /// Peers (your layer-4 load balancers: HAProxy with `send-proxy`/`send-proxy-v2`, AWS NLB
+    /// with proxy protocol v2 on, ...) whose connections start with a
+    /// [PROXY protocol](https://www.haproxy.org/download/3.0/doc/proxy-protocol.txt) header,
+    /// version 1 or 2 (default none). From these peers the header is required, as the
+    /// specification asks: a connection without one, with a malformed one, or whose header
+    /// has not arrived within [`header_read_timeout`](Self::header_read_timeout) is closed
+    /// (warned about at most once per 10 s). The client address it names becomes the
+    /// connection's [`Connection::peer`](crate::context::Connection::peer) and axum's
+    /// `ConnectInfo`, with the balancer's address as
+    /// [`Connection::proxy`](crate::context::Connection::proxy); a `LOCAL` (version 2) or
+    /// `UNKNOWN` (version 1) header, a balancer's own health check, keeps the TCP peer. From
+    /// every other peer nothing is parsed, so a client cannot name its own address.
+    /// [`HttpConfig::trusted_proxies`](super::HttpConfig::trusted_proxies) is separate: it
+    /// believes forwarding headers of HTTP proxies, here behind or in place of the balancer.
+    /// [`max_connections_per_client`](Self::max_connections_per_client) still counts the TCP
+    /// peer, since it counts before anything is read. CLI: `--proxy-protocol` (the
+    /// `--trusted-proxies` networks).
+    pub proxy_protocol: Vec<super::IpNet>,
 }
 
 impl Default for ConnectionLimits {
@@ -86,6 +105,7 @@ impl Default for ConnectionLimits {
             max_connections: 10_000,
             max_connections_per_client: None,
             max_concurrent_streams: 1_000,
+            proxy_protocol: Vec::new(),
         }
     }
 }
@@ -125,6 +145,13 @@ impl ConnectionLimits {
     /// Sets [`max_concurrent_streams`](Self::max_concurrent_streams).
     pub fn max_concurrent_streams(mut self, streams: u32) -> Self {
         self.max_concurrent_streams = streams;
+        self
+    }
+
+    /// Sets [`proxy_protocol`](Self::proxy_protocol): the networks whose connections start
+    /// with a PROXY protocol header.
+    pub fn proxy_protocol(mut self, networks: impl IntoIterator<Item = super::IpNet>) -> Self {
+        self.proxy_protocol = networks.into_iter().collect();
         self
     }
 
@@ -213,6 +240,7 @@ where
     let builder = Arc::new(limits.builder());
     let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();
+    let proxy_peers: Arc<[super::IpNet]> = limits.proxy_protocol.clone().into();
     let per_client = limits.max_connections_per_client.map(ClientConnections::new);
     let mut failed_accepts = Throttled::default();
     let mut refusals = Throttled::default();
@@ -263,20 +291,36 @@ where
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "http: cannot set TCP_NODELAY");
         }
-        let identity = Connection::new(Some(peer));
-        let service = tower::ServiceExt::map_request(app.clone(), move |req: http::Request<_>| {
-            let mut req = req.map(Body::new);
-            req.extensions_mut().insert(ConnectInfo(peer));
-            req.extensions_mut().insert(identity.clone());
-            req
-        });
-        let service =
-            TowerToHyperService::new(CloseWhileDraining { inner: service, draining: stages.draining.clone() });
-        let io = TokioIo::new(BatchedWrites::new(PrefaceDeadline::new(tcp, limits.header_timeout())));
-        let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
-        let connection = graceful.watch(connection);
+        // Read in the connection's own task: a slow balancer must not hold up `accept`.
+        let header_within = (!proxy_peers.is_empty() && super::forwarded::is_trusted(peer.ip(), &proxy_peers))
+            .then(|| limits.header_timeout());
+        let (app, builder, watcher) = (app.clone(), builder.clone(), graceful.watcher());
+        let (draining, header_timeout) = (stages.draining.clone(), limits.header_timeout());
         tokio::spawn(async move {
-            if let Err(e) = connection.await {
+            let mut tcp = tcp;
+            let identity = match header_within {
+                None => Connection::new(Some(peer)),
+                Some(within) => match proxy_protocol::read(&mut tcp, within).await {
+                    Ok(Some(client)) => Connection::new(Some(peer)).forwarded_for(client),
+                    Ok(None) => Connection::new(Some(peer)),
+                    Err(e) => {
+                        proxy_protocol::refused(peer, &e);
+                        drop((permit, client_slot));
+                        return;
+                    }
+                },
+            };
+            let client = identity.peer().unwrap_or(peer);
+            let service = tower::ServiceExt::map_request(app, move |req: http::Request<_>| {
+                let mut req = req.map(Body::new);
+                req.extensions_mut().insert(ConnectInfo(client));
+                req.extensions_mut().insert(identity.clone());
+                req
+            });
+            let service = TowerToHyperService::new(CloseWhileDraining { inner: service, draining });
+            let io = TokioIo::new(BatchedWrites::new(PrefaceDeadline::new(tcp, header_timeout)));
+            let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
+            if let Err(e) = watcher.watch(connection).await {
                 tracing::debug!(error = %e, %peer, "http: connection ended with an error");
             }
             drop((permit, client_slot));

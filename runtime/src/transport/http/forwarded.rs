@@ -67,7 +67,7 @@ pub(crate) fn parse_network(s: &str) -> Result<IpNet, String> {
 
 /// Whether `ip` lies in one of `trusted`. An IPv4 address a dual-stack listener reports as
 /// `::ffff:a.b.c.d` matches the IPv4 networks too.
-fn is_trusted(ip: IpAddr, trusted: &[IpNet]) -> bool {
+pub(super) fn is_trusted(ip: IpAddr, trusted: &[IpNet]) -> bool {
     let canonical = ip.to_canonical();
     trusted.iter().any(|n| n.contains(&ip) || n.contains(&canonical))
 }

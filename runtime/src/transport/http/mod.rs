@@ -41,6 +41,7 @@ mod modern;
 mod non_post;
 mod preface_deadline;
 mod probes;
+mod proxy_protocol;
 mod respond;
 mod resume;
 mod security;
