@@ -5,19 +5,14 @@
 //! `test_tool_with_task`).
 
 use crate::CurrentTask;
-use crate::executor::Body;
-use crate::filter::{declares_tasks, task_support};
+use crate::executor::{Body, Continuation};
+use crate::launch;
+use crate::support::{declares_tasks, task_support};
 use crate::tasks::installed;
-use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use std::future::Future;
 use switchyard::registry::TaskSupport;
 use switchyard::{CallToolParams, CallToolResult, McpError, RequestContext};
-
-/// The part of a tool handed to a task: runs once, in the background, with the task's own
-/// request context.
-pub(crate) type Continuation =
-    Box<dyn FnOnce(RequestContext) -> BoxFuture<'static, Result<CallToolResult, McpError>> + Send>;
 
 /// Where the escalation outcome rides through the filters between the tool and the Tasks
 /// filter, which turns it into the `CreateTaskResult`.
@@ -58,7 +53,7 @@ where
         .cloned()
         .unwrap_or(CallToolParams { name: tool, arguments: Map::new() });
     let body: Continuation = Box::new(move |ctx| Box::pin(rest(ctx)));
-    let created = tasks.start(ctx, params, Body::Continuation(body)).await?;
+    let created = launch::start(&tasks, ctx, params, Body::Continuation(body)).await?;
     Err(marker(created))
 }
 

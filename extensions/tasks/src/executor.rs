@@ -5,6 +5,7 @@ use crate::model::TaskRecord;
 use crate::tasks::Tasks;
 use futures::future::BoxFuture;
 use std::sync::{Arc, Mutex};
+use switchyard::McpError;
 use switchyard::{AltNext, CallToolParams, CallToolResult, CancellationToken, RequestContext};
 
 /// Why an executor could not take a task (its queue is full, its backend is down, ...). The task is
@@ -50,6 +51,10 @@ impl std::fmt::Debug for RegisteredExecutor {
         f.write_str("RegisteredExecutor")
     }
 }
+
+/// The executor given to [`TasksExtension::executor`](crate::TasksExtension::executor), kept in
+/// the server's shared state: it wins over a [`RegisteredExecutor`].
+pub(crate) struct ChosenExecutor(pub(crate) Arc<dyn TaskExecutor>);
 
 /// The default executor: runs each task in the background on the current Tokio runtime, in this
 /// process.
@@ -144,11 +149,16 @@ pub(crate) struct Work {
     pub(crate) body: Body,
 }
 
+/// The part of a tool handed to a task: runs once, in the background, with the task's own
+/// request context.
+pub(crate) type Continuation =
+    Box<dyn FnOnce(RequestContext) -> BoxFuture<'static, Result<CallToolResult, McpError>> + Send>;
+
 /// What runs in the background: the rest of the pipeline (a task made before the tool ran), or
 /// the part a tool handed over with [`escalate`](crate::escalate).
 pub(crate) enum Body {
     Pipeline(AltNext<CallToolParams, CallToolResult>),
-    Continuation(crate::escalate::Continuation),
+    Continuation(Continuation),
 }
 
 impl std::fmt::Debug for TaskExecution {

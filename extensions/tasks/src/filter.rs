@@ -1,24 +1,14 @@
 //! The Tasks alternate-result filter on `tools/call`.
 
 use crate::escalate::escalated;
+use crate::launch;
+use crate::support::{declares_tasks, task_support};
 use crate::tasks::installed;
 use crate::{EXTENSION, TASKS_FILTER_ORDER};
-use serde_json::{Value, json};
+use serde_json::json;
 use switchyard::methods::ToolsCall;
 use switchyard::prelude::*;
 use switchyard::registry::TaskSupport;
-
-/// True when this request's own `_meta` client capabilities declare the Tasks extension (only a
-/// 2026-07-28 request can: legacy requests carry the session's capabilities, which never count).
-pub fn declares_tasks(ctx: &RequestContext) -> bool {
-    ctx.era().is_modern()
-        && ctx.client_capabilities().get("extensions").and_then(|e| e.get(EXTENSION)).is_some_and(Value::is_object)
-}
-
-/// The declared `task_support` of `tool` on `ctx`'s server (`Forbidden` for an unknown tool).
-pub(crate) fn task_support(ctx: &RequestContext, tool: &str) -> TaskSupport {
-    ctx.server().table().tool(tool).map(|t| t.task_support).unwrap_or_default()
-}
 
 /// The `-32021` for a `required` tool called without the extension.
 fn needs_tasks(tool: &str) -> McpError {
@@ -44,7 +34,9 @@ async fn tasks_filter(
     match (mode, declares_tasks(&req.ctx)) {
         (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => next.run(req).await,
         (TaskSupport::Required, false) => Err(needs_tasks(&tool)),
-        (TaskSupport::Optional | TaskSupport::Required, true) => tasks.create(req, next).await.map(Alternate::Other),
+        (TaskSupport::Optional | TaskSupport::Required, true) => {
+            launch::create(&tasks, req, next).await.map(Alternate::Other)
+        }
         (TaskSupport::Escalate, _) => {
             // `escalate` reads the params the task will record from the request scope.
             req.ctx.extensions().insert(req.params.clone());

@@ -138,8 +138,12 @@
 mod escalate;
 mod executor;
 mod filter;
+mod hint;
 mod id;
 mod input;
+#[cfg(feature = "postgres")]
+mod jobs;
+mod launch;
 mod maintenance;
 mod methods;
 mod metrics;
@@ -147,21 +151,24 @@ mod model;
 mod progress;
 mod store;
 mod subscription;
+mod support;
 mod tasks;
 
 pub use escalate::escalate;
 pub use executor::{
     InProcessExecutor, RegisteredExecutor, StartError, TaskExecution, TaskExecutor, WorkerPoolExecutor,
 };
-pub use filter::declares_tasks;
 pub use id::new_task_id;
 pub use input::{TaskInputChannel, request_input};
+#[cfg(feature = "postgres")]
+pub use jobs::PostgresJobExecutor;
 pub use methods::{TaskRef, TaskUpdate};
 pub use model::{TaskError, TaskRecord, TaskState, iso8601, now_ms};
 pub use progress::set_status_message;
 pub use store::{InMemoryTaskStore, PutInput, SqliteTaskStore, StoreError, TaskStore, Transition};
 #[cfg(feature = "postgres")]
-pub use store::{Job, PostgresJobExecutor, PostgresTaskStore};
+pub use store::{Job, PostgresTaskStore};
+pub use support::declares_tasks;
 /// The PostgreSQL driver and pool crates `PostgresTaskStore` is built on (feature `postgres`),
 /// so that callers configure it with the very versions it uses.
 #[cfg(feature = "postgres")]
@@ -294,13 +301,16 @@ impl TasksExtension {
         let tasks = Arc::new(tasks::Tasks::new(
             metered,
             stats.clone(),
-            self.executor,
             self.ttl.map(|t| t.as_millis().max(1) as u64),
             self.poll_interval.as_millis().max(1) as u64,
             lease_ms,
         ));
         let store = tasks.store.clone();
         let counted = Arc::downgrade(&tasks);
+        let builder = match self.executor {
+            Some(executor) => builder.state(executor::ChosenExecutor(executor)),
+            None => builder,
+        };
         builder
             .state(tasks::TasksState(tasks))
             .extension_capability(EXTENSION, serde_json::json!({}))

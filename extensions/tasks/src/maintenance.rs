@@ -34,43 +34,26 @@
 //! first), while a shutdown hold keeps the process until that is written.
 
 use crate::TASK_IDS_KEY;
+use crate::executor::TaskExecutor;
+use crate::hint::INPUT_KEY;
 use crate::model::{TaskError, TaskState, now_ms};
 use crate::store::Transition;
 use crate::tasks::{Tasks, announce, publish};
 use futures::StreamExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 use switchyard::Server;
 use switchyard::subscriptions::{Event, Publisher};
 
-/// The routing key of the internal event that tells the instance where a task waits for input
-/// that `tasks/update` stored answers for it. No `#[subscription_field]` claims it, so no listen
-/// stream is ever granted it and it never reaches a client.
-pub(crate) const INPUT_KEY: &str = "switchyard.tasks.input";
-
-/// The method name the input event carries (never sent to a client; see [`INPUT_KEY`]).
-const INPUT_METHOD: &str = "switchyard/tasks/input";
-
 /// How long the event watcher waits before subscribing again after its stream ended or lost
 /// events (a broker outage); the lease renewal covers what it missed meanwhile.
 const RESUBSCRIBE_PAUSE: Duration = Duration::from_millis(500);
 
-/// Tells whichever instance runs task `id` that answers for it are in the store. A hint only:
-/// it carries no answers, and a lost one delays the task until its next read of the store.
-pub(crate) fn hint_input(publisher: &Publisher, id: &str) {
-    publisher.publish(Event::Extension {
-        key: INPUT_KEY.to_owned(),
-        item: json!(id),
-        method: INPUT_METHOD.to_owned(),
-        params: json!({ "taskId": id }),
-    });
-}
-
 impl Tasks {
     /// Starts this process's background maintenance for `server` once.
-    pub(crate) fn ensure_maintenance(self: &Arc<Self>, server: &Server) {
+    pub(crate) fn ensure_maintenance(self: &Arc<Self>, server: &Server, queue: Option<Arc<dyn TaskExecutor>>) {
         if self.maintenance_started.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -92,7 +75,7 @@ impl Tasks {
         runtime.spawn(async move {
             tokio::select! {
                 _ = stop.cancelled() => {}
-                _ = renew_and_sweep(tasks.clone(), publisher.clone(), period) => {}
+                _ = renew_and_sweep(tasks.clone(), publisher.clone(), period, queue) => {}
                 _ = watch_events(tasks.clone(), publisher.clone()) => {}
             }
             if let Some(tasks) = tasks.upgrade() {
@@ -166,7 +149,12 @@ async fn fail_dead(tasks: &Tasks, publisher: &Publisher, now: u64) {
 
 /// Every `period`: renews the leases of this process's tasks (stopping those that ended
 /// elsewhere), then fails the tasks of dead processes.
-async fn renew_and_sweep(tasks: Weak<Tasks>, publisher: Publisher, period: Duration) {
+async fn renew_and_sweep(
+    tasks: Weak<Tasks>,
+    publisher: Publisher,
+    period: Duration,
+    queue: Option<Arc<dyn TaskExecutor>>,
+) {
     let mut tick = tokio::time::interval(period);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -192,7 +180,7 @@ async fn renew_and_sweep(tasks: Weak<Tasks>, publisher: Publisher, period: Durat
             tasks.store_failed();
             tracing::warn!(error = %e, "tasks: purging expired tasks failed");
         }
-        if let Some(executor) = &tasks.executor
+        if let Some(executor) = &queue
             && let Some(waiting) = executor.queued().await
         {
             tasks.counts.queued.get_or_init(Default::default).store(waiting, Ordering::Relaxed);

@@ -10,6 +10,7 @@
 //! request's capabilities (`-32021`), carry `taskId` as the routing name (HTTP `Mcp-Name`), and
 //! exist only while the extension is installed (`-32601` otherwise).
 
+use crate::executor::ChosenExecutor;
 use crate::tasks::{Tasks, installed};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -37,7 +38,7 @@ pub struct TaskUpdate {
 
 fn tasks_of(ctx: &RequestContext, method: &str) -> Result<Arc<Tasks>, McpError> {
     let tasks = installed(ctx).ok_or_else(|| McpError::method_not_found(method))?;
-    tasks.ensure_maintenance(&ctx.server());
+    tasks.ensure_maintenance(&ctx.server(), ctx.state::<ChosenExecutor>().map(|c| c.0.clone()));
     Ok(tasks)
 }
 

@@ -1,7 +1,6 @@
-//! The installed extension's state: store, executor, settings, and the cancellation
+//! The installed extension's state: store, settings, and the cancellation
 //! registrations of the tasks running in this process.
 
-use crate::executor::{Body, InProcessExecutor, RegisteredExecutor, TaskExecution, TaskExecutor, Work};
 use crate::model::{TaskError, TaskRecord, TaskState, now_ms};
 use crate::progress::TaskStatus;
 use crate::store::metered::StoreStats;
@@ -38,7 +37,6 @@ const OUTCOME_REFUSALS: u32 = 5;
 /// The extension as installed on a server (kept in its shared state).
 pub(crate) struct Tasks {
     pub(crate) store: Arc<dyn TaskStore>,
-    pub(crate) executor: Option<Arc<dyn TaskExecutor>>,
     pub(crate) ttl_ms: Option<u64>,
     pub(crate) poll_interval_ms: u64,
     /// How long a task's lease lasts (ms); see [`crate::maintenance`].
@@ -101,7 +99,7 @@ fn impossible_id(id: &str) -> bool {
     id.len() > MAX_ID_LEN || id.contains('\0')
 }
 
-fn store_error(what: &str, e: impl std::fmt::Display) -> McpError {
+pub(crate) fn store_error(what: &str, e: impl std::fmt::Display) -> McpError {
     tracing::error!(error = %e, "tasks: {what}");
     McpError::internal(format!(
         "the task store failed while trying to {what} (it may be down or not answering); try again shortly, \
@@ -118,14 +116,12 @@ impl Tasks {
     pub(crate) fn new(
         store: Arc<dyn TaskStore>,
         store_stats: Arc<StoreStats>,
-        executor: Option<Arc<dyn TaskExecutor>>,
         ttl_ms: Option<u64>,
         poll_interval_ms: u64,
         lease_ms: u64,
     ) -> Self {
         Tasks {
             store,
-            executor,
             ttl_ms,
             poll_interval_ms,
             lease_ms,
@@ -163,6 +159,12 @@ impl Tasks {
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
         // Poisoning only follows a panic during a map update; the map is still consistent.
         self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers task `id` as run by this process: its lease is renewed, and `cancel` fires when
+    /// it is cancelled or ends elsewhere.
+    pub(crate) fn register(&self, id: &str, cancel: CancellationToken) {
+        self.running().insert(id.to_owned(), Running { cancel: Some(cancel), wake: None });
     }
 
     pub(crate) fn unregister(&self, id: &str) {
@@ -240,77 +242,10 @@ impl Tasks {
         }
     }
 
-    /// Creates a task for the `tools/call` in `req` and hands it to the executor; returns the
-    /// `CreateTaskResult`.
-    ///
-    /// Errors: `-32603` when the store cannot create the task: nothing is started.
-    pub(crate) async fn create(
-        self: &Arc<Self>,
-        req: switchyard::TypedRequest<switchyard::CallToolParams>,
-        next: switchyard::AltNext<switchyard::CallToolParams, CallToolResult>,
-    ) -> Result<Value, McpError> {
-        self.start(&req.ctx, req.params, Body::Pipeline(next)).await
-    }
-
-    /// Stores a new task for the `tools/call` of `ctx` and hands `body` to the executor; returns
-    /// the `CreateTaskResult`.
-    ///
-    /// Errors: `-32603` when the store cannot create the task: nothing is started.
-    pub(crate) async fn start(
-        self: &Arc<Self>,
-        request: &RequestContext,
-        params: switchyard::CallToolParams,
-        body: Body,
-    ) -> Result<Value, McpError> {
-        // Expired tasks are purged by the maintenance loop, not here: one statement per
-        // sweep instead of one per created task.
-        let now = now_ms();
-        let record = TaskRecord {
-            id: crate::id::new_task_id(),
-            owner: owner_of(request),
-            state: TaskState::Working,
-            status_message: None,
-            created_at_ms: now,
-            last_updated_at_ms: now,
-            ttl_ms: self.ttl_ms,
-            poll_interval_ms: Some(self.poll_interval_ms),
-            // This process vouches for the task from the start; the maintenance loop renews the
-            // lease while the task is registered here, and an executor that hands the task to
-            // another system clears it.
-            lease_expires_at_ms: Some(now.saturating_add(self.lease_ms)),
-        };
-        self.ensure_maintenance(&request.server());
-        self.store.create(record.clone()).await.map_err(|e| store_error("create a task", e))?;
-        let cancel = CancellationToken::new();
-        let ctx = request.detach(cancel.clone());
-        ctx.extensions().insert(crate::CurrentTask { id: record.id.clone() });
-        // `ctx.input` inside the task asks through the task (`input_required` + tasks/update).
-        ctx.set_input_channel(Arc::new(crate::input::TaskInputChannel));
-        // Progress reports become the task's status message: the Tasks extension sends no
-        // progress notifications for tasks, and the request's stream is closed anyway.
-        let status = self.status_of(&request.server(), &record.id);
-        ctx.extensions().insert(status.clone());
-        ctx.set_progress_sink(Arc::new(status));
-        self.running().insert(record.id.clone(), Running { cancel: Some(cancel.clone()), wake: None });
-        let executor: Arc<dyn TaskExecutor> = match (&self.executor, request.state::<RegisteredExecutor>()) {
-            (Some(e), _) => e.clone(),
-            (None, Some(r)) => r.0.clone(),
-            (None, None) => Arc::new(InProcessExecutor),
-        };
-        let server = request.server().clone();
-        let execution = TaskExecution::new(self.clone(), record.clone(), cancel, Work { ctx, params, body });
-        if let Err(e) = executor.start(execution.clone()).await {
-            execution.dispose();
-            let error = TaskError::internal(format!("the task could not be started: {e}"));
-            self.finish_before_answering(&server, &record.id, TaskState::Failed(error)).await;
-        }
-        Ok(record.create_result_json())
-    }
-
     /// Records the terminal `state` of task `id` on a request's path: one attempt before the
     /// request is answered; if the store fails, the retries of [`finish_with`](Self::finish_with)
     /// go on in the background instead of holding the request for as long as the store is away.
-    async fn finish_before_answering(self: &Arc<Self>, server: &Server, id: &str, state: TaskState) {
+    pub(crate) async fn finish_before_answering(self: &Arc<Self>, server: &Server, id: &str, state: TaskState) {
         let message = match &state {
             TaskState::Failed(e) => Some(e.message.clone()),
             _ => None,
@@ -485,7 +420,7 @@ impl Tasks {
                 // The answers are in the store; the runner is only told to look. Elsewhere the hub
                 // carries that hint, and without it the runner finds them when it next polls.
                 if !self.wake_local(id) {
-                    crate::maintenance::hint_input(&publisher, id);
+                    crate::hint::hint_input(&publisher, id);
                 }
                 Ok(())
             }
@@ -498,7 +433,7 @@ impl Tasks {
 
     /// The status of task `id`: its messages are written with
     /// [`TaskStore::set_status_message`] and announced with `notifications/tasks`.
-    fn status_of(self: &Arc<Self>, server: &Server, id: &str) -> TaskStatus {
+    pub(crate) fn status_of(self: &Arc<Self>, server: &Server, id: &str) -> TaskStatus {
         let (tasks, publisher, id) = (self.clone(), server.publisher(), id.to_owned());
         TaskStatus::new(Arc::new(move |message| {
             let (tasks, publisher, id) = (tasks.clone(), publisher.clone(), id.clone());

@@ -9,7 +9,7 @@ mod sqlite;
 
 pub use memory::InMemoryTaskStore;
 #[cfg(feature = "postgres")]
-pub use postgres::{Job, PostgresJobExecutor, PostgresTaskStore};
+pub use postgres::{Job, PostgresTaskStore};
 pub use sqlite::SqliteTaskStore;
 
 use crate::model::{TaskError, TaskRecord, TaskState};

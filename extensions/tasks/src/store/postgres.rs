@@ -6,7 +6,6 @@ use super::{
     PutInput, StoreError, TaskStore, Transition, decode_responses, decode_state, encode_responses, encode_state,
     from_sql, merge_input, to_sql,
 };
-use crate::executor::{StartError, TaskExecution, TaskExecutor};
 use crate::model::{TaskError, TaskRecord, TaskState, now_ms};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime, TimeoutType};
 use futures::future::BoxFuture;
@@ -256,7 +255,7 @@ const POOL_TIMEOUT: Duration = Duration::from_secs(5);
 ///   failed by lease: nobody runs it yet. Lease times are wall-clock milliseconds of the
 ///   calling machines: keep their clocks synchronised and leases much longer than the skew.
 /// - The job queue ([`enqueue`](Self::enqueue), [`claim`](Self::claim),
-///   [`PostgresJobExecutor`]): each job is handed to at most one worker, ever. A worker that
+///   [`PostgresJobExecutor`](crate::PostgresJobExecutor)): each job is handed to at most one worker, ever. A worker that
 ///   dies stops renewing its lease and its task ends `failed` after the lease; the job is never
 ///   run a second time.
 /// - Times and durations are `BIGINT` milliseconds; values past `i64::MAX` are stored as
@@ -296,7 +295,7 @@ pub struct Job {
     /// The tool to run (`tools/call` `name`).
     pub tool: String,
     /// Its arguments (`tools/call` `arguments`; a JSON object when queued by
-    /// [`PostgresJobExecutor`]).
+    /// [`PostgresJobExecutor`](crate::PostgresJobExecutor)).
     pub arguments: Value,
 }
 
@@ -783,66 +782,5 @@ impl TaskStore for PostgresTaskStore {
             tx.execute(&update, &[&id, &encode_responses(&stored)?]).await.map_err(|e| failed(WHAT, &e))?;
             tx.commit().await.map_err(|e| failed(WHAT, &e))
         }))
-    }
-}
-
-/// An executor for many instances (DESIGN §10): queues each task's `tools/call` in the
-/// PostgreSQL job queue for external workers instead of running it here.
-///
-/// [`start`](TaskExecutor::start) queues the call (`name` and `arguments` of
-/// [`TaskExecution::params`]) with [`PostgresTaskStore::enqueue`], which also clears the lease
-/// the extension set when it created the task (the task waits in the queue; nobody runs it
-/// yet), and [`dispose`](TaskExecution::dispose)s the execution: the ordinary filters and the
-/// tool never run in this process, and `tasks/cancel` reaches the worker through the store
-/// (its [`renew_lease`](TaskStore::renew_lease) returns `false`). A worker takes the job with
-/// [`PostgresTaskStore::claim`] and records the outcome with
-/// [`transition`](TaskStore::transition). The worker sees only the tool name and arguments:
-/// the caller's principal was checked here, before the task was created.
-///
-/// Use the same database for the extension's store: `TasksExtension::new().store(store.clone())
-/// .executor(PostgresJobExecutor::new(store))`.
-#[derive(Debug, Clone)]
-pub struct PostgresJobExecutor {
-    store: PostgresTaskStore,
-}
-
-impl PostgresJobExecutor {
-    /// Queues jobs in `store`'s database.
-    pub fn new(store: PostgresTaskStore) -> Self {
-        PostgresJobExecutor { store }
-    }
-}
-
-impl TaskExecutor for PostgresJobExecutor {
-    /// [`PostgresTaskStore::queued_jobs`]; `None` (the last reading stays) when the database
-    /// fails.
-    fn queued(&self) -> BoxFuture<'_, Option<u64>> {
-        Box::pin(async move {
-            match self.store.queued_jobs().await {
-                Ok(n) => Some(n),
-                Err(e) => {
-                    tracing::debug!(error = %e, "tasks: counting queued jobs failed");
-                    None
-                }
-            }
-        })
-    }
-
-    /// Errors: [`StartError`] when the job could not be queued (the task then ends `failed`
-    /// before the `CreateTaskResult` is sent), or the execution was already run or disposed.
-    fn start(&self, execution: TaskExecution) -> BoxFuture<'static, Result<(), StartError>> {
-        let store = self.store.clone();
-        Box::pin(async move {
-            let params = execution.params();
-            // The work belongs to the workers from here on, or to nobody if queueing fails.
-            execution.dispose();
-            let Some(params) = params else {
-                return Err(StartError("the task's tools/call was already run or handed off; nothing to queue".into()));
-            };
-            store
-                .enqueue(execution.task_id(), &params.name, &Value::Object(params.arguments))
-                .await
-                .map_err(|e| StartError(format!("the job could not be queued: {e}")))
-        })
     }
 }
