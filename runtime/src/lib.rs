@@ -48,10 +48,6 @@
 //! A stdio-only server needs neither axum, hyper nor jsonwebtoken:
 //! `switchyard-mcp = { path = "../switchyard/runtime", default-features = false, features = ["cli"] }`.
 
-// Pieces only a transport uses (legacy `initialize`, `Mcp-Param-*` headers, ...) are unused in
-// a build without one; the default build, which CI lints, still reports dead code.
-#![cfg_attr(not(all(feature = "stdio", feature = "http")), allow(dead_code))]
-
 pub mod auth;
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -59,6 +59,7 @@ impl Principal {
     /// string, as some providers write it).
     ///
     /// Errors: `None` when there is no string `sub`.
+    #[cfg(any(feature = "auth-jwt", test))]
     pub(crate) fn from_claims(claims: Value, roles_claim: &str) -> Option<Principal> {
         let id = claims.get("sub").and_then(Value::as_str)?.to_owned();
         let words = |v: Option<&Value>| -> BTreeSet<String> {

@@ -820,8 +820,6 @@ impl ServeArgs {
     }
 }
 
-/// Accepts an absolute `http(s)` URL (an issuer identifier).
-#[cfg(feature = "oauth")]
 /// A `--trusted-proxies` entry: a network in CIDR notation or a single address.
 #[cfg(feature = "http")]
 fn parse_network(s: &str) -> Result<crate::transport::http::IpNet, String> {
@@ -839,6 +837,8 @@ fn parse_forwarded_header(s: &str) -> Result<crate::transport::http::ForwardedHe
     }
 }
 
+/// Accepts an absolute `http(s)` URL (an issuer identifier).
+#[cfg(feature = "oauth")]
 fn parse_http_url(s: &str) -> Result<String, String> {
     crate::auth::ProtectedResource::new(s)
         .map(|_| s.to_owned())

@@ -162,6 +162,7 @@ impl<T> Receiver<T> {
     /// sends do not wake it. For a receiver polled in the same task as (and right after) the
     /// code that sends: without this, each such send would wake the task for a second, empty
     /// poll. Call `poll_recv` afterwards in the same poll, which sees what was sent meanwhile.
+    #[cfg(any(feature = "http", test))]
     pub(crate) fn unpark(&mut self) {
         lock(&self.shared).receiver = None;
     }

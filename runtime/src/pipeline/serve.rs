@@ -7,9 +7,9 @@ use crate::context::{Origin, RequestContext, RequestParts};
 use crate::input::{INPUT_METHODS, InputChannel, LegacyChannel, ModernChannel};
 use crate::jsonrpc::{McpError, Request};
 use crate::pipeline::{RawRequest, RawResponse};
-use crate::protocol::{
-    Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceContext, negotiate_legacy, parse_modern_meta,
-};
+#[cfg(any(feature = "stdio", feature = "http"))]
+use crate::protocol::negotiate_legacy;
+use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceContext, parse_modern_meta};
 use crate::registry::BoxFuture;
 use futures::FutureExt;
 use futures::future::{Either, ready};
@@ -408,6 +408,7 @@ impl Engine {
     ///
     /// Errors: `-32602` when `params.protocolVersion` is missing or not a string, or
     /// `params.capabilities` is not an object.
+    #[cfg(any(feature = "stdio", feature = "http"))]
     pub(crate) fn initialize(
         &self,
         params: Option<&Map<String, Value>>,

@@ -84,6 +84,7 @@ impl LegacySession {
         self.initialized.load(Ordering::Acquire)
     }
 
+    #[cfg(any(feature = "stdio", feature = "http"))]
     pub(crate) fn mark_initialized(&self) {
         self.initialized.store(true, Ordering::Release);
     }

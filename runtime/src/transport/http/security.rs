@@ -96,6 +96,7 @@ impl HostPolicy {
     }
 
     /// The origins added with [`origins`](Self::origins).
+    #[cfg(feature = "cli")]
     pub(crate) fn listed_origins(&self) -> &[OriginPattern] {
         &self.origins
     }
