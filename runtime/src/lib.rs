@@ -40,7 +40,7 @@
 //! | `auth-jwt` | yes | `auth::JwtVerifier` (jsonwebtoken) |
 //! | `oauth` | yes | `auth::JwksVerifier` (issuer discovery and key sets over HTTPS with reqwest and rustls) and the CLI's `--auth-*` flags; implies `auth-jwt` and `http` |
 //! | `cli` | yes | `cli`: the command line of server binaries (clap, tracing-subscriber); implies `stdio` |
-//! | `testing` | yes | `testing`: an in-process client (and, with `http`, a loopback server); implies `stdio` |
+//! | `testing` | no | `testing`: an in-process client (and, with `http`, a loopback server); implies `stdio`. For tests: `[dev-dependencies] switchyard-mcp = { ..., features = ["testing"] }` |
 //! | `anyhow` | yes | `anyhow::Error` and `anyhow::Result<T>` in tools |
 //! | `otel` | no | `otel`: OTLP export of the request spans and the duration metric; `cli` exports when `OTEL_EXPORTER_OTLP_ENDPOINT` is set |
 //! | `nats` | no | `subscriptions::NatsHub`, a delivery hub shared by several instances |

@@ -39,7 +39,10 @@ fn every_switchyard_dependency_in_the_readme_resolves_without_a_release() {
     let mut checked = 0;
     for block in toml_blocks(&readme) {
         let table: toml::Table = block.parse().unwrap_or_else(|e| panic!("README TOML does not parse ({e}):\n{block}"));
-        let deps = table.get("dependencies").and_then(toml::Value::as_table).unwrap_or(&table);
+        let deps = ["dependencies", "dev-dependencies"]
+            .iter()
+            .find_map(|section| table.get(*section).and_then(toml::Value::as_table))
+            .unwrap_or(&table);
         for (name, spec) in deps.iter().filter(|(n, _)| n.starts_with("switchyard")) {
             checked += 1;
             let spec = spec.as_table().unwrap_or_else(|| panic!("{name} = {spec}: a version alone needs a release"));
