@@ -81,11 +81,12 @@
 //! for an unknown id).
 //!
 //! ## Stores
-//! [`InMemoryTaskStore`] (default) is fast and lost on exit. [`SqliteTaskStore`] keeps tasks in
-//! one SQLite file: a task is committed before the `CreateTaskResult` is sent; completed results
-//! stay readable after a restart until their TTL passes; tasks that were running when the
-//! process stopped are reported `failed` ("the server stopped while the task was running")
-//! after [`SqliteTaskStore::open_for_server`]; several processes may share the file.
+//! [`InMemoryTaskStore`] (default) is fast and lost on exit. `SqliteTaskStore` (feature
+//! `sqlite`, on by default) keeps tasks in one SQLite file: a task is committed before the
+//! `CreateTaskResult` is sent; completed results stay readable after a restart until their TTL
+//! passes; tasks that were running when the process stopped are reported `failed` ("the server
+//! stopped while the task was running") after `SqliteTaskStore::open_for_server`; several
+//! processes may share the file.
 //!
 //! `PostgresTaskStore` (feature `postgres`) is the store for many instances of one server
 //! behind a load balancer: every instance and every worker process uses the same database;
@@ -165,7 +166,9 @@ pub use jobs::PostgresJobExecutor;
 pub use methods::{TaskRef, TaskUpdate};
 pub use model::{TaskError, TaskRecord, TaskState, iso8601, now_ms};
 pub use progress::set_status_message;
-pub use store::{InMemoryTaskStore, PutInput, SqliteTaskStore, StoreError, TaskStore, Transition};
+#[cfg(feature = "sqlite")]
+pub use store::SqliteTaskStore;
+pub use store::{InMemoryTaskStore, PutInput, StoreError, TaskStore, Transition};
 #[cfg(feature = "postgres")]
 pub use store::{Job, PostgresTaskStore};
 pub use support::declares_tasks;

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// Tasks in memory (the default store). Nothing survives a restart; use
-/// [`SqliteTaskStore`](super::SqliteTaskStore) for that.
+/// `SqliteTaskStore` (feature `sqlite`) for that.
 #[derive(Debug, Default)]
 pub struct InMemoryTaskStore {
     tasks: Mutex<HashMap<String, Entry>>,

@@ -5,11 +5,13 @@ mod memory;
 pub(crate) mod metered;
 #[cfg(feature = "postgres")]
 mod postgres;
+#[cfg(feature = "sqlite")]
 mod sqlite;
 
 pub use memory::InMemoryTaskStore;
 #[cfg(feature = "postgres")]
 pub use postgres::{Job, PostgresTaskStore};
+#[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;
 
 use crate::model::{TaskError, TaskRecord, TaskState};
@@ -218,6 +220,7 @@ pub(crate) fn merge_input(
 /// Stored input responses as JSON text (`None` for none), for the SQL stores.
 ///
 /// Errors: [`StoreError`] when they cannot be encoded.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn encode_responses(responses: &Map<String, Value>) -> Result<Option<String>, StoreError> {
     if responses.is_empty() {
         return Ok(None);
@@ -230,6 +233,7 @@ pub(crate) fn encode_responses(responses: &Map<String, Value>) -> Result<Option<
 /// The inverse of [`encode_responses`].
 ///
 /// Errors: [`StoreError`] for text that is not a JSON object (written by something else).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn decode_responses(text: Option<&str>) -> Result<Map<String, Value>, StoreError> {
     match text.map(serde_json::from_str::<Value>) {
         None => Ok(Map::new()),
@@ -243,6 +247,7 @@ pub(crate) fn decode_responses(text: Option<&str>) -> Result<Map<String, Value>,
 /// as JSON text (`inputRequests`, the result, or the error object). Shared by the SQL stores.
 ///
 /// Errors: [`StoreError`] when the data cannot be encoded as JSON.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn encode_state(state: &TaskState) -> Result<(&'static str, Option<String>), StoreError> {
     let payload = match state {
         TaskState::Working | TaskState::Cancelled => None,
@@ -258,6 +263,7 @@ pub(crate) fn encode_state(state: &TaskState) -> Result<(&'static str, Option<St
 ///
 /// Errors: [`StoreError`] for an unknown status or a payload that does not fit it (a row
 /// written by something else).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn decode_state(status: &str, payload: Option<&str>) -> Result<TaskState, StoreError> {
     let bad = |e: String| StoreError(format!("stored task state is unreadable ({status}): {e}"));
     let json = || -> Result<Value, StoreError> {
@@ -279,11 +285,13 @@ pub(crate) fn decode_state(status: &str, payload: Option<&str>) -> Result<TaskSt
 /// A time or duration in milliseconds as an SQL `BIGINT`. Values past `i64::MAX` (292 million
 /// years) are stored as `i64::MAX` rather than wrapping to a negative number, which would make
 /// a task expire at once.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn to_sql(ms: u64) -> i64 {
     i64::try_from(ms).unwrap_or(i64::MAX)
 }
 
 /// The inverse of [`to_sql`]; a negative value (written by something else) reads as 0.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn from_sql(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
