@@ -52,6 +52,7 @@ pub mod auth;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod context;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod handler;

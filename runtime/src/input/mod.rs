@@ -37,4 +37,6 @@ pub use legacy::{ClientOutcome, ClientRequests};
 
 pub(crate) use legacy::LegacyChannel;
 pub(crate) use modern::{INPUT_METHODS, ModernChannel};
-pub(crate) use state::{Binding, Carried, MIN_KEY_BYTES, StateCodec};
+#[cfg(feature = "fuzzing")]
+pub(crate) use state::{Binding, Carried};
+pub(crate) use state::{MIN_KEY_BYTES, StateCodec};

@@ -86,6 +86,7 @@ impl ModernChannel {
 
     /// Every answer a handler can look up: the carried ones, overridden by this retry's
     /// `inputResponses` (the order [`lookup`](Self::lookup) consults them in).
+    #[cfg(feature = "fuzzing")]
     pub(crate) fn visible_answers(&self) -> Map<String, Value> {
         let mut all = self.carried.answers.clone();
         all.extend(self.responses.iter().map(|(k, v)| (k.clone(), v.clone())));

@@ -60,6 +60,7 @@ pub(crate) struct Binding {
 
 impl Binding {
     /// The binding of a request from its params (`name`/`uri` and `arguments`).
+    #[cfg(any(feature = "fuzzing", test))]
     pub(crate) fn of(method: &str, params: &Map<String, Value>, principal: Option<&str>) -> Binding {
         BindingInput::of(method, params, principal).bind()
     }

@@ -381,6 +381,7 @@ pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: Ht
 
 /// The service [`serve`] runs for `server` with `config` (without authentication), for
 /// in-process callers such as the HTTP fuzz target.
+#[cfg(feature = "fuzzing")]
 pub(crate) fn endpoint_service(server: Server, config: HttpConfig) -> endpoint::Endpoint<endpoint::Handler> {
     let state = http_state(server, config, None);
     endpoint::Endpoint::new(&state.config.path.clone(), state.metadata.clone(), endpoint::Handler::new(state.clone()))
@@ -447,7 +448,8 @@ pub async fn serve_app(
     connections::serve(listener, app, connections::Stages::until(shutdown), limits).await
 }
 
-/// The header check of [`fuzzing::mirrored_header`](crate::fuzzing::mirrored_header).
+/// The header check of `fuzzing::mirrored_header`.
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub fn fuzz_mirrored(headers: &http::HeaderMap, name: &str) -> Result<Option<String>, crate::jsonrpc::McpError> {
     headers::mirrored(headers, name).map(|v| v.map(std::borrow::Cow::into_owned))
