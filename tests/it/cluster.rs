@@ -11,6 +11,7 @@
 //! Without them every test says it was skipped, and how to run it, and passes; under CI (`CI`
 //! set) it fails.
 
+use crate::common::haproxy::Haproxy;
 use crate::common::relay::Relay;
 use crate::common::schema::Schema;
 use crate::common::*;
@@ -123,24 +124,15 @@ struct Cluster {
     db: Relay,
     /// `s1`, `s2`, `s3` in HAProxy's terms; `None` once killed.
     instances: Vec<Option<HttpServer>>,
-    _balancer: Proc,
+    _balancer: Haproxy,
     url: String,
     client: reqwest::Client,
-    _dir: TempDir,
     /// Last: dropped once the instances are gone.
     _schema: Schema,
 }
 
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 impl Cluster {
-    async fn start(pg: &str, haproxy: &PathBuf, nats_bin: PathBuf) -> Cluster {
+    async fn start(pg: &str, haproxy: &std::path::Path, nats_bin: PathBuf) -> Cluster {
         let schema = Schema::create(pg).await;
         let nats = Nats::start(nats_bin);
         let mut url = reqwest::Url::parse(pg).expect("SWITCHYARD_TEST_PG is a URL");
@@ -177,31 +169,15 @@ impl Cluster {
             ports.push(server.port);
             instances.push(Some(server));
         }
-        let dir = std::env::temp_dir().join(unique("switchyard-cluster-"));
-        std::fs::create_dir_all(&dir).expect("a temp dir");
         let port = free_port();
-        let config = haproxy_config(port, &ports);
-        let cfg = dir.join("haproxy.cfg");
-        std::fs::write(&cfg, config).expect("config written");
-        let check = Command::new(haproxy).arg("-c").arg("-f").arg(&cfg).output().expect("haproxy runs");
-        assert!(check.status.success(), "haproxy rejects the config: {}", String::from_utf8_lossy(&check.stderr));
-        let balancer = Command::new(haproxy)
-            .arg("-db")
-            .arg("-f")
-            .arg(&cfg)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("haproxy starts");
-        wait_for_port(port, "haproxy");
+        let balancer = Haproxy::start(haproxy, &haproxy_config(port, &ports), &[port]);
         Cluster {
             nats,
             db,
             instances,
-            _balancer: Proc(balancer),
+            _balancer: balancer,
             url: format!("http://127.0.0.1:{port}/mcp"),
             client: public_client(),
-            _dir: TempDir(dir),
             _schema: schema,
         }
     }

@@ -6,6 +6,7 @@
 //! /usr/sbin/haproxy) and the broker case `nats-server` (`SWITCHYARD_NATS_SERVER`); without them
 //! they say they were skipped and pass, under CI (`CI` set) they fail.
 
+use crate::common::haproxy::Haproxy;
 use crate::common::*;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -163,21 +164,7 @@ async fn sigterm_under_load_through_a_balancer_drops_no_request() {
     let mut s1 = HttpServer::start_with("fixture", &args);
     let s2 = HttpServer::start_with("fixture", &args);
     let port = free_port();
-    let dir = std::env::temp_dir().join(format!("switchyard-drain-{}-{port}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temp dir");
-    let cfg = dir.join("haproxy.cfg");
-    std::fs::write(&cfg, balancer_config(port, &[s1.port, s2.port])).expect("config written");
-    let balancer = KillOnDrop(
-        Command::new(&haproxy)
-            .arg("-db")
-            .arg("-f")
-            .arg(&cfg)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("haproxy starts"),
-    );
-    wait_for_port(port, "haproxy");
+    let balancer = Haproxy::start(&haproxy, &balancer_config(port, &[s1.port, s2.port]), &[port]);
     let url = format!("http://127.0.0.1:{port}/mcp");
     // Both instances in rotation before the load starts.
     let c = client();
@@ -281,7 +268,6 @@ async fn sigterm_under_load_through_a_balancer_drops_no_request() {
     );
     assert!(ok > 50, "too little load to say anything: {ok} requests");
     drop((balancer, s2));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A task still running when its instance stops is marked `failed` at once, saying why, rather

@@ -5,54 +5,31 @@
 //! The proxy tests need the `haproxy` binary (`SWITCHYARD_HAPROXY`, else `haproxy` on PATH or
 //! /usr/sbin/haproxy); without it they say they were skipped and pass (under CI they fail).
 
+use crate::common::haproxy::Haproxy;
 use crate::common::*;
 use serde_json::json;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 const HOW: &str = "apt-get install haproxy (or set SWITCHYARD_HAPROXY) and run \
                    cargo test -p switchyard-tests --test it hosts::";
 const PUBLIC: &str = "mcp.example.com";
 
-/// HAProxy in front of one server on `backend_port`, killed when dropped.
+/// HAProxy in front of one server on `backend_port`.
 struct Proxy {
-    child: Child,
+    _haproxy: Haproxy,
     url: String,
-    dir: PathBuf,
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 impl Proxy {
-    fn start(haproxy: &PathBuf, backend_port: u16) -> Proxy {
+    fn start(haproxy: &std::path::Path, backend_port: u16) -> Proxy {
         let port = free_port();
         let config = format!(
             "defaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\n\n\
              frontend public\n    bind 127.0.0.1:{port}\n    default_backend mcp\n\n\
              backend mcp\n    server s1 127.0.0.1:{backend_port}\n"
         );
-        let nanos =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!("switchyard-hosts-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temp dir");
-        let cfg = dir.join("haproxy.cfg");
-        std::fs::write(&cfg, config).expect("config written");
-        let child = Command::new(haproxy)
-            .arg("-db")
-            .arg("-f")
-            .arg(&cfg)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("haproxy starts");
-        wait_for_port(port, "haproxy");
-        Proxy { child, url: format!("http://127.0.0.1:{port}/mcp"), dir }
+        Proxy { _haproxy: Haproxy::start(haproxy, &config, &[port]), url: format!("http://127.0.0.1:{port}/mcp") }
     }
 }
 

@@ -9,6 +9,7 @@
 //! /usr/sbin/nginx), the PROXY protocol test `haproxy` (`SWITCHYARD_HAPROXY`); without them they
 //! say they were skipped and pass (under CI they fail).
 
+use crate::common::haproxy::Haproxy;
 use crate::common::*;
 use serde_json::{Value, json};
 use std::net::IpAddr;
@@ -279,29 +280,16 @@ async fn a_long_silent_call_outlives_nginx_s_read_timeout_only_with_sse_after() 
 }
 
 /// HAProxy in TCP mode in front of one server, with two frontends: one sends PROXY protocol
-/// version 1 (`send-proxy`), the other version 2 (`send-proxy-v2`); killed when dropped.
-struct Haproxy {
-    child: Child,
+/// version 1 (`send-proxy`), the other version 2 (`send-proxy-v2`).
+struct ProxyProtocolBalancer {
+    _haproxy: Haproxy,
     v1: u16,
     v2: u16,
-    dir: PathBuf,
 }
 
-impl Drop for Haproxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-impl Haproxy {
-    fn start(haproxy: &PathBuf, backend_port: u16) -> Haproxy {
+impl ProxyProtocolBalancer {
+    fn start(haproxy: &std::path::Path, backend_port: u16) -> ProxyProtocolBalancer {
         let (v1, v2) = (free_port(), free_port());
-        let nanos =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!("switchyard-haproxy-pp-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temp dir");
         let config = format!(
             "global\n    maxconn 200\n\n\
              defaults\n    mode tcp\n    timeout connect 2s\n    timeout client 60s\n    timeout server 60s\n\n\
@@ -310,19 +298,7 @@ impl Haproxy {
              frontend v2\n    bind 127.0.0.1:{v2}\n    default_backend v2\n\
              backend v2\n    server s1 127.0.0.1:{backend_port} send-proxy-v2\n"
         );
-        let cfg = dir.join("haproxy.cfg");
-        std::fs::write(&cfg, config).expect("config written");
-        let child = Command::new(haproxy)
-            .arg("-db")
-            .arg("-f")
-            .arg(&cfg)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("haproxy starts");
-        wait_for_port(v1, "haproxy");
-        wait_for_port(v2, "haproxy");
-        Haproxy { child, v1, v2, dir }
+        ProxyProtocolBalancer { _haproxy: Haproxy::start(haproxy, &config, &[v1, v2]), v1, v2 }
     }
 }
 
@@ -347,7 +323,7 @@ async fn clients_behind_a_proxy_protocol_balancer_get_their_own_session_quota() 
     };
     let flags = ["--http-sessions-per-client", "2", "--trusted-proxies", "127.0.0.1/32", "--proxy-protocol"];
     let server = HttpServer::start_with("everything", &flags);
-    let balancer = Haproxy::start(&haproxy, server.port);
+    let balancer = ProxyProtocolBalancer::start(&haproxy, server.port);
     // HAProxy connects from 127.0.0.1 for every client; the header names 127.0.0.2 and
     // 127.0.0.3, so each has a quota of its own, in both versions of the protocol.
     for port in [balancer.v1, balancer.v2] {

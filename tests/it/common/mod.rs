@@ -2,6 +2,7 @@
 //! processes, and speak raw HTTP or stdio to them.
 #![allow(dead_code, missing_docs)]
 
+pub mod haproxy;
 pub mod otlp;
 pub mod relay;
 pub mod schema;
