@@ -1,5 +1,5 @@
 //! Scale-out rows (`--only scale`, or one of `scale-tasks`, `scale-http`, `scale-fanout`): what
-//! the pieces of a multi-instance deployment (DESIGN §10) cost, each as a ratio measured in one
+//! the pieces of a multi-instance deployment (docs/scaling.md) cost, each as a ratio measured in one
 //! run against the single-process default.
 //!
 //! - `scale-tasks`: tasks created and completed per second with the task store in memory, in

@@ -6,7 +6,7 @@ use crate::store::PostgresTaskStore;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-/// An executor for many instances (DESIGN §10): queues each task's `tools/call` in the
+/// An executor for many instances (docs/scaling.md): queues each task's `tools/call` in the
 /// PostgreSQL job queue for external workers instead of running it here.
 ///
 /// [`start`](TaskExecutor::start) queues the call (`name` and `arguments` of

@@ -1,5 +1,5 @@
 //! What each process with the extension installed does in the background, so that tasks
-//! behave as one set across every instance behind a load balancer (DESIGN §10):
+//! behave as one set across every instance behind a load balancer (docs/scaling.md):
 //!
 //! - **Leases.** A task is created with a lease (`lease_ms`, default 15 s) held by the process
 //!   that runs it; every `lease_ms / 3` that process renews the lease of each task it runs or

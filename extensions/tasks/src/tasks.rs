@@ -226,7 +226,7 @@ impl Tasks {
             && self.sweep_allowed(now)
         {
             // Its process died and no sweep has run since: fail it now rather than report it
-            // `working` (DESIGN §10: never `working` forever).
+            // `working` (docs/scaling.md: never `working` forever).
             self.fail_dead(&ctx.server(), now).await;
             record = self.store.get(id).await.map_err(|e| store_error("read a task", e))?;
         }

@@ -1,5 +1,5 @@
 //! [`NatsHub`]: a [`DeliveryHub`] over core NATS, for several instances of one server behind a
-//! load balancer (DESIGN §10). An event published on any instance reaches every matching listen
+//! load balancer (docs/scaling.md). An event published on any instance reaches every matching listen
 //! stream on every instance.
 //!
 //! ```no_run

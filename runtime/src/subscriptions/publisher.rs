@@ -47,7 +47,7 @@ impl Publisher {
     /// should resynchronise from its source of truth. For extensions that react to events,
     /// e.g. the Tasks extension stopping a task that another instance cancelled.
     ///
-    /// Experimental seam (DESIGN principle 3: extensions use public API only).
+    /// Experimental seam (docs/architecture.md: extensions use the public API only).
     pub fn subscribe(&self) -> super::EventStream {
         self.hub.subscribe()
     }

@@ -1,4 +1,4 @@
-//! The store for many instances of one server (DESIGN §10): PostgreSQL through `tokio-postgres`
+//! The store for many instances of one server (docs/scaling.md): PostgreSQL through `tokio-postgres`
 //! and a `deadpool-postgres` pool, with the job queue that external worker processes take work
 //! from.
 
@@ -236,7 +236,7 @@ WHERE j.claimed_by IS NULL AND t.status = 'working'";
 const POOL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Tasks in PostgreSQL, shared by every instance of a server behind a load balancer and by the
-/// worker processes that run its jobs (DESIGN §10).
+/// worker processes that run its jobs (docs/scaling.md).
 ///
 /// Guarantees:
 /// - [`create`](TaskStore::create) returns once the row is committed: a `tasks/get` on any
