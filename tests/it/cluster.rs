@@ -8,8 +8,8 @@
 //! `haproxy` binary (`SWITCHYARD_HAPROXY`, else `haproxy` on PATH or /usr/sbin/haproxy) and the
 //! `nats-server` binary (`SWITCHYARD_NATS_SERVER`, else on PATH or /usr/sbin/nats-server). Each
 //! test starts its own NATS server on a free port (one test restarts it) and its own balancer.
-//! Without them every test says it was skipped, and how to run it, and passes; under CI (`CI`
-//! set) it fails.
+//! Without them every test is reported ignored, saying what it needs (tests/build.rs); under CI
+//! (`CI` set) they run and fail.
 
 use crate::common::haproxy::Haproxy;
 use crate::common::relay::Relay;
@@ -324,6 +324,10 @@ fn with_meta(mut params: Value, caps: Value) -> Value {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(all(svc_pg, svc_haproxy, svc_nats_server)),
+    ignore = "needs SWITCHYARD_TEST_PG, haproxy and nats-server"
+)]
 async fn tasks_are_one_set_across_instances_and_survive_a_killed_instance() {
     let Some((pg, haproxy, nats)) = requirements("tasks_are_one_set_across_instances_and_survive_a_killed_instance")
     else {
@@ -400,6 +404,10 @@ async fn tasks_are_one_set_across_instances_and_survive_a_killed_instance() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(all(svc_pg, svc_haproxy, svc_nats_server)),
+    ignore = "needs SWITCHYARD_TEST_PG, haproxy and nats-server"
+)]
 async fn events_and_input_rounds_cross_instances_and_listen_survives_a_broker_restart() {
     let Some((pg, haproxy, nats)) =
         requirements("events_and_input_rounds_cross_instances_and_listen_survives_a_broker_restart")
@@ -491,6 +499,10 @@ async fn events_and_input_rounds_cross_instances_and_listen_survives_a_broker_re
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(all(svc_pg, svc_haproxy, svc_nats_server)),
+    ignore = "needs SWITCHYARD_TEST_PG, haproxy and nats-server"
+)]
 async fn a_legacy_session_stays_on_the_instance_that_created_it() {
     let Some((pg, haproxy, nats)) = requirements("a_legacy_session_stays_on_the_instance_that_created_it") else {
         return;
@@ -534,6 +546,10 @@ async fn a_legacy_session_stays_on_the_instance_that_created_it() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(all(svc_pg, svc_haproxy, svc_nats_server)),
+    ignore = "needs SWITCHYARD_TEST_PG, haproxy and nats-server"
+)]
 async fn input_answered_on_another_instance_while_the_broker_is_down_reaches_the_task() {
     let Some((pg, haproxy, nats)) =
         requirements("input_answered_on_another_instance_while_the_broker_is_down_reaches_the_task")
@@ -608,6 +624,10 @@ async fn settled(cluster: &Cluster, id: &mut i64, task: &str, within: Duration) 
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(all(svc_pg, svc_haproxy, svc_nats_server)),
+    ignore = "needs SWITCHYARD_TEST_PG, haproxy and nats-server"
+)]
 async fn a_database_outage_or_freeze_loses_no_running_task() {
     let Some((pg, haproxy, nats)) = requirements("a_database_outage_or_freeze_loses_no_running_task") else {
         return;

@@ -4,7 +4,8 @@
 //!
 //! The balancer cases need the `haproxy` binary (`SWITCHYARD_HAPROXY`, else on PATH or
 //! /usr/sbin/haproxy) and the broker case `nats-server` (`SWITCHYARD_NATS_SERVER`); without them
-//! they say they were skipped and pass, under CI (`CI` set) they fail.
+//! they are reported ignored, saying what they need (tests/build.rs); under CI (`CI` set) they run
+//! and fail.
 
 use crate::common::haproxy::Haproxy;
 use crate::common::*;
@@ -65,6 +66,7 @@ async fn probes_answer_beside_the_endpoint_without_host_checks() {
 }
 
 #[tokio::test]
+#[cfg_attr(not(svc_nats_server), ignore = "needs nats-server (apt-get install nats-server, or SWITCHYARD_NATS_SERVER)")]
 async fn readiness_fails_while_the_broker_is_down_and_recovers() {
     let Some(nats_bin) = service_binary("SWITCHYARD_NATS_SERVER", "nats-server").filter(|p| p.is_file()) else {
         return skip("drain::readiness_fails_while_the_broker_is_down_and_recovers", "no nats-server", HOW);
@@ -157,6 +159,7 @@ struct Tally {
 }
 
 #[tokio::test]
+#[cfg_attr(not(svc_haproxy), ignore = "needs haproxy (apt-get install haproxy, or SWITCHYARD_HAPROXY)")]
 async fn sigterm_under_load_through_a_balancer_drops_no_request() {
     let Some(haproxy) = requires_haproxy("sigterm_under_load_through_a_balancer_drops_no_request") else { return };
     let _heavy = heavy().await;
@@ -274,6 +277,7 @@ async fn sigterm_under_load_through_a_balancer_drops_no_request() {
 /// than left `working` until its lease runs out (a minute here) and then reported as a crash.
 /// Another instance sharing the store reads the outcome.
 #[tokio::test]
+#[cfg_attr(not(svc_pg), ignore = "needs PostgreSQL: set SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test")]
 async fn an_instance_that_stops_fails_its_running_tasks_at_once_and_says_why() {
     let Some(pg) = std::env::var("SWITCHYARD_TEST_PG").ok().filter(|u| !u.is_empty()) else {
         return skip(

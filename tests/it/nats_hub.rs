@@ -2,7 +2,8 @@
 //!
 //! Needs a NATS broker:
 //! `SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222 cargo test -p switchyard-tests --test it nats_hub::`;
-//! without it each test says it was skipped and passes (under CI, with `CI` set, it fails).
+//! without it each test is reported ignored (tests/build.rs); under CI (`CI` set) they run and
+//! fail.
 //! The outage tests start and kill their own `nats-server` (path from `SWITCHYARD_NATS_SERVER`,
 //! else `nats-server` on PATH, else /usr/sbin/nats-server) on a free loopback port, never
 //! touching the shared broker.
@@ -169,6 +170,7 @@ impl Drop for Broker {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(svc_nats), ignore = "needs NATS: set SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222")]
 async fn two_instances_see_each_publishers_events_in_order() {
     let Some(url) = shared_broker("two_instances_see_each_publishers_events_in_order") else { return };
     let subject = subject("order");
@@ -203,6 +205,7 @@ async fn two_instances_see_each_publishers_events_in_order() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(svc_nats), ignore = "needs NATS: set SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222")]
 async fn every_event_variant_crosses_instances_unchanged() {
     let Some(url) = shared_broker("every_event_variant_crosses_instances_unchanged") else { return };
     let subject = subject("variants");
@@ -246,6 +249,7 @@ async fn every_event_variant_crosses_instances_unchanged() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(svc_nats), ignore = "needs NATS: set SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222")]
 async fn a_subscriber_that_never_reads_lags_while_another_keeps_receiving() {
     let Some(url) = shared_broker("a_subscriber_that_never_reads_lags_while_another_keeps_receiving") else { return };
     let subject = subject("slow");
@@ -269,6 +273,7 @@ async fn a_subscriber_that_never_reads_lags_while_another_keeps_receiving() {
 /// Current-thread runtime: the outbox task cannot run during the publishing loop, so exactly
 /// the first event fits in an outbox of one.
 #[tokio::test]
+#[cfg_attr(not(svc_nats), ignore = "needs NATS: set SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222")]
 async fn events_dropped_by_a_full_outbox_end_subscriptions_on_every_instance() {
     let Some(url) = shared_broker("events_dropped_by_a_full_outbox_end_subscriptions_on_every_instance") else {
         return;
@@ -293,6 +298,7 @@ async fn events_dropped_by_a_full_outbox_end_subscriptions_on_every_instance() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(svc_nats), ignore = "needs NATS: set SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222")]
 async fn garbage_on_the_subject_is_skipped() {
     let Some(url) = shared_broker("garbage_on_the_subject_is_skipped") else { return };
     let subject = subject("garbage");
@@ -328,6 +334,10 @@ async fn garbage_on_the_subject_is_skipped() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(all(svc_nats, svc_nats_server)),
+    ignore = "needs NATS: set SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222 and nats-server"
+)]
 async fn an_unreachable_broker_at_start_does_not_stop_the_hub() {
     if shared_broker("an_unreachable_broker_at_start_does_not_stop_the_hub").is_none() {
         return;
@@ -368,6 +378,10 @@ async fn an_unreachable_broker_at_start_does_not_stop_the_hub() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(all(svc_nats, svc_nats_server)),
+    ignore = "needs NATS: set SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222 and nats-server"
+)]
 async fn a_broker_killed_mid_stream_ends_open_streams_and_recovers() {
     if shared_broker("a_broker_killed_mid_stream_ends_open_streams_and_recovers").is_none() {
         return;
@@ -406,6 +420,10 @@ async fn a_broker_killed_mid_stream_ends_open_streams_and_recovers() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(all(svc_nats, svc_nats_server)),
+    ignore = "needs NATS: set SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222 and nats-server"
+)]
 async fn a_frozen_broker_counts_as_a_stall_and_the_link_comes_back() {
     if shared_broker("a_frozen_broker_counts_as_a_stall_and_the_link_comes_back").is_none() {
         return;
@@ -465,6 +483,7 @@ fn server(hub: NatsHub) -> Server {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(svc_nats), ignore = "needs NATS: set SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222")]
 async fn a_listen_on_one_server_hears_a_list_change_published_on_another() {
     let Some(url) = shared_broker("a_listen_on_one_server_hears_a_list_change_published_on_another") else {
         return;
@@ -527,6 +546,7 @@ async fn malformed_settings_are_errors() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(svc_nats), ignore = "needs NATS: set SWITCHYARD_TEST_NATS=nats://127.0.0.1:4222")]
 async fn dropping_the_last_clone_stops_the_hub_and_ends_its_streams() {
     let Some(url) = shared_broker("dropping_the_last_clone_stops_the_hub_and_ends_its_streams") else { return };
     let subject = subject("drop");

@@ -273,6 +273,7 @@ fn assert_tool_answered(summary: &Value) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(all(svc_npm, svc_python)), ignore = "needs npm and python3 (then tests/oauth/install.sh)")]
 async fn the_python_sdk_signs_in_and_calls_a_tool_on_the_stateless_wire() {
     let test = "oauth_e2e::the_python_sdk_signs_in_and_calls_a_tool_on_the_stateless_wire";
     if !tools_present(test) {
@@ -291,6 +292,7 @@ async fn the_python_sdk_signs_in_and_calls_a_tool_on_the_stateless_wire() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(all(svc_npm, svc_python)), ignore = "needs npm and python3 (then tests/oauth/install.sh)")]
 async fn the_python_sdk_signs_in_and_calls_a_tool_in_a_2025_11_25_session() {
     let test = "oauth_e2e::the_python_sdk_signs_in_and_calls_a_tool_in_a_2025_11_25_session";
     if !tools_present(test) {
@@ -321,6 +323,7 @@ async fn the_python_sdk_signs_in_and_calls_a_tool_in_a_2025_11_25_session() {
 /// token is refused with 403 `insufficient_scope`, and the host authorizes again for both (the
 /// SDK's own step-up: no new discovery or registration) and the call goes through.
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(all(svc_npm, svc_python)), ignore = "needs npm and python3 (then tests/oauth/install.sh)")]
 async fn a_token_without_a_required_scope_is_stepped_up() {
     let test = "oauth_e2e::a_token_without_a_required_scope_is_stepped_up";
     if !tools_present(test) {
@@ -377,6 +380,7 @@ async fn a_token_without_a_required_scope_is_stepped_up() {
 /// server keeps running: the server fetches the key set again for the new `kid` and accepts the
 /// new tokens without a restart.
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(all(svc_npm, svc_python)), ignore = "needs npm and python3 (then tests/oauth/install.sh)")]
 async fn tokens_signed_with_a_rotated_key_are_accepted_without_a_restart() {
     let test = "oauth_e2e::tokens_signed_with_a_rotated_key_are_accepted_without_a_restart";
     if !tools_present(test) {
@@ -534,6 +538,7 @@ fn assert_dpop_flow(summary: &Value, server: &HttpServer, auth: &AuthServer, set
 /// credentials (DCR, RFC 8707 `resource=`, a proof at the token endpoint) and calls a tool in a
 /// 2025-11-25 session, each request with a fresh proof.
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh)")]
 async fn the_typescript_sdk_calls_a_tool_with_a_dpop_bound_token() {
     let test = "oauth_e2e::the_typescript_sdk_calls_a_tool_with_a_dpop_bound_token";
     if !tools_on_path(test, &["npm"]) {
@@ -551,6 +556,7 @@ async fn the_typescript_sdk_calls_a_tool_with_a_dpop_bound_token() {
 /// `use_dpop_nonce` and a `DPoP-Nonce`; the host retries once with it, and every later proof to
 /// the MCP server carries it.
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh)")]
 async fn dpop_nonces_are_asked_for_and_used() {
     let test = "oauth_e2e::dpop_nonces_are_asked_for_and_used";
     if !tools_on_path(test, &["npm"]) {
@@ -572,6 +578,7 @@ async fn dpop_nonces_are_asked_for_and_used() {
 /// as before, the 401 offers both schemes, and the DPoP host's bound token still must come with
 /// its proofs.
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(all(svc_npm, svc_python)), ignore = "needs npm and python3 (then tests/oauth/install.sh)")]
 async fn with_dpop_allowed_bearer_and_dpop_bound_tokens_are_both_served() {
     let test = "oauth_e2e::with_dpop_allowed_bearer_and_dpop_bound_tokens_are_both_served";
     if !tools_present(test) {

@@ -30,6 +30,7 @@ async fn relay(port: u16, to: String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(svc_pg), ignore = "needs PostgreSQL: set SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test")]
 async fn an_instance_started_before_its_database_waits_for_it() {
     let Some(pg) = std::env::var("SWITCHYARD_TEST_PG").ok().filter(|u| !u.is_empty()) else {
         skip(
