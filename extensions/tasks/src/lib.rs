@@ -298,7 +298,7 @@ impl TasksExtension {
     /// ([`ServerBuilder::readiness_check`]), which fails while the store does not answer a
     /// lookup (a PostgreSQL store that lost its database, say).
     pub fn install(self, builder: ServerBuilder) -> ServerBuilder {
-        let lease_ms = self.lease.as_millis().max(3) as u64;
+        let lease_ms = u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX).max(3);
         let stats = Arc::new(store::metered::StoreStats::new(Duration::from_millis(lease_ms / 3)));
         let metered: Arc<dyn TaskStore> = Arc::new(store::metered::Metered { inner: self.store, stats: stats.clone() });
         let tasks = Arc::new(tasks::Tasks::new(

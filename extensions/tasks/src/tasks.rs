@@ -153,7 +153,7 @@ impl Tasks {
         let round_end = self.round_end_ms.load(Acquire);
         self.maintenance_started.load(Acquire)
             && now.saturating_sub(trouble) >= self.lease_ms
-            && now.saturating_sub(round_end) <= self.lease_ms * 2 / 3
+            && now.saturating_sub(round_end) <= self.lease_ms / 3 * 2
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {

@@ -121,7 +121,8 @@ const MAX_OUTBOX: usize = 1 << 24;
 /// How often the link is checked against the client's own connection state, in case one of its
 /// events was lost (its event queue drops events when full).
 const CHECK_EVERY: Duration = Duration::from_secs(1);
-/// While the link is down: a probe not back within this time is sent again.
+/// While the link is down: a probe not back within this time (or the stall timeout, if longer)
+/// is sent again.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 const DEFAULT_PROBE_INTERVAL: Duration = Duration::from_secs(2);
 const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(3);
@@ -843,7 +844,9 @@ impl Pump {
         } else if connected {
             match self.probe {
                 None => self.send_probe(),
-                Some((_, sent)) if sent.elapsed() >= PROBE_TIMEOUT => {
+                // Not sooner than the stall timeout: a broker slower than PROBE_TIMEOUT but within
+                // it would otherwise have every reply arrive after its probe was replaced.
+                Some((_, sent)) if sent.elapsed() >= PROBE_TIMEOUT.max(self.stall_timeout) => {
                     if !self.probe_warned {
                         self.probe_warned = true;
                         tracing::warn!(
