@@ -60,7 +60,7 @@ fn envelope_corpus_gets_well_formed_answers() {
 fn headers_corpus_fails_only_with_header_mismatch() {
     for (path, data) in corpus("headers") {
         if let Err(e) = mirrored_header(&data) {
-            assert_eq!(e.code.0, -32020, "{}: {e:?}", path.display());
+            assert_eq!(e.code().0, -32020, "{}: {e:?}", path.display());
         }
     }
 }
@@ -138,7 +138,7 @@ fn request_state_corpus_is_rejected_unless_genuine() {
         } else {
             let e =
                 outcome.expect_err(&format!("{}: a forged state or bad inputResponses was accepted", path.display()));
-            assert_eq!(e.code.0, -32602, "{}: {e:?}", path.display());
+            assert_eq!(e.code().0, -32602, "{}: {e:?}", path.display());
         }
     }
 }
@@ -152,7 +152,7 @@ fn request_state_verification_rejects_every_single_byte_tamper() {
     assert_eq!(genuine["extra"], json!({ "action": "decline" }));
     // Bound to the arguments: the same state on another `text` is rejected.
     let e = verify_request_state("other", json!(valid), None).expect_err("bound to the arguments");
-    assert_eq!(e.code.0, -32602);
+    assert_eq!(e.code().0, -32602);
     for at in 0..valid.len() {
         for replacement in [b'A', b'_', b'.', b'0'] {
             let mut bytes = valid.clone().into_bytes();
@@ -162,12 +162,12 @@ fn request_state_verification_rejects_every_single_byte_tamper() {
             bytes[at] = replacement;
             let token = String::from_utf8(bytes).expect("ASCII");
             let e = verify_request_state("fuzz", json!(token), None).expect_err(&format!("tampered at {at}: {token}"));
-            assert_eq!(e.code.0, -32602, "{e:?}");
+            assert_eq!(e.code().0, -32602, "{e:?}");
         }
     }
     for wrong in [json!(42), json!(["v1"]), json!({ "state": valid })] {
-        assert_eq!(verify_request_state("fuzz", wrong, None).expect_err("not a string").code.0, -32602);
+        assert_eq!(verify_request_state("fuzz", wrong, None).expect_err("not a string").code().0, -32602);
     }
     let e = verify_request_state("fuzz", json!(valid), Some(json!([1]))).expect_err("inputResponses not an object");
-    assert_eq!(e.code.0, -32602);
+    assert_eq!(e.code().0, -32602);
 }

@@ -144,6 +144,6 @@ mod tests {
         // The cursor's skill was removed by a reload: continue with the next one.
         assert_eq!(start(Some("skill://bb/SKILL.md")).ok(), Some(2));
         assert_eq!(start(Some("skill://z")).ok(), Some(3));
-        assert_eq!(start(Some("garbage")).map_err(|e| e.code.0).err(), Some(-32602));
+        assert_eq!(start(Some("garbage")).map_err(|e| e.code().0).err(), Some(-32602));
     }
 }

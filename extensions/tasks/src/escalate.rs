@@ -9,14 +9,10 @@ use crate::executor::{Body, Continuation};
 use crate::launch;
 use crate::support::{declares_tasks, task_support};
 use crate::tasks::installed;
-use serde_json::{Map, Value};
+use serde_json::Map;
 use std::future::Future;
 use switchyard::registry::TaskSupport;
 use switchyard::{CallToolParams, CallToolResult, McpError, RequestContext};
-
-/// Where the escalation outcome rides through the filters between the tool and the Tasks
-/// filter, which turns it into the `CreateTaskResult`.
-const MARKER: &str = "dev.switchyard/taskCreated";
 
 /// Hands the rest of a tool's work to a task and ends the `tools/call` with the
 /// `CreateTaskResult` (`{"resultType":"task","taskId":..,"status":"working",..}`).
@@ -34,9 +30,10 @@ const MARKER: &str = "dev.switchyard/taskCreated";
 /// not `"escalate"`, or the call already runs as a task.
 ///
 /// Errors: the error of `rest` when it runs inline; `-32603` when the store cannot create the
-/// task. When a task is made, the `Err` this returns carries the `CreateTaskResult`: return it
-/// from the tool with `?` and let it pass through filters unchanged (the Tasks filter turns it
-/// into the result; anywhere else it is an honest `-32603`).
+/// task. When a task is made, the `Err` this returns is the control signal
+/// [`McpError::alternate_result`] carrying the `CreateTaskResult`: return it from the tool with
+/// `?`, and typed filters pass it on unchanged; the alternate chain of `tools/call` receives it
+/// as `Ok(Alternate::Other(..))` and the client the `CreateTaskResult`.
 pub async fn escalate<F, Fut>(ctx: &RequestContext, rest: F) -> Result<CallToolResult, McpError>
 where
     F: FnOnce(RequestContext) -> Fut + Send + 'static,
@@ -54,20 +51,5 @@ where
         .unwrap_or(CallToolParams { name: tool, arguments: Map::new() });
     let body: Continuation = Box::new(move |ctx| Box::pin(rest(ctx)));
     let created = launch::start(&tasks, ctx, params, Body::Continuation(body)).await?;
-    Err(marker(created))
-}
-
-fn marker(created: Value) -> McpError {
-    let mut data = Map::new();
-    data.insert(MARKER.into(), created);
-    McpError::internal("the tool became a task, but no Tasks filter was there to answer with it")
-        .with_data(Value::Object(data))
-}
-
-/// The `CreateTaskResult` an escalation carries, if `e` is one.
-pub(crate) fn escalated(e: &McpError) -> Option<Value> {
-    if e.code != switchyard::ErrorCode::INTERNAL_ERROR {
-        return None;
-    }
-    e.data.as_ref()?.get(MARKER).cloned()
+    Err(McpError::alternate_result(created))
 }

@@ -1,6 +1,5 @@
 //! The Tasks alternate-result filter on `tools/call`.
 
-use crate::escalate::escalated;
 use crate::launch;
 use crate::support::{declares_tasks, task_support};
 use crate::tasks::installed;
@@ -40,10 +39,7 @@ async fn tasks_filter(
         (TaskSupport::Escalate, _) => {
             // `escalate` reads the params the task will record from the request scope.
             req.ctx.extensions().insert(req.params.clone());
-            match next.run(req).await {
-                Err(e) => escalated(&e).map(Alternate::Other).ok_or(e),
-                ordinary => ordinary,
-            }
+            next.run(req).await
         }
     }
 }

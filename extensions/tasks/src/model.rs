@@ -28,7 +28,7 @@ impl TaskError {
 
 impl From<&McpError> for TaskError {
     fn from(e: &McpError) -> Self {
-        TaskError { code: e.code.0 as i64, message: e.message.clone(), data: e.data.clone() }
+        TaskError { code: e.code().0 as i64, message: e.message().to_owned(), data: e.data().cloned() }
     }
 }
 

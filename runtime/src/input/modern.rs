@@ -184,6 +184,6 @@ mod tests {
             Value::String(codec.seal(channel.binding.get(), &Carried::default(), SystemTime::now())),
         );
         let err = ModernChannel::from_params(codec, "tools/call", &mut other, None).expect_err("other arguments");
-        assert!(err.message.contains("different arguments"), "{}", err.message);
+        assert!(err.message().contains("different arguments"), "{}", err.message());
     }
 }

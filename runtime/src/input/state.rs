@@ -488,7 +488,7 @@ mod tests {
         for bad in [format!("{token}-TAMPERED"), token.replacen("v1.", "v1.e", 1), "garbage".to_owned(), String::new()]
         {
             let e = codec().open(&bad, &b, now).expect_err("tampered");
-            assert_eq!(e.code, crate::ErrorCode::INVALID_PARAMS, "{bad}");
+            assert_eq!(e.code(), crate::ErrorCode::INVALID_PARAMS, "{bad}");
         }
         let other_key = StateCodec::new(Some(vec![8u8; 32]), Duration::from_secs(60));
         assert!(other_key.open(&token, &b, now).is_err());
@@ -500,7 +500,7 @@ mod tests {
         let b = binding("t", json!({}), None);
         let token = codec().seal(&b, &carried(), then);
         let e = codec().open(&token, &b, then + Duration::from_secs(61)).expect_err("expired");
-        assert!(e.message.contains("expired"));
+        assert!(e.message().contains("expired"));
     }
 
     #[test]

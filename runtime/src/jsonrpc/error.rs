@@ -37,21 +37,55 @@ impl ErrorCode {
 /// It carries no HTTP status: the "(HTTP 400)" notes on the constructors describe what the
 /// Streamable HTTP transport answers, which it decides from the code (and, for a denial from
 /// [`auth::forbidden`](crate::auth::forbidden), `data.reason`) where it sends the error.
+///
+/// Its parts are read through [`code`](Self::code), [`message`](Self::message) and
+/// [`data`](Self::data). Two values of it are control signals rather than failures, and travel
+/// outside `data` so that no filter can forge, corrupt or leak them by editing it:
+/// [`input_required`](Self::input_required) and [`alternate_result`](Self::alternate_result).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message} ({code})", code = self.code.0)]
 pub struct McpError {
-    /// The JSON-RPC error code.
-    pub code: ErrorCode,
-    /// A message a user can act on.
-    pub message: String,
-    /// Optional structured detail, sent as `error.data`.
-    pub data: Option<Value>,
+    code: ErrorCode,
+    message: String,
+    data: Option<Value>,
+    signal: Option<Box<Signal>>,
+}
+
+/// The control signals an error value can carry through the filter chain; each is answered as
+/// a result by the layer that knows it, and as the plain `-32603` it also is anywhere else.
+#[derive(Debug, Clone, PartialEq)]
+enum Signal {
+    /// A complete `InputRequiredResult`, answered by the 2026-07-28 dispatcher.
+    InputRequired(Value),
+    /// An alternate result object, answered by the alternate chain of the method.
+    AlternateResult(Value),
 }
 
 impl McpError {
     /// An error with the given code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        McpError { code, message: message.into(), data: None }
+        McpError { code, message: message.into(), data: None, signal: None }
+    }
+
+    /// The JSON-RPC error code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// The message, sent as `error.message`.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The structured detail sent as `error.data`, if any.
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+
+    /// Replaces the message, keeping the code, the data and any control signal.
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
     }
 
     /// Attaches `error.data`.
@@ -110,6 +144,86 @@ impl McpError {
         Self::invalid_params(format!("resource not found: {uri}")).with_data(json!({ "uri": uri }))
     }
 
+    /// The distinguished outcome "this request needs client input": carries a complete
+    /// `InputRequiredResult` (`{"resultType":"input_required","inputRequests"?:{..},
+    /// "requestState"?:".."}`) through the filter chain as an error, so that `?` in a handler ends
+    /// the request. The 2026-07-28 dispatcher answers `tools/call`, `prompts/get` and
+    /// `resources/read` with the result itself
+    /// ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr));
+    /// anywhere else it is sent as what it also is, a `-32603` naming the problem, without the
+    /// result. Filters recognise it with [`as_input_required`](Self::as_input_required) and pass
+    /// it on unchanged; rebuilding the error drops the signal.
+    pub fn input_required(result: Value) -> Self {
+        McpError::internal(
+            "this request needs client input, which only tools/call, prompts/get and resources/read can ask for \
+             on the 2026-07-28 wire",
+        )
+        .with_signal(Signal::InputRequired(result))
+    }
+
+    /// The `InputRequiredResult` this error carries, if it is the input-required outcome.
+    pub fn as_input_required(&self) -> Option<&Value> {
+        match self.signal.as_deref() {
+            Some(Signal::InputRequired(result)) => Some(result),
+            _ => None,
+        }
+    }
+
+    /// Splits the input-required outcome from other errors: `Ok(result)` for the outcome.
+    pub(crate) fn into_input_required(mut self) -> Result<Value, McpError> {
+        match self.signal.take().map(|s| *s) {
+            Some(Signal::InputRequired(result)) => Ok(result),
+            other => {
+                self.signal = other.map(Box::new);
+                Err(self)
+            }
+        }
+    }
+
+    /// Ends the request from inside a handler or a typed filter with an alternate result
+    /// object (`{"resultType":"task",..}`, say) instead of the method's own result type. The
+    /// method's alternate chain receives it as `Ok(Alternate::Other(result))`
+    /// ([`Alternate`](crate::pipeline::Alternate)): alternate filters see an ordinary success,
+    /// and the client receives `result` as the JSON-RPC result. Typed filters between the
+    /// handler and the alternate chain see it as this error and should pass it on unchanged
+    /// ([`as_alternate_result`](Self::as_alternate_result) recognises it); rebuilding the error
+    /// drops the signal and leaves the `-32603` it also is.
+    ///
+    /// The result should carry its own `resultType`; one without gets `"complete"`. This is the
+    /// seam the Tasks extension's `escalate` uses to answer a `tools/call` with a
+    /// `CreateTaskResult` ([Tasks](https://github.com/modelcontextprotocol/ext-tasks)).
+    pub fn alternate_result(result: Value) -> Self {
+        McpError::internal(
+            "the handler ended with an alternate result, but no alternate chain was there to answer with it",
+        )
+        .with_signal(Signal::AlternateResult(result))
+    }
+
+    /// The alternate result this error carries, if it is one (see
+    /// [`alternate_result`](Self::alternate_result)).
+    pub fn as_alternate_result(&self) -> Option<&Value> {
+        match self.signal.as_deref() {
+            Some(Signal::AlternateResult(result)) => Some(result),
+            _ => None,
+        }
+    }
+
+    /// Splits an alternate result from other errors: `Ok(result)` for the signal.
+    pub(crate) fn into_alternate_result(mut self) -> Result<Value, McpError> {
+        match self.signal.take().map(|s| *s) {
+            Some(Signal::AlternateResult(result)) => Ok(result),
+            other => {
+                self.signal = other.map(Box::new);
+                Err(self)
+            }
+        }
+    }
+
+    fn with_signal(mut self, signal: Signal) -> Self {
+        self.signal = Some(Box::new(signal));
+        self
+    }
+
     /// The JSON-RPC error object `{code, message, data?}`.
     pub fn to_error_object(&self) -> Value {
         let mut obj = json!({ "code": self.code.0, "message": self.message });
@@ -117,5 +231,36 @@ impl McpError {
             obj["data"] = data.clone();
         }
         obj
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_control_signal_never_reaches_the_wire() {
+        let asked = json!({ "resultType": "input_required", "requestState": "secret" });
+        let e = McpError::input_required(asked.clone());
+        assert_eq!(e.as_input_required(), Some(&asked));
+        assert_eq!(e.code(), ErrorCode::INTERNAL_ERROR);
+        assert_eq!(e.to_error_object().get("data"), None, "the result stays out of error.data");
+        assert!(!e.to_error_object().to_string().contains("secret"));
+        // Data a filter attaches travels beside the signal, not over it.
+        let edited = e.clone().with_data(json!({ "note": 1 })).with_message("changed");
+        assert_eq!(edited.as_input_required(), Some(&asked));
+        assert_eq!(edited.into_input_required(), Ok(asked));
+    }
+
+    #[test]
+    fn no_data_can_forge_a_signal_and_each_signal_keeps_its_kind() {
+        let forged = McpError::internal("x").with_data(json!({ "dev.switchyard/inputRequired": {} }));
+        assert_eq!(forged.as_input_required(), None);
+        assert_eq!(forged.as_alternate_result(), None);
+        let alternate = McpError::alternate_result(json!({ "resultType": "task" }));
+        assert_eq!(alternate.as_input_required(), None);
+        let kept = alternate.clone().into_input_required().expect_err("not input required");
+        assert_eq!(kept, alternate);
+        assert_eq!(kept.into_alternate_result(), Ok(json!({ "resultType": "task" })));
     }
 }

@@ -241,7 +241,8 @@ mod tests {
 
     #[test]
     fn a_batch_is_an_array_of_at_most_max_batch_len_messages() {
-        let code = |r: Option<Result<Vec<Value>, Box<ParseFailure>>>| r.expect("an array").map_err(|f| f.error.code.0);
+        let code =
+            |r: Option<Result<Vec<Value>, Box<ParseFailure>>>| r.expect("an array").map_err(|f| f.error.code().0);
         assert!(parse_batch(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_none(), "one message");
         assert!(parse_batch(b"").is_none());
         assert_eq!(code(parse_batch(b" \n[1, {}]")).map(|e| e.len()), Ok(2));
@@ -256,7 +257,7 @@ mod tests {
     /// Entries fail like single messages; a nested array is an invalid entry, not a batch.
     #[test]
     fn batch_entries_parse_like_messages() {
-        let entry = |v: Value| parse_entry(v).map_err(|f| (f.error.code.0, f.id, f.notification));
+        let entry = |v: Value| parse_entry(v).map_err(|f| (f.error.code().0, f.id, f.notification));
         assert!(matches!(entry(json!({"jsonrpc":"2.0","id":1,"method":"ping"})), Ok(Message::Request(_))));
         assert!(matches!(entry(json!({"jsonrpc":"2.0","method":"n"})), Ok(Message::Notification(_))));
         assert!(matches!(entry(json!({"jsonrpc":"2.0","id":1,"result":{}})), Ok(Message::Response { .. })));
@@ -268,7 +269,10 @@ mod tests {
         );
         assert_eq!(entry(json!({"jsonrpc":"2.0","method":"m","params":1})).err(), Some((-32600, None, true)));
         // A single array outside a batch keeps its old answer.
-        assert_eq!(parse_message(b"[1]").err().map(|f| f.error.message), Some("batches are not supported".into()));
+        assert_eq!(
+            parse_message(b"[1]").err().map(|f| f.error.message().to_owned()),
+            Some("batches are not supported".into())
+        );
     }
 
     /// The plain path accepts only what the general path turns into the same request.

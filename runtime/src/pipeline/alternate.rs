@@ -78,7 +78,12 @@ impl ErasedAltNext {
                 let next = ErasedAltNext { index: self.index + 1, ..self.clone_parts() };
                 filter(ctx, params, next).await
             }
-            None => self.typed.run(ctx, params, self.handler).await.map(ErasedOutcome::Ordinary),
+            // The innermost alternate layer is where an alternate result signalled from inside
+            // (`McpError::alternate_result`) becomes the success it is.
+            None => match self.typed.run(ctx, params, self.handler).await {
+                Ok(result) => Ok(ErasedOutcome::Ordinary(result)),
+                Err(e) => e.into_alternate_result().map(ErasedOutcome::Other),
+            },
         }
     }
 

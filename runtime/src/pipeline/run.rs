@@ -17,7 +17,12 @@ pub(crate) async fn run_method(
 ) -> Result<Value, McpError> {
     let outcome = match engine.pipelines.chains.get(method) {
         Some(chains) => chains.run(ctx, params, handler).await?,
-        None => ErasedOutcome::Ordinary(handler(ctx, params).await?),
+        // Without filters the method's alternate chain is empty, and an alternate result
+        // signalled by the handler is answered here.
+        None => match handler(ctx, params).await {
+            Ok(result) => ErasedOutcome::Ordinary(result),
+            Err(e) => ErasedOutcome::Other(e.into_alternate_result()?),
+        },
     };
     match outcome {
         ErasedOutcome::Ordinary(r) => encode(r),

@@ -130,11 +130,11 @@ impl Engine {
         }
         let mut err = McpError::unsupported_version(&meta.protocol_version, crate::protocol::SUPPORTED_VERSIONS);
         if crate::protocol::is_legacy_version(&meta.protocol_version) {
-            err.message = format!(
+            err = err.with_message(format!(
                 "protocol version {:?} is session-based: send `initialize` (without the 2026-07-28 `_meta`) to use it; \
                  stateless requests support {MODERN_VERSION}",
                 meta.protocol_version
-            );
+            ));
         }
         Err(err)
     }
@@ -515,7 +515,7 @@ fn record_outcome(span: &tracing::Span, outcome: &Result<Value, McpError>) {
         && !span.is_disabled()
         && e.as_input_required().is_none()
     {
-        span.record("error.type", e.code.0.to_string());
+        span.record("error.type", e.code().0.to_string());
     }
 }
 

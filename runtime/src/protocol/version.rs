@@ -100,7 +100,7 @@ pub(crate) fn method_not_served(method: &str, session: Option<&'static str>) -> 
     };
     let err = crate::jsonrpc::McpError::method_not_found(method);
     match hint {
-        Some(hint) => crate::jsonrpc::McpError::new(err.code, format!("{} ({hint})", err.message)),
+        Some(hint) => crate::jsonrpc::McpError::new(err.code(), format!("{} ({hint})", err.message())),
         None => err,
     }
 }

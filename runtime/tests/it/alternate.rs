@@ -299,3 +299,83 @@ async fn b9_custom_rpcs_take_alternate_results_in_their_own_shape() {
         })
     );
 }
+
+// ---- Control signals -----------------------------------------------------------------------
+
+fn signalled() -> Value {
+    json!({ "resultType": "task", "taskId": "t2", "status": "working" })
+}
+
+static SIG_SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn sig_record(what: String) {
+    SIG_SEEN.lock().unwrap_or_else(|e| e.into_inner()).push(what);
+}
+
+/// Ends with an alternate result from inside the tool.
+#[mcp_tool(name = "late", group = "sig")]
+async fn sig_late() -> Result<String, McpError> {
+    Err(McpError::alternate_result(signalled()))
+}
+
+/// The same, in a group without filters.
+#[mcp_tool(name = "late", group = "sig_bare")]
+async fn sig_bare_late() -> Result<String, McpError> {
+    Err(McpError::alternate_result(signalled()))
+}
+
+/// A typed filter sees the signal as an error with no data; it rebuilds it for `rebuild`.
+#[mcp_filter(rpc = ToolsCall, group = "sig")]
+async fn sig_ord(
+    req: TypedRequest<CallToolParams>,
+    next: Next<CallToolParams, CallToolResult>,
+) -> Result<CallToolResult, McpError> {
+    let rebuild = req.params.arguments.contains_key("rebuild");
+    match next.run(req).await {
+        Err(e) if rebuild => Err(McpError::new(e.code(), e.message())),
+        Err(e) => {
+            sig_record(format!("ord:{}:{:?}", e.as_alternate_result().is_some(), e.data()));
+            Err(e.with_data(json!({ "edited": true })))
+        }
+        ok => ok,
+    }
+}
+
+/// An alternate filter receives the signal as an ordinary success.
+#[mcp_filter(alternate, rpc = ToolsCall, group = "sig")]
+async fn sig_alt(
+    req: TypedRequest<CallToolParams>,
+    next: AltNext<CallToolParams, CallToolResult>,
+) -> Result<Alternate<CallToolResult>, McpError> {
+    let outcome = next.run(req).await;
+    sig_record(match &outcome {
+        Ok(Alternate::Other(v)) => format!("alt:other:{}", v["taskId"]),
+        Ok(Alternate::Ordinary(_)) => "alt:ordinary".into(),
+        Err(e) => format!("alt:err:{}", e.code().0),
+    });
+    outcome
+}
+
+#[tokio::test]
+async fn an_alternate_result_signalled_by_a_tool_reaches_alternate_filters_as_ok() {
+    let client = modern(&["sig"]);
+    let r = client.call_tool("late", json!({})).await;
+    assert_eq!(body(r.result()), signalled(), "{}", r.response);
+    let seen = SIG_SEEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    // Editing the data on the way out neither forges nor loses the signal.
+    assert_eq!(seen, ["ord:true:None", "alt:other:\"t2\""]);
+
+    // A filter that rebuilds the error drops the signal: the client gets the plain -32603,
+    // and nothing of the signalled result.
+    let r = client.call_tool("late", json!({ "rebuild": true })).await;
+    assert_eq!(r.error_code(), Some(-32603), "{}", r.response);
+    assert!(r.error().get("data").is_none(), "{}", r.response);
+    assert!(!r.response.to_string().contains("t2"), "{}", r.response);
+}
+
+#[tokio::test]
+async fn an_alternate_result_is_answered_without_any_filter() {
+    let client = modern(&["sig_bare"]);
+    let r = client.call_tool("late", json!({})).await;
+    assert_eq!(body(r.result()), signalled(), "{}", r.response);
+}

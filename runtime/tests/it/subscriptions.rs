@@ -215,7 +215,7 @@ async fn custom_transports_without_a_connection_count_by_caller_only() {
     }
     let (third, _rx) = open(3, anonymous);
     let refused = ended(third).await.expect_err("a third anonymous one is over the caller limit");
-    assert_eq!(refused.data, Some(json!({ "reason": "listenLimit", "limit": 2, "scope": "principal" })));
+    assert_eq!(refused.data(), Some(&json!({ "reason": "listenLimit", "limit": 2, "scope": "principal" })));
     // Another caller has its own allowance, and no connection limit applies without a connection.
     let (fourth, mut rx) = open(4, alice);
     assert_eq!(next_outbound(&mut rx).await.expect("the ack")["method"], "notifications/subscriptions/acknowledged");
@@ -231,7 +231,7 @@ async fn custom_transports_without_a_connection_count_by_caller_only() {
     held.push((fifth, rx));
     let (sixth, _rx) = open(6, on_connection);
     let refused = ended(sixth).await.expect_err("over the connection limit");
-    assert_eq!(refused.data, Some(json!({ "reason": "listenLimit", "limit": 1, "scope": "connection" })));
+    assert_eq!(refused.data(), Some(&json!({ "reason": "listenLimit", "limit": 1, "scope": "connection" })));
     server.shutdown();
     for (work, _rx) in held {
         assert!(ended(work).await.is_ok(), "shutdown ends each with its result");

@@ -302,7 +302,7 @@ async fn ask(ctx: RequestContext) -> Result<String, ToolError> {
         json!({ "method": "elicitation/create", "params": { "mode": "form", "message": "Name?",
             "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } } } }),
     );
-    let answers = request_input(&ctx, requests).await.map_err(|e| ToolError::new(e.message))?;
+    let answers = request_input(&ctx, requests).await.map_err(|e| ToolError::new(e.message()))?;
     Ok(format!("Hello, {}!", answers["name_1"]["content"]["name"].as_str().unwrap_or("?")))
 }
 
@@ -747,7 +747,7 @@ async fn copying(ctx: RequestContext) -> Result<String, ToolError> {
 /// Sets a status message directly, then waits for cancellation.
 #[mcp_tool(task_support = "required", group = "in_process")]
 async fn labelled(ctx: RequestContext) -> Result<String, ToolError> {
-    set_status_message(&ctx, "warming up").map_err(|e| ToolError::new(e.message))?;
+    set_status_message(&ctx, "warming up").map_err(|e| ToolError::new(e.message()))?;
     ctx.cancellation().cancelled().await;
     Err(ToolError::new("cancelled"))
 }

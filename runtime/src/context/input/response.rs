@@ -175,10 +175,10 @@ mod tests {
     #[test]
     fn malformed_answers_are_invalid_params() {
         let e = InputResponse::parse("user_name", InputKind::ElicitationForm, json!(12345)).expect_err("malformed");
-        assert_eq!(e.code, crate::ErrorCode::INVALID_PARAMS);
-        assert!(e.message.contains("user_name"));
+        assert_eq!(e.code(), crate::ErrorCode::INVALID_PARAMS);
+        assert!(e.message().contains("user_name"));
         let e = InputResponse::parse("r", InputKind::Roots, json!({"roots": 1})).expect_err("malformed");
-        assert_eq!(e.code, crate::ErrorCode::INVALID_PARAMS);
+        assert_eq!(e.code(), crate::ErrorCode::INVALID_PARAMS);
     }
 
     #[test]

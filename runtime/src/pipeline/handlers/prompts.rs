@@ -30,7 +30,7 @@ pub(crate) async fn get(
 ) -> Result<Value, McpError> {
     params.remove("_meta");
     let decoded = decode_erased::<GetPromptParams>(Value::Object(params))
-        .map_err(|e| McpError::invalid_params(format!("prompts/get: {}", e.message)))?;
+        .map_err(|e| McpError::invalid_params(format!("prompts/get: {}", e.message())))?;
     let name = decoded.downcast_ref::<GetPromptParams>().map(|p| p.name.clone()).unwrap_or_default();
     let Some((roles, scopes)) = server.table().prompt(&name).map(|p| (p.roles, p.scopes)) else {
         return Err(McpError::invalid_params(format!("unknown prompt: {name}")));

@@ -34,9 +34,9 @@ fn key(r: &ResourceEntry) -> &str {
 /// [`Engine::authorize`] for reading `uri` through `r`: the policy sees the entry's URI or
 /// template, the denial names the URI read.
 fn authorize(server: &Engine, ctx: &RequestContext, r: &ResourceEntry, uri: &str) -> Result<(), McpError> {
-    server.authorize(ctx, Primitive::Resource(key(r)), r.roles, r.scopes).map_err(|mut e| {
-        e.message = e.message.replace(&format!("the resource `{}`", key(r)), &format!("the resource `{uri}`"));
-        e
+    server.authorize(ctx, Primitive::Resource(key(r)), r.roles, r.scopes).map_err(|e| {
+        let message = e.message().replace(&format!("the resource `{}`", key(r)), &format!("the resource `{uri}`"));
+        e.with_message(message)
     })
 }
 
@@ -53,7 +53,7 @@ pub(crate) async fn read(
 ) -> Result<Value, McpError> {
     params.remove("_meta");
     let decoded = decode_erased::<ReadResourceParams>(Value::Object(params))
-        .map_err(|e| McpError::invalid_params(format!("resources/read: {}", e.message)))?;
+        .map_err(|e| McpError::invalid_params(format!("resources/read: {}", e.message())))?;
     let uri = decoded.downcast_ref::<ReadResourceParams>().map(|p| p.uri.clone()).unwrap_or_default();
     let table = server.table();
     let Some((entry, _)) = table.resolve_resource(&uri) else {

@@ -88,7 +88,7 @@ fn refuse_session(id: &RequestId, refused: Refused) -> Response {
         }
     };
     // An operator sees who is refused and why (a shared proxy address shows here first).
-    tracing::debug!(status, retry_after_s = seconds, reason = %err.message, "http: initialize refused");
+    tracing::debug!(status, retry_after_s = seconds, reason = %err.message(), "http: initialize refused");
     let mut resp = respond::error(status, Some(id), &err);
     resp.headers_mut().insert(http::header::RETRY_AFTER, HeaderValue::from(seconds));
     resp

@@ -74,11 +74,12 @@ fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<Mod
             if state.config.legacy_sessions {
                 supported.extend(crate::protocol::LEGACY_VERSIONS);
             }
-            e.message = format!(
+            let message = format!(
                 "{} (MCP-Protocol-Version {header_version:?} is not a version this server supports: {})",
-                e.message,
+                e.message(),
                 supported.join(", ")
             );
+            e = e.with_message(message);
         }
         Refusal::new(400, e)
     })?;

@@ -28,7 +28,7 @@ use serde_json::Value;
 ///
 /// Spec: <https://modelcontextprotocol.io/specification/2025-11-25/basic/transports>.
 pub(crate) fn of(err: &McpError) -> u16 {
-    match err.code {
+    match err.code() {
         ErrorCode::INVALID_REQUEST if is_forbidden(err) || missing_scope(err).is_some() => 403,
         ErrorCode::HEADER_MISMATCH
         | ErrorCode::MISSING_CLIENT_CAPABILITY
@@ -43,12 +43,12 @@ pub(crate) fn of(err: &McpError) -> u16 {
 /// Whether `err` is a denial: the marker [`auth::forbidden`](crate::auth::forbidden) puts in
 /// `data.reason`, as the code alone (`-32600`) is shared with malformed requests.
 fn is_forbidden(err: &McpError) -> bool {
-    err.data.as_ref().and_then(|d| d.get("reason")).and_then(Value::as_str) == Some(FORBIDDEN_REASON)
+    err.data().and_then(|d| d.get("reason")).and_then(Value::as_str) == Some(FORBIDDEN_REASON)
 }
 
 /// The scopes an insufficient-scope denial names (`data.scope`), `None` for any other error.
 pub(crate) fn missing_scope(err: &McpError) -> Option<&str> {
-    let data = err.data.as_ref()?;
+    let data = err.data()?;
     if data.get("reason").and_then(Value::as_str) != Some(INSUFFICIENT_SCOPE_REASON) {
         return None;
     }
@@ -110,7 +110,7 @@ mod tests {
     #[test]
     fn a_refusal_keeps_its_own_status_or_takes_the_table() {
         let r = Refusal::new(404, McpError::invalid_request("unknown session"));
-        assert_eq!((r.status, r.error.code), (404, ErrorCode::INVALID_REQUEST));
+        assert_eq!((r.status, r.error.code()), (404, ErrorCode::INVALID_REQUEST));
         let r = Refusal::new(400, McpError::invalid_params("params._meta is required"));
         assert_eq!(r.status, 400);
         assert_eq!(Refusal::from(McpError::method_not_found("x")).status, 404);
