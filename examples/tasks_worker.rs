@@ -104,7 +104,7 @@ impl TaskExecutor for HandOff {
             // Nobody runs the task while it waits in the queue: without this, the lease the
             // extension set at creation would run out and the task be failed as abandoned. It
             // is cleared before the job exists, so a worker's lease is never cleared.
-            store.renew_lease(&id, None).await.map_err(|e| StartError(e.to_string()))?;
+            store.renew_lease(&id, None).await?;
             let queued = tokio::task::spawn_blocking(move || -> Result<(), String> {
                 let conn = open_jobs(&db)?;
                 conn.execute(
@@ -115,8 +115,8 @@ impl TaskExecutor for HandOff {
                 Ok(())
             })
             .await
-            .map_err(|e| StartError(e.to_string()))?;
-            queued.map_err(|e| StartError(format!("the job could not be queued: {e}")))
+            .map_err(|e| StartError::other(format!("the job could not be queued: {e}")))?;
+            queued.map_err(|e| StartError::other(format!("the job could not be queued: {e}")))
         })
     }
 }
@@ -292,6 +292,7 @@ fn status_of(t: &switchyard_tasks::Transition) -> &'static str {
         },
         switchyard_tasks::Transition::Terminal(_) => "already ended; left unchanged",
         switchyard_tasks::Transition::Unknown => "unknown task (purged?)",
+        _ => "not recorded",
     }
 }
 

@@ -303,7 +303,7 @@ impl SkillLibrary {
                 Err(_) => ResourceContents::blob(uri, Some(file.mime_type()), file.contents()),
             }],
         };
-        ReadResourceResult { contents, meta: None }
+        ReadResourceResult::new(contents)
     }
 }
 

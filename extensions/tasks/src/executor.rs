@@ -8,11 +8,32 @@ use std::sync::{Arc, Mutex};
 use switchyard::McpError;
 use switchyard::{AltNext, CallToolParams, CallToolResult, CancellationToken, RequestContext};
 
-/// Why an executor could not take a task (its queue is full, its backend is down, ...). The task is
-/// then marked `failed` with `-32603` and this message before the `CreateTaskResult` is sent.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct StartError(pub String);
+/// Why an executor could not take a task. The task is then marked `failed` with `-32603` and
+/// this error's `Display` as its message before the `CreateTaskResult` is sent.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The executor has no room for the task now (its queue is full); later tasks may be taken.
+    #[error("{0}")]
+    Busy(String),
+    /// The executor cannot take tasks at all (stopped, misconfigured, outside a Tokio runtime).
+    #[error("{0}")]
+    Unavailable(String),
+    /// The durable hand-off failed in the store behind the executor (a job queue in the
+    /// database, say); its source is the [`StoreError`](crate::StoreError).
+    #[error("the task could not be handed off: {0}")]
+    Store(#[from] crate::StoreError),
+    /// Anything else, in the executor's own words.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl StartError {
+    /// [`StartError::Other`].
+    pub fn other(message: impl Into<String>) -> Self {
+        StartError::Other(message.into())
+    }
+}
 
 /// Runs tasks: the framework calls [`start`](Self::start) once per task, after the task record is
 /// stored and before the `CreateTaskResult` is sent.
@@ -84,10 +105,10 @@ impl WorkerPoolExecutor {
     /// Errors: [`StartError`] when called outside a Tokio runtime, or `workers` or `queue` is 0.
     pub fn new(workers: usize, queue: usize) -> Result<Self, StartError> {
         if workers == 0 || queue == 0 {
-            return Err(StartError("a worker pool needs at least one worker and one queue slot".into()));
+            return Err(StartError::Unavailable("a worker pool needs at least one worker and one queue slot".into()));
         }
         let handle = tokio::runtime::Handle::try_current()
-            .map_err(|_| StartError("a worker pool must be created inside a Tokio runtime".into()))?;
+            .map_err(|_| StartError::Unavailable("a worker pool must be created inside a Tokio runtime".into()))?;
         let (tx, rx) = tokio::sync::mpsc::channel::<TaskExecution>(queue);
         let rx = Arc::new(tokio::sync::Mutex::new(rx));
         for _ in 0..workers {
@@ -111,8 +132,10 @@ impl WorkerPoolExecutor {
 impl TaskExecutor for WorkerPoolExecutor {
     fn start(&self, execution: TaskExecution) -> BoxFuture<'static, Result<(), StartError>> {
         let sent = self.tx.try_send(execution).map_err(|e| match e {
-            tokio::sync::mpsc::error::TrySendError::Full(_) => StartError("the task queue is full".into()),
-            tokio::sync::mpsc::error::TrySendError::Closed(_) => StartError("the worker pool has stopped".into()),
+            tokio::sync::mpsc::error::TrySendError::Full(_) => StartError::Busy("the task queue is full".into()),
+            tokio::sync::mpsc::error::TrySendError::Closed(_) => {
+                StartError::Unavailable("the worker pool has stopped".into())
+            }
         });
         Box::pin(async move { sent })
     }

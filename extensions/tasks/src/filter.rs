@@ -41,5 +41,7 @@ async fn tasks_filter(
             req.ctx.extensions().insert(req.params.clone());
             next.run(req).await
         }
+        // A mode this version does not know runs the tool as it is, never as a task.
+        _ => next.run(req).await,
     }
 }

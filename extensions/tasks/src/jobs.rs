@@ -57,12 +57,12 @@ impl TaskExecutor for PostgresJobExecutor {
             // The work belongs to the workers from here on, or to nobody if queueing fails.
             execution.dispose();
             let Some(params) = params else {
-                return Err(StartError("the task's tools/call was already run or handed off; nothing to queue".into()));
+                return Err(StartError::other("the task's tools/call was already run or handed off; nothing to queue"));
             };
             store
                 .enqueue(execution.task_id(), &params.name, &Value::Object(params.arguments))
                 .await
-                .map_err(|e| StartError(format!("the job could not be queued: {e}")))
+                .map_err(StartError::Store)
         })
     }
 }

@@ -36,6 +36,7 @@ impl From<&McpError> for TaskError {
 /// ([task status](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-status)):
 /// `working` ↔ `input_required`, then one of the terminal states, which never change.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum TaskState {
     /// Running (`"working"`).
     Working,

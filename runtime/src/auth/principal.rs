@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 /// `None` there means an anonymous caller. The bearer token itself is not kept: nothing passes a
 /// client's token on to another service (the MCP authorization spec forbids token passthrough).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Principal {
     /// Who it is (a JWT's `sub`, or the name configured for a static token).
     pub id: String,

@@ -744,15 +744,14 @@ impl ServeArgs {
     }
 
     fn apply_listen_limits(&self, server: &Server) {
-        let slots = &server.engine().listen_slots;
-        let mut limits = slots.limits();
+        let mut limits = server.listen_limits();
         if let Some(n) = self.listen_max_per_connection {
             limits.per_connection = usize::try_from(n).unwrap_or(usize::MAX);
         }
         if let Some(n) = self.listen_max_per_principal {
             limits.per_principal = usize::try_from(n).unwrap_or(usize::MAX);
         }
-        slots.set_limits(limits);
+        server.set_listen_limits(limits);
     }
 
     /// Installs the global `tracing` subscriber these flags describe: events to stderr (never
@@ -1354,13 +1353,13 @@ mod tests {
         };
         let s = server();
         parse(&[]).expect("valid").serve.apply_listen_limits(&s);
-        assert_eq!(s.engine().listen_slots.limits(), ListenLimits::default().per_connection(5).per_principal(50));
+        assert_eq!(s.listen_limits(), ListenLimits::default().per_connection(5).per_principal(50));
         parse(&["--listen-max-per-principal", "7"]).expect("valid").serve.apply_listen_limits(&s);
-        assert_eq!(s.engine().listen_slots.limits(), ListenLimits::default().per_connection(5).per_principal(7));
+        assert_eq!(s.listen_limits(), ListenLimits::default().per_connection(5).per_principal(7));
         let s = server();
         let both = parse(&["--listen-max-per-connection", "2", "--listen-max-per-principal", "3"]).expect("valid");
         both.serve.apply_listen_limits(&s);
-        assert_eq!(s.engine().listen_slots.limits(), ListenLimits::default().per_connection(2).per_principal(3));
+        assert_eq!(s.listen_limits(), ListenLimits::default().per_connection(2).per_principal(3));
         assert_eq!(kind(&["--listen-max-per-connection", "0"]), ErrorKind::ValueValidation);
         assert_eq!(kind(&["--listen-max-per-principal", "many"]), ErrorKind::ValueValidation);
     }

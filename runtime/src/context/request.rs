@@ -165,16 +165,14 @@ impl RequestContext {
         self.inner.matched.get().map(String::as_str)
     }
 
-    pub(crate) fn set_matched(&self, name: String) {
+    /// Records the primitive the request is for, and on the span as `span_field` (the
+    /// attribute the OpenTelemetry semantic conventions for MCP give the method's primitive).
+    pub(crate) fn set_matched(&self, span_field: Option<&'static str>, name: String) {
         let span = &self.inner.span;
         if !span.is_disabled() {
-            // The OpenTelemetry semantic conventions for MCP name the primitive by method.
-            let field = match self.method() {
-                "tools/call" => "gen_ai.tool.name",
-                "prompts/get" => "gen_ai.prompt.name",
-                _ => "mcp.resource.uri",
-            };
-            span.record(field, name.as_str());
+            if let Some(field) = span_field {
+                span.record(field, name.as_str());
+            }
             span.record("otel.name", format!("{} {name}", self.method()));
         }
         // Set once per request, by the method's dispatch, before the first filter.

@@ -36,7 +36,7 @@ pub use crate::context::input::{
 pub use legacy::{ClientOutcome, ClientRequests};
 
 pub(crate) use legacy::LegacyChannel;
-pub(crate) use modern::{INPUT_METHODS, ModernChannel};
+pub(crate) use modern::ModernChannel;
 #[cfg(feature = "fuzzing")]
 pub(crate) use state::{Binding, Carried};
 pub(crate) use state::{MIN_KEY_BYTES, StateCodec};

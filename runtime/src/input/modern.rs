@@ -10,10 +10,6 @@ use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-/// The methods that may answer with an `InputRequiredResult`
-/// ([supported requests](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests)).
-pub(crate) const INPUT_METHODS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
-
 /// The input of one 2026-07-28 request: the retry's `inputResponses`, what its verified
 /// `requestState` carried, and what this run consumed so far.
 #[derive(Debug)]

@@ -23,6 +23,7 @@ pub enum CompletionRef {
 
 /// The argument being completed: `{"name":..,"value":..}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionArgument {
     /// The argument name.
     pub name: String,
@@ -32,6 +33,7 @@ pub struct CompletionArgument {
 
 /// The params of `completion/complete` (without `_meta`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionRequest {
     /// What is being completed.
     #[serde(rename = "ref")]
@@ -46,6 +48,7 @@ pub struct CompletionRequest {
 /// The `completion` object of a `completion/complete` result: `{"values":[..],"total"?,"hasMore"?}`.
 /// At most 100 values are sent; the rest set `hasMore`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Completion {
     /// Suggested values.
     pub values: Vec<String>,
@@ -55,4 +58,23 @@ pub struct Completion {
     /// Whether more values exist than were sent.
     #[serde(rename = "hasMore", skip_serializing_if = "Option::is_none")]
     pub has_more: Option<bool>,
+}
+
+impl Completion {
+    /// `{"values":[..]}` without `total` or `hasMore` (at most 100 values are sent).
+    pub fn new(values: Vec<String>) -> Self {
+        Completion { values, total: None, has_more: None }
+    }
+
+    /// Sets `total`, the number of matches there are in all.
+    pub fn with_total(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    /// Sets `hasMore`: more matches exist than were sent.
+    pub fn with_has_more(mut self, has_more: bool) -> Self {
+        self.has_more = Some(has_more);
+        self
+    }
 }

@@ -50,9 +50,17 @@ impl ResourceContents {
 
 /// An embedded resource inside a content block: `{"type":"resource","resource":{..}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// The embedded contents.
     pub resource: ResourceContents,
+}
+
+impl EmbeddedResource {
+    /// Embeds `resource`.
+    pub fn new(resource: ResourceContents) -> Self {
+        EmbeddedResource { resource }
+    }
 }
 
 /// A content block of a tool result or prompt message (schema `ContentBlock`).

@@ -14,6 +14,7 @@ pub enum Role {
 
 /// One prompt message: `{"role":"user"|"assistant","content":{..}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// The speaker.
     pub role: Role,
@@ -31,10 +32,21 @@ impl PromptMessage {
     pub fn user(content: Content) -> Self {
         PromptMessage { role: Role::User, content }
     }
+
+    /// A message from `role`.
+    pub fn new(role: Role, content: Content) -> Self {
+        PromptMessage { role, content }
+    }
+
+    /// An assistant message with this content.
+    pub fn assistant(content: Content) -> Self {
+        PromptMessage { role: Role::Assistant, content }
+    }
 }
 
 /// The result of `prompts/get`: `{"description"?:..,"messages":[..]}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// Optional description of this rendering.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -48,6 +60,7 @@ pub struct GetPromptResult {
 
 /// A prompt argument as listed by `prompts/list`: `{"name":..,"description"?:..,"required"?:bool}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// The argument name.
     pub name: String,
@@ -56,4 +69,36 @@ pub struct PromptArgument {
     pub description: Option<String>,
     /// Whether the client must supply it.
     pub required: bool,
+}
+
+impl GetPromptResult {
+    /// `{"messages":[..]}`.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        GetPromptResult { description: None, messages, meta: None }
+    }
+
+    /// Sets `description`.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
+impl PromptArgument {
+    /// `{"name":..,"required":..}`.
+    pub fn new(name: impl Into<String>, required: bool) -> Self {
+        PromptArgument { name: name.into(), description: None, required }
+    }
+
+    /// Sets `description`.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 /// JSON: `{"content":[..],"structuredContent"?:..,"isError"?:bool,"_meta"?:{..}}`; on the
 /// 2026-07-28 wire the server adds `resultType` and `_meta.serverInfo`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// Unstructured content blocks.
     pub content: Vec<Content>,
@@ -30,6 +31,18 @@ impl CallToolResult {
     /// A tool-error result: `isError: true` with one text block.
     pub fn error(message: impl Into<String>) -> Self {
         CallToolResult { content: vec![Content::text(message)], is_error: Some(true), ..Default::default() }
+    }
+
+    /// Sets `structuredContent` (a JSON object matching the tool's `outputSchema`).
+    pub fn with_structured_content(mut self, value: Value) -> Self {
+        self.structured_content = Some(value);
+        self
+    }
+
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
     }
 }
 

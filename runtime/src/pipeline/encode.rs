@@ -1,26 +1,25 @@
 use super::Engine;
+use super::method::CacheRule;
 use crate::protocol::META_SERVER_INFO;
 use serde_json::map::Entry;
 use serde_json::{Map, Value, json};
 
-/// Methods whose 2026-07-28 results are `CacheableResult`s
+/// The hints of a `CacheableResult` under `rule`
 /// ([caching](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#cacheable-results)).
-fn cache_hints(server: &Engine, method: &str) -> Option<(u128, &'static str)> {
+fn cache_hints(server: &Engine, rule: CacheRule) -> Option<(u128, &'static str)> {
     let c = &server.cache;
-    match method {
-        "server/discover" => Some((c.discover_ttl.as_millis(), "public")),
-        "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
-            Some((c.list_ttl.as_millis(), if server.lists_vary() { "private" } else { "public" }))
-        }
-        "resources/read" => Some((c.read_ttl.as_millis(), "private")),
-        _ => None,
+    match rule {
+        CacheRule::Discover => Some((c.discover_ttl.as_millis(), "public")),
+        CacheRule::List => Some((c.list_ttl.as_millis(), if server.lists_vary() { "private" } else { "public" })),
+        CacheRule::Read => Some((c.read_ttl.as_millis(), "private")),
+        CacheRule::Never => None,
     }
 }
 
 /// Stamps a 2026-07-28 result: `resultType` (default `"complete"`), the server's identity in
 /// `_meta["io.modelcontextprotocol/serverInfo"]`, and `ttlMs`/`cacheScope` on cacheable
 /// complete results.
-pub(crate) fn stamp_modern(server: &Engine, method: &str, result: Value) -> Value {
+pub(crate) fn stamp_modern(server: &Engine, cache: CacheRule, result: Value) -> Value {
     let mut obj = match result {
         Value::Object(o) => o,
         // Every MCP result is an object; a handler that produced something else is wrapped so
@@ -43,7 +42,7 @@ pub(crate) fn stamp_modern(server: &Engine, method: &str, result: Value) -> Valu
     if let Value::Object(m) = meta {
         m.entry(META_SERVER_INFO).or_insert_with(|| server.server_info());
     }
-    if complete && let Some((ttl, scope)) = cache_hints(server, method) {
+    if complete && let Some((ttl, scope)) = cache_hints(server, cache) {
         obj.entry("ttlMs").or_insert_with(|| json!(ttl as u64));
         obj.entry("cacheScope").or_insert_with(|| json!(scope));
     }

@@ -6,7 +6,6 @@ use crate::context::{MessageFilters, Notifier, OutboundSender, RequestContext, S
 use crate::input::StateCodec;
 use crate::jsonrpc::McpError;
 use crate::model::CallToolResult;
-#[cfg(feature = "http")]
 use crate::registry::ParamHeader;
 use crate::registry::{BoxFuture, DispatchTable};
 use crate::subscriptions::replacement::ListenReplacement;
@@ -153,7 +152,6 @@ impl Engine {
 
     /// The `x-mcp-header` annotations of the enabled tool `name` (empty when it has none or does
     /// not exist), for the HTTP transport's `Mcp-Param-*` header checks.
-    #[cfg(feature = "http")]
     pub(crate) fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
         self.table.load().tool(name).map(|t| t.param_headers.clone()).unwrap_or_default()
     }
@@ -219,7 +217,6 @@ impl Engine {
     }
 
     /// The server's outgoing message filters.
-    #[cfg(any(feature = "stdio", feature = "http"))]
     pub(crate) fn message_filters(&self) -> &MessageFilters {
         &self.messages
     }

@@ -36,6 +36,7 @@ mod engine;
 mod handlers;
 mod legacy_meta;
 pub(crate) mod lifecycle;
+pub(crate) mod method;
 pub(crate) mod raw;
 pub(crate) mod rpc;
 mod run;
@@ -70,3 +71,9 @@ inventory::collect!(RawFilterRegistration);
 inventory::collect!(TypedFilterRegistration);
 inventory::collect!(AlternateFilterRegistration);
 inventory::collect!(RpcRegistration);
+crate::registry::registrations!(
+    RawFilterRegistration,
+    TypedFilterRegistration,
+    AlternateFilterRegistration,
+    RpcRegistration
+);

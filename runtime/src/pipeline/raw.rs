@@ -73,10 +73,8 @@ pub(crate) struct RawChain {
 
 impl RawChain {
     pub(crate) fn from_inventory(groups: Option<&[String]>) -> RawChain {
-        let mut regs: Vec<&RawFilterRegistration> = inventory::iter::<RawFilterRegistration>
-            .into_iter()
-            .filter(|r| groups.is_none_or(|g| g.iter().any(|x| x == r.group)))
-            .collect();
+        let mut regs: Vec<&RawFilterRegistration> =
+            crate::registry::Groups::new(groups).select::<RawFilterRegistration>().collect();
         regs.sort_by(|a, b| (a.order, a.name).cmp(&(b.order, b.name)));
         RawChain { filters: regs.iter().map(|r| r.handler).collect() }
     }

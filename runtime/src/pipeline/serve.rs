@@ -1,13 +1,13 @@
 //! The request path of [`super`], stage by stage: era and target, the requestState check,
 //! the raw filters, dispatch to a built-in handler or a typed RPC, and the era's result stamping.
 
+use super::method::{self, Method, ServedWith};
 use super::session::LegacySession;
 use super::{Engine, encode, handlers};
 use crate::context::{Origin, RequestContext, RequestParts};
-use crate::input::{INPUT_METHODS, InputChannel, LegacyChannel, ModernChannel};
+use crate::input::{InputChannel, LegacyChannel, ModernChannel};
 use crate::jsonrpc::{McpError, Request};
 use crate::pipeline::{RawRequest, RawResponse};
-#[cfg(any(feature = "stdio", feature = "http"))]
 use crate::protocol::negotiate_legacy;
 use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceContext, parse_modern_meta};
 use crate::registry::BoxFuture;
@@ -18,55 +18,26 @@ use std::future::Future;
 use std::sync::Arc;
 use tracing::Instrument;
 
-/// The built-in MCP methods, per era (the
-/// [2026-07-28 schema](https://modelcontextprotocol.io/specification/2026-07-28/schema) and the
-/// [2025-11-25 schema](https://modelcontextprotocol.io/specification/2025-11-25/schema)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Method {
-    Discover,
-    ToolsList,
-    ToolsCall,
-    PromptsList,
-    PromptsGet,
-    ResourcesList,
-    TemplatesList,
-    ResourcesRead,
-    Complete,
-    Ping,
-    SetLevel,
-    Subscribe,
-    Unsubscribe,
-    Listen,
-}
-
-impl Method {
-    fn lookup(method: &str, modern: bool) -> Option<Method> {
-        let m = match method {
-            "tools/list" => Method::ToolsList,
-            "tools/call" => Method::ToolsCall,
-            "prompts/list" => Method::PromptsList,
-            "prompts/get" => Method::PromptsGet,
-            "resources/list" => Method::ResourcesList,
-            "resources/templates/list" => Method::TemplatesList,
-            "resources/read" => Method::ResourcesRead,
-            "completion/complete" => Method::Complete,
-            "server/discover" if modern => Method::Discover,
-            "subscriptions/listen" if modern => Method::Listen,
-            "ping" if !modern => Method::Ping,
-            "logging/setLevel" if !modern => Method::SetLevel,
-            "resources/subscribe" if !modern => Method::Subscribe,
-            "resources/unsubscribe" if !modern => Method::Unsubscribe,
-            _ => return None,
-        };
-        Some(m)
-    }
-}
-
 /// What a method name resolves to.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Target {
     Builtin(Method),
     Rpc(&'static str),
+}
+
+impl Target {
+    /// The method's name.
+    fn name(self) -> &'static str {
+        match self {
+            Target::Builtin(m) => m.descriptor().name,
+            Target::Rpc(name) => name,
+        }
+    }
+
+    /// Whether a 2026-07-28 request may end with an `InputRequiredResult`.
+    fn asks_input(self) -> bool {
+        matches!(self, Target::Builtin(m) if m.descriptor().asks_input)
+    }
 }
 
 impl Engine {
@@ -87,31 +58,26 @@ impl Engine {
     /// The params field that the HTTP `Mcp-Name` header mirrors for `method`, if any
     /// (`name` for tools/call and prompts/get, `uri` for resources/read, an RPC's routing name).
     pub(crate) fn routing_field(&self, method: &str) -> Option<&'static str> {
-        match method {
-            "tools/call" | "prompts/get" => Some("name"),
-            "resources/read" => Some("uri"),
-            _ => self.pipelines.rpcs.get(method).and_then(|r| r.routing_name),
+        match method::named(method) {
+            Some(builtin) => builtin.routing_field,
+            None => self.pipelines.rpcs.get(method).and_then(|r| r.routing_name),
         }
     }
 
     fn method(&self, method: &str, modern: bool) -> Option<Method> {
-        let m = Method::lookup(method, modern)?;
+        let d = method::lookup(method, modern)?;
         let t = self.table.load();
-        let served = match m {
-            Method::ToolsList | Method::ToolsCall => t.has_tools(),
-            Method::PromptsList | Method::PromptsGet => t.prompts().next().is_some(),
-            Method::ResourcesList
-            | Method::TemplatesList
-            | Method::ResourcesRead
-            | Method::Subscribe
-            | Method::Unsubscribe => t.has_resources(),
-            Method::Complete => t.has_completions(),
-            Method::Discover | Method::Ping | Method::SetLevel => true,
-            Method::Listen => {
+        let served = match d.served_with {
+            ServedWith::Always => true,
+            ServedWith::Tools => t.has_tools(),
+            ServedWith::Prompts => t.prompts().next().is_some(),
+            ServedWith::Resources => t.has_resources(),
+            ServedWith::Completions => t.has_completions(),
+            ServedWith::Listen => {
                 self.listen.is_some() || t.has_tools() || t.prompts().next().is_some() || t.has_resources()
             }
         };
-        served.then_some(m)
+        served.then_some(d.method)
     }
 
     /// True when a 2026-07-28 request for `method` would be dispatched (not `-32601`).
@@ -203,12 +169,12 @@ impl Engine {
         match self.prepare_modern(req, meta, origin) {
             Err(e) => Either::Left(ready(Err(e))),
             Ok(p) => {
-                let method_name = p.parts.method.clone();
+                let target = p.target;
                 let server = self.clone();
                 let had_input = p.had_input;
                 Either::Right(
                     self.run(p.target, p.parts, p.params, None, p.channel)
-                        .map(move |r| server.finish_modern(&method_name, had_input, r)),
+                        .map(move |r| server.finish_modern(target, had_input, r)),
                 )
             }
         }
@@ -220,8 +186,7 @@ impl Engine {
         let target =
             self.target(&req.method, true).ok_or_else(|| crate::protocol::method_not_served(&req.method, None))?;
         let mut params = req.params.unwrap_or_default();
-        let takes_input =
-            matches!(target, Target::Builtin(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead));
+        let takes_input = target.asks_input();
         // MRTR (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr): the
         // retry's answers and state are checked before any filter or handler runs; a state that
         // does not verify is -32602 and nothing runs.
@@ -255,7 +220,7 @@ impl Engine {
     /// (for the methods that may ask), results are stamped for the era.
     fn finish_modern(
         &self,
-        method_name: &str,
+        target: Target,
         had_input: bool,
         outcome: Result<Value, McpError>,
     ) -> Result<Value, McpError> {
@@ -263,12 +228,18 @@ impl Engine {
             Ok(r) => r,
             Err(e) => match e.into_input_required() {
                 // An InputRequiredResult is a result, never cached (stamp_modern adds no ttlMs).
-                Ok(input_required) if INPUT_METHODS.contains(&method_name) => input_required,
-                Ok(_) => return Err(McpError::internal(format!("{method_name} cannot ask the client for input"))),
+                Ok(input_required) if target.asks_input() => input_required,
+                Ok(_) => {
+                    return Err(McpError::internal(format!("{} cannot ask the client for input", target.name())));
+                }
                 Err(e) => return Err(e),
             },
         };
-        let mut stamped = encode::stamp_modern(self, method_name, result);
+        let cache = match target {
+            Target::Builtin(m) => m.descriptor().cache,
+            Target::Rpc(_) => method::CacheRule::Never,
+        };
+        let mut stamped = encode::stamp_modern(self, cache, result);
         // A task's `ttlMs` is its retention, not a cache hint: a CreateTaskResult keeps it.
         if had_input
             && let Some(obj) = stamped.as_object_mut().filter(|o| o.contains_key("ttlMs") && o["resultType"] != "task")
@@ -408,7 +379,6 @@ impl Engine {
     ///
     /// Errors: `-32602` when `params.protocolVersion` is missing or not a string, or
     /// `params.capabilities` is not an object.
-    #[cfg(any(feature = "stdio", feature = "http"))]
     pub(crate) fn initialize(
         &self,
         params: Option<&Map<String, Value>>,

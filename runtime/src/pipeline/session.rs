@@ -84,8 +84,10 @@ impl LegacySession {
         self.initialized.load(Ordering::Acquire)
     }
 
-    #[cfg(any(feature = "stdio", feature = "http"))]
-    pub(crate) fn mark_initialized(&self) {
+    /// Records `notifications/initialized`: a transport calls it when the client sends that
+    /// notification on the session
+    /// ([lifecycle](https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization)).
+    pub fn mark_initialized(&self) {
         self.initialized.store(true, Ordering::Release);
     }
 

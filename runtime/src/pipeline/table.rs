@@ -1,9 +1,8 @@
 use super::alternate::{AlternateFilterRegistration, MethodChains};
-use super::builtin::{CallToolParams, GetPromptParams, ReadResourceParams};
+use super::method;
 use super::{RpcRegistration, TypedChain, TypedFilterRegistration};
-use crate::model::{CallToolResult, GetPromptResult, ReadResourceResult};
-use crate::registry::BuildError;
 use crate::registry::Site;
+use crate::registry::{BuildError, Groups};
 use crate::vocab::methods;
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -19,16 +18,7 @@ pub(crate) struct Pipelines {
 
 /// The built-in methods that take typed and alternate filters, with their types.
 fn builtin_types(method: &str) -> Option<(TypeId, TypeId)> {
-    Some(match method {
-        "tools/call" => (TypeId::of::<CallToolParams>(), TypeId::of::<CallToolResult>()),
-        "prompts/get" => (TypeId::of::<GetPromptParams>(), TypeId::of::<GetPromptResult>()),
-        "resources/read" => (TypeId::of::<ReadResourceParams>(), TypeId::of::<ReadResourceResult>()),
-        _ => return None,
-    })
-}
-
-fn in_groups(groups: Option<&[String]>, group: &str) -> bool {
-    groups.is_none_or(|g| g.iter().any(|x| x == group))
+    method::named(method)?.filter_types.map(|types| types())
 }
 
 /// Collects the typed RPCs, typed filters and alternate filters of the selected groups.
@@ -41,10 +31,8 @@ fn in_groups(groups: Option<&[String]>, group: &str) -> bool {
 pub(crate) fn build(groups: Option<&[String]>) -> Result<Pipelines, BuildError> {
     let mut errors = Vec::new();
     let mut rpcs: HashMap<&'static str, &'static RpcRegistration> = HashMap::new();
-    for reg in inventory::iter::<RpcRegistration> {
-        if !in_groups(groups, reg.group) {
-            continue;
-        }
+    let groups = Groups::new(groups);
+    for reg in groups.select::<RpcRegistration>() {
         let invalid = |reason: String| BuildError::Invalid {
             kind: "method",
             name: reg.method.to_owned(),
@@ -90,21 +78,17 @@ pub(crate) fn build(groups: Option<&[String]>) -> Result<Pipelines, BuildError> 
         }
     };
     let mut typed: HashMap<&'static str, Vec<&'static TypedFilterRegistration>> = HashMap::new();
-    for f in inventory::iter::<TypedFilterRegistration> {
-        if in_groups(groups, f.group) {
-            match check(f.method, f.name, &f.site, (f.params_type)(), (f.result_type)()) {
-                Ok(()) => typed.entry(f.method).or_default().push(f),
-                Err(e) => errors.push(e),
-            }
+    for f in groups.select::<TypedFilterRegistration>() {
+        match check(f.method, f.name, &f.site, (f.params_type)(), (f.result_type)()) {
+            Ok(()) => typed.entry(f.method).or_default().push(f),
+            Err(e) => errors.push(e),
         }
     }
     let mut alternate: HashMap<&'static str, Vec<&'static AlternateFilterRegistration>> = HashMap::new();
-    for f in inventory::iter::<AlternateFilterRegistration> {
-        if in_groups(groups, f.group) {
-            match check(f.method, f.name, &f.site, (f.params_type)(), (f.result_type)()) {
-                Ok(()) => alternate.entry(f.method).or_default().push(f),
-                Err(e) => errors.push(e),
-            }
+    for f in groups.select::<AlternateFilterRegistration>() {
+        match check(f.method, f.name, &f.site, (f.params_type)(), (f.result_type)()) {
+            Ok(()) => alternate.entry(f.method).or_default().push(f),
+            Err(e) => errors.push(e),
         }
     }
     if let Some(e) = BuildError::from_all(errors) {

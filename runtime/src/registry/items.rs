@@ -200,3 +200,4 @@ inventory::collect!(ToolRegistration);
 inventory::collect!(PromptRegistration);
 inventory::collect!(ResourceRegistration);
 inventory::collect!(CompletionRegistration);
+super::registrations!(ToolRegistration, PromptRegistration, ResourceRegistration, CompletionRegistration);

@@ -6,6 +6,7 @@
 //! sorted, immutable [`DispatchTable`].
 
 pub(crate) mod items;
+mod selection;
 mod table;
 mod task_support;
 mod tool_schema;
@@ -17,6 +18,7 @@ pub(crate) use items::{
     CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, SchemaOrigin, Site,
     ToolRegistration,
 };
+pub(crate) use selection::{Groups, Registration, registrations};
 pub use table::{
     BuildError, CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ResourceReadFn, ToolCallFn,
     ToolEntry,

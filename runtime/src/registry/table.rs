@@ -202,10 +202,6 @@ pub enum CompletionKey {
     Resource(String),
 }
 
-fn in_groups(groups: Option<&[String]>, group: &str) -> bool {
-    groups.is_none_or(|g| g.iter().any(|x| x == group))
-}
-
 fn set_opt(obj: &mut Map<String, Value>, key: &str, v: Option<&str>) {
     if let Some(v) = v {
         obj.insert(key.to_owned(), Value::String(v.to_owned()));
@@ -220,13 +216,11 @@ impl DispatchTable {
     /// schema that is not an object schema or a bad URI template; every one of them at once
     /// ([`BuildError::Several`]) when there are several.
     pub fn from_inventory(groups: Option<&[String]>) -> Result<DispatchTable, BuildError> {
+        let groups = super::Groups::new(groups);
         let mut table = DispatchTable::default();
         let mut errors = Vec::new();
         let mut tool_sites: HashMap<&str, Site> = HashMap::new();
-        for reg in inventory::iter::<ToolRegistration> {
-            if !in_groups(groups, reg.group) {
-                continue;
-            }
+        for reg in groups.select::<ToolRegistration>() {
             if let Some(prev) = tool_sites.insert(reg.name, reg.site) {
                 errors.push(duplicate("tool", reg.name, prev, reg.site));
                 continue;
@@ -238,10 +232,7 @@ impl DispatchTable {
             }
         }
         let mut prompt_sites: HashMap<&str, Site> = HashMap::new();
-        for reg in inventory::iter::<PromptRegistration> {
-            if !in_groups(groups, reg.group) {
-                continue;
-            }
+        for reg in groups.select::<PromptRegistration>() {
             if let Some(prev) = prompt_sites.insert(reg.name, reg.site) {
                 errors.push(duplicate("prompt", reg.name, prev, reg.site));
                 continue;
@@ -249,10 +240,7 @@ impl DispatchTable {
             table.prompts.push((reg.name.to_owned(), prompt_entry(reg)));
         }
         let mut resource_sites: HashMap<&str, Site> = HashMap::new();
-        for reg in inventory::iter::<ResourceRegistration> {
-            if !in_groups(groups, reg.group) {
-                continue;
-            }
+        for reg in groups.select::<ResourceRegistration>() {
             if let Some(prev) = resource_sites.insert(reg.uri, reg.site) {
                 errors.push(duplicate("resource", reg.uri, prev, reg.site));
                 continue;
@@ -271,10 +259,7 @@ impl DispatchTable {
             }
         }
         let mut completion_sites: HashMap<(CompletionKey, Option<String>), Site> = HashMap::new();
-        for reg in inventory::iter::<CompletionRegistration> {
-            if !in_groups(groups, reg.group) {
-                continue;
-            }
+        for reg in groups.select::<CompletionRegistration>() {
             let key = match reg.target {
                 CompletionTarget::Prompt(p) => CompletionKey::Prompt(p.to_owned()),
                 CompletionTarget::ResourceTemplate(u) => CompletionKey::Resource(u.to_owned()),

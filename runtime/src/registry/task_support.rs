@@ -8,6 +8,7 @@
 /// (crate `switchyard-mcp-tasks`), which alone acts on it. Without that extension installed every
 /// tool runs synchronously.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum TaskSupport {
     /// Never a task: the call always returns a `CallToolResult` (the default).
     #[default]

@@ -1,6 +1,7 @@
 use super::Server;
 use crate::context::StateMap;
 use crate::pipeline::{CacheConfig, Engine};
+use crate::pipeline::{RpcMethod, methods::ToolsCall};
 use crate::registry::{BuildError, DispatchTable};
 use arc_swap::ArcSwap;
 use std::sync::Arc;
@@ -312,11 +313,11 @@ impl ServerBuilder {
         let fields = crate::subscriptions::collect_fields(groups);
         let mut errors = super::state_check::missing_state(&self.state, groups);
         if let Some((_, at)) = &self.tools_call
-            && let Some(sites) = pipelines.as_ref().ok().and_then(|p| p.filter_sites.get("tools/call"))
+            && let Some(sites) = pipelines.as_ref().ok().and_then(|p| p.filter_sites.get(ToolsCall::METHOD))
         {
             errors.push(BuildError::Invalid {
                 kind: "method",
-                name: "tools/call".to_owned(),
+                name: ToolsCall::METHOD.to_owned(),
                 site: at.clone(),
                 reason: format!(
                     "a replacement handler cannot be combined with tools/call filters, which it would skip: {}",

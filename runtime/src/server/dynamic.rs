@@ -104,10 +104,7 @@ impl DynamicTool {
 /// # use switchyard::{ReadResourceResult, ResourceContents, Server, server::DynamicResource};
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let notes = DynamicResource::new("notes://today", "today", |_ctx, req| async move {
-///     Ok(ReadResourceResult {
-///         contents: vec![ResourceContents::text(req.uri, Some("text/plain"), "buy milk")],
-///         meta: None,
-///     })
+///     Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, Some("text/plain"), "buy milk")]))
 /// })
 /// .mime_type("text/plain");
 /// let server = Server::builder("doc", "0").groups(["none"]).resource(notes).build()?;

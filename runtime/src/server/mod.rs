@@ -4,6 +4,7 @@
 //! handle to the pipeline's engine with the operations an application needs.
 
 mod builder;
+mod connection;
 mod dynamic;
 mod lifecycle;
 mod metrics;
@@ -48,8 +49,9 @@ impl Server {
         ServerBuilder::new(name, version)
     }
 
-    /// The engine the transports drive.
-    pub(crate) fn engine(&self) -> &Arc<Engine> {
+    /// The engine behind the handle; outside this module, transports and the command line
+    /// reach it only through the public methods (`connection.rs` holds the transports' seam).
+    fn engine(&self) -> &Arc<Engine> {
         &self.engine
     }
 

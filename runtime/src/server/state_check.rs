@@ -4,7 +4,7 @@
 use crate::context::{StateMap, StateRequirement};
 use crate::pipeline::RpcRegistration;
 use crate::registry::{
-    BuildError, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, Site,
+    BuildError, CompletionRegistration, CompletionTarget, Groups, PromptRegistration, ResourceRegistration, Site,
     ToolRegistration,
 };
 use crate::subscriptions::SubscriptionFieldRegistration;
@@ -12,7 +12,7 @@ use crate::subscriptions::SubscriptionFieldRegistration;
 /// One problem per handler of the selected `groups` (`None`: all) and state type it needs
 /// that `state` does not hold.
 pub(crate) fn missing_state(state: &StateMap, groups: Option<&[String]>) -> Vec<BuildError> {
-    let selected = |group: &str| groups.is_none_or(|g| g.iter().any(|x| x == group));
+    let groups = Groups::new(groups);
     let mut errors = Vec::new();
     let mut check = |kind: &'static str, name: String, site: Site, needs: &[StateRequirement]| {
         for need in needs.iter().filter_map(|f| f()) {
@@ -30,26 +30,26 @@ pub(crate) fn missing_state(state: &StateMap, groups: Option<&[String]>) -> Vec<
             }
         }
     };
-    for r in inventory::iter::<ToolRegistration>.into_iter().filter(|r| selected(r.group)) {
+    for r in groups.select::<ToolRegistration>() {
         check("tool", r.name.to_owned(), r.site, r.state);
     }
-    for r in inventory::iter::<PromptRegistration>.into_iter().filter(|r| selected(r.group)) {
+    for r in groups.select::<PromptRegistration>() {
         check("prompt", r.name.to_owned(), r.site, r.state);
     }
-    for r in inventory::iter::<ResourceRegistration>.into_iter().filter(|r| selected(r.group)) {
+    for r in groups.select::<ResourceRegistration>() {
         check("resource", r.uri.to_owned(), r.site, r.state);
     }
-    for r in inventory::iter::<CompletionRegistration>.into_iter().filter(|r| selected(r.group)) {
+    for r in groups.select::<CompletionRegistration>() {
         let target = match r.target {
             CompletionTarget::Prompt(p) => format!("prompt {p}"),
             CompletionTarget::ResourceTemplate(u) => format!("resource template {u}"),
         };
         check("completion", target, r.site, r.state);
     }
-    for r in inventory::iter::<RpcRegistration>.into_iter().filter(|r| selected(r.group)) {
+    for r in groups.select::<RpcRegistration>() {
         check("method", r.method.to_owned(), r.site, r.state);
     }
-    for r in inventory::iter::<SubscriptionFieldRegistration>.into_iter().filter(|r| selected(r.group)) {
+    for r in groups.select::<SubscriptionFieldRegistration>() {
         check("subscription field", r.key.to_owned(), r.site, r.state);
     }
     errors

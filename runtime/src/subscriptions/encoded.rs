@@ -102,11 +102,17 @@ fn written_alike(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// `{"io.modelcontextprotocol/subscriptionId": sid}`: the `_meta` that tags the
+/// acknowledgement, every event and the result of subscription `sid`.
+pub(super) fn subscription_meta(sid: &Value) -> Value {
+    json!({ META_SUBSCRIPTION_ID: sid })
+}
+
 /// The same notification as a `Value` (for message filters and custom transports), built the
 /// way the listen loop always built it: `_meta` set on `params`.
 pub(crate) fn message_value(method: &str, mut params: Value, sid: &Value) -> Value {
     if let Some(p) = params.as_object_mut() {
-        p.insert("_meta".into(), super::listen::subscription_meta(sid));
+        p.insert("_meta".into(), subscription_meta(sid));
     }
     json!({ "jsonrpc": "2.0", "method": method, "params": params })
 }

@@ -33,6 +33,7 @@ pub struct SubscriptionFieldRegistration {
 }
 
 inventory::collect!(SubscriptionFieldRegistration);
+crate::registry::registrations!(SubscriptionFieldRegistration);
 
 /// Decodes the requested value into `T` (`-32602` naming the key on failure) and encodes the
 /// granted one; used by generated shims.
@@ -79,10 +80,7 @@ pub(crate) fn collect_fields(
 ) -> Result<std::collections::HashMap<&'static str, &'static SubscriptionFieldRegistration>, crate::BuildError> {
     let mut fields = std::collections::HashMap::new();
     let mut errors = Vec::new();
-    for reg in inventory::iter::<SubscriptionFieldRegistration> {
-        if groups.is_some_and(|g| !g.iter().any(|x| x == reg.group)) {
-            continue;
-        }
+    for reg in crate::registry::Groups::new(groups).select::<SubscriptionFieldRegistration>() {
         if crate::vocab::methods::LISTEN_KEYS.contains(&reg.key) {
             errors.push(crate::BuildError::Invalid {
                 kind: "subscription field",

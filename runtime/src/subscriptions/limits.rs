@@ -161,7 +161,6 @@ impl ListenSlots {
     }
 
     /// Replaces the limits; subscriptions already open keep their slots even above new limits.
-    #[cfg(any(feature = "cli", test))]
     pub(crate) fn set_limits(&self, limits: ListenLimits) {
         self.per_connection.store(limits.per_connection, Ordering::Relaxed);
         self.per_principal.store(limits.per_principal, Ordering::Relaxed);

@@ -7,10 +7,9 @@
 use super::Event;
 use super::Lagged;
 use super::Refused;
-use super::encoded;
+use super::encoded::{self, subscription_meta};
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
-use crate::protocol::META_SUBSCRIPTION_ID;
 use crate::vocab::methods::{
     LISTEN_KEYS, PROMPTS_LIST_CHANGED, RESOURCE_SUBSCRIPTIONS, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED,
 };
@@ -163,12 +162,6 @@ fn grant(server: &impl ListenHost, filter: &Map<String, Value>) -> Grant {
 /// (`SubscriptionsListenResult`; `resultType` is added when it is sent).
 pub(super) fn listen_result(sid: &Value) -> Value {
     json!({ "_meta": subscription_meta(sid) })
-}
-
-/// `{"io.modelcontextprotocol/subscriptionId": sid}`: the `_meta` that tags the
-/// acknowledgement, every event and the result of subscription `sid`.
-pub(super) fn subscription_meta(sid: &Value) -> Value {
-    json!({ META_SUBSCRIPTION_ID: sid })
 }
 
 /// What woke a subscription's loop.

@@ -267,7 +267,7 @@ async fn broadcast_to_session(
     input_closed: CancellationToken,
 ) {
     use futures::StreamExt;
-    let mut events = server.engine().hub.subscribe();
+    let mut events = server.events();
     let shutdown = server.shutdown_token().clone();
     loop {
         let event = tokio::select! {
@@ -278,7 +278,7 @@ async fn broadcast_to_session(
         match event {
             Some(Ok(e)) => {
                 if let Some(n) = session.notification_for(&e) {
-                    emit(&out, server.engine().message_filters(), n).await;
+                    emit(&out, server.message_filters(), n).await;
                 }
             }
             // A lagging session misses list changes; clients re-list on reconnect anyway.
@@ -424,7 +424,7 @@ struct Connection {
 
 impl Connection {
     async fn send(&self, msg: Value) {
-        emit(&self.out, self.server.engine().message_filters(), msg).await;
+        emit(&self.out, self.server.message_filters(), msg).await;
     }
 
     /// Sends the answer `msg` to a request: on its own line, or into its batch's answer.
@@ -443,7 +443,7 @@ impl Connection {
         if let Some(batch) = parse_batch(line) {
             return self.on_batch(batch).await;
         }
-        let filters = self.server.engine().message_filters();
+        let filters = self.server.message_filters();
         if !filters.is_empty()
             && let Ok(v) = serde_json::from_slice::<Value>(line)
             && !filters.incoming(&v)
@@ -472,7 +472,7 @@ impl Connection {
         if !version.is_some_and(accepts_batches) {
             return self.send(error_response(None, &batch_refused(version))).await;
         }
-        let filters = self.server.engine().message_filters().clone();
+        let filters = self.server.message_filters().clone();
         let reply = BatchReply::new(self.out.clone(), filters.clone());
         // Holds the answer back until every entry has been seen, so that entries answered at
         // once cannot complete the batch early.
@@ -533,7 +533,7 @@ impl Connection {
             let reply = if self.session.is_some() {
                 Err(McpError::invalid_request("this process is already initialized"))
             } else {
-                self.server.engine().initialize(req.params.as_ref(), String::new(), true)
+                self.server.initialize(req.params.as_ref(), String::new(), true)
             };
             match reply {
                 Ok((session, result)) => {
@@ -605,7 +605,7 @@ impl Connection {
             let id = req.id.clone();
             // The request's notifications go straight into the writer queue; its answer is
             // queued below, after the work ended, so it follows them.
-            let notifier = server.engine().notifier(out.clone(), token.clone());
+            let notifier = server.notifier(out.clone(), token.clone());
             // Boxed: the request future is large, and inline it would be copied whole each
             // time the task moves (spawn, task cell), which callgrind showed as a tenth of the
             // per-request instructions.
@@ -639,11 +639,11 @@ impl Connection {
                 return slot.answer(Some(msg)).await;
             }
             match outcome {
-                Ok(result) if server.engine().message_filters().is_empty() => {
+                Ok(result) if server.message_filters().is_empty() => {
                     let _ = out.send(Outbound::Message(Payload::Success(id.clone(), result))).await;
                 }
-                Ok(result) => emit(&out, server.engine().message_filters(), success_response(&id, result)).await,
-                Err(e) => emit(&out, server.engine().message_filters(), error_response(Some(&id), &e)).await,
+                Ok(result) => emit(&out, server.message_filters(), success_response(&id, result)).await,
+                Err(e) => emit(&out, server.message_filters(), error_response(Some(&id), &e)).await,
             }
             if is_listen && server.shutdown_token().is_cancelled() {
                 // The subscription ended from the server side: say so on the shared channel too:
@@ -652,7 +652,7 @@ impl Connection {
                 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure).
                 let note = serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
                     "params": { "requestId": id.to_value(), "reason": "server shutdown" } });
-                emit(&out, server.engine().message_filters(), note).await;
+                emit(&out, server.message_filters(), note).await;
             }
         });
     }

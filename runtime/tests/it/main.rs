@@ -14,6 +14,7 @@ mod introspection;
 mod jwks;
 mod listen_replacement;
 mod observability;
+mod outside_transport;
 mod pipeline;
 mod scopes;
 mod server;

@@ -223,10 +223,11 @@ async fn tools_change_at_run_time() {
 
 fn note(uri: &str, text: &'static str) -> switchyard::server::DynamicResource {
     switchyard::server::DynamicResource::new(uri, "note", move |_ctx, req| async move {
-        Ok(switchyard::ReadResourceResult {
-            contents: vec![switchyard::ResourceContents::text(req.uri, Some("text/plain"), text)],
-            meta: None,
-        })
+        Ok(switchyard::ReadResourceResult::new(vec![switchyard::ResourceContents::text(
+            req.uri,
+            Some("text/plain"),
+            text,
+        )]))
     })
     .mime_type("text/plain")
 }

@@ -49,7 +49,7 @@ impl TaskStore for InMemoryTaskStore {
     fn create(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         let mut tasks = self.lock();
         let result = if tasks.contains_key(&task.id) {
-            Err(StoreError(format!("task id {} exists already", task.id)))
+            Err(StoreError::Exists(task.id.clone()))
         } else {
             tasks.insert(task.id.clone(), Entry { record: task, answers: Map::new() });
             Ok(())

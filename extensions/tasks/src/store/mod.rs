@@ -18,15 +18,70 @@ use crate::model::{TaskError, TaskRecord, TaskState};
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
-/// A store failure (the store is down, the database is locked or corrupt, ...). The extension
-/// answers a request whose store call failed with `-32603`; an outcome it could not record is
-/// written again with backoff while the process lives (see [`TaskStore::transition`]).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("task store: {0}")]
-pub struct StoreError(pub String);
+/// A store failure. The extension answers a request whose store call failed with `-32603`; an
+/// outcome it could not record is written again with backoff while the process lives (see
+/// [`TaskStore::transition`]). Its `Display` is `task store: <message>`; a store outside this
+/// crate reports with [`StoreError::unavailable`], [`StoreError::data`] or [`StoreError::other`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The backend failed or could not be reached (connection refused or lost, pool timeout, a
+    /// database error, a locked file): the same call may succeed later. `message` says what
+    /// could not be done and why; `source` is the backend's own error (a `tokio_postgres::Error`,
+    /// a `rusqlite::Error`) for code that inspects it.
+    #[error("task store: {message}")]
+    Unavailable {
+        /// What failed, and the backend's reason.
+        message: String,
+        /// The backend's error, when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    },
+    /// `put` of a task id the store holds already.
+    #[error("task store: task id {0} exists already")]
+    Exists(String),
+    /// Data that cannot be encoded, or a stored record that cannot be read back: retrying does
+    /// not help.
+    #[error("task store: {0}")]
+    Data(String),
+    /// The store was set up with something it cannot use (an invalid URL, an empty pool).
+    #[error("task store: {0}")]
+    Config(String),
+    /// Anything else, in the store's own words.
+    #[error("task store: {0}")]
+    Other(String),
+}
+
+impl StoreError {
+    /// [`StoreError::Unavailable`] with the backend's error as its source.
+    pub fn unavailable(message: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        StoreError::Unavailable { message: message.into(), source: Some(Box::new(source)) }
+    }
+
+    /// [`StoreError::Unavailable`] without a source error.
+    pub fn unavailable_because(message: impl Into<String>) -> Self {
+        StoreError::Unavailable { message: message.into(), source: None }
+    }
+
+    /// [`StoreError::Data`].
+    pub fn data(message: impl Into<String>) -> Self {
+        StoreError::Data(message.into())
+    }
+
+    /// [`StoreError::Other`].
+    pub fn other(message: impl Into<String>) -> Self {
+        StoreError::Other(message.into())
+    }
+
+    /// Whether the same call may succeed later (the backend was unreachable or failed).
+    pub fn is_transient(&self) -> bool {
+        matches!(self, StoreError::Unavailable { .. })
+    }
+}
 
 /// What a state change did.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Transition {
     /// The task moved to the new state; the updated record.
     Applied(TaskRecord),
@@ -175,6 +230,7 @@ pub trait TaskStore: Send + Sync + 'static {
 /// The extension acknowledges `tasks/update` with `{}` in every case but `Unknown`, which it
 /// answers with `-32602`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum PutInput {
     /// The responses for `keys` (each outstanding until now) are stored; `record` is the task
     /// after the change: `input_required` with the keys still outstanding, or `working`.
@@ -227,7 +283,7 @@ pub(crate) fn encode_responses(responses: &Map<String, Value>) -> Result<Option<
     }
     serde_json::to_string(responses)
         .map(Some)
-        .map_err(|e| StoreError(format!("input responses could not be encoded: {e}")))
+        .map_err(|e| StoreError::data(format!("input responses could not be encoded: {e}")))
 }
 
 /// The inverse of [`encode_responses`].
@@ -238,8 +294,8 @@ pub(crate) fn decode_responses(text: Option<&str>) -> Result<Map<String, Value>,
     match text.map(serde_json::from_str::<Value>) {
         None => Ok(Map::new()),
         Some(Ok(Value::Object(m))) => Ok(m),
-        Some(Ok(other)) => Err(StoreError(format!("stored input responses are not an object: {other}"))),
-        Some(Err(e)) => Err(StoreError(format!("stored input responses are unreadable: {e}"))),
+        Some(Ok(other)) => Err(StoreError::data(format!("stored input responses are not an object: {other}"))),
+        Some(Err(e)) => Err(StoreError::data(format!("stored input responses are unreadable: {e}"))),
     }
 }
 
@@ -255,7 +311,7 @@ pub(crate) fn encode_state(state: &TaskState) -> Result<(&'static str, Option<St
         TaskState::Completed(v) => Some(serde_json::to_string(v)),
         TaskState::Failed(e) => Some(serde_json::to_string(e)),
     };
-    let payload = payload.transpose().map_err(|e| StoreError(format!("task state could not be encoded: {e}")))?;
+    let payload = payload.transpose().map_err(|e| StoreError::data(format!("task state could not be encoded: {e}")))?;
     Ok((state.status(), payload))
 }
 
@@ -265,7 +321,7 @@ pub(crate) fn encode_state(state: &TaskState) -> Result<(&'static str, Option<St
 /// written by something else).
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn decode_state(status: &str, payload: Option<&str>) -> Result<TaskState, StoreError> {
-    let bad = |e: String| StoreError(format!("stored task state is unreadable ({status}): {e}"));
+    let bad = |e: String| StoreError::data(format!("stored task state is unreadable ({status}): {e}"));
     let json = || -> Result<Value, StoreError> {
         serde_json::from_str(payload.unwrap_or("null")).map_err(|e| bad(e.to_string()))
     };

@@ -327,7 +327,7 @@ impl PostgresTaskStore {
     ) -> Result<T, StoreError> {
         match tokio::time::timeout(self.statement_timeout, work).await {
             Ok(result) => result,
-            Err(_) => Err(StoreError(format!(
+            Err(_) => Err(StoreError::unavailable_because(format!(
                 "PostgreSQL: no answer to {what} within {:.1} s (the store's statement timeout): the database \
                  may be down, frozen or overloaded",
                 self.statement_timeout.as_secs_f64()
@@ -343,8 +343,9 @@ impl PostgresTaskStore {
     /// which may hold a password), the database cannot be reached within 5 s, or the schema
     /// cannot be created.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let config: tokio_postgres::Config =
-            url.parse().map_err(|e| StoreError(format!("PostgreSQL: invalid connection URL: {}", describe(&e))))?;
+        let config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| StoreError::Config(format!("PostgreSQL: invalid connection URL: {}", describe(&e))))?;
         Self::with_config(config, Self::DEFAULT_POOL_SIZE).await
     }
 
@@ -356,8 +357,9 @@ impl PostgresTaskStore {
     /// Errors: [`StoreError`] at once for an invalid URL; after `wait`, the last attempt's
     /// error, saying how long it retried.
     pub async fn connect_waiting(url: &str, wait: Duration) -> Result<Self, StoreError> {
-        let config: tokio_postgres::Config =
-            url.parse().map_err(|e| StoreError(format!("PostgreSQL: invalid connection URL: {}", describe(&e))))?;
+        let config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| StoreError::Config(format!("PostgreSQL: invalid connection URL: {}", describe(&e))))?;
         let deadline = tokio::time::Instant::now() + wait;
         let mut delay = Duration::from_millis(250);
         let mut attempt = 1u32;
@@ -368,11 +370,7 @@ impl PostgresTaskStore {
             };
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             if left.is_zero() {
-                return Err(StoreError(format!(
-                    "{} (gave up after {attempt} attempts over {:.0} s)",
-                    error.0,
-                    wait.as_secs_f64()
-                )));
+                return Err(gave_up(error, attempt, wait));
             }
             tracing::warn!(error = %error, attempt, retry_in_ms = delay.min(left).as_millis() as u64,
                 "tasks: the PostgreSQL task store cannot be reached yet; retrying");
@@ -390,7 +388,7 @@ impl PostgresTaskStore {
     /// schema cannot be created.
     pub async fn with_config(config: tokio_postgres::Config, pool_size: usize) -> Result<Self, StoreError> {
         if pool_size == 0 {
-            return Err(StoreError("PostgreSQL: the connection pool needs at least one connection".into()));
+            return Err(StoreError::Config("PostgreSQL: the connection pool needs at least one connection".into()));
         }
         // Fast recycling: a dropped connection is noticed by its connection task (`is_closed`),
         // and a query on a connection that died since fails with a StoreError like any other;
@@ -403,7 +401,7 @@ impl PostgresTaskStore {
             .recycle_timeout(Some(POOL_TIMEOUT))
             .runtime(Runtime::Tokio1)
             .build()
-            .map_err(|e| StoreError(format!("PostgreSQL: the connection pool could not be built: {e}")))?;
+            .map_err(|e| StoreError::Config(format!("PostgreSQL: the connection pool could not be built: {e}")))?;
         Self::with_pool(pool).await
     }
 
@@ -431,7 +429,7 @@ impl PostgresTaskStore {
                 PoolError::NoRuntimeSpecified => "the pool has no runtime, so its timeouts cannot run".to_owned(),
                 PoolError::PostCreateHook(e) => format!("the pool's post-create hook failed: {e}"),
             };
-            StoreError(format!("PostgreSQL: no connection to {what}: {reason}"))
+            StoreError::unavailable_because(format!("PostgreSQL: no connection to {what}: {reason}"))
         })
     }
 
@@ -444,18 +442,18 @@ impl PostgresTaskStore {
             .query_one(SCHEMA_IS_CURRENT, &[&RELATIONS, &later])
             .await
             .and_then(|row| row.try_get(0))
-            .map_err(|e| failed(WHAT, &e))?;
+            .map_err(|e| failed(WHAT, e))?;
         if current == Some(true) {
             return Ok(());
         }
-        let tx = client.transaction().await.map_err(|e| failed(WHAT, &e))?;
+        let tx = client.transaction().await.map_err(|e| failed(WHAT, e))?;
         let mut ddl = format!("SELECT pg_advisory_xact_lock({SCHEMA_LOCK});\n{SCHEMA}");
         for (name, kind) in LATER_COLUMNS {
             ddl.push_str(&format!("ALTER TABLE switchyard_tasks ADD COLUMN IF NOT EXISTS {name} {kind};\n"));
         }
         ddl.push_str(LATER_OBJECTS);
-        tx.batch_execute(&ddl).await.map_err(|e| failed(WHAT, &e))?;
-        tx.commit().await.map_err(|e| failed(WHAT, &e))
+        tx.batch_execute(&ddl).await.map_err(|e| failed(WHAT, e))?;
+        tx.commit().await.map_err(|e| failed(WHAT, e))
     }
 
     /// Queues the `tools/call` of the `working` task `task_id` (`tool`, `arguments`) for the
@@ -469,18 +467,18 @@ impl PostgresTaskStore {
         self.timed("queue a job", async {
             const WHAT: &str = "queue a job";
             let client = self.client(WHAT).await?;
-            let stmt = client.prepare_cached(ENQUEUE).await.map_err(|e| failed(WHAT, &e))?;
+            let stmt = client.prepare_cached(ENQUEUE).await.map_err(|e| failed(WHAT, e))?;
             let queued = client
                 .execute(&stmt, &[&task_id, &tool, &arguments.to_string(), &to_sql(now_ms())])
                 .await
                 .map_err(|e| match e.code() {
                     Some(c) if *c == SqlState::UNIQUE_VIOLATION => {
-                        StoreError(format!("PostgreSQL: task {task_id} already has a job"))
+                        StoreError::other(format!("PostgreSQL: task {task_id} already has a job"))
                     }
-                    _ => failed(WHAT, &e),
+                    _ => failed(WHAT, e),
                 })?;
             if queued == 0 {
-                return Err(StoreError(format!(
+                return Err(StoreError::other(format!(
                     "PostgreSQL: task {task_id} is unknown or no longer working; no job was queued"
                 )));
             }
@@ -505,19 +503,18 @@ impl PostgresTaskStore {
         self.timed("claim a job", async {
             const WHAT: &str = "claim a job";
             let client = self.client(WHAT).await?;
-            let stmt = client.prepare_cached(CLAIM).await.map_err(|e| failed(WHAT, &e))?;
+            let stmt = client.prepare_cached(CLAIM).await.map_err(|e| failed(WHAT, e))?;
             let now = now_ms();
             let until = now.saturating_add(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX));
-            let row = client
-                .query_opt(&stmt, &[&worker, &to_sql(now), &to_sql(until)])
-                .await
-                .map_err(|e| failed(WHAT, &e))?;
+            let row =
+                client.query_opt(&stmt, &[&worker, &to_sql(now), &to_sql(until)]).await.map_err(|e| failed(WHAT, e))?;
             let Some(row) = row else { return Ok(None) };
-            let task_id: String = row.try_get(0).map_err(|e| failed(WHAT, &e))?;
-            let tool: String = row.try_get(1).map_err(|e| failed(WHAT, &e))?;
-            let arguments: String = row.try_get(2).map_err(|e| failed(WHAT, &e))?;
-            let arguments = serde_json::from_str(&arguments)
-                .map_err(|e| StoreError(format!("PostgreSQL: the arguments of job {task_id} are unreadable: {e}")))?;
+            let task_id: String = row.try_get(0).map_err(|e| failed(WHAT, e))?;
+            let tool: String = row.try_get(1).map_err(|e| failed(WHAT, e))?;
+            let arguments: String = row.try_get(2).map_err(|e| failed(WHAT, e))?;
+            let arguments = serde_json::from_str(&arguments).map_err(|e| {
+                StoreError::data(format!("PostgreSQL: the arguments of job {task_id} are unreadable: {e}"))
+            })?;
             Ok(Some(Job { task_id, tool, arguments }))
         })
         .await
@@ -532,24 +529,38 @@ impl PostgresTaskStore {
         self.timed("count queued jobs", async {
             const WHAT: &str = "count queued jobs";
             let client = self.client(WHAT).await?;
-            let stmt = client.prepare_cached(QUEUED).await.map_err(|e| failed(WHAT, &e))?;
-            let row = client.query_one(&stmt, &[]).await.map_err(|e| failed(WHAT, &e))?;
-            let count: i64 = row.try_get(0).map_err(|e| failed(WHAT, &e))?;
+            let stmt = client.prepare_cached(QUEUED).await.map_err(|e| failed(WHAT, e))?;
+            let row = client.query_one(&stmt, &[]).await.map_err(|e| failed(WHAT, e))?;
+            let count: i64 = row.try_get(0).map_err(|e| failed(WHAT, e))?;
             Ok(u64::try_from(count).unwrap_or(0))
         })
         .await
     }
 
     async fn read(client: &Object, what: &str, id: &str) -> Result<Option<TaskRecord>, StoreError> {
-        let stmt = client.prepare_cached(SELECT).await.map_err(|e| failed(what, &e))?;
-        let row = client.query_opt(&stmt, &[&id]).await.map_err(|e| failed(what, &e))?;
+        let stmt = client.prepare_cached(SELECT).await.map_err(|e| failed(what, e))?;
+        let row = client.query_opt(&stmt, &[&id]).await.map_err(|e| failed(what, e))?;
         row.map(|r| record_from_row(&r)).transpose()
     }
 }
 
 /// `PostgreSQL: could not <what>: <cause>`.
-fn failed(what: &str, e: &tokio_postgres::Error) -> StoreError {
-    StoreError(format!("PostgreSQL: could not {what}: {}", describe(e)))
+fn failed(what: &str, e: tokio_postgres::Error) -> StoreError {
+    StoreError::Unavailable {
+        message: format!("PostgreSQL: could not {what}: {}", describe(&e)),
+        source: Some(Box::new(e)),
+    }
+}
+
+/// The last attempt's error of [`PostgresTaskStore::connect_waiting`], saying how long it tried.
+fn gave_up(error: StoreError, attempt: u32, wait: Duration) -> StoreError {
+    let after = format!("gave up after {attempt} attempts over {:.0} s", wait.as_secs_f64());
+    match error {
+        StoreError::Unavailable { message, source } => {
+            StoreError::Unavailable { message: format!("{message} ({after})"), source }
+        }
+        other => other,
+    }
 }
 
 /// The server's message and SQLSTATE for a database error; otherwise the error and its causes
@@ -570,8 +581,9 @@ fn describe(e: &tokio_postgres::Error) -> String {
 
 /// A task from a row selected with `columns!()`.
 fn record_from_row(row: &Row) -> Result<TaskRecord, StoreError> {
-    let bad =
-        |e: tokio_postgres::Error| StoreError(format!("PostgreSQL: a stored task is unreadable: {}", describe(&e)));
+    let bad = |e: tokio_postgres::Error| {
+        StoreError::data(format!("PostgreSQL: a stored task is unreadable: {}", describe(&e)))
+    };
     let status: String = row.try_get(2).map_err(bad)?;
     let payload: Option<String> = row.try_get(3).map_err(bad)?;
     Ok(TaskRecord {
@@ -594,7 +606,7 @@ impl TaskStore for PostgresTaskStore {
             let (status, payload) = encode_state(&task.state)?;
             let expires = task.ttl_ms.map(|ttl| to_sql(task.created_at_ms.saturating_add(ttl)));
             let client = self.client(WHAT).await?;
-            let stmt = client.prepare_cached(INSERT).await.map_err(|e| failed(WHAT, &e))?;
+            let stmt = client.prepare_cached(INSERT).await.map_err(|e| failed(WHAT, e))?;
             // Autocommit: the row is committed when `execute` returns.
             client
                 .execute(
@@ -615,10 +627,8 @@ impl TaskStore for PostgresTaskStore {
                 )
                 .await
                 .map_err(|e| match e.code() {
-                    Some(c) if *c == SqlState::UNIQUE_VIOLATION => {
-                        StoreError(format!("task id {} exists already", task.id))
-                    }
-                    _ => failed(WHAT, &e),
+                    Some(c) if *c == SqlState::UNIQUE_VIOLATION => StoreError::Exists(task.id.clone()),
+                    _ => failed(WHAT, e),
                 })?;
             Ok(())
         }))
@@ -643,11 +653,11 @@ impl TaskStore for PostgresTaskStore {
             const WHAT: &str = "update a task";
             let (status, payload) = encode_state(&state)?;
             let client = self.client(WHAT).await?;
-            let stmt = client.prepare_cached(TRANSITION).await.map_err(|e| failed(WHAT, &e))?;
+            let stmt = client.prepare_cached(TRANSITION).await.map_err(|e| failed(WHAT, e))?;
             let row = client
                 .query_opt(&stmt, &[&id, &status, &payload, &status_message, &to_sql(now_ms), &state.is_terminal()])
                 .await
-                .map_err(|e| failed(WHAT, &e))?;
+                .map_err(|e| failed(WHAT, e))?;
             if let Some(row) = row {
                 return Ok(Transition::Applied(record_from_row(&row)?));
             }
@@ -664,8 +674,8 @@ impl TaskStore for PostgresTaskStore {
         Box::pin(self.timed("purge expired tasks", async move {
             const WHAT: &str = "purge expired tasks";
             let client = self.client(WHAT).await?;
-            let stmt = client.prepare_cached(PURGE).await.map_err(|e| failed(WHAT, &e))?;
-            let n = client.execute(&stmt, &[&to_sql(now_ms)]).await.map_err(|e| failed(WHAT, &e))?;
+            let stmt = client.prepare_cached(PURGE).await.map_err(|e| failed(WHAT, e))?;
+            let n = client.execute(&stmt, &[&to_sql(now_ms)]).await.map_err(|e| failed(WHAT, e))?;
             Ok(usize::try_from(n).unwrap_or(usize::MAX))
         }))
     }
@@ -674,8 +684,8 @@ impl TaskStore for PostgresTaskStore {
         Box::pin(self.timed("renew a task lease", async move {
             const WHAT: &str = "renew a task lease";
             let client = self.client(WHAT).await?;
-            let stmt = client.prepare_cached(RENEW).await.map_err(|e| failed(WHAT, &e))?;
-            let n = client.execute(&stmt, &[&id, &until_ms.map(to_sql)]).await.map_err(|e| failed(WHAT, &e))?;
+            let stmt = client.prepare_cached(RENEW).await.map_err(|e| failed(WHAT, e))?;
+            let n = client.execute(&stmt, &[&id, &until_ms.map(to_sql)]).await.map_err(|e| failed(WHAT, e))?;
             Ok(n > 0)
         }))
     }
@@ -684,13 +694,11 @@ impl TaskStore for PostgresTaskStore {
         Box::pin(self.timed("fail tasks with expired leases", async move {
             const WHAT: &str = "fail tasks with expired leases";
             let payload = serde_json::to_string(&error)
-                .map_err(|e| StoreError(format!("task error could not be encoded: {e}")))?;
+                .map_err(|e| StoreError::data(format!("task error could not be encoded: {e}")))?;
             let client = self.client(WHAT).await?;
-            let stmt = client.prepare_cached(FAIL_EXPIRED).await.map_err(|e| failed(WHAT, &e))?;
-            let rows = client
-                .query(&stmt, &[&to_sql(now_ms), &payload, &error.message])
-                .await
-                .map_err(|e| failed(WHAT, &e))?;
+            let stmt = client.prepare_cached(FAIL_EXPIRED).await.map_err(|e| failed(WHAT, e))?;
+            let rows =
+                client.query(&stmt, &[&to_sql(now_ms), &payload, &error.message]).await.map_err(|e| failed(WHAT, e))?;
             rows.iter().map(record_from_row).collect()
         }))
     }
@@ -704,11 +712,9 @@ impl TaskStore for PostgresTaskStore {
         Box::pin(self.timed("set a task's status message", async move {
             const WHAT: &str = "set a task's status message";
             let client = self.client(WHAT).await?;
-            let stmt = client.prepare_cached(SET_STATUS_MESSAGE).await.map_err(|e| failed(WHAT, &e))?;
-            let row = client
-                .query_opt(&stmt, &[&id, &status_message, &to_sql(now_ms)])
-                .await
-                .map_err(|e| failed(WHAT, &e))?;
+            let stmt = client.prepare_cached(SET_STATUS_MESSAGE).await.map_err(|e| failed(WHAT, e))?;
+            let row =
+                client.query_opt(&stmt, &[&id, &status_message, &to_sql(now_ms)]).await.map_err(|e| failed(WHAT, e))?;
             row.map(|r| record_from_row(&r)).transpose()
         }))
     }
@@ -722,26 +728,26 @@ impl TaskStore for PostgresTaskStore {
         Box::pin(self.timed("store input responses", async move {
             const WHAT: &str = "store input responses";
             let mut client = self.client(WHAT).await?;
-            let tx = client.transaction().await.map_err(|e| failed(WHAT, &e))?;
-            let locked = tx.prepare_cached(SELECT_FOR_INPUT).await.map_err(|e| failed(WHAT, &e))?;
-            let Some(row) = tx.query_opt(&locked, &[&id]).await.map_err(|e| failed(WHAT, &e))? else {
+            let tx = client.transaction().await.map_err(|e| failed(WHAT, e))?;
+            let locked = tx.prepare_cached(SELECT_FOR_INPUT).await.map_err(|e| failed(WHAT, e))?;
+            let Some(row) = tx.query_opt(&locked, &[&id]).await.map_err(|e| failed(WHAT, e))? else {
                 return Ok(PutInput::Unknown);
             };
             let record = record_from_row(&row)?;
-            let stored: Option<String> = row.try_get(10).map_err(|e| failed(WHAT, &e))?;
+            let stored: Option<String> = row.try_get(10).map_err(|e| failed(WHAT, e))?;
             let stored = decode_responses(stored.as_deref())?;
             // Dropping the transaction unused rolls it back and releases the row.
             let Some((state, merged, keys)) = merge_input(&record, &stored, responses) else {
                 return Ok(PutInput::Ignored(record));
             };
             let (status, payload) = encode_state(&state)?;
-            let update = tx.prepare_cached(PUT_INPUT).await.map_err(|e| failed(WHAT, &e))?;
+            let update = tx.prepare_cached(PUT_INPUT).await.map_err(|e| failed(WHAT, e))?;
             let row = tx
                 .query_one(&update, &[&id, &status, &payload, &encode_responses(&merged)?, &to_sql(now_ms)])
                 .await
-                .map_err(|e| failed(WHAT, &e))?;
+                .map_err(|e| failed(WHAT, e))?;
             let record = record_from_row(&row)?;
-            tx.commit().await.map_err(|e| failed(WHAT, &e))?;
+            tx.commit().await.map_err(|e| failed(WHAT, e))?;
             Ok(PutInput::Stored { keys, record })
         }))
     }
@@ -750,10 +756,10 @@ impl TaskStore for PostgresTaskStore {
         Box::pin(self.timed("read input responses", async move {
             const WHAT: &str = "read input responses";
             let client = self.client(WHAT).await?;
-            let stmt = client.prepare_cached(SELECT_INPUT).await.map_err(|e| failed(WHAT, &e))?;
-            let row = client.query_opt(&stmt, &[&id]).await.map_err(|e| failed(WHAT, &e))?;
+            let stmt = client.prepare_cached(SELECT_INPUT).await.map_err(|e| failed(WHAT, e))?;
+            let row = client.query_opt(&stmt, &[&id]).await.map_err(|e| failed(WHAT, e))?;
             let text: Option<String> = match row {
-                Some(row) => row.try_get(0).map_err(|e| failed(WHAT, &e))?,
+                Some(row) => row.try_get(0).map_err(|e| failed(WHAT, e))?,
                 None => None,
             };
             decode_responses(text.as_deref())
@@ -764,12 +770,12 @@ impl TaskStore for PostgresTaskStore {
         Box::pin(self.timed("remove input responses", async move {
             const WHAT: &str = "remove input responses";
             let mut client = self.client(WHAT).await?;
-            let tx = client.transaction().await.map_err(|e| failed(WHAT, &e))?;
-            let locked = tx.prepare_cached(SELECT_FOR_INPUT).await.map_err(|e| failed(WHAT, &e))?;
-            let Some(row) = tx.query_opt(&locked, &[&id]).await.map_err(|e| failed(WHAT, &e))? else {
+            let tx = client.transaction().await.map_err(|e| failed(WHAT, e))?;
+            let locked = tx.prepare_cached(SELECT_FOR_INPUT).await.map_err(|e| failed(WHAT, e))?;
+            let Some(row) = tx.query_opt(&locked, &[&id]).await.map_err(|e| failed(WHAT, e))? else {
                 return Ok(());
             };
-            let stored: Option<String> = row.try_get(10).map_err(|e| failed(WHAT, &e))?;
+            let stored: Option<String> = row.try_get(10).map_err(|e| failed(WHAT, e))?;
             let mut stored = decode_responses(stored.as_deref())?;
             let before = stored.len();
             for key in keys {
@@ -778,9 +784,9 @@ impl TaskStore for PostgresTaskStore {
             if stored.len() == before {
                 return Ok(());
             }
-            let update = tx.prepare_cached(SET_INPUT).await.map_err(|e| failed(WHAT, &e))?;
-            tx.execute(&update, &[&id, &encode_responses(&stored)?]).await.map_err(|e| failed(WHAT, &e))?;
-            tx.commit().await.map_err(|e| failed(WHAT, &e))
+            let update = tx.prepare_cached(SET_INPUT).await.map_err(|e| failed(WHAT, e))?;
+            tx.execute(&update, &[&id, &encode_responses(&stored)?]).await.map_err(|e| failed(WHAT, e))?;
+            tx.commit().await.map_err(|e| failed(WHAT, e))
         }))
     }
 }

@@ -102,7 +102,8 @@ impl SqliteTaskStore {
     /// Errors: [`StoreError`] on a database failure.
     pub fn recover_interrupted(&self, now_ms: u64) -> Result<usize, StoreError> {
         let error = TaskError::internal("the server stopped while the task was running; run the tool again");
-        let payload = serde_json::to_string(&error).map_err(|e| StoreError(e.to_string()))?;
+        let payload = serde_json::to_string(&error)
+            .map_err(|e| StoreError::data(format!("task error could not be encoded: {e}")))?;
         let conn = self.lock();
         conn.execute(
             "UPDATE switchyard_tasks SET status = 'failed', payload = ?1, status_message = ?2,
@@ -131,7 +132,7 @@ impl SqliteTaskStore {
                 f(&c)
             })
             .await
-            .map_err(|e| StoreError(format!("store worker failed: {e}")))?
+            .map_err(|e| StoreError::unavailable("the SQLite store worker failed", e))?
         })
     }
 }
@@ -196,7 +197,7 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 }
 
 fn err(e: rusqlite::Error) -> StoreError {
-    StoreError(e.to_string())
+    StoreError::Unavailable { message: format!("SQLite: {e}"), source: Some(Box::new(e)) }
 }
 
 /// A task from a row selected with [`COLUMNS`].
@@ -272,7 +273,7 @@ impl TaskStore for SqliteTaskStore {
                 Err(rusqlite::Error::SqliteFailure(e, _))
                     if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
                 {
-                    Err(StoreError(format!("task id {} exists already", task.id)))
+                    Err(StoreError::Exists(task.id.clone()))
                 }
                 Err(e) => Err(err(e)),
             }
@@ -344,7 +345,7 @@ impl TaskStore for SqliteTaskStore {
     fn fail_expired_leases(&self, now_ms: u64, error: TaskError) -> BoxFuture<'_, Result<Vec<TaskRecord>, StoreError>> {
         self.blocking(move |c| {
             let payload = serde_json::to_string(&error)
-                .map_err(|e| StoreError(format!("task error could not be encoded: {e}")))?;
+                .map_err(|e| StoreError::data(format!("task error could not be encoded: {e}")))?;
             // One statement: a process renewing its lease at the same moment either renews first
             // (and its task is not failed) or finds the task terminal.
             let mut failed = c
@@ -413,7 +414,8 @@ impl TaskStore for SqliteTaskStore {
                     params![id, status, payload, encode_responses(&merged)?, to_sql(now_ms)],
                 )
                 .map_err(err)?;
-                let record = read(tx, &id)?.ok_or_else(|| StoreError(format!("task {id} vanished while locked")))?;
+                let record =
+                    read(tx, &id)?.ok_or_else(|| StoreError::other(format!("task {id} vanished while locked")))?;
                 Ok(PutInput::Stored { keys, record })
             })
         })

@@ -43,7 +43,7 @@ impl TaskStore for FakeStore {
     fn create(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         self.creates.fetch_add(1, Ordering::SeqCst);
         if self.fail_create.load(Ordering::SeqCst) {
-            return Box::pin(async { Err(StoreError("disk full".into())) });
+            return Box::pin(async { Err(StoreError::unavailable_because("disk full")) });
         }
         self.ids.lock().expect("ids").push(task.id.clone());
         self.inner.create(task)
@@ -61,13 +61,13 @@ impl TaskStore for FakeStore {
         now_ms: u64,
     ) -> BoxFuture<'a, Result<Transition, StoreError>> {
         if matches!(state, TaskState::Failed(_)) && self.fail_next_failed_mark.swap(false, Ordering::SeqCst) {
-            return Box::pin(async { Err(StoreError("write failed".into())) });
+            return Box::pin(async { Err(StoreError::unavailable_because("write failed")) });
         }
         if matches!(state, TaskState::Completed(_))
             && (self.fail_next_completion.swap(false, Ordering::SeqCst)
                 || self.refuse_completions.load(Ordering::SeqCst))
         {
-            return Box::pin(async { Err(StoreError("write failed".into())) });
+            return Box::pin(async { Err(StoreError::unavailable_because("write failed")) });
         }
         self.inner.transition(id, state, status_message, now_ms)
     }
@@ -92,7 +92,7 @@ impl TaskStore for FakeStore {
         now_ms: u64,
     ) -> BoxFuture<'a, Result<PutInput, StoreError>> {
         if self.fail_next_put.swap(false, Ordering::SeqCst) {
-            return Box::pin(async { Err(StoreError("connection reset".into())) });
+            return Box::pin(async { Err(StoreError::unavailable_because("connection reset")) });
         }
         self.inner.put_input_responses(id, responses, now_ms)
     }
@@ -165,7 +165,7 @@ impl TaskExecutor for Shared {
                     execution.dispose();
                     Ok(())
                 }
-                Mode::Fail => Err(StartError("queue down".into())),
+                Mode::Fail => Err(StartError::Unavailable("queue down".into())),
             }
         })
     }

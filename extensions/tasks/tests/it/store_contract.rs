@@ -656,17 +656,30 @@ pg_only!(
 #[cfg(feature = "postgres")]
 #[tokio::test]
 async fn postgres_connection_errors_are_store_errors() {
-    use switchyard_tasks::PostgresTaskStore;
+    use switchyard_tasks::{PostgresTaskStore, StoreError};
+    // Everything an error says, its sources included, in Display and Debug form.
+    fn said(e: &StoreError) -> String {
+        let mut all = format!("{e} {e:?}");
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            all.push_str(&format!(" {s} {s:?}"));
+            source = s.source();
+        }
+        all
+    }
     let refused = PostgresTaskStore::connect("postgres://postgres:secret@127.0.0.1:1/test").await.expect_err("refused");
-    assert!(refused.0.contains("PostgreSQL") && refused.0.contains("connect"), "{refused}");
-    assert!(!refused.0.contains("secret"), "no password in errors: {refused}");
+    let text = refused.to_string();
+    assert!(text.contains("PostgreSQL") && text.contains("connect"), "{refused}");
+    assert!(refused.is_transient(), "a database that cannot be reached may come back: {refused:?}");
+    assert!(!said(&refused).contains("secret"), "no password in errors or their sources: {refused:?}");
     let invalid =
         PostgresTaskStore::connect("postgres://postgres:secret@127.0.0.1:notaport/test").await.expect_err("bad");
-    assert!(invalid.0.contains("invalid connection URL") && !invalid.0.contains("secret"), "{invalid}");
+    assert!(matches!(invalid, StoreError::Config(_)), "{invalid:?}");
+    assert!(invalid.to_string().contains("invalid connection URL") && !said(&invalid).contains("secret"), "{invalid}");
     let mut config = switchyard_tasks::tokio_postgres::Config::new();
     config.host("127.0.0.1").port(1).user("postgres");
     let empty = PostgresTaskStore::with_config(config, 0).await.expect_err("no connections");
-    assert!(empty.0.contains("at least one connection"), "{empty}");
+    assert!(matches!(&empty, StoreError::Config(m) if m.contains("at least one connection")), "{empty:?}");
 }
 
 #[cfg(not(feature = "postgres"))]
@@ -806,7 +819,12 @@ mod pg {
         let store = PostgresTaskStore::with_pool(pool.clone()).await.expect("store");
         let held = pool.get().await.expect("the only connection");
         let err = store.get("t_x").await.expect_err("no free connection");
-        assert!(err.0.contains("PostgreSQL") && err.0.contains("read a task") && err.0.contains("in use"), "{err}");
+        assert!(
+            err.to_string().contains("PostgreSQL")
+                && err.to_string().contains("read a task")
+                && err.to_string().contains("in use"),
+            "{err}"
+        );
         drop(held);
         assert_eq!(store.get("t_x").await.expect("works again"), None);
     }
@@ -926,7 +944,7 @@ mod pg {
         // A bound far above the timeout: a hang fails the test instead of stalling it.
         let outcome = tokio::time::timeout(Duration::from_secs(30), store.get(&t.id)).await;
         let err = outcome.expect("answered, not hung").expect_err("the database is frozen");
-        assert!(err.0.contains("read a task") && err.0.contains("statement timeout"), "{err}");
+        assert!(err.to_string().contains("read a task") && err.to_string().contains("statement timeout"), "{err}");
         let outcome = tokio::time::timeout(Duration::from_secs(30), store.renew_lease(&t.id, Some(now_ms()))).await;
         assert!(outcome.expect("answered, not hung").is_err());
         relay.freeze(false);
@@ -1004,9 +1022,12 @@ mod pg {
         assert_eq!(db.count("SELECT count(*) FROM switchyard_task_jobs").await, 1, "ended tasks' jobs dropped");
 
         let err = store.enqueue(&ids[0], "crunch", &json!({})).await.expect_err("cancelled");
-        assert!(err.0.contains("no longer working"), "{err}");
+        assert!(err.to_string().contains("no longer working"), "{err}");
         let err = store.enqueue(&ids[2], "crunch", &json!({})).await.expect_err("twice");
-        assert!(err.0.contains("no longer working") || err.0.contains("already has a job"), "{err}");
+        assert!(
+            err.to_string().contains("no longer working") || err.to_string().contains("already has a job"),
+            "{err}"
+        );
         let asking = task(TaskState::InputRequired(requests("k")));
         store.create(asking.clone()).await.expect("create");
         assert!(store.enqueue(&asking.id, "crunch", &json!({})).await.is_err(), "only working tasks are queued");
@@ -1015,7 +1036,7 @@ mod pg {
         store.create(working.clone()).await.expect("create");
         let err =
             store.enqueue(&working.id, "crunch", &json!({ "s": "a\u{0}b" })).await.expect_err("JSONB has no U+0000");
-        assert!(err.0.contains("PostgreSQL"), "{err}");
+        assert!(err.to_string().contains("PostgreSQL"), "{err}");
         store.enqueue(&working.id, "crunch", &json!({})).await.expect("a failed enqueue left nothing behind");
     }
 

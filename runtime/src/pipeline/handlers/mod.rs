@@ -8,7 +8,7 @@ mod session;
 mod tools;
 
 use super::Engine;
-use super::serve::Method;
+use super::method::Method;
 use super::session::LegacySession;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;

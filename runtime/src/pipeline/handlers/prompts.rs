@@ -4,6 +4,7 @@ use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::GetPromptResult;
 use crate::pipeline::Engine;
+use crate::pipeline::method::Method;
 use crate::pipeline::{ErasedValue, GetPromptParams, decode_erased, encode_erased, rpc_shim};
 use crate::registry::BoxFuture;
 use serde_json::{Map, Value};
@@ -36,8 +37,9 @@ pub(crate) async fn get(
         return Err(McpError::invalid_params(format!("unknown prompt: {name}")));
     };
     server.authorize(&ctx, Primitive::Prompt(&name), roles, scopes)?;
-    ctx.set_matched(name);
-    crate::pipeline::run_method(server, "prompts/get", ctx, decoded, render, encode_erased::<GetPromptResult>).await
+    let method = Method::PromptsGet.descriptor();
+    ctx.set_matched(method.span_field, name);
+    crate::pipeline::run_method(server, method.name, ctx, decoded, render, encode_erased::<GetPromptResult>).await
 }
 
 /// The innermost step: resolves the prompt named by the (possibly filtered) params, checks its

@@ -4,6 +4,7 @@ use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::ReadResourceResult;
 use crate::pipeline::Engine;
+use crate::pipeline::method::Method;
 use crate::pipeline::{ErasedValue, ReadResourceParams, decode_erased, encode_erased, rpc_shim};
 use crate::registry::{BoxFuture, ResourceEntry, ResourceRequest};
 use serde_json::{Map, Value};
@@ -61,16 +62,10 @@ pub(crate) async fn read(
     };
     authorize(server, &ctx, entry, &uri)?;
     drop(table);
-    ctx.set_matched(uri);
-    crate::pipeline::run_method(
-        server,
-        "resources/read",
-        ctx,
-        decoded,
-        read_resource,
-        encode_erased::<ReadResourceResult>,
-    )
-    .await
+    let method = Method::ResourcesRead.descriptor();
+    ctx.set_matched(method.span_field, uri);
+    crate::pipeline::run_method(server, method.name, ctx, decoded, read_resource, encode_erased::<ReadResourceResult>)
+        .await
 }
 
 /// The innermost step: resolves the (possibly filtered) URI and reads it.

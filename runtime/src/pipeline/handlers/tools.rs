@@ -4,6 +4,7 @@ use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::CallToolResult;
 use crate::pipeline::Engine;
+use crate::pipeline::method::Method;
 use crate::pipeline::{CallToolParams, ErasedValue, encode_erased, rpc_shim};
 use crate::registry::BoxFuture;
 use serde_json::{Map, Value};
@@ -31,14 +32,15 @@ pub(crate) async fn call(server: &Engine, ctx: RequestContext, params: Map<Strin
     };
     // The outermost alternate step: a denied call reaches no filter, task or tool.
     server.authorize(&ctx, Primitive::Tool(&name), roles, scopes)?;
-    ctx.set_matched(name);
+    let method = Method::ToolsCall.descriptor();
+    ctx.set_matched(method.span_field, name);
     if let Some(replacement) = &server.tools_call {
         let result = replacement(ctx, decoded).await?;
         return serde_json::to_value(result)
             .map_err(|e| McpError::internal(format!("tool result could not be encoded: {e}")));
     }
     let decoded: ErasedValue = Box::new(decoded);
-    crate::pipeline::run_method(server, "tools/call", ctx, decoded, run_tool, encode_erased::<CallToolResult>).await
+    crate::pipeline::run_method(server, method.name, ctx, decoded, run_tool, encode_erased::<CallToolResult>).await
 }
 
 /// Decodes the params of `tools/call` into [`CallToolParams`]; other keys (`_meta` included)

@@ -65,7 +65,7 @@ pub(crate) async fn post(
     if !accepts_batches(session.legacy.version) {
         return respond::error(400, None, &batch_refused(Some(session.legacy.version)));
     }
-    let filters = state.server.engine().message_filters().clone();
+    let filters = state.server.message_filters().clone();
     let (ntx, nrx) = context::outbound_channel(64);
     let mut answers: Vec<BoxFuture<Payload>> = Vec::new();
     let at_once = |m: Value| -> BoxFuture<Payload> { Box::pin(std::future::ready(Payload::Value(m))) };

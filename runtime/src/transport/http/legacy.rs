@@ -33,7 +33,7 @@ pub(crate) async fn initialize(
     peer: Option<SocketAddr>,
 ) -> Response {
     let Message::Request(req) = msg else { return respond::accepted() };
-    match state.server.engine().initialize(req.params.as_ref(), new_session_id(), state.config.streaming) {
+    match state.server.initialize(req.params.as_ref(), new_session_id(), state.config.streaming) {
         Ok((legacy, result)) => {
             let client = Client::of(principal.as_deref(), peer);
             let owner = principal.map(|p| p.id.clone());
@@ -139,7 +139,7 @@ pub(crate) async fn post(
     let timing = head.timing(state);
     let work = start(state, &session, req, ntx, principal, connection, head);
     let answer = Box::pin(work.map(Answer::One));
-    let filters = state.server.engine().message_filters().clone();
+    let filters = state.server.message_filters().clone();
     reply(session, answer, nrx, timing, filters, challenge).await
 }
 
@@ -248,10 +248,9 @@ pub(super) fn start(
     Box::pin(
         state
             .server
-            .engine()
-            .serve_legacy(
+            .handle_request(
                 req,
-                &session.legacy,
+                Some(&session.legacy),
                 Origin::new(cancel, notifier).principal(principal).connection(connection).trace(trace),
             )
             .map(move |r| {
@@ -448,7 +447,7 @@ pub(crate) async fn open_stream(
         // Ends when the server closes (after a drain's grace period): the client opens it again
         // on the instance it reaches next.
         let closing = server.closing_token().clone();
-        let mut events = server.engine().hub.subscribe();
+        let mut events = server.events();
         let mut tick = tokio::time::interval(keep_alive);
         loop {
             tokio::select! {
@@ -458,7 +457,7 @@ pub(crate) async fn open_stream(
                 e = events.next() => match e {
                     Some(Ok(e)) => {
                         if let Some(n) = session.legacy.notification_for(&e) {
-                            for m in server.engine().message_filters().outgoing(n) {
+                            for m in server.message_filters().outgoing(n) {
                                 if tx.send(respond::sse_event(&m, None)).await.is_err() { return; }
                             }
                         }

@@ -521,7 +521,7 @@ async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
     if let Some(batch) = parse_batch(&bytes) {
         return batch::post(state, session_id.as_deref(), &parts.headers, batch, principal, connection).await;
     }
-    let filters = state.server.engine().message_filters();
+    let filters = state.server.message_filters();
     if !filters.is_empty()
         && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes)
         && !filters.incoming(&v)

@@ -45,7 +45,7 @@ pub(crate) async fn post(
         id: req.id.clone(),
         keep_alive: state.config.keep_alive,
         sse_after: if sse { state.config.sse_after } else { None },
-        filters: state.server.engine().message_filters().clone(),
+        filters: state.server.message_filters().clone(),
         challenge: state.challenge(principal.as_deref()),
     };
     let token = cancel.clone();
@@ -53,7 +53,7 @@ pub(crate) async fn post(
         .principal(principal)
         .trace(super::headers::trace_context(headers))
         .connection(connection);
-    let work = Box::pin(state.server.engine().serve_modern(req, meta, origin));
+    let work = Box::pin(state.server.handle_modern_request(req, meta, origin));
     respond::reply(plan, work, nrx, cancel).await
 }
 
@@ -102,7 +102,7 @@ fn check_after_meta(
             meta.protocol_version
         )));
     }
-    state.server.engine().check_modern_version(meta)?;
+    state.server.check_protocol_version(meta)?;
     let method_header = mirrored(headers, &super::headers::MCP_METHOD)?
         .ok_or_else(|| McpError::header_mismatch("the Mcp-Method header is required"))?;
     if method_header != req.method {
@@ -115,11 +115,11 @@ fn check_after_meta(
     if !state.server.serves_modern_method(&req.method) {
         return Err(crate::protocol::method_not_served(&req.method, None));
     }
-    if req.method == "tools/call"
+    if req.method == <crate::pipeline::methods::ToolsCall as crate::pipeline::RpcMethod>::METHOD
         && let Some(name) = req.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)
     {
         let args = req.params.as_ref().and_then(|p| p.get("arguments"));
-        check_params(headers, &state.server.engine().tool_param_headers(name), args)?;
+        check_params(headers, &state.server.tool_param_headers(name), args)?;
     }
     Ok(())
 }

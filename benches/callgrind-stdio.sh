@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Instructions and heap allocations per answered stdio `tools/call` of one server role, from
+# callgrind: the role (release build) reads a file of N requests written back to back and runs
+# to its end under valgrind, once with N and once with 2N; the difference over N is the cost of
+# one request, start-up and shutdown cancelled out. Every request must be answered.
+#
+#   benches/callgrind-stdio.sh [ROLE] [WIRE] [N]   defaults: ours-stdio modern 2000
+#   ROLE: ours-stdio | raw-stdio | rmcp-stdio ...   WIRE: modern (2026-07-28 requests, each with
+#   its `_meta`) | legacy (the 2025-11-25 handshake first)
+#
+# Prints one line, e.g. `ours-stdio modern: 2000 requests, 41234 instructions and 30
+# allocations per request`. Needs valgrind (apt-get install -y valgrind) and `cargo build
+# --release -p switchyard-bench`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+role="${1:-ours-stdio}"
+wire="${2:-modern}"
+n="${3:-2000}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+requests() {
+  local count="$1"
+  if [ "$wire" = legacy ]; then
+    echo '{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}'
+    echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  fi
+  local meta=''
+  if [ "$wire" = modern ]; then
+    meta=',"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}'
+  fi
+  for ((i = 1; i <= count; i++)); do
+    printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello %d"}%s}}\n' \
+      "$i" "$i" "$meta"
+  done
+}
+
+# Total instructions and allocation calls of one run over `count` requests.
+measure() {
+  local count="$1"
+  requests "$count" > "$work/in-$count"
+  valgrind --tool=callgrind --callgrind-out-file="$work/cg-$count" \
+    target/release/bench role "$role" < "$work/in-$count" > "$work/out-$count" 2> "$work/err-$count"
+  local answers expected=$count
+  answers=$(grep -c '"result"' "$work/out-$count" || true)
+  [ "$wire" = legacy ] && expected=$((count + 1))
+  if [ "$answers" -ne "$expected" ]; then
+    echo "$role $wire: $answers of $expected requests answered" >&2
+    tail -5 "$work/err-$count" >&2
+    exit 1
+  fi
+  # Instructions from the summary; allocations as the calls of `__rust_alloc`.
+  python3 - "$work/cg-$count" <<'EOF'
+import re, sys
+names, fn, allocs, total = {}, None, 0, 0
+def name(tok):
+    m = re.match(r'\((\d+)\)(?: (.*))?', tok)
+    if not m:
+        return tok
+    if m.group(2):
+        names[m.group(1)] = m.group(2)
+    return names.get(m.group(1), m.group(1))
+for line in open(sys.argv[1]):
+    if line.startswith('fn='):
+        name(line[3:].strip())
+    elif line.startswith('cfn='):
+        fn = name(line[4:].strip())
+    elif line.startswith('calls=') and fn and fn.endswith('__rust_alloc'):
+        allocs += int(line.split('=')[1].split()[0])
+    elif line.startswith('summary:') or line.startswith('totals:'):
+        total = int(line.split()[1])
+print(total, allocs)
+EOF
+}
+
+read -r ir1 al1 < <(measure "$n")
+read -r ir2 al2 < <(measure $((2 * n)))
+echo "$role $wire: $n requests, $(((ir2 - ir1) / n)) instructions and $(((al2 - al1) / n)) allocations per request"
