@@ -107,32 +107,10 @@ if [ -n "$auth" ]; then
   echo "issuer: $(sed -n 's/^requests //p' "$issuer_out")" >&2
 fi
 
-# The dump is the profile's second part ("$out.1"); sum the calls of the named functions.
-python3 - "$out.1" "$role $wire c$conc${auth:+ $auth}" <<'EOF'
-import re, sys
-names, fn, requests, allocs, total = {}, None, 0, 0, 0
-def name(tok):
-    m = re.match(r'\((\d+)\)(?: (.*))?', tok)
-    if not m:
-        return tok
-    if m.group(2):
-        names[m.group(1)] = m.group(2)
-    return names.get(m.group(1), m.group(1))
-for line in open(sys.argv[1]):
-    if line.startswith('fn='):
-        name(line[3:].strip())
-    elif line.startswith('cfn='):
-        fn = name(line[4:].strip())
-    elif line.startswith('calls=') and fn:
-        n = int(line.split('=')[1].split()[0])
-        if fn.endswith('Http1Transaction>::encode'):
-            requests += n
-        elif fn.endswith('__rust_alloc'):
-            allocs += n
-    elif line.startswith('summary:') or line.startswith('totals:'):
-        total = int(line.split()[1])
-if requests == 0:
-    sys.exit('no request was answered while counting')
-print(f"{sys.argv[2]}: {requests} requests, {total // requests} instructions and "
-      f"{allocs // requests} allocations per request")
-EOF
+# The dump is the profile's second part ("$out.1"); requests are the calls of hyper's encoder.
+read -r total allocs requests < <(python3 benches/callgrind-count.py "$out.1" 'Http1Transaction>::encode')
+if [ "$requests" -eq 0 ]; then
+  echo "no request was answered while counting" >&2
+  exit 1
+fi
+echo "$role $wire c$conc${auth:+ $auth}: $requests requests, $((total / requests)) instructions and $((allocs / requests)) allocations per request"

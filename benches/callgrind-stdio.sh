@@ -49,28 +49,9 @@ measure() {
     tail -5 "$work/err-$count" >&2
     exit 1
   fi
-  # Instructions from the summary; allocations as the calls of `__rust_alloc`.
-  python3 - "$work/cg-$count" <<'EOF'
-import re, sys
-names, fn, allocs, total = {}, None, 0, 0
-def name(tok):
-    m = re.match(r'\((\d+)\)(?: (.*))?', tok)
-    if not m:
-        return tok
-    if m.group(2):
-        names[m.group(1)] = m.group(2)
-    return names.get(m.group(1), m.group(1))
-for line in open(sys.argv[1]):
-    if line.startswith('fn='):
-        name(line[3:].strip())
-    elif line.startswith('cfn='):
-        fn = name(line[4:].strip())
-    elif line.startswith('calls=') and fn and fn.endswith('__rust_alloc'):
-        allocs += int(line.split('=')[1].split()[0])
-    elif line.startswith('summary:') or line.startswith('totals:'):
-        total = int(line.split()[1])
-print(total, allocs)
-EOF
+  local counts
+  counts=$(python3 benches/callgrind-count.py "$work/cg-$count")
+  echo "${counts% *}"
 }
 
 read -r ir1 al1 < <(measure "$n")

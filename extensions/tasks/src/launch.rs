@@ -2,7 +2,9 @@
 //! filter for a task made before the tool runs, escalation for one made on the tool's final
 //! round).
 
-use crate::executor::{Body, ChosenExecutor, InProcessExecutor, RegisteredExecutor, TaskExecution, TaskExecutor, Work};
+use crate::executor::{
+    Body, ChosenExecutor, InProcessExecutor, RegisteredExecutor, StartError, TaskExecution, TaskExecutor, Work,
+};
 use crate::model::{TaskError, TaskRecord, TaskState, now_ms};
 use crate::tasks::{Tasks, owner_of, store_error};
 use serde_json::Value;
@@ -72,7 +74,14 @@ pub(crate) async fn start(
     let execution = TaskExecution::new(tasks.clone(), record.clone(), cancel, Work { ctx, params, body });
     if let Err(e) = executor.start(execution.clone()).await {
         execution.dispose();
-        let error = TaskError::internal(format!("the task could not be started: {e}"));
+        // A store's words (its server's message, SQLSTATE) stay in the log, as for every store error.
+        let error = match &e {
+            StartError::Store(store) => {
+                tracing::error!(task = %record.id, error = %store, "tasks: the executor could not hand the task off");
+                TaskError::internal("the task could not be started: the task store failed; try again shortly")
+            }
+            other => TaskError::internal(format!("the task could not be started: {other}")),
+        };
         tasks.finish_before_answering(&server, &record.id, TaskState::Failed(error)).await;
     }
     Ok(record.create_result_json())

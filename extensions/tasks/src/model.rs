@@ -8,6 +8,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use switchyard::McpError;
 
 /// A JSON-RPC error object as stored in a `failed` task: `{code, message, data?}`.
+///
+/// Deliberately exhaustive: its fields are the JSON-RPC error object's, which JSON-RPC 2.0
+/// fixes, and a [`TaskStore`](crate::TaskStore) outside this crate writes and reads each of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskError {
     /// The JSON-RPC error code, e.g. `-32603`.
@@ -36,7 +39,6 @@ impl From<&McpError> for TaskError {
 /// ([task status](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#task-status)):
 /// `working` ↔ `input_required`, then one of the terminal states, which never change.
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
 pub enum TaskState {
     /// Running (`"working"`).
     Working,
@@ -71,6 +73,11 @@ impl TaskState {
 }
 
 /// One task as a [`TaskStore`](crate::TaskStore) keeps it.
+///
+/// Deliberately exhaustive, unlike the other public types: it is the storage contract, and a
+/// store outside this crate builds it from its rows field by field. A field added in a later
+/// release must break that store's build, so that it persists the field, rather than compile
+/// and silently drop it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskRecord {
     /// The task id: 128 random bits from the OS CSPRNG, 32 lowercase hex digits after `t_`.

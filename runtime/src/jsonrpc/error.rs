@@ -42,7 +42,7 @@ impl ErrorCode {
 /// [`data`](Self::data). Two values of it are control signals rather than failures, and travel
 /// outside `data` so that no filter can forge, corrupt or leak them by editing it:
 /// [`input_required`](Self::input_required) and [`alternate_result`](Self::alternate_result).
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Clone, PartialEq, thiserror::Error)]
 #[error("{message} ({code})", code = self.code.0)]
 pub struct McpError {
     code: ErrorCode,
@@ -51,14 +51,33 @@ pub struct McpError {
     signal: Option<Box<Signal>>,
 }
 
-/// The control signals an error value can carry through the filter chain; each is answered as
-/// a result by the layer that knows it, and as the plain `-32603` it also is anywhere else.
+/// A control signal an error value carries through the filter chain: a result, answered as
+/// such by the layer that knows its kind, and as the plain `-32603` it also is anywhere else.
 #[derive(Debug, Clone, PartialEq)]
-enum Signal {
+struct Signal {
+    kind: SignalKind,
+    result: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SignalKind {
     /// A complete `InputRequiredResult`, answered by the 2026-07-28 dispatcher.
-    InputRequired(Value),
+    InputRequired,
     /// An alternate result object, answered by the alternate chain of the method.
-    AlternateResult(Value),
+    AlternateResult,
+}
+
+/// Names a control signal's kind but not its result, which may hold a `requestState` or a
+/// task id: `{:?}` of an error is what logs print.
+impl std::fmt::Debug for McpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = f.debug_struct("McpError");
+        s.field("code", &self.code).field("message", &self.message).field("data", &self.data);
+        if let Some(signal) = &self.signal {
+            s.field("signal", &signal.kind);
+        }
+        s.finish()
+    }
 }
 
 impl McpError {
@@ -158,26 +177,17 @@ impl McpError {
             "this request needs client input, which only tools/call, prompts/get and resources/read can ask for \
              on the 2026-07-28 wire",
         )
-        .with_signal(Signal::InputRequired(result))
+        .with_signal(SignalKind::InputRequired, result)
     }
 
     /// The `InputRequiredResult` this error carries, if it is the input-required outcome.
     pub fn as_input_required(&self) -> Option<&Value> {
-        match self.signal.as_deref() {
-            Some(Signal::InputRequired(result)) => Some(result),
-            _ => None,
-        }
+        self.signal(SignalKind::InputRequired)
     }
 
     /// Splits the input-required outcome from other errors: `Ok(result)` for the outcome.
-    pub(crate) fn into_input_required(mut self) -> Result<Value, McpError> {
-        match self.signal.take().map(|s| *s) {
-            Some(Signal::InputRequired(result)) => Ok(result),
-            other => {
-                self.signal = other.map(Box::new);
-                Err(self)
-            }
-        }
+    pub(crate) fn into_input_required(self) -> Result<Value, McpError> {
+        self.into_signal(SignalKind::InputRequired)
     }
 
     /// Ends the request from inside a handler or a typed filter with an alternate result
@@ -196,32 +206,38 @@ impl McpError {
         McpError::internal(
             "the handler ended with an alternate result, but no alternate chain was there to answer with it",
         )
-        .with_signal(Signal::AlternateResult(result))
+        .with_signal(SignalKind::AlternateResult, result)
     }
 
     /// The alternate result this error carries, if it is one (see
     /// [`alternate_result`](Self::alternate_result)).
     pub fn as_alternate_result(&self) -> Option<&Value> {
-        match self.signal.as_deref() {
-            Some(Signal::AlternateResult(result)) => Some(result),
-            _ => None,
-        }
+        self.signal(SignalKind::AlternateResult)
     }
 
     /// Splits an alternate result from other errors: `Ok(result)` for the signal.
-    pub(crate) fn into_alternate_result(mut self) -> Result<Value, McpError> {
-        match self.signal.take().map(|s| *s) {
-            Some(Signal::AlternateResult(result)) => Ok(result),
+    pub(crate) fn into_alternate_result(self) -> Result<Value, McpError> {
+        self.into_signal(SignalKind::AlternateResult)
+    }
+
+    fn with_signal(mut self, kind: SignalKind, result: Value) -> Self {
+        self.signal = Some(Box::new(Signal { kind, result }));
+        self
+    }
+
+    fn signal(&self, kind: SignalKind) -> Option<&Value> {
+        self.signal.as_deref().filter(|s| s.kind == kind).map(|s| &s.result)
+    }
+
+    /// `Ok` with the result of a signal of `kind`; the error unchanged otherwise.
+    fn into_signal(mut self, kind: SignalKind) -> Result<Value, McpError> {
+        match self.signal.take() {
+            Some(s) if s.kind == kind => Ok(s.result),
             other => {
-                self.signal = other.map(Box::new);
+                self.signal = other;
                 Err(self)
             }
         }
-    }
-
-    fn with_signal(mut self, signal: Signal) -> Self {
-        self.signal = Some(Box::new(signal));
-        self
     }
 
     /// The JSON-RPC error object `{code, message, data?}`.
@@ -246,6 +262,7 @@ mod tests {
         assert_eq!(e.code(), ErrorCode::INTERNAL_ERROR);
         assert_eq!(e.to_error_object().get("data"), None, "the result stays out of error.data");
         assert!(!e.to_error_object().to_string().contains("secret"));
+        assert!(!format!("{e:?}").contains("secret") && format!("{e:?}").contains("InputRequired"), "{e:?}");
         // Data a filter attaches travels beside the signal, not over it.
         let edited = e.clone().with_data(json!({ "note": 1 })).with_message("changed");
         assert_eq!(edited.as_input_required(), Some(&asked));

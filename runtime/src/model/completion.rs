@@ -78,3 +78,24 @@ impl Completion {
         self
     }
 }
+
+impl CompletionArgument {
+    /// `{"name":..,"value":..}`: the argument being completed and what the user typed so far.
+    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
+        CompletionArgument { name: name.into(), value: value.into() }
+    }
+}
+
+impl CompletionRequest {
+    /// A `completion/complete` request for `argument` of `reference`, without `context` (to
+    /// call a completion handler directly, in a unit test say).
+    pub fn new(reference: CompletionRef, argument: CompletionArgument) -> Self {
+        CompletionRequest { reference, argument, context: None }
+    }
+
+    /// Sets `context` (`{"arguments":{..}}`: the values of the other arguments so far).
+    pub fn with_context(mut self, context: Value) -> Self {
+        self.context = Some(context);
+        self
+    }
+}

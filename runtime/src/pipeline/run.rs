@@ -16,16 +16,14 @@ pub(crate) async fn run_method(
     encode: fn(ErasedValue) -> Result<Value, McpError>,
 ) -> Result<Value, McpError> {
     let outcome = match engine.pipelines.chains.get(method) {
-        Some(chains) => chains.run(ctx, params, handler).await?,
-        // Without filters the method's alternate chain is empty, and an alternate result
-        // signalled by the handler is answered here.
-        None => match handler(ctx, params).await {
-            Ok(result) => ErasedOutcome::Ordinary(result),
-            Err(e) => ErasedOutcome::Other(e.into_alternate_result()?),
-        },
+        Some(chains) => chains.run(ctx, params, handler).await,
+        None => handler(ctx, params).await.map(ErasedOutcome::Ordinary),
     };
     match outcome {
-        ErasedOutcome::Ordinary(r) => encode(r),
-        ErasedOutcome::Other(v) => Ok(v),
+        Ok(ErasedOutcome::Ordinary(r)) => encode(r),
+        Ok(ErasedOutcome::Other(v)) => Ok(v),
+        // An alternate result signalled by the handler of a method without filters, or by an
+        // alternate filter itself, is answered here.
+        Err(e) => e.into_alternate_result(),
     }
 }

@@ -11,6 +11,7 @@ use crate::pipeline::LegacySession;
 use crate::protocol::ModernMeta;
 use crate::registry::ParamHeader;
 use crate::subscriptions::{EventStream, ListenLimits};
+use futures::future::{Either, ready};
 use serde_json::{Map, Value};
 use std::future::Future;
 use std::sync::Arc;
@@ -71,18 +72,24 @@ impl Server {
         self.engine.check_modern_version(meta)
     }
 
-    /// [`handle_request`](Self::handle_request) for a 2026-07-28 request whose `_meta` the
-    /// transport already parsed (and checked with
-    /// [`check_protocol_version`](Self::check_protocol_version)), so it is not parsed twice.
+    /// [`handle_request`](Self::handle_request) for a stateless 2026-07-28 request (never one
+    /// on a legacy session: after `initialize` the whole connection is legacy) whose `_meta` the
+    /// transport already parsed with [`parse_modern_meta`](crate::protocol::parse_modern_meta),
+    /// so it is not parsed twice.
     ///
-    /// Errors: as [`handle_request`](Self::handle_request).
+    /// Errors: `-32022` unless `meta` names 2026-07-28 (as
+    /// [`check_protocol_version`](Self::check_protocol_version)); otherwise as
+    /// [`handle_request`](Self::handle_request).
     pub fn handle_modern_request(
         &self,
         req: Request,
         meta: ModernMeta,
         origin: Origin,
     ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
-        self.engine.serve_modern(req, meta, origin)
+        match self.engine.check_modern_version(&meta) {
+            Ok(()) => Either::Left(self.engine.serve_modern(req, meta, origin)),
+            Err(e) => Either::Right(ready(Err(e))),
+        }
     }
 
     /// The arguments of the tool `name` that a 2026-07-28 HTTP request mirrors in `Mcp-Param-*`

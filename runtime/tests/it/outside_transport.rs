@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use switchyard::context::{Origin, Outbound, OutboundSender, outbound_channel};
+use switchyard::context::{Connection, Origin, Outbound, OutboundSender, outbound_channel};
 use switchyard::jsonrpc::{Message, RequestId, error_response, parse_message, success_response};
 use switchyard::pipeline::{LegacySession, MessageFilter};
 use switchyard::prelude::*;
@@ -24,7 +24,14 @@ struct LineConnection {
     server: Server,
     out: OutboundSender,
     session: Option<Arc<LegacySession>>,
-    in_flight: Arc<Mutex<HashMap<RequestId, CancellationToken>>>,
+    /// Requests in flight by id, each with its place in arrival order: an id reused after a
+    /// cancellation belongs to the new request only.
+    in_flight: Arc<Mutex<HashMap<RequestId, (u64, CancellationToken)>>>,
+    next_seq: u64,
+    /// What listen limits count this connection's subscriptions by.
+    identity: Connection,
+    /// Cancelled when the client closes its side: ends the session's notifications.
+    closed: CancellationToken,
 }
 
 /// Serves one connection until the client closes its side.
@@ -44,11 +51,21 @@ async fn serve_lines(server: Server, stream: DuplexStream) {
             }
         }
     });
-    let mut conn = LineConnection { server, out, session: None, in_flight: Arc::default() };
+    let closed = CancellationToken::new();
+    let mut conn = LineConnection {
+        server,
+        out,
+        session: None,
+        in_flight: Arc::default(),
+        next_seq: 0,
+        identity: Connection::new(None),
+        closed: closed.clone(),
+    };
     let mut lines = BufReader::new(read).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         conn.on_line(line.as_bytes()).await;
     }
+    closed.cancel();
     drop(conn);
     let _ = writer.await;
 }
@@ -78,7 +95,7 @@ impl LineConnection {
                 }
                 "notifications/cancelled" => {
                     let id = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
-                    if let Some(token) = id.and_then(|id| self.in_flight.lock().expect("lock").remove(&id)) {
+                    if let Some((_, token)) = id.and_then(|id| self.in_flight.lock().expect("lock").remove(&id)) {
                         token.cancel();
                     }
                 }
@@ -89,26 +106,46 @@ impl LineConnection {
                     s.client_requests().deliver(&id, outcome);
                 }
             }
-            Ok(Message::Request(req)) if req.method == "initialize" && self.session.is_none() => {
+            // With the 2026-07-28 `_meta` an `initialize` is a stateless request like any other.
+            Ok(Message::Request(req))
+                if req.method == "initialize"
+                    && self.session.is_none()
+                    && req
+                        .params
+                        .as_ref()
+                        .and_then(|p| p.get("_meta"))
+                        .is_none_or(|m| m.get("io.modelcontextprotocol/protocolVersion").is_none()) =>
+            {
                 match self.server.initialize(req.params.as_ref(), String::new(), true) {
                     Ok((session, result)) => {
                         self.session = Some(session.clone());
                         emit(&self.server, &self.out, success_response(&req.id, result)).await;
-                        tokio::spawn(session_notifications(self.server.clone(), session, self.out.clone()));
+                        let (server, out, closed) = (self.server.clone(), self.out.clone(), self.closed.clone());
+                        tokio::spawn(session_notifications(server, session, out, closed));
                     }
                     Err(e) => emit(&self.server, &self.out, error_response(Some(&req.id), &e)).await,
                 }
             }
             Ok(Message::Request(req)) => {
                 let token = self.server.shutdown_token().child_token();
-                self.in_flight.lock().expect("lock").insert(req.id.clone(), token.clone());
+                let seq = self.next_seq;
+                self.next_seq += 1;
+                self.in_flight.lock().expect("lock").insert(req.id.clone(), (seq, token.clone()));
                 let notifier = self.server.notifier(self.out.clone(), token.clone());
                 let id = req.id.clone();
-                let work = self.server.handle_request(req, self.session.as_ref(), Origin::new(token.clone(), notifier));
+                let origin = Origin::new(token.clone(), notifier).connection(Some(self.identity.clone()));
+                let work = self.server.handle_request(req, self.session.as_ref(), origin);
                 let (server, out, in_flight) = (self.server.clone(), self.out.clone(), self.in_flight.clone());
                 tokio::spawn(async move {
                     let outcome = work.await;
-                    let registered = in_flight.lock().expect("lock").remove(&id).is_some();
+                    let registered = {
+                        let mut map = in_flight.lock().expect("lock");
+                        let ours = map.get(&id).is_some_and(|(s, _)| *s == seq);
+                        if ours {
+                            map.remove(&id);
+                        }
+                        ours
+                    };
                     // A request the client cancelled gets no answer.
                     if !registered {
                         return;
@@ -125,14 +162,28 @@ impl LineConnection {
 }
 
 /// The legacy session's notifications, from the server's events.
-async fn session_notifications(server: Server, session: Arc<LegacySession>, out: OutboundSender) {
+async fn session_notifications(
+    server: Server,
+    session: Arc<LegacySession>,
+    out: OutboundSender,
+    closed: CancellationToken,
+) {
     use futures::StreamExt;
     let mut events = server.events();
-    while let Some(event) = events.next().await {
-        if let Ok(e) = event
-            && let Some(n) = session.notification_for(&e)
-        {
-            emit(&server, &out, n).await;
+    loop {
+        let event = tokio::select! {
+            _ = closed.cancelled() => return,
+            event = events.next() => event,
+        };
+        match event {
+            Some(Ok(e)) => {
+                if let Some(n) = session.notification_for(&e) {
+                    emit(&server, &out, n).await;
+                }
+            }
+            // A lagging session misses events; its client re-lists.
+            Some(Err(_)) => {}
+            None => return,
         }
     }
 }
@@ -277,6 +328,11 @@ async fn a_legacy_session_over_an_outside_transport() {
     let listed = c.next().await;
     assert_eq!(listed["id"], 5, "no answer for the cancelled request comes first: {listed}");
     assert!(listed["result"]["tools"].as_array().is_some_and(|t| t.len() == 4), "{listed}");
+    // Nor later: the next message is the answer to the next request. The cancelled id is free
+    // again, and a new request under it is answered.
+    c.send(json!({"jsonrpc":"2.0","id":4,"method":"ping"})).await;
+    let again = c.next().await;
+    assert_eq!(again, json!({"jsonrpc":"2.0","id":4,"result":{"tagged":true}}), "{again}");
 }
 
 #[tokio::test]

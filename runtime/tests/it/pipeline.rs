@@ -35,6 +35,17 @@ async fn a13_a_replacement_handler_cannot_be_combined_with_tools_call_filters() 
         .expect("no filters: builds");
     let r = TestClient::modern(replaced).call_tool("plain", json!({})).await;
     assert_eq!(r.result()["content"][0]["text"], "replaced plain");
+    // A replacement (a proxy) answers with an alternate result through the control signal.
+    let forwarding = Server::builder("r", "1")
+        .groups(["a13"])
+        .replace_tools_call(|_ctx, _p| async move {
+            Err(McpError::alternate_result(json!({ "resultType": "task", "taskId": "t9", "status": "working" })))
+        })
+        .build()
+        .expect("builds");
+    let r = TestClient::modern(forwarding).call_tool("plain", json!({})).await;
+    assert_eq!(r.result()["resultType"], "task", "{}", r.response);
+    assert_eq!(r.result()["taskId"], "t9", "{}", r.response);
     let err = Server::builder("r", "1")
         .groups(["a13", "a13f"])
         .replace_tools_call(|_ctx, _p| async move { Ok(CallToolResult::default()) })

@@ -509,9 +509,9 @@ impl PostgresTaskStore {
             let row =
                 client.query_opt(&stmt, &[&worker, &to_sql(now), &to_sql(until)]).await.map_err(|e| failed(WHAT, e))?;
             let Some(row) = row else { return Ok(None) };
-            let task_id: String = row.try_get(0).map_err(|e| failed(WHAT, e))?;
-            let tool: String = row.try_get(1).map_err(|e| failed(WHAT, e))?;
-            let arguments: String = row.try_get(2).map_err(|e| failed(WHAT, e))?;
+            let task_id: String = row.try_get(0).map_err(|e| unreadable(WHAT, e))?;
+            let tool: String = row.try_get(1).map_err(|e| unreadable(WHAT, e))?;
+            let arguments: String = row.try_get(2).map_err(|e| unreadable(WHAT, e))?;
             let arguments = serde_json::from_str(&arguments).map_err(|e| {
                 StoreError::data(format!("PostgreSQL: the arguments of job {task_id} are unreadable: {e}"))
             })?;
@@ -531,7 +531,7 @@ impl PostgresTaskStore {
             let client = self.client(WHAT).await?;
             let stmt = client.prepare_cached(QUEUED).await.map_err(|e| failed(WHAT, e))?;
             let row = client.query_one(&stmt, &[]).await.map_err(|e| failed(WHAT, e))?;
-            let count: i64 = row.try_get(0).map_err(|e| failed(WHAT, e))?;
+            let count: i64 = row.try_get(0).map_err(|e| unreadable(WHAT, e))?;
             Ok(u64::try_from(count).unwrap_or(0))
         })
         .await
@@ -550,6 +550,11 @@ fn failed(what: &str, e: tokio_postgres::Error) -> StoreError {
         message: format!("PostgreSQL: could not {what}: {}", describe(&e)),
         source: Some(Box::new(e)),
     }
+}
+
+/// A row that did not decode while trying to `what`: stored data, not the connection.
+fn unreadable(what: &str, e: tokio_postgres::Error) -> StoreError {
+    StoreError::data(format!("PostgreSQL: a stored row is unreadable ({what}): {}", describe(&e)))
 }
 
 /// The last attempt's error of [`PostgresTaskStore::connect_waiting`], saying how long it tried.
@@ -734,7 +739,7 @@ impl TaskStore for PostgresTaskStore {
                 return Ok(PutInput::Unknown);
             };
             let record = record_from_row(&row)?;
-            let stored: Option<String> = row.try_get(10).map_err(|e| failed(WHAT, e))?;
+            let stored: Option<String> = row.try_get(10).map_err(|e| unreadable(WHAT, e))?;
             let stored = decode_responses(stored.as_deref())?;
             // Dropping the transaction unused rolls it back and releases the row.
             let Some((state, merged, keys)) = merge_input(&record, &stored, responses) else {
@@ -759,7 +764,7 @@ impl TaskStore for PostgresTaskStore {
             let stmt = client.prepare_cached(SELECT_INPUT).await.map_err(|e| failed(WHAT, e))?;
             let row = client.query_opt(&stmt, &[&id]).await.map_err(|e| failed(WHAT, e))?;
             let text: Option<String> = match row {
-                Some(row) => row.try_get(0).map_err(|e| failed(WHAT, e))?,
+                Some(row) => row.try_get(0).map_err(|e| unreadable(WHAT, e))?,
                 None => None,
             };
             decode_responses(text.as_deref())
@@ -775,7 +780,7 @@ impl TaskStore for PostgresTaskStore {
             let Some(row) = tx.query_opt(&locked, &[&id]).await.map_err(|e| failed(WHAT, e))? else {
                 return Ok(());
             };
-            let stored: Option<String> = row.try_get(10).map_err(|e| failed(WHAT, e))?;
+            let stored: Option<String> = row.try_get(10).map_err(|e| unreadable(WHAT, e))?;
             let mut stored = decode_responses(stored.as_deref())?;
             let before = stored.len();
             for key in keys {

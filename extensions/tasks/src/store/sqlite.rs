@@ -197,7 +197,14 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 }
 
 fn err(e: rusqlite::Error) -> StoreError {
-    StoreError::Unavailable { message: format!("SQLite: {e}"), source: Some(Box::new(e)) }
+    use rusqlite::Error::{FromSqlConversionFailure, IntegralValueOutOfRange, InvalidColumnType};
+    match e {
+        // A stored value of the wrong type or range: the row, not the database.
+        FromSqlConversionFailure(..) | IntegralValueOutOfRange(..) | InvalidColumnType(..) => {
+            StoreError::data(format!("SQLite: a stored row is unreadable: {e}"))
+        }
+        e => StoreError::Unavailable { message: format!("SQLite: {e}"), source: Some(Box::new(e)) },
+    }
 }
 
 /// A task from a row selected with [`COLUMNS`].

@@ -35,7 +35,11 @@ pub(crate) async fn call(server: &Engine, ctx: RequestContext, params: Map<Strin
     let method = Method::ToolsCall.descriptor();
     ctx.set_matched(method.span_field, name);
     if let Some(replacement) = &server.tools_call {
-        let result = replacement(ctx, decoded).await?;
+        // A replacement (a proxy, say) may answer with an alternate result it signals.
+        let result = match replacement(ctx, decoded).await {
+            Ok(result) => result,
+            Err(e) => return e.into_alternate_result(),
+        };
         return serde_json::to_value(result)
             .map_err(|e| McpError::internal(format!("tool result could not be encoded: {e}")));
     }
