@@ -247,7 +247,15 @@ impl TaskExecution {
         let run = async move {
             match work.body {
                 Body::Pipeline(next) => next.run(switchyard::TypedRequest { ctx: work.ctx, params: work.params }).await,
-                Body::Continuation(rest) => rest(work.ctx).await.map(switchyard::Alternate::Ordinary),
+                // An alternate result signalled inside (a nested escalation, say) is recorded as
+                // the pipeline's alternate results are.
+                Body::Continuation(rest) => match rest(work.ctx).await {
+                    Ok(result) => Ok(switchyard::Alternate::Ordinary(result)),
+                    Err(e) => match e.as_alternate_result() {
+                        Some(result) => Ok(switchyard::Alternate::Other(result.clone())),
+                        None => Err(e),
+                    },
+                },
             }
         };
         // A panicking tool ends its task `failed` (-32603) instead of leaving it `working`.

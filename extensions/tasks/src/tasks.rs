@@ -341,7 +341,10 @@ impl Tasks {
                     break;
                 }
                 Ok(Some(_)) => refused += 1,
-                Err(_) => refused = 0,
+                // A store that is down may come back and take the outcome; a record that cannot
+                // be read will not get better, so it counts as a refusal.
+                Err(e) if e.is_transient() => refused = 0,
+                Err(_) => refused += 1,
             }
             if refused >= OUTCOME_REFUSALS {
                 tracing::error!(task = id, error = %error, attempt, "tasks: the store keeps refusing the outcome; marking the task failed");

@@ -28,6 +28,8 @@ struct FakeStore {
     fail_next_completion: AtomicBool,
     /// Every completion write fails while everything else works (a result the store refuses).
     refuse_completions: AtomicBool,
+    /// Every read fails as a corrupt record would: not a store that is down.
+    corrupt_reads: AtomicBool,
     fail_next_put: AtomicBool,
     fail_next_failed_mark: AtomicBool,
     ids: Mutex<Vec<String>>,
@@ -50,6 +52,9 @@ impl TaskStore for FakeStore {
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        if self.corrupt_reads.load(Ordering::SeqCst) {
+            return Box::pin(async { Err(StoreError::data("stored task state is unreadable")) });
+        }
         self.inner.get(id)
     }
 
@@ -588,6 +593,29 @@ async fn d25_an_outcome_the_answering_store_keeps_refusing_fails_the_task() {
     assert_eq!((t["status"].clone(), t["error"]["code"].clone()), (json!("failed"), json!(-32603)), "{t}");
     let message = t["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("could not be recorded"), "{t}");
+}
+
+#[tokio::test]
+async fn d26_an_outcome_refused_while_the_record_reads_corrupt_is_not_retried_forever() {
+    let h = harness(|e| e, None);
+    h.store.refuse_completions.store(true, Ordering::SeqCst);
+    let id = h.create("work").await;
+    // Reads fail from now on, as for a corrupt row: a retry cannot help, so each counts as a
+    // refusal (a store that is down would not), and the task ends failed within the refusals'
+    // backoff (about 1.5 s) rather than being retried for ever.
+    h.store.corrupt_reads.store(true, Ordering::SeqCst);
+    let mut ended = None;
+    for _ in 0..400 {
+        if let Ok(Some(t)) = h.store.inner.get(&id).await
+            && t.state.is_terminal()
+        {
+            ended = Some(t);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let t = ended.expect("the task ended within 10 s");
+    assert!(matches!(&t.state, TaskState::Failed(e) if e.message.contains("could not be recorded")), "{t:?}");
 }
 
 /// Waits until task `id` asks for input; its `tasks/get` result.
