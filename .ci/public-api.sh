@@ -5,6 +5,9 @@
 #   .ci/public-api.sh           regenerate the listings (commit them with the change that caused them)
 #   .ci/public-api.sh --check   fail when a listing differs from what the code produces (CI)
 #
+# Each crate's rustdoc JSON is also read by .ci/public-paths.py, which fails when an item can be
+# named by two public paths (`prelude` aside).
+#
 # Tool: cargo-public-api, pinned. It reads rustdoc's JSON output, which only a nightly toolchain
 # writes, and each release reads one range of that format (the "Compatibility Matrix" in its
 # README). 0.52.x reads nightly-2025-08-02 and later, including the `nightly` installed here
@@ -79,6 +82,10 @@ for entry in "${CRATES[@]}"; do
   cargo +"$TOOLCHAIN" rustdoc --quiet -p "$pkg" --lib --all-features -- \
     -Z unstable-options --output-format json --cap-lints warn
   listing="$(cargo public-api --rustdoc-json "$json" -s --color never)"
+  # Each item one public path (the prelude aside): a second home is a second promise to keep.
+  if ! python3 .ci/public-paths.py "$json"; then
+    failed+=("$pkg (an item with two public paths)")
+  fi
   if $check; then
     if ! diff -u --label "$dir/public-api.txt (committed)" --label "$dir/public-api.txt (from the code)" \
       "$dir/public-api.txt" <(printf '%s\n' "$listing"); then
@@ -92,7 +99,7 @@ done
 
 if [ "${#failed[@]}" -gt 0 ]; then
   echo >&2
-  echo "public API changed: ${failed[*]} (diff above; '-' committed, '+' now)." >&2
+  echo "public API check failed: ${failed[*]} (diff or paths above; '-' committed, '+' now)." >&2
   echo "If the change is intended, regenerate the listings with .ci/public-api.sh (no --check)" >&2
   echo "and commit them; a removed or changed line is a breaking change for users." >&2
   exit 1

@@ -104,7 +104,11 @@ async fn main() -> ExitCode {
         }
     }
     if let Some(url) = &cli.hub {
-        match switchyard::subscriptions::NatsHub::builder().subject("switchyard.everything.events").connect(url).await {
+        match switchyard::subscriptions::nats::NatsHub::builder()
+            .subject("switchyard.everything.events")
+            .connect(url)
+            .await
+        {
             Ok(hub) => builder = builder.delivery_hub(hub),
             Err(e) => return fail(&format!("--hub nats:{url}: {e}")),
         }

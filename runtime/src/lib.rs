@@ -43,7 +43,7 @@
 //! | `testing` | no | `testing`: an in-process client (and, with `http`, a loopback server); implies `stdio`. For tests: `[dev-dependencies] switchyard-mcp = { ..., features = ["testing"] }` |
 //! | `anyhow` | yes | `anyhow::Error` and `anyhow::Result<T>` in tools |
 //! | `otel` | no | `otel`: OTLP export of the request spans and the duration metric; `cli` exports when `OTEL_EXPORTER_OTLP_ENDPOINT` is set |
-//! | `nats` | no | `subscriptions::NatsHub`, a delivery hub shared by several instances |
+//! | `nats` | no | `subscriptions::nats::NatsHub`, a delivery hub shared by several instances |
 //!
 //! A stdio-only server needs neither axum, hyper nor jsonwebtoken:
 //! `switchyard-mcp = { path = "../switchyard/runtime", default-features = false, features = ["cli"] }`.
@@ -58,10 +58,10 @@ pub mod fuzzing;
 pub mod handler;
 pub mod input;
 pub mod jsonrpc;
-pub mod model;
+mod model;
 #[cfg(feature = "otel")]
 pub mod otel;
-pub mod pipeline;
+mod pipeline;
 pub mod protocol;
 pub mod registry;
 pub mod server;
@@ -72,20 +72,28 @@ pub mod testing;
 pub mod transport;
 mod vocab;
 
-pub use context::{FromRequestContext, Logger, Progress, RequestContext, RequiredState, State};
-pub use handler::{IntoCallToolResult, IntoToolFailure, IntoToolOutcome, ToolError, ToolFailure};
-pub use jsonrpc::{ErrorCode, McpError, RequestId};
+// The everyday names live here, at the crate root, and nowhere else: each public item has one
+// public path (`.ci/public-paths.py` checks it), and the modules keep what fewer servers need.
+pub use context::extract::{FromRequestContext, RequiredState};
+pub use context::notify::{Logger, Progress};
+pub use context::request::RequestContext;
+pub use context::state::State;
+pub use handler::outcome::{ToolError, ToolFailure};
+pub use jsonrpc::error::{ErrorCode, McpError};
+pub use jsonrpc::id::RequestId;
 pub use model::{
-    CallToolResult, Completion, CompletionArgument, CompletionRef, CompletionRequest, Content, GetPromptResult, Json,
-    PromptMessage, ReadResourceResult, ResourceContents, Role,
+    CallToolResult, Completion, CompletionArgument, CompletionRef, CompletionRequest, Content, EmbeddedResource,
+    GetPromptResult, Json, PromptArgument, PromptMessage, ReadResourceResult, ResourceContents, Role, input_schema,
 };
 pub use pipeline::{
     AltNext, Alternate, CallToolParams, GetPromptParams, Next, RawNext, RawRequest, RawResponse, ReadResourceParams,
     RpcMethod, TypedRequest, methods,
 };
-pub use protocol::LogLevel;
-pub use registry::{BuildError, ResourceRequest};
-pub use server::{Server, ServerBuilder};
+pub use protocol::level::LogLevel;
+pub use registry::items::ResourceRequest;
+pub use registry::table::BuildError;
+pub use server::builder::ServerBuilder;
+pub use server::handle::Server;
 pub use switchyard_macros::{
     mcp_completion, mcp_filter, mcp_prompt, mcp_resource, mcp_rpc, mcp_tool, subscription_field,
 };
@@ -125,13 +133,13 @@ pub mod prelude {
 /// Paths used by macro-generated code. Not public API: names here may change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::context::{FromRequestContext, RequestContext};
+    pub use crate::McpError;
+    pub use crate::ResourceRequest;
     pub use crate::handler::schema::{
         decode_arguments, decode_tool_arguments, empty_object_schema, input_schema, output_schema, prompt_arguments,
         raw_schema, template_var,
     };
     pub use crate::handler::{IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolOutcome};
-    pub use crate::jsonrpc::McpError;
     pub use crate::model::{
         CallToolResult, Completion, CompletionRequest, GetPromptResult, PromptArgument, ReadResourceResult,
     };
@@ -148,8 +156,9 @@ pub mod __private {
         CompletionHandler, CompletionRegistration, CompletionTarget, PromptHandler, PromptRegistration,
         ResourceHandler, ResourceRegistration, SchemaOrigin, Site, ToolHandler, ToolRegistration,
     };
-    pub use crate::registry::{BoxFuture, ResourceRequest, TaskSupport};
+    pub use crate::registry::{BoxFuture, TaskSupport};
     pub use crate::subscriptions::field::{GrantFn, SubscriptionFieldRegistration, grant_shim};
+    pub use crate::{FromRequestContext, RequestContext};
     pub use inventory;
     pub use schemars;
     pub use serde;

@@ -136,7 +136,7 @@ impl OtelGuard {
             };
             let (description, unit) = (metric.description, metric.unit);
             let instrument: Box<dyn std::any::Any + Send + Sync> = match metric.kind {
-                crate::context::MetricKind::Counter => Box::new(
+                crate::context::metric::MetricKind::Counter => Box::new(
                     meter
                         .f64_observable_counter(name)
                         .with_description(description)

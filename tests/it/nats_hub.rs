@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use switchyard::prelude::*;
-use switchyard::subscriptions::{DeliveryHub, Event, EventStream, Lagged, NatsHub};
+use switchyard::subscriptions::nats::NatsHub;
+use switchyard::subscriptions::{DeliveryHub, Event, EventStream, Lagged};
 use switchyard::testing::TestClient;
 
 const WAIT: Duration = Duration::from_secs(30);

@@ -145,7 +145,7 @@ async fn http_server(options: &HttpOptions) -> Res<Server> {
     let mut builder = Server::builder("bench-switchyard", env!("CARGO_PKG_VERSION"));
     if let Some(url) = &options.nats {
         let key = std::env::var("BENCH_STATE_KEY").map_err(|_| "--hub nats: needs BENCH_STATE_KEY")?;
-        let mut hub = switchyard::subscriptions::NatsHub::builder();
+        let mut hub = switchyard::subscriptions::nats::NatsHub::builder();
         if let Some(subject) = &options.subject {
             hub = hub.subject(subject.as_str());
         }

@@ -6,12 +6,13 @@
 //! module knows nothing of MCP methods; it turns bytes into [`Message`]s and results or errors back
 //! into response objects.
 
-mod error;
-mod id;
+pub(crate) mod error;
+pub(crate) mod id;
 mod message;
 
-pub use error::{ErrorCode, McpError};
-pub use id::RequestId;
+// At the crate root: `switchyard::McpError`, `ErrorCode`, `RequestId`.
+pub(crate) use error::McpError;
+pub(crate) use id::RequestId;
 pub use message::{
     MAX_BATCH_LEN, Message, Notification, ParseFailure, Request, error_response, parse_batch, parse_entry,
     parse_message, success_response,

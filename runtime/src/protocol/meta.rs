@@ -96,7 +96,7 @@ mod tests {
 
     fn message(params: Value) -> String {
         let err = parse_modern_meta(params.as_object()).expect_err("refused");
-        assert_eq!(err.code(), crate::jsonrpc::ErrorCode::INVALID_PARAMS);
+        assert_eq!(err.code(), crate::ErrorCode::INVALID_PARAMS);
         err.message().to_owned()
     }
 

@@ -1,11 +1,12 @@
 //! MCP protocol eras, versions, per-request `_meta` and logging levels.
 
-mod level;
+pub(crate) mod level;
 mod meta;
 mod trace;
 mod version;
 
-pub use level::LogLevel;
+// At the crate root: `switchyard::LogLevel`.
+pub(crate) use level::LogLevel;
 pub use meta::{ModernMeta, parse_modern_meta};
 pub use trace::{
     MAX_BAGGAGE_BYTES, MAX_BAGGAGE_MEMBERS, MAX_TRACESTATE_BYTES, MAX_TRACESTATE_MEMBERS, META_BAGGAGE,

@@ -7,21 +7,23 @@
 
 pub(crate) mod items;
 mod selection;
-mod table;
+pub(crate) mod table;
 mod task_support;
 mod tool_schema;
 mod uri_template;
 
-pub use items::{BoxFuture, ResourceRequest};
+// At the crate root: `switchyard::ResourceRequest`, `BuildError`.
+pub use items::BoxFuture;
+pub(crate) use items::ResourceRequest;
 // The registrations the macros submit are reachable only through `switchyard::__private`.
 pub(crate) use items::{
     CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, SchemaOrigin, Site,
     ToolRegistration,
 };
 pub(crate) use selection::{Groups, Registration, registrations};
+pub(crate) use table::BuildError;
 pub use table::{
-    BuildError, CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ResourceReadFn, ToolCallFn,
-    ToolEntry,
+    CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ResourceReadFn, ToolCallFn, ToolEntry,
 };
 pub(crate) use table::{ToolParts, build_tool};
 pub use task_support::TaskSupport;

@@ -23,7 +23,7 @@ impl Server {
     /// through [`MessageFilters::outgoing`]; notifications made by [`Server::notifier`] already
     /// pass through them.
     pub fn message_filters(&self) -> &MessageFilters {
-        self.engine.message_filters()
+        self.engine().message_filters()
     }
 
     /// The 2025-11-25 `initialize` handshake
@@ -49,7 +49,7 @@ impl Server {
         session_id: String,
         streams: bool,
     ) -> Result<(Arc<LegacySession>, Value), McpError> {
-        self.engine.initialize(params, session_id, streams)
+        self.engine().initialize(params, session_id, streams)
     }
 
     /// The server's events (list changes, resource updates, extension events) from its
@@ -57,7 +57,7 @@ impl Server {
     /// into a legacy session's notifications. 2026-07-28 clients receive events through
     /// `subscriptions/listen`, which [`handle_request`](Self::handle_request) serves.
     pub fn events(&self) -> EventStream {
-        self.engine.hub.subscribe()
+        self.engine().hub.subscribe()
     }
 
     /// Checks the `_meta` protocol version of a 2026-07-28 request (as
@@ -69,7 +69,7 @@ impl Server {
     /// requested}` unless it is 2026-07-28; for a 2025 revision the message says to send
     /// `initialize` instead.
     pub fn check_protocol_version(&self, meta: &ModernMeta) -> Result<(), McpError> {
-        self.engine.check_modern_version(meta)
+        self.engine().check_modern_version(meta)
     }
 
     /// [`handle_request`](Self::handle_request) for a stateless 2026-07-28 request (never one
@@ -86,8 +86,8 @@ impl Server {
         meta: ModernMeta,
         origin: Origin,
     ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
-        match self.engine.check_modern_version(&meta) {
-            Ok(()) => Either::Left(self.engine.serve_modern(req, meta, origin)),
+        match self.engine().check_modern_version(&meta) {
+            Ok(()) => Either::Left(self.engine().serve_modern(req, meta, origin)),
             Err(e) => Either::Right(ready(Err(e))),
         }
     }
@@ -97,17 +97,17 @@ impl Server {
     /// ([custom headers](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-behavior-for-custom-headers));
     /// empty for an unknown tool.
     pub fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
-        self.engine.tool_param_headers(name)
+        self.engine().tool_param_headers(name)
     }
 
     /// The limits on open `subscriptions/listen` subscriptions, per connection and per caller.
     pub fn listen_limits(&self) -> ListenLimits {
-        self.engine.listen_slots.limits()
+        self.engine().listen_slots.limits()
     }
 
     /// Changes the listen limits for subscriptions opened from now on (open ones stay), as the
     /// command line's `--listen-max-*` flags do.
     pub fn set_listen_limits(&self, limits: ListenLimits) {
-        self.engine.listen_slots.set_limits(limits);
+        self.engine().listen_slots.set_limits(limits);
     }
 }

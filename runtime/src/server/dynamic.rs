@@ -217,7 +217,7 @@ impl Server {
             return false;
         }
         let mut listing_changed = false;
-        self.engine.table.rcu(|t| {
+        self.engine().table.rcu(|t| {
             listing_changed = entries.iter().any(|e| {
                 let uri = e.definition.get("uri").and_then(Value::as_str).unwrap_or_default();
                 t.resource(uri)
@@ -238,7 +238,7 @@ impl Server {
         uris.sort_unstable();
         uris.dedup();
         let mut removed = 0;
-        self.engine.table.rcu(|t| {
+        self.engine().table.rcu(|t| {
             removed = uris.iter().filter(|u| t.resource(u).is_some()).count();
             match t.without_resources(&uris) {
                 Some(next) => Arc::new(next),
@@ -281,7 +281,7 @@ impl Server {
             site: None,
         };
         let entry = build_tool(parts, tool.call).map_err(McpError::invalid_params)?;
-        self.engine.table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
+        self.engine().table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
         self.publisher().tools_list_changed();
         Ok(())
     }
@@ -301,7 +301,7 @@ impl Server {
     /// race); false, and no change, when `change` returns `None`.
     fn swap_table(&self, change: impl Fn(&DispatchTable) -> Option<DispatchTable>) -> bool {
         let mut changed = false;
-        self.engine.table.rcu(|t| match change(t) {
+        self.engine().table.rcu(|t| match change(t) {
             Some(next) => {
                 changed = true;
                 Arc::new(next)

@@ -5,7 +5,7 @@
 //! every metric.
 
 use super::Server;
-pub use crate::context::{Metric, MetricKind};
+pub use crate::context::metric::{Metric, MetricKind};
 use std::sync::Arc;
 
 /// A source of readings an extension adds with

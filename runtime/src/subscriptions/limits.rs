@@ -348,7 +348,7 @@ mod tests {
     #[test]
     fn the_refusal_says_which_limit_and_how_to_free_a_slot() {
         let e = Refused { scope: Scope::Connection, limit: 7 }.into_error();
-        assert_eq!(e.code(), crate::jsonrpc::ErrorCode::INTERNAL_ERROR);
+        assert_eq!(e.code(), crate::ErrorCode::INTERNAL_ERROR);
         assert_eq!(e.data(), Some(&json!({ "reason": "listenLimit", "limit": 7, "scope": "connection" })));
         assert!(e.message().contains("7") && e.message().contains("close one"), "{}", e.message());
         let e = Refused { scope: Scope::Principal, limit: 3 }.into_error();

@@ -26,8 +26,6 @@ pub use hub::{DeliveryHub, EventStream, InProcessHub, Lagged};
 pub use limits::ListenLimits;
 pub(crate) use limits::{ListenSlots, Refused};
 pub(crate) use listen::ListenHost;
-#[cfg(feature = "nats")]
-pub use nats::{NatsHub, NatsHubBuilder, NatsHubError};
 pub(crate) use open::OpenSubscriptions;
 pub use publisher::Publisher;
 pub use replacement::{ListenEnd, ListenStream};

@@ -5,7 +5,7 @@
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use switchyard::Server;
-//! use switchyard::subscriptions::NatsHub;
+//! use switchyard::subscriptions::nats::NatsHub;
 //!
 //! let hub = NatsHub::builder().subject("weather.switchyard.events").connect("nats://127.0.0.1:4222").await?;
 //! let health = hub.clone(); // `health.is_connected()` for a readiness probe

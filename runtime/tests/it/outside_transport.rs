@@ -10,11 +10,11 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use switchyard::context::{Connection, Origin, Outbound, OutboundSender, outbound_channel};
-use switchyard::jsonrpc::{Message, RequestId, error_response, parse_message, success_response};
-use switchyard::pipeline::{LegacySession, MessageFilter};
+use switchyard::RequestId;
+use switchyard::context::{Connection, MessageFilter, Origin, Outbound, OutboundSender, outbound_channel};
+use switchyard::jsonrpc::{Message, error_response, parse_message, success_response};
 use switchyard::prelude::*;
-use switchyard::server::DynamicTool;
+use switchyard::server::{DynamicTool, LegacySession};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
 // ---- The transport ---------------------------------------------------------------------------

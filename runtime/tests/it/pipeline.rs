@@ -262,7 +262,7 @@ async fn progressing(progress: Progress) -> Result<String, ToolError> {
 
 struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
-impl switchyard::pipeline::MessageFilter for Recorder {
+impl switchyard::context::MessageFilter for Recorder {
     fn incoming(&self, message: &Value) -> bool {
         let method = message["method"].as_str().unwrap_or("(response)").to_owned();
         self.0.lock().unwrap_or_else(|e| e.into_inner()).push(method);
@@ -334,7 +334,7 @@ async fn e12_a_json_only_transport_advertises_no_streams_and_refuses_listen() {
 /// Tags every outgoing listen event, so the test sees that the filter got it whole.
 struct TagListenEvents;
 
-impl switchyard::pipeline::MessageFilter for TagListenEvents {
+impl switchyard::context::MessageFilter for TagListenEvents {
     fn outgoing(&self, mut message: Value) -> Vec<Value> {
         if message["method"] == "notifications/tools/list_changed" {
             message["params"]["seenBy"] = json!(message["params"]["_meta"].clone());

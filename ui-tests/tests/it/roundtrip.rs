@@ -9,8 +9,8 @@
 
 use std::sync::{Arc, Mutex};
 use switchyard::__private::serde_json::json;
+use switchyard::ResourceRequest;
 use switchyard::prelude::*;
-use switchyard::registry::ResourceRequest;
 use switchyard::testing::TestClient;
 use switchyard::{AltNext, Alternate, CompletionRequest, FromRequestContext, GetPromptParams};
 

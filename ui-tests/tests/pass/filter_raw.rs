@@ -11,7 +11,7 @@ async fn audit(req: RawRequest, next: RawNext) -> RawResponse {
 
 /// Refuses requests without a principal; the default order is 0.
 #[mcp_filter(group = "filters")]
-async fn guard(req: RawRequest, next: RawNext) -> switchyard::pipeline::RawResponse {
+async fn guard(req: RawRequest, next: RawNext) -> switchyard::RawResponse {
     if req.params.contains_key("deny") {
         return Err(McpError::invalid_params("denied"));
     }

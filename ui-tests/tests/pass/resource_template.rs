@@ -4,7 +4,7 @@
 #![deny(warnings)]
 
 use switchyard::prelude::*;
-use switchyard::registry::ResourceRequest;
+use switchyard::ResourceRequest;
 
 /// One user's profile.
 #[mcp_resource(uri = "users://{org}/{id}/profile", name = "user-profile", mime_type = "text/plain")]

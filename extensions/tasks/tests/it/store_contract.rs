@@ -8,8 +8,8 @@
 //! SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-mcp-tasks --features postgres
 //! ```
 //!
-//! Without them they print that they were skipped and pass (under CI, with `CI` set, they
-//! fail). Each PostgreSQL test creates its own schema with a random name, connects with
+//! Without them they are reported `ignored` (the package's build script sets `cfg(svc_pg)` when
+//! both are there); under CI (`CI` set) they always run, and a missing database fails them. Each PostgreSQL test creates its own schema with a random name, connects with
 //! `search_path` set to it and drops it at the end, so the tests run in parallel and counts are
 //! exact.
 
@@ -21,7 +21,7 @@ use switchyard_tasks::{
 };
 use tokio::sync::Barrier;
 
-/// How to run the PostgreSQL tests, printed when they are skipped.
+/// How to run the PostgreSQL tests, printed when one runs without what it needs.
 const RUN_PG: &str =
     "SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test cargo test -p switchyard-mcp-tasks --features postgres";
 
@@ -566,6 +566,7 @@ macro_rules! contract {
         mod postgres {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                #[cfg_attr(not(svc_pg), ignore = "needs PostgreSQL: the `postgres` feature and SWITCHYARD_TEST_PG (see the module docs)")]
                 async fn $check() {
                     #[cfg(feature = "postgres")]
                     super::pg::with_db(stringify!($check), |db| async move {
@@ -573,7 +574,7 @@ macro_rules! contract {
                     })
                     .await;
                     #[cfg(not(feature = "postgres"))]
-                    super::skipped(stringify!($check), "built without the `postgres` feature");
+                    super::missing(stringify!($check), "built without the `postgres` feature");
                 }
             )*
         }
@@ -596,13 +597,10 @@ contract!(
     status_messages_change_only_working_tasks,
 );
 
-/// Says that `test` is skipped and how to run it; under CI (`CI` set, as `.ci/run` runs) a
-/// missing database fails instead of passing silently.
-fn skipped(test: &str, why: &str) {
-    if std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false")) {
-        panic!("{test}: {why}; CI must provide it ({RUN_PG})");
-    }
-    eprintln!("skipped {test}: {why}; to run it: {RUN_PG}");
+/// Fails `test`, which runs (`cfg(svc_pg)`: under CI, or with a database and the feature)
+/// without what it needs, and says how to provide it.
+fn missing(test: &str, why: &str) -> ! {
+    panic!("{test}: {why}; to run it: {RUN_PG}");
 }
 
 /// Task ids are bearer handles: `t_` and 32 lowercase hex digits, all distinct, with every
@@ -630,11 +628,12 @@ macro_rules! pg_only {
     ($($test:ident),* $(,)?) => {
         $(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            #[cfg_attr(not(svc_pg), ignore = "needs PostgreSQL: the `postgres` feature and SWITCHYARD_TEST_PG (see the module docs)")]
             async fn $test() {
                 #[cfg(feature = "postgres")]
                 pg::with_db(stringify!($test), pg::$test).await;
                 #[cfg(not(feature = "postgres"))]
-                skipped(stringify!($test), "built without the `postgres` feature");
+                missing(stringify!($test), "built without the `postgres` feature");
             }
         )*
     };
@@ -684,8 +683,9 @@ async fn postgres_connection_errors_are_store_errors() {
 
 #[cfg(not(feature = "postgres"))]
 #[test]
+#[cfg_attr(not(svc_pg), ignore = "needs the `postgres` feature")]
 fn postgres_connection_errors_are_store_errors() {
-    skipped("postgres_connection_errors_are_store_errors", "built without the `postgres` feature");
+    missing("postgres_connection_errors_are_store_errors", "built without the `postgres` feature");
 }
 
 #[cfg(feature = "postgres")]
@@ -728,15 +728,14 @@ mod pg {
     }
 
     /// Runs `body` on a fresh schema and drops the schema afterwards, also when `body` panics;
-    /// skips (passing) when `SWITCHYARD_TEST_PG` is unset.
+    /// fails when `SWITCHYARD_TEST_PG` is unset (the test runs only where it should be set).
     pub async fn with_db<F, Fut>(test: &str, body: F)
     where
         F: FnOnce(Arc<Db>) -> Fut,
         Fut: Future<Output = ()>,
     {
         let Ok(url) = std::env::var("SWITCHYARD_TEST_PG") else {
-            skipped(test, "SWITCHYARD_TEST_PG is not set");
-            return;
+            missing(test, "SWITCHYARD_TEST_PG is not set");
         };
         let (admin, connection) = tokio_postgres::connect(&url, NoTls).await.expect("SWITCHYARD_TEST_PG connects");
         tokio::spawn(connection);

@@ -141,7 +141,7 @@ mod tests {
             (json!({"name": "echo", "arguments": "x"}), "invalid type"),
         ] {
             let err = call_params(params(v.clone())).expect_err("rejected");
-            assert_eq!(err.code(), crate::jsonrpc::ErrorCode::INVALID_PARAMS, "{v}");
+            assert_eq!(err.code(), crate::ErrorCode::INVALID_PARAMS, "{v}");
             assert!(err.message().starts_with("tools/call: invalid params: "), "{}", err.message());
             assert!(err.message().contains(needle), "{v}: {}", err.message());
         }

@@ -187,7 +187,7 @@ fn structured_content_that_breaks_the_output_schema_is_an_internal_error_in_debu
     let outcome = schemas.finish_output("inner", true, &mut bad);
     if cfg!(debug_assertions) {
         let err = outcome.expect_err("checked in debug builds");
-        assert_eq!(err.code(), crate::jsonrpc::ErrorCode::INTERNAL_ERROR);
+        assert_eq!(err.code(), crate::ErrorCode::INTERNAL_ERROR);
         assert!(err.message().contains("`id`"), "{}", err.message());
     }
 }

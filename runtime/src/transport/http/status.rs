@@ -9,7 +9,8 @@
 //! is made, as a [`Refusal`] or straight to [`respond::error`](super::respond::error).
 
 use crate::auth::{FORBIDDEN_REASON, INSUFFICIENT_SCOPE_REASON};
-use crate::jsonrpc::{ErrorCode, McpError};
+use crate::jsonrpc::McpError;
+use crate::jsonrpc::error::ErrorCode;
 use serde_json::Value;
 
 /// The HTTP status of an error returned by the request pipeline (or the server's own checks):
