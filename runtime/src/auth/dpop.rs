@@ -190,12 +190,13 @@ impl Dpop {
     pub fn nonces(self, secret: impl AsRef<[u8]>) -> Result<Self, AuthError> {
         let secret = secret.as_ref();
         if secret.len() < MIN_NONCE_SECRET {
-            return Err(AuthError::Config(format!(
+            return Err(AuthError::config_because(format!(
                 "the DPoP nonce secret has {} bytes; use at least {MIN_NONCE_SECRET} random bytes",
                 secret.len()
             )));
         }
-        let key = hmac::Hmac::<Sha256>::new_from_slice(secret).map_err(|e| AuthError::Config(e.to_string()))?;
+        let key = hmac::Hmac::<Sha256>::new_from_slice(secret)
+            .map_err(|e| AuthError::config("the nonce secret is not a usable HMAC key", e))?;
         Ok(self.edit(|i| i.nonce_key = Some(key)))
     }
 
@@ -438,7 +439,7 @@ mod tests {
 
     #[test]
     fn short_nonce_secrets_are_refused() {
-        assert!(matches!(Dpop::allowed().nonces(b"short"), Err(AuthError::Config(_))));
+        assert!(matches!(Dpop::allowed().nonces(b"short"), Err(AuthError::Config { .. })));
         assert!(Dpop::allowed().nonces([1u8; 32]).is_ok());
     }
 

@@ -20,12 +20,12 @@ pub(super) fn client(timeout: Duration) -> reqwest::Client {
 /// Errors: [`AuthError::Unavailable`] naming `what` (e.g. `GET https://…`) for another status,
 /// a broken body, or one over the limit.
 pub(super) async fn body(mut resp: reqwest::Response, limit: usize, what: &str) -> Result<Vec<u8>, AuthError> {
-    let unavailable = |e: String| AuthError::Unavailable(format!("{what}: {e}"));
+    let unavailable = |e: String| AuthError::unavailable_because(format!("{what}: {e}"));
     if resp.status() != reqwest::StatusCode::OK {
         return Err(unavailable(format!("status {}", resp.status())));
     }
     let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| unavailable(e.to_string()))? {
+    while let Some(chunk) = resp.chunk().await.map_err(|e| AuthError::unavailable(format!("{what}: {e}"), e))? {
         body.extend_from_slice(&chunk);
         if body.len() > limit {
             return Err(unavailable(format!("the answer is larger than {} KiB", limit / 1024)));

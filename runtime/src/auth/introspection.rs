@@ -79,16 +79,17 @@ impl IntrospectionVerifier {
     /// Errors: [`AuthError::Config`] when `endpoint` is not an absolute `http(s)` URL or the
     /// client id or audience is empty.
     pub fn new(endpoint: &str, client_id: &str, client_secret: &str, audience: &str) -> Result<Self, AuthError> {
-        let uri: http::Uri =
-            endpoint.parse().map_err(|_| AuthError::Config(format!("the endpoint {endpoint:?} is not a URL")))?;
+        let uri: http::Uri = endpoint
+            .parse()
+            .map_err(|_| AuthError::config_because(format!("the endpoint {endpoint:?} is not a URL")))?;
         if !matches!(uri.scheme_str(), Some("https" | "http")) || uri.authority().is_none() {
-            return Err(AuthError::Config(format!("the endpoint {endpoint:?} is not an absolute http(s) URL")));
+            return Err(AuthError::config_because(format!("the endpoint {endpoint:?} is not an absolute http(s) URL")));
         }
         if client_id.is_empty() {
-            return Err(AuthError::Config("the introspection client id is empty".to_owned()));
+            return Err(AuthError::config_because("the introspection client id is empty".to_owned()));
         }
         if audience.trim().is_empty() {
-            return Err(AuthError::Config("the audience is empty; use the server's resource URI".to_owned()));
+            return Err(AuthError::config_because("the audience is empty; use the server's resource URI".to_owned()));
         }
         let timeout = Duration::from_secs(5);
         Ok(IntrospectionVerifier {
@@ -176,7 +177,7 @@ impl Inner {
                 match self.introspect(token).await {
                     Ok(answer) => Ok(answer),
                     // Not cached: the next request asks again.
-                    Err(e @ AuthError::Unavailable(_)) => Err(e),
+                    Err(e @ AuthError::Unavailable { .. }) => Err(e),
                     Err(e) => Ok(Answer { verdict: Err(e), ttl: Duration::from_secs(10) }),
                 }
             })
@@ -188,7 +189,6 @@ impl Inner {
     /// The verdict on `token` and how long it stands.
     async fn introspect(&self, token: &str) -> Result<Answer, AuthError> {
         let what = format!("introspection at {}", self.endpoint);
-        let unavailable = |e: String| AuthError::Unavailable(format!("{what}: {e}"));
         let resp = self
             .client
             .post(&self.endpoint)
@@ -197,10 +197,11 @@ impl Inner {
             .form(&[("token", token), ("token_type_hint", "access_token")])
             .send()
             .await
-            .map_err(|e| unavailable(e.to_string()))?;
+            .map_err(|e| AuthError::unavailable(format!("{what}: {e}"), e))?;
         let body = super::fetch::body(resp, MAX_RESPONSE_BYTES, &what).await?;
-        let claims: Map<String, Value> = serde_json::from_slice(&body)
-            .map_err(|e| unavailable(format!("not an introspection response (RFC 7662 §2.2): {e}")))?;
+        let claims: Map<String, Value> = serde_json::from_slice(&body).map_err(|e| {
+            AuthError::unavailable(format!("{what}: not an introspection response (RFC 7662 §2.2): {e}"), e)
+        })?;
         let refused = |why: &str| Ok(Answer { verdict: Err(AuthError::invalid(why)), ttl: Duration::from_secs(10) });
         if claims.get("active") != Some(&Value::Bool(true)) {
             return refused("the authorization server says the token is not active");

@@ -132,10 +132,10 @@ impl std::fmt::Debug for JwksVerifier {
 }
 
 fn check_url(url: &str, what: &str) -> Result<(), AuthError> {
-    let uri: http::Uri = url.parse().map_err(|_| AuthError::Config(format!("{what} {url:?} is not a URL")))?;
+    let uri: http::Uri = url.parse().map_err(|_| AuthError::config_because(format!("{what} {url:?} is not a URL")))?;
     match (uri.scheme_str(), uri.authority()) {
         (Some("https" | "http"), Some(_)) => Ok(()),
-        _ => Err(AuthError::Config(format!("{what} {url:?} is not an absolute http(s) URL"))),
+        _ => Err(AuthError::config_because(format!("{what} {url:?} is not an absolute http(s) URL"))),
     }
 }
 
@@ -148,13 +148,13 @@ impl JwksVerifier {
     pub fn new<I: IntoIterator<Item = S>, S: Into<String>>(issuers: I, audience: &str) -> Result<Self, AuthError> {
         let issuers: Vec<String> = issuers.into_iter().map(Into::into).collect();
         if issuers.is_empty() {
-            return Err(AuthError::Config("name at least one issuer".to_owned()));
+            return Err(AuthError::config_because("name at least one issuer".to_owned()));
         }
         for i in &issuers {
             check_url(i, "the issuer")?;
         }
         if audience.trim().is_empty() {
-            return Err(AuthError::Config("the audience is empty; use the server's resource URI".to_owned()));
+            return Err(AuthError::config_because("the audience is empty; use the server's resource URI".to_owned()));
         }
         let timeout = Duration::from_secs(5);
         Ok(JwksVerifier {
@@ -385,12 +385,12 @@ impl Inner {
         let older_than_keys = iat.is_some_and(|iat| iat.saturating_add(self.leeway.as_secs()) < keys.fetched_at);
         match failure {
             Some(e) if !keys.fetched => Err(e),
-            _ if !keys.fetched => Err(AuthError::Unavailable(format!(
+            _ if !keys.fetched => Err(AuthError::unavailable_because(format!(
                 "the keys of {} could not be fetched yet; retrying at most every {} s",
                 issuer.id,
                 self.refresh_interval.as_secs_f64()
             ))),
-            None if recent && !older_than_keys => Err(AuthError::Unavailable(format!(
+            None if recent && !older_than_keys => Err(AuthError::unavailable_because(format!(
                 "the token names a key newer than the key set of {} fetched {} s ago; it is fetched again at \
                  most every {} s",
                 issuer.id,
@@ -415,7 +415,7 @@ impl Inner {
         };
         let body = self.get(&uri).await?;
         let set: JwkSet = serde_json::from_slice(&body)
-            .map_err(|e| AuthError::Unavailable(format!("{uri} is not a JWK set (RFC 7517 §5): {e}")))?;
+            .map_err(|e| AuthError::unavailable(format!("{uri} is not a JWK set (RFC 7517 §5): {e}"), e))?;
         let keys = set.keys.iter().filter_map(usable).collect();
         Ok(Keys { fetched: true, fetched_at: unix_now(), keys })
     }
@@ -435,7 +435,7 @@ impl Inner {
         for url in candidates {
             match self.get(&url).await.and_then(|body| {
                 serde_json::from_slice::<Value>(&body)
-                    .map_err(|e| AuthError::Unavailable(format!("{url} is not JSON metadata: {e}")))
+                    .map_err(|e| AuthError::unavailable(format!("{url} is not JSON metadata: {e}"), e))
             }) {
                 Ok(meta) => {
                     if meta.get("issuer").and_then(Value::as_str) != Some(issuer) {
@@ -450,13 +450,13 @@ impl Inner {
                 Err(e) => errors.push(e.to_string()),
             }
         }
-        Err(AuthError::Unavailable(format!("no usable metadata for {issuer}: {}", errors.join("; "))))
+        Err(AuthError::unavailable_because(format!("no usable metadata for {issuer}: {}", errors.join("; "))))
     }
 
     /// The body of a GET of `url`: 200 only, at most 1 MiB, within the timeout.
     async fn get(&self, url: &str) -> Result<Vec<u8>, AuthError> {
         let what = format!("GET {url}");
-        let resp = self.client.get(url).send().await.map_err(|e| AuthError::Unavailable(format!("{what}: {e}")))?;
+        let resp = self.client.get(url).send().await.map_err(|e| AuthError::unavailable(format!("{what}: {e}"), e))?;
         super::fetch::body(resp, MAX_DOCUMENT_BYTES, &what).await
     }
 }

@@ -29,7 +29,8 @@ impl JwtVerifier {
     ///
     /// Errors: [`AuthError::Config`] when the key is refused (e.g. empty).
     pub fn hs256(secret: &[u8]) -> Result<Self, AuthError> {
-        let key = jsonwebtoken::DecodingKey::from_secret(secret).map_err(|e| AuthError::Config(e.to_string()))?;
+        let key = jsonwebtoken::DecodingKey::from_secret(secret)
+            .map_err(|e| AuthError::config(format!("the HS256 secret is refused: {e}"), e))?;
         Ok(Self::new(key, jsonwebtoken::Algorithm::HS256))
     }
 
@@ -37,8 +38,8 @@ impl JwtVerifier {
     ///
     /// Errors: [`AuthError::Config`] when the PEM cannot be read.
     pub fn rs256_pem(public_key_pem: &[u8]) -> Result<Self, AuthError> {
-        let key =
-            jsonwebtoken::DecodingKey::from_rsa_pem(public_key_pem).map_err(|e| AuthError::Config(e.to_string()))?;
+        let key = jsonwebtoken::DecodingKey::from_rsa_pem(public_key_pem)
+            .map_err(|e| AuthError::config(format!("the RSA public key PEM cannot be read: {e}"), e))?;
         Ok(Self::new(key, jsonwebtoken::Algorithm::RS256))
     }
 
@@ -146,6 +147,15 @@ mod tests {
 
     fn verify(v: &JwtVerifier, t: &str) -> Result<Principal, AuthError> {
         futures::executor::block_on(v.verify(t))
+    }
+
+    #[test]
+    fn an_unreadable_key_is_a_config_error_that_keeps_the_parser_s_error() {
+        let err = JwtVerifier::rs256_pem(b"not a PEM").expect_err("refused");
+        assert!(matches!(&err, AuthError::Config { message, .. } if message.contains("PEM")), "{err:?}");
+        assert!(!err.is_transient());
+        let source = std::error::Error::source(&err).expect("the parser's error");
+        assert!(source.downcast_ref::<jsonwebtoken::errors::Error>().is_some(), "{source:?}");
     }
 
     #[test]

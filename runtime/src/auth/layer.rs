@@ -202,7 +202,7 @@ where
             }
             let principal = match auth.verifier.verify(&token).await {
                 Ok(p) => p,
-                Err(AuthError::Unavailable(why)) => return Ok(unavailable(&why)),
+                Err(AuthError::Unavailable { message, .. }) => return Ok(unavailable(&message)),
                 Err(e) => return Ok(auth.refusal(Refusal::Invalid(e.to_string()))),
             };
             let renewed_nonce = match auth.proof(req.headers(), req.method(), scheme, &token, &principal).await {

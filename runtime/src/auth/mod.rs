@@ -61,7 +61,7 @@ pub use principal::Principal;
 #[cfg(feature = "http")]
 pub(crate) use resource::challenge_in as challenge_header;
 pub use resource::{METADATA_PATH, ProtectedResource};
-pub use verifier::{AuthError, StaticTokens, TokenVerifier};
+pub use verifier::{AuthError, SharedError, StaticTokens, TokenVerifier};
 
 use crate::jsonrpc::McpError;
 

@@ -46,7 +46,8 @@ pub struct ProtectedResource {
 /// `url` checked as an absolute `http(s)` URL without a fragment; returns it lower-casing the
 /// scheme and host (RFC 3986 §6.2.2.1), with its origin and path.
 fn absolute_url(url: &str, what: &str) -> Result<(String, String, String), AuthError> {
-    let bad = |why: &str| AuthError::Config(format!("{what} {url:?} {why}; write e.g. https://mcp.example.com/mcp"));
+    let bad =
+        |why: &str| AuthError::config_because(format!("{what} {url:?} {why}; write e.g. https://mcp.example.com/mcp"));
     if url.contains('#') {
         return Err(bad("has a fragment"));
     }
@@ -268,7 +269,7 @@ mod tests {
     #[test]
     fn bad_resources_and_servers_are_refused() {
         for bad in ["mcp.example.com/mcp", "ftp://x/mcp", "https://x/mcp#frag", "https://user@x/mcp", "/mcp", ""] {
-            assert!(matches!(ProtectedResource::new(bad), Err(AuthError::Config(_))), "{bad}");
+            assert!(matches!(ProtectedResource::new(bad), Err(AuthError::Config { .. })), "{bad}");
         }
         let r = ProtectedResource::new("https://x/mcp").expect("valid");
         assert!(r.clone().authorization_server("not a url").is_err());

@@ -93,7 +93,7 @@ async fn active_tokens_become_principals_and_the_rest_are_refused() {
     assert!(matches!(strict.verify("client-only").await, Err(AuthError::InvalidToken(_))));
     // The wrong client secret: the endpoint says 401, which is no verdict on the token.
     let wrong = IntrospectionVerifier::new(&url, "mcp-server", "guess", AUDIENCE).expect("a verifier");
-    assert!(matches!(wrong.verify("good").await, Err(AuthError::Unavailable(_))));
+    assert!(matches!(wrong.verify("good").await, Err(AuthError::Unavailable { .. })));
 }
 
 #[tokio::test]
@@ -122,13 +122,17 @@ async fn an_endpoint_that_is_down_or_garbled_is_unavailable_and_not_cached() {
     let v = verifier(&url);
     for mode in [1, 2] {
         e.mode.store(mode, Ordering::SeqCst);
-        assert!(matches!(v.verify("good").await, Err(AuthError::Unavailable(_))), "mode {mode}");
+        assert!(matches!(v.verify("good").await, Err(AuthError::Unavailable { .. })), "mode {mode}");
     }
     e.mode.store(0, Ordering::SeqCst);
     v.verify("good").await.expect("answered once the endpoint is back");
     let nowhere = verifier("http://127.0.0.1:9/introspect").timeout(Duration::from_millis(500));
-    assert!(matches!(nowhere.verify("good").await, Err(AuthError::Unavailable(_))));
-    assert!(matches!(IntrospectionVerifier::new("not a url", "a", "b", AUDIENCE), Err(AuthError::Config(_))));
+    let refused = nowhere.verify("good").await.expect_err("nothing listens");
+    assert!(refused.is_transient(), "{refused:?}");
+    // The HTTP client's own error stays reachable, for code that inspects it.
+    let source = std::error::Error::source(&refused).expect("a source error");
+    assert!(source.downcast_ref::<reqwest::Error>().is_some_and(|e| e.is_connect()), "{source:?}");
+    assert!(matches!(IntrospectionVerifier::new("not a url", "a", "b", AUDIENCE), Err(AuthError::Config { .. })));
 }
 
 #[tokio::test]
