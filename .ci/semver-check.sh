@@ -18,7 +18,9 @@
 # it, then set `.ci/semver-baseline` to that commit (one line, shows in review like a tag).
 #
 # The proc-macro crates are not checked here: their API is the attributes they accept, which
-# trybuild cases under ui-tests/ hold.
+# trybuild cases under ui-tests/ hold. Nor, yet, is the client (switchyard-mcp-client): it is
+# being built up across releases (issue 32) and joins this list in the release that completes
+# it; until then its public-api.txt diff shows every change in review.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -6,6 +6,7 @@ mod common;
 mod adversarial;
 mod auth_flags;
 mod batches;
+mod client;
 mod cluster;
 mod drain;
 mod fairness;

@@ -1,0 +1,458 @@
+//! [`Client`] and [`ClientBuilder`]: connect, then call.
+
+use crate::error::ClientError;
+use crate::model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use crate::peer::Peer;
+use crate::session::{Offer, Session, negotiate};
+use crate::transport::stdio::{read_lines, write_lines};
+use futures::Stream;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+use switchyard::jsonrpc::Notification;
+use switchyard::protocol::{LEGACY_VERSIONS, MODERN_VERSION};
+use switchyard::{CallToolResult, GetPromptResult, ReadResourceResult};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::broadcast;
+
+/// How long a request may wait for its answer unless set otherwise: 60 s.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest message accepted from a server unless set otherwise: 16 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// How long the `server/discover` probe waits before trying `initialize` instead: 5 s.
+pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How a [`Client`] connects: its identity, timeouts, limits and the revisions it offers.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), switchyard_client::ClientError> {
+/// use switchyard_client::ClientBuilder;
+///
+/// let mut server = tokio::process::Command::new("my-mcp-server");
+/// server.arg("--stdio");
+/// let client = ClientBuilder::new("my-agent", "1.0.0").connect_stdio(server).await?;
+/// let tools = client.list_tools().await?;
+/// let result = client.call_tool("echo", serde_json::json!({ "text": "hi" })).await?;
+/// # let _ = (tools, result); Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ClientBuilder {
+    name: String,
+    version: String,
+    versions: Vec<String>,
+    request_timeout: Duration,
+    probe_timeout: Duration,
+    max_message_bytes: usize,
+}
+
+impl ClientBuilder {
+    /// A client that calls itself `name` `version` (its `clientInfo`), offering every revision
+    /// this crate speaks: 2026-07-28, then 2025-11-25, 2025-06-18 and 2025-03-26.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        let mut versions = vec![MODERN_VERSION.to_owned()];
+        versions.extend(LEGACY_VERSIONS.iter().map(|v| (*v).to_owned()));
+        ClientBuilder {
+            name: name.into(),
+            version: version.into(),
+            versions,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            probe_timeout: DEFAULT_PROBE_TIMEOUT,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+
+    /// Offers only these revisions, newest first: `["2025-11-25"]` forces a session,
+    /// `["2026-07-28"]` refuses servers without it. Unknown strings are ignored when choosing;
+    /// with none this crate speaks, [`connect_io`](Self::connect_io) fails with
+    /// [`ClientError::Protocol`].
+    pub fn protocol_versions<S: AsRef<str>>(mut self, versions: impl IntoIterator<Item = S>) -> Self {
+        self.versions = versions.into_iter().map(|v| v.as_ref().to_owned()).collect();
+        self
+    }
+
+    /// How long each request waits for its answer before it is cancelled and fails with
+    /// [`ClientError::Timeout`] (default [`DEFAULT_REQUEST_TIMEOUT`]).
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// How long the `server/discover` probe waits before falling back to `initialize`
+    /// (default [`DEFAULT_PROBE_TIMEOUT`]): a session-era server may never answer it.
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// The longest message accepted from the server, in bytes (default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`]); a longer one is skipped with a warning, and the request
+    /// it answered then times out.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+
+    /// Starts `command` with piped stdin and stdout (stderr as the command has it) and
+    /// connects over them ([stdio](https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio)).
+    /// The child is killed when the last handle on the client is dropped.
+    ///
+    /// Errors: [`ClientError::Transport`] when the command cannot be started; then as
+    /// [`connect_io`](Self::connect_io).
+    pub async fn connect_stdio(self, mut command: tokio::process::Command) -> Result<Client, ClientError> {
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
+        let mut child = command.spawn().map_err(|e| ClientError::transport("starting the server", e))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(ClientError::Protocol("the server's stdin and stdout could not be piped".to_owned()));
+        };
+        let mut client = self.connect_io(stdout, stdin).await?;
+        if let Some(inner) = Arc::get_mut(&mut client.inner) {
+            inner.child = Some(tokio::sync::Mutex::new(child));
+        }
+        Ok(client)
+    }
+
+    /// Connects over a byte stream pair, one JSON-RPC message per line: `reader` is what the
+    /// server writes, `writer` what it reads (a child's stdout and stdin, a socket's halves, a
+    /// `tokio::io::duplex` pipe to an in-process server).
+    ///
+    /// Negotiates the revision first: `server/discover` (2026-07-28) when offered, and on any
+    /// JSON-RPC error or no answer within the probe timeout, `initialize` with the newest
+    /// session revision offered, then `notifications/initialized`.
+    ///
+    /// Errors: [`ClientError::Protocol`] when the server accepts no offered revision;
+    /// [`ClientError::Rpc`] when it refuses `initialize`; [`ClientError::Timeout`],
+    /// [`ClientError::Closed`] or [`ClientError::Transport`] when it does not answer.
+    pub async fn connect_io<R, W>(self, reader: R, writer: W) -> Result<Client, ClientError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let peer = Peer::start(read_lines(reader, self.max_message_bytes), write_lines(writer));
+        let offer = Offer {
+            versions: &self.versions,
+            client_info: json!({ "name": self.name, "version": self.version }),
+            probe_timeout: self.probe_timeout.min(self.request_timeout),
+            timeout: self.request_timeout,
+        };
+        let session = match negotiate(&peer, offer).await {
+            Ok(session) => session,
+            Err(e) => {
+                peer.close();
+                return Err(e);
+            }
+        };
+        Ok(Client { inner: Arc::new(Inner { peer, session, timeout: self.request_timeout, child: None }) })
+    }
+}
+
+/// A connection to one MCP server. Cheap to clone; every clone shares the connection, and
+/// requests from several tasks run concurrently over it.
+///
+/// Each request waits at most the builder's [request timeout](ClientBuilder::request_timeout);
+/// dropping its future first cancels it (`notifications/cancelled`,
+/// [cancellation](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation)).
+#[derive(Debug, Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    peer: Arc<Peer>,
+    session: Session,
+    timeout: Duration,
+    child: Option<tokio::sync::Mutex<tokio::process::Child>>,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("protocol_version", &self.session.version)
+            .field("server", &self.session.server_info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.peer.close();
+    }
+}
+
+impl Client {
+    /// The agreed protocol revision: `"2026-07-28"` (stateless, every request carries its
+    /// `_meta`) or a session revision such as `"2025-11-25"`.
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.session.version
+    }
+
+    /// The server's `serverInfo` (`_meta["io.modelcontextprotocol/serverInfo"]` of
+    /// `server/discover`, or `initialize`'s `serverInfo`), when it sent one that decodes.
+    pub fn server_info(&self) -> Option<&Implementation> {
+        self.inner.session.server_info.as_ref()
+    }
+
+    /// The server's `ServerCapabilities` object as it sent it (`{"tools":{..},...}`).
+    pub fn capabilities(&self) -> &Value {
+        &self.inner.session.capabilities
+    }
+
+    /// The server's `instructions`, when it gave any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.inner.session.instructions.as_deref()
+    }
+
+    /// Sends `method` with `params` (a JSON object; the 2026-07-28 `_meta` is added on that
+    /// wire) and returns the `result` as sent.
+    ///
+    /// Errors: [`ClientError::Rpc`] with the server's error object; [`ClientError::Protocol`]
+    /// for an interim `input_required` result (this client declares no capability to answer
+    /// one); [`ClientError::Timeout`], [`ClientError::Closed`].
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let params = self.inner.session.stamp(params);
+        let result = self.inner.peer.request(method, params, self.inner.timeout).await?;
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            return Err(ClientError::Protocol(format!(
+                "{method}: the server asks for input, which this client did not declare it can give"
+            )));
+        }
+        Ok(result)
+    }
+
+    /// Sends a notification (`_meta` added on the 2026-07-28 wire).
+    ///
+    /// Errors: [`ClientError::Closed`].
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
+        self.inner.peer.notify(method, self.inner.session.stamp(params)).await
+    }
+
+    /// Checks that the server answers: `ping` on a session, `server/discover` on 2026-07-28
+    /// (which has no `ping`).
+    ///
+    /// Errors: as [`request`](Self::request).
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        let method = if self.inner.session.modern { "server/discover" } else { "ping" };
+        self.request(method, json!({})).await.map(drop)
+    }
+
+    /// Every tool, following `nextCursor` through all pages.
+    ///
+    /// Errors: as [`tools`](Self::tools).
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        collect(self.tools()).await
+    }
+
+    /// The tools one at a time, page by page as they are needed (`tools/list`).
+    ///
+    /// Errors (as the stream's last item): as [`request`](Self::request);
+    /// [`ClientError::Protocol`] when a page has no `tools` array or an entry is no `Tool`, or
+    /// a cursor repeats.
+    pub fn tools(&self) -> impl Stream<Item = Result<Tool, ClientError>> + Send + 'static {
+        self.pages("tools/list", "tools")
+    }
+
+    /// Calls tool `name` with `arguments` (any value serializing to a JSON object; `()` or
+    /// `json!({})` for none).
+    ///
+    /// A tool that ran and failed is `Ok` with `is_error: Some(true)`.
+    ///
+    /// Errors: [`ClientError::Rpc`] `-32602` for an unknown tool or arguments the server
+    /// refuses outright; [`ClientError::Encode`] when the arguments are not a JSON object;
+    /// [`ClientError::Protocol`] when the result is no `CallToolResult`; as [`request`](Self::request) otherwise.
+    pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult, ClientError> {
+        let arguments = arguments_object(arguments)?;
+        let result = self.request("tools/call", json!({ "name": name, "arguments": arguments })).await?;
+        decode("tools/call", result)
+    }
+
+    /// Every prompt, through all pages (`prompts/list`).
+    ///
+    /// Errors: as [`tools`](Self::tools).
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        collect(self.pages("prompts/list", "prompts")).await
+    }
+
+    /// Prompt `name` filled with `arguments` (`prompts/get`).
+    ///
+    /// Errors: [`ClientError::Rpc`] `-32602` for an unknown prompt or a missing required
+    /// argument; as [`request`](Self::request) otherwise.
+    pub async fn get_prompt<K, V>(
+        &self,
+        name: &str,
+        arguments: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<GetPromptResult, ClientError>
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let arguments: Map<String, Value> =
+            arguments.into_iter().map(|(k, v)| (k.into(), Value::String(v.into()))).collect();
+        let result = self.request("prompts/get", json!({ "name": name, "arguments": arguments })).await?;
+        decode("prompts/get", result)
+    }
+
+    /// Every resource, through all pages (`resources/list`).
+    ///
+    /// Errors: as [`tools`](Self::tools).
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        collect(self.pages("resources/list", "resources")).await
+    }
+
+    /// Every resource template, through all pages (`resources/templates/list`).
+    ///
+    /// Errors: as [`tools`](Self::tools).
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        collect(self.pages("resources/templates/list", "resourceTemplates")).await
+    }
+
+    /// The contents of the resource at `uri` (`resources/read`).
+    ///
+    /// Errors: [`ClientError::Rpc`] `-32002` (or `-32602` on older servers) when there is no
+    /// such resource; as [`request`](Self::request) otherwise.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        let result = self.request("resources/read", json!({ "uri": uri })).await?;
+        decode("resources/read", result)
+    }
+
+    /// The server's notifications from now on (`notifications/message`, progress, list
+    /// changes, ...), in order. A subscriber more than 256 behind misses the oldest (logged);
+    /// the stream ends when the connection does.
+    pub fn notifications(&self) -> impl Stream<Item = Notification> + Send + 'static {
+        let peer = self.inner.peer.clone();
+        let rx = peer.subscribe();
+        futures::stream::unfold((peer, rx), |(peer, mut rx)| async move {
+            loop {
+                // Biased: what arrived before the connection ended is delivered first.
+                let received = tokio::select! {
+                    biased;
+                    received = rx.recv() => received,
+                    () = peer.closed() => return None,
+                };
+                match received {
+                    Ok(notification) => return Some((notification, (peer, rx))),
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::warn!(target: "switchyard_client", missed, "notifications were missed by a slow reader");
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        })
+    }
+
+    /// Whether the connection has ended.
+    pub fn is_closed(&self) -> bool {
+        self.inner.peer.is_closed()
+    }
+
+    /// Ends the connection: waiting requests fail with [`ClientError::Closed`], the server's
+    /// input is closed, and a child started by [`ClientBuilder::connect_stdio`] gets up to 5 s
+    /// to exit before it is killed
+    /// ([shutdown](https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#shutdown)).
+    pub async fn close(&self) {
+        self.inner.peer.close();
+        if let Some(child) = &self.inner.child {
+            let mut child = child.lock().await;
+            if tokio::time::timeout(Duration::from_secs(5), child.wait()).await.is_err() {
+                let _ = child.kill().await;
+            }
+        }
+    }
+
+    /// Resolves when the connection has ended (the server closed it, or [`close`](Self::close)).
+    pub async fn closed(&self) {
+        self.inner.peer.closed().await;
+    }
+
+    /// The items under `key` of every page of the list `method`.
+    fn pages<T: DeserializeOwned + Send + 'static>(
+        &self,
+        method: &'static str,
+        key: &'static str,
+    ) -> impl Stream<Item = Result<T, ClientError>> + Send + 'static {
+        let client = self.clone();
+        let state = Pages {
+            client,
+            cursor: None,
+            seen: std::collections::HashSet::new(),
+            buffered: Vec::new().into_iter(),
+            done: false,
+        };
+        futures::stream::unfold(state, move |mut state| async move {
+            loop {
+                if let Some(item) = state.buffered.next() {
+                    return Some((Ok(item), state));
+                }
+                if state.done {
+                    return None;
+                }
+                match state.next_page(method, key).await {
+                    Ok(items) => state.buffered = items.into_iter(),
+                    Err(e) => {
+                        state.done = true;
+                        return Some((Err(e), state));
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// Where a paginated listing stands.
+struct Pages<T> {
+    client: Client,
+    cursor: Option<String>,
+    seen: std::collections::HashSet<String>,
+    buffered: std::vec::IntoIter<T>,
+    done: bool,
+}
+
+impl<T: DeserializeOwned> Pages<T> {
+    async fn next_page(&mut self, method: &str, key: &str) -> Result<Vec<T>, ClientError> {
+        let params = match &self.cursor {
+            Some(cursor) => json!({ "cursor": cursor }),
+            None => json!({}),
+        };
+        let mut page = self.client.request(method, params).await?;
+        let items = page.get_mut(key).map(Value::take).unwrap_or(Value::Null);
+        let Value::Array(items) = items else {
+            return Err(ClientError::Protocol(format!("{method}: the result has no `{key}` array")));
+        };
+        let items = items
+            .into_iter()
+            .map(|item| serde_json::from_value(item).map_err(|e| ClientError::Protocol(format!("{method}: {e}"))))
+            .collect::<Result<Vec<T>, _>>()?;
+        match page.get("nextCursor").and_then(Value::as_str) {
+            // A server that hands out a cursor twice would page forever.
+            Some(next) if self.seen.contains(next) => {
+                return Err(ClientError::Protocol(format!("{method}: the cursor {next:?} came back a second time")));
+            }
+            Some(next) => {
+                self.seen.insert(next.to_owned());
+                self.cursor = Some(next.to_owned());
+            }
+            None => self.done = true,
+        }
+        Ok(items)
+    }
+}
+
+async fn collect<T>(stream: impl Stream<Item = Result<T, ClientError>>) -> Result<Vec<T>, ClientError> {
+    use futures::TryStreamExt;
+    stream.try_collect().await
+}
+
+fn arguments_object(arguments: impl Serialize) -> Result<Value, ClientError> {
+    match serde_json::to_value(arguments) {
+        Ok(Value::Null) => Ok(json!({})),
+        Ok(object @ Value::Object(_)) => Ok(object),
+        Ok(other) => Err(ClientError::Encode(format!("tool arguments must be a JSON object, not {other}"))),
+        Err(e) => Err(ClientError::Encode(format!("the tool arguments could not be encoded: {e}"))),
+    }
+}
+
+fn decode<T: DeserializeOwned>(method: &str, result: Value) -> Result<T, ClientError> {
+    serde_json::from_value(result)
+        .map_err(|e| ClientError::Protocol(format!("{method}: the result does not decode: {e}")))
+}

@@ -1,0 +1,74 @@
+//! What a call can fail with: four kinds a caller can match on.
+
+use std::time::Duration;
+use switchyard::McpError;
+
+/// Why a request got no result.
+///
+/// | variant | meaning | retry? |
+/// |---|---|---|
+/// | [`Rpc`](Self::Rpc) | the server answered with a JSON-RPC error object (`-32601` unknown method, `-32602` bad params, ...) | no, not unchanged |
+/// | [`Transport`](Self::Transport) | the bytes could not be sent or read (the child exited, a pipe broke) | on a new connection |
+/// | [`Protocol`](Self::Protocol) | the server answered, but not as MCP allows (a result of the wrong shape, a failed handshake) | no |
+/// | [`Encode`](Self::Encode) | the caller's arguments could not be encoded; nothing was sent | no |
+/// | [`Timeout`](Self::Timeout) | no answer within the request's timeout; the request was cancelled (`notifications/cancelled`) | maybe |
+/// | [`Closed`](Self::Closed) | the connection ended before the answer came | on a new connection |
+///
+/// A tool that ran and failed is no error here: its `CallToolResult` has `isError: true`
+/// ([tools](https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling)).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server answered `method` with this JSON-RPC error
+    /// ([error codes](https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes)).
+    #[error("the server answered {method} with error {}: {}", error.code().0, error.message())]
+    Rpc {
+        /// The method of the request.
+        method: String,
+        /// The error object: code, message, data (boxed: it is the largest variant by far).
+        error: Box<McpError>,
+    },
+    /// Writing or reading the connection failed.
+    #[error("transport: {message}")]
+    Transport {
+        /// What failed.
+        message: String,
+        /// The I/O error, when there is one.
+        #[source]
+        source: Option<std::io::Error>,
+    },
+    /// The server broke the protocol: a result that does not decode as the method's result, a
+    /// handshake answered with something else, a version it cannot speak.
+    #[error("the server broke the protocol: {0}")]
+    Protocol(String),
+    /// The caller's values could not be turned into the request (tool arguments that are not
+    /// a JSON object, a `Serialize` impl that failed); nothing was sent.
+    #[error("the request could not be encoded: {0}")]
+    Encode(String),
+    /// No answer to `method` within `timeout`; the request was cancelled.
+    #[error("no answer to {method} within {timeout:?}")]
+    Timeout {
+        /// The method of the request.
+        method: String,
+        /// The timeout that ran out.
+        timeout: Duration,
+    },
+    /// The connection ended (the server closed its output, the child exited, or
+    /// [`Client::close`](crate::Client::close) was called) before the answer came.
+    #[error("the connection is closed")]
+    Closed,
+}
+
+impl ClientError {
+    /// The JSON-RPC error, when the server answered with one.
+    pub fn as_rpc(&self) -> Option<&McpError> {
+        match self {
+            ClientError::Rpc { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn transport(message: impl Into<String>, source: std::io::Error) -> Self {
+        ClientError::Transport { message: message.into(), source: Some(source) }
+    }
+}

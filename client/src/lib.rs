@@ -1,0 +1,66 @@
+//! # Switchyard client
+//!
+//! A Model Context Protocol (MCP) client: it connects to a server, agrees on a protocol
+//! revision, and calls tools, prompts and resources, with the wire model the Switchyard server
+//! crate uses ([`CallToolResult`](switchyard::CallToolResult), ...).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), switchyard_client::ClientError> {
+//! use switchyard_client::ClientBuilder;
+//!
+//! let mut server = tokio::process::Command::new("weather-server");
+//! server.arg("--stdio");
+//! let client = ClientBuilder::new("my-agent", "1.0.0").connect_stdio(server).await?;
+//! println!("{} speaks {}", client.server_info().map_or("?", |s| s.name.as_str()), client.protocol_version());
+//! for tool in client.list_tools().await? {
+//!     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
+//! }
+//! let forecast = client.call_tool("forecast", serde_json::json!({ "city": "Oslo" })).await?;
+//! if forecast.is_error == Some(true) {
+//!     eprintln!("the tool failed: {:?}", forecast.content);
+//! }
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+//!
+//! ## Protocol revisions
+//!
+//! [`ClientBuilder::connect_io`] first sends `server/discover`; a server that lists
+//! 2026-07-28 in `supportedVersions` is spoken to statelessly, every request carrying its
+//! `_meta` ([SEP-2575](https://modelcontextprotocol.io/specification/2026-07-28/basic)). Any
+//! other server gets `initialize` with the newest session revision offered (2025-11-25,
+//! 2025-06-18, 2025-03-26) and `notifications/initialized`
+//! ([lifecycle](https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle)).
+//! [`ClientBuilder::protocol_versions`] narrows the offer.
+//!
+//! ## Errors and a misbehaving server
+//!
+//! [`ClientError`] separates what the server answered ([`ClientError::Rpc`]) from a server that
+//! breaks the protocol ([`ClientError::Protocol`]), a broken connection
+//! ([`ClientError::Transport`], [`ClientError::Closed`]) and silence
+//! ([`ClientError::Timeout`]). Lines that are no JSON-RPC message, responses to no request and
+//! lines over [`ClientBuilder::max_message_bytes`] are skipped with a warning (tracing target
+//! `switchyard_client`); nothing the server sends panics the client, and every request ends
+//! by its timeout at the latest.
+//!
+//! ## What this client declares
+//!
+//! No optional client capability: the server cannot ask it for sampling, elicitation or roots.
+//! On a session it answers the server's `ping` and refuses other server requests with
+//! `-32601`.
+
+mod client;
+mod error;
+mod model;
+mod peer;
+mod session;
+mod transport;
+
+pub use client::{Client, ClientBuilder, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PROBE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT};
+pub use error::ClientError;
+pub use model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+
+/// The client guide's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/client.md")]
+pub struct ClientGuideDoctests;

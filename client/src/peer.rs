@@ -1,0 +1,256 @@
+//! The JSON-RPC side of a connection: ids, the table of requests waiting for their response,
+//! the reader and writer tasks, answers to the server's own requests, and cancellation.
+//!
+//! Transports hand the peer a message stream in each direction (`transport/`); the peer knows
+//! nothing of MCP methods beyond `ping` and `notifications/cancelled`.
+
+use crate::error::ClientError;
+use futures::{Sink, SinkExt, Stream, StreamExt};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use switchyard::jsonrpc::{Message, Notification, error_response, parse_message, success_response};
+use switchyard::{ErrorCode, McpError, RequestId};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+/// What arrives from the transport: one JSON-RPC message's bytes, or why reading stopped.
+pub(crate) type Incoming = Result<Vec<u8>, ClientError>;
+
+/// How many notifications a slow subscriber may fall behind before it misses some.
+const NOTIFICATION_BUFFER: usize = 256;
+/// How many outgoing messages may wait for the writer.
+const OUTGOING_BUFFER: usize = 1024;
+
+type Waiter = oneshot::Sender<Result<Value, McpError>>;
+
+/// One JSON-RPC connection to a server.
+pub(crate) struct Peer {
+    outgoing: mpsc::Sender<Value>,
+    pending: Mutex<HashMap<i64, Waiter>>,
+    next_id: AtomicI64,
+    closed: CancellationToken,
+    notifications: broadcast::Sender<Notification>,
+}
+
+impl Peer {
+    /// Starts the reader and writer tasks on the current Tokio runtime.
+    pub(crate) fn start<I, O>(incoming: I, outgoing: O) -> Arc<Peer>
+    where
+        I: Stream<Item = Incoming> + Send + Unpin + 'static,
+        O: Sink<Value, Error = ClientError> + Send + Unpin + 'static,
+    {
+        let (tx, rx) = mpsc::channel(OUTGOING_BUFFER);
+        let peer = Arc::new(Peer {
+            outgoing: tx,
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(1),
+            closed: CancellationToken::new(),
+            notifications: broadcast::channel(NOTIFICATION_BUFFER).0,
+        });
+        tokio::spawn(write_loop(rx, outgoing, peer.closed.clone()));
+        tokio::spawn(read_loop(incoming, Arc::downgrade(&peer), peer.closed.clone()));
+        peer
+    }
+
+    /// Sends a request and waits for its response, at most `timeout`. Dropping the returned
+    /// future before the response arrives cancels the request (`notifications/cancelled`).
+    pub(crate) async fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError> {
+        if self.closed.is_cancelled() {
+            return Err(ClientError::Closed);
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(id, tx);
+        let mut guard = CancelOnDrop { peer: self, id, armed: true };
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        if self.outgoing.send(message).await.is_err() {
+            guard.armed = false;
+            self.lock().remove(&id);
+            return Err(ClientError::Closed);
+        }
+        let outcome = tokio::select! {
+            answer = rx => answer,
+            () = tokio::time::sleep(timeout) => {
+                return Err(ClientError::Timeout { method: method.to_owned(), timeout });
+            }
+        };
+        guard.armed = false;
+        match outcome {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(error)) => Err(ClientError::Rpc { method: method.to_owned(), error: Box::new(error) }),
+            Err(_) => Err(ClientError::Closed),
+        }
+    }
+
+    /// Sends a notification; no answer comes.
+    pub(crate) async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
+        let message = json!({ "jsonrpc": "2.0", "method": method, "params": params });
+        self.outgoing.send(message).await.map_err(|_| ClientError::Closed)
+    }
+
+    /// The server's notifications from now on.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Notification> {
+        self.notifications.subscribe()
+    }
+
+    /// Whether the connection has ended.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.is_cancelled()
+    }
+
+    /// Ends the connection: the writer flushes and closes, waiting requests fail with
+    /// [`ClientError::Closed`].
+    pub(crate) fn close(&self) {
+        self.closed.cancel();
+        self.fail_pending();
+    }
+
+    /// Resolves when the connection has ended.
+    pub(crate) async fn closed(&self) {
+        self.closed.cancelled().await;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Waiter>> {
+        // A panic while holding this lock leaves the map consistent (inserts and removes only).
+        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn fail_pending(&self) {
+        // Dropping the senders wakes every waiter with `Closed`.
+        self.lock().clear();
+    }
+
+    fn resolve(&self, id: &RequestId, outcome: Result<Value, Value>) {
+        let waiter = match id {
+            RequestId::Number(n) => self.lock().remove(n),
+            RequestId::String(_) => None,
+        };
+        let Some(waiter) = waiter else {
+            tracing::warn!(target: "switchyard_client", %id, "a response to no request of ours; ignored");
+            return;
+        };
+        let _ = waiter.send(outcome.map_err(|object| error_from_object(&object)));
+    }
+
+    fn answer(&self, id: &RequestId, outcome: Result<Value, McpError>) {
+        let message = match outcome {
+            Ok(result) => success_response(id, result),
+            Err(error) => error_response(Some(id), &error),
+        };
+        // A full queue means the writer is far behind; the server's request then goes
+        // unanswered rather than blocking the reader (which would stall every response).
+        if self.outgoing.try_send(message).is_err() {
+            tracing::warn!(target: "switchyard_client", %id, "could not queue the answer to a server request");
+        }
+    }
+}
+
+/// Sends `notifications/cancelled` for a request whose future was dropped before its response.
+struct CancelOnDrop<'a> {
+    peer: &'a Peer,
+    id: i64,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        self.peer.lock().remove(&self.id);
+        let message = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": { "requestId": self.id, "reason": "the client no longer waits for the answer" },
+        });
+        let _ = self.peer.outgoing.try_send(message);
+    }
+}
+
+/// An error object as the server sent it; a malformed one keeps what it can.
+fn error_from_object(object: &Value) -> McpError {
+    let code = object.get("code").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok());
+    let message = object.get("message").and_then(Value::as_str).unwrap_or("(the error object has no message)");
+    let error = McpError::new(ErrorCode(code.unwrap_or(ErrorCode::INTERNAL_ERROR.0)), message);
+    match object.get("data") {
+        Some(data) => error.with_data(data.clone()),
+        None => error,
+    }
+}
+
+async fn write_loop<O>(mut rx: mpsc::Receiver<Value>, mut sink: O, closed: CancellationToken)
+where
+    O: Sink<Value, Error = ClientError> + Unpin,
+{
+    loop {
+        let message = tokio::select! {
+            biased;
+            message = rx.recv() => message,
+            () = closed.cancelled() => None,
+        };
+        let Some(message) = message else { break };
+        if let Err(e) = sink.send(message).await {
+            tracing::debug!(target: "switchyard_client", error = %e, "writing to the server failed");
+            break;
+        }
+    }
+    let _ = sink.close().await;
+    closed.cancel();
+}
+
+async fn read_loop<I>(mut incoming: I, peer: std::sync::Weak<Peer>, closed: CancellationToken)
+where
+    I: Stream<Item = Incoming> + Unpin,
+{
+    loop {
+        let next = tokio::select! {
+            next = incoming.next() => next,
+            () = closed.cancelled() => None,
+        };
+        let Some(peer) = peer.upgrade() else { break };
+        match next {
+            Some(Ok(bytes)) => dispatch(&peer, &bytes),
+            Some(Err(e)) => {
+                tracing::debug!(target: "switchyard_client", error = %e, "reading from the server failed");
+                peer.close();
+                break;
+            }
+            None => {
+                peer.close();
+                break;
+            }
+        }
+    }
+    closed.cancel();
+}
+
+fn dispatch(peer: &Peer, bytes: &[u8]) {
+    match parse_message(bytes) {
+        Ok(Message::Response { id, outcome }) => peer.resolve(&id, outcome),
+        Ok(Message::Notification(notification)) => {
+            // Nobody listening is fine: notifications are advisory.
+            let _ = peer.notifications.send(notification);
+        }
+        Ok(Message::Request(request)) => {
+            let outcome = match request.method.as_str() {
+                "ping" => Ok(Value::Object(Map::new())),
+                // The client declares no capability that would let the server ask for more
+                // (sampling, elicitation, roots), so any other request is unknown here.
+                other => Err(McpError::method_not_found(other)),
+            };
+            peer.answer(&request.id, outcome);
+        }
+        Err(failure) => {
+            let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+            tracing::warn!(
+                target: "switchyard_client",
+                error = %failure.error.message(),
+                message = %shown,
+                "the server sent something that is no JSON-RPC message; ignored"
+            );
+        }
+    }
+}

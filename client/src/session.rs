@@ -1,0 +1,135 @@
+//! The protocol a connection speaks, agreed once when it opens: MCP 2026-07-28 when the server
+//! answers `server/discover` with it, else the newest session revision `initialize` gets.
+//! See [versioning](https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning)
+//! and [lifecycle](https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle).
+
+use crate::error::ClientError;
+use crate::model::Implementation;
+use crate::peer::Peer;
+use serde_json::{Map, Value, json};
+use std::time::Duration;
+use switchyard::protocol::{
+    LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO,
+    MODERN_VERSION,
+};
+
+/// What was agreed with the server.
+#[derive(Debug, Clone)]
+pub(crate) struct Session {
+    /// The protocol revision, e.g. `2026-07-28` or `2025-11-25`.
+    pub(crate) version: String,
+    /// Whether requests carry the 2026-07-28 `_meta` (stateless) rather than riding a session.
+    pub(crate) modern: bool,
+    pub(crate) server_info: Option<Implementation>,
+    pub(crate) capabilities: Value,
+    pub(crate) instructions: Option<String>,
+    /// `{name, version}` of this client.
+    pub(crate) client_info: Value,
+}
+
+impl Session {
+    /// `params` with the 2026-07-28 `_meta` keys added (on that wire only), keeping any
+    /// `_meta` the caller put there.
+    pub(crate) fn stamp(&self, mut params: Value) -> Value {
+        if !self.modern {
+            return params;
+        }
+        if !params.is_object() {
+            params = Value::Object(Map::new());
+        }
+        if let Some(object) = params.as_object_mut() {
+            let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            if let Some(meta) = meta.as_object_mut() {
+                modern_meta(meta, &self.client_info);
+            }
+        }
+        params
+    }
+}
+
+fn modern_meta(meta: &mut Map<String, Value>, client_info: &Value) {
+    meta.insert(META_PROTOCOL_VERSION.to_owned(), Value::from(MODERN_VERSION));
+    // This client declares no optional capability: it has no sampling, elicitation or roots
+    // handlers, so a server must not ask it for input.
+    meta.entry(META_CLIENT_CAPABILITIES.to_owned()).or_insert_with(|| Value::Object(Map::new()));
+    meta.insert(META_CLIENT_INFO.to_owned(), client_info.clone());
+}
+
+/// Which revisions the client offers, newest first.
+pub(crate) struct Offer<'a> {
+    pub(crate) versions: &'a [String],
+    pub(crate) client_info: Value,
+    pub(crate) probe_timeout: Duration,
+    pub(crate) timeout: Duration,
+}
+
+/// Agrees on a revision with the server behind `peer`.
+///
+/// Errors: [`ClientError::Protocol`] when the server accepts none of the offered revisions or
+/// answers the handshake with something that is not its result; transport errors as they come.
+pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, ClientError> {
+    if offer.versions.iter().any(|v| v == MODERN_VERSION) {
+        let mut meta = Map::new();
+        modern_meta(&mut meta, &offer.client_info);
+        let probe = peer.request("server/discover", json!({ "_meta": meta }), offer.probe_timeout).await;
+        match probe {
+            Ok(result) if speaks_modern(&result) => return Ok(modern_session(result, offer.client_info)),
+            Ok(_) => {
+                tracing::debug!(target: "switchyard_client", "server/discover lists no 2026-07-28; trying initialize")
+            }
+            // A session-era server does not know the method, refuses a request before
+            // `initialize`, or never answers it: each means "use initialize".
+            Err(ClientError::Rpc { .. } | ClientError::Timeout { .. }) => {}
+            Err(other) => return Err(other),
+        }
+    }
+    let Some(requested) = offer.versions.iter().find(|v| LEGACY_VERSIONS.contains(&v.as_str())) else {
+        return Err(ClientError::Protocol(format!(
+            "the server does not speak {MODERN_VERSION}, and no session revision was offered"
+        )));
+    };
+    let params = json!({
+        "protocolVersion": requested,
+        "capabilities": {},
+        "clientInfo": offer.client_info,
+    });
+    let result = peer.request("initialize", params, offer.timeout).await?;
+    let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
+    if !offer.versions.contains(&version) {
+        return Err(ClientError::Protocol(format!(
+            "initialize: the server chose protocol version {version:?}, which this client did not offer ({})",
+            offer.versions.join(", ")
+        )));
+    }
+    peer.notify("notifications/initialized", json!({})).await?;
+    Ok(Session {
+        version,
+        modern: false,
+        server_info: result.get("serverInfo").and_then(|v| serde_json::from_value(v.clone()).ok()),
+        capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+        client_info: offer.client_info,
+    })
+}
+
+fn speaks_modern(discovered: &Value) -> bool {
+    discovered
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .is_some_and(|versions| versions.iter().any(|v| v == MODERN_VERSION))
+}
+
+fn modern_session(discovered: Value, client_info: Value) -> Session {
+    let server_info = discovered
+        .get("_meta")
+        .and_then(|meta| meta.get(META_SERVER_INFO))
+        .and_then(|v| serde_json::from_value(v.clone()).ok());
+    Session {
+        version: MODERN_VERSION.to_owned(),
+        modern: true,
+        server_info,
+        capabilities: discovered.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+        instructions: discovered.get("instructions").and_then(Value::as_str).map(str::to_owned),
+        client_info,
+    }
+}

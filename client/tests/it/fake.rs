@@ -1,0 +1,282 @@
+//! Against a scripted server: each test plays the server's side line by line, and sends what a
+//! broken or hostile server sends.
+
+use serde_json::{Value, json};
+use std::time::Duration;
+use switchyard_client::{Client, ClientBuilder, ClientError};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+use tokio::task::JoinHandle;
+
+/// The server's end of the pipe.
+struct Fake {
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    writer: WriteHalf<DuplexStream>,
+}
+
+impl Fake {
+    /// The next message from the client.
+    async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+            .await
+            .expect("the client sends within 10 s")
+            .expect("reads")
+            .expect("the client has not closed");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("the client sent no JSON ({e}): {line}"))
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.send_raw(&serde_json::to_vec(&message).expect("encodes")).await;
+    }
+
+    async fn send_raw(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).await.expect("writes");
+        self.writer.write_all(b"\n").await.expect("writes");
+        self.writer.flush().await.expect("flushes");
+    }
+
+    /// Answers `initialize` with `version` and takes `notifications/initialized`.
+    async fn accept_session(&mut self, version: &str) {
+        let init = self.recv().await;
+        assert_eq!(init["method"], "initialize", "{init}");
+        assert!(init["params"]["clientInfo"]["name"].is_string(), "{init}");
+        let result = json!({
+            "protocolVersion": version,
+            "capabilities": { "tools": {} },
+            "serverInfo": { "name": "fake", "version": "9" },
+        });
+        self.send(json!({ "jsonrpc": "2.0", "id": init["id"], "result": result })).await;
+        let initialized = self.recv().await;
+        assert_eq!(initialized["method"], "notifications/initialized", "{initialized}");
+    }
+}
+
+/// A client connecting with `builder` to a fake server; the connection completes once the
+/// test has played the handshake.
+fn start(builder: ClientBuilder) -> (Fake, JoinHandle<Result<Client, ClientError>>) {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (reader, writer) = tokio::io::split(client_end);
+    let connecting = tokio::spawn(builder.connect_io(reader, writer));
+    let (server_reader, server_writer) = tokio::io::split(server_end);
+    (Fake { lines: BufReader::new(server_reader).lines(), writer: server_writer }, connecting)
+}
+
+fn session_client() -> ClientBuilder {
+    ClientBuilder::new("test-client", "0.0.1").protocol_versions(["2025-11-25"])
+}
+
+async fn in_session(builder: ClientBuilder) -> (Fake, Client) {
+    let (mut fake, connecting) = start(builder);
+    fake.accept_session("2025-11-25").await;
+    (fake, connecting.await.expect("joins").expect("connects"))
+}
+
+const TEXT_RESULT: &str = r#"{"content":[{"type":"text","text":"fine"}]}"#;
+
+#[tokio::test]
+async fn garbage_foreign_ids_and_overlong_lines_are_skipped_and_the_answer_still_arrives() {
+    let (mut fake, client) = in_session(session_client().max_message_bytes(1024)).await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("t", ()).await }
+    });
+    let request = fake.recv().await;
+    assert_eq!(request["method"], "tools/call");
+    fake.send_raw(b"this is not JSON").await;
+    fake.send_raw(b"[1, 2, 3]").await;
+    fake.send_raw(&[0xff, 0xfe, 0x00]).await;
+    fake.send(json!({ "jsonrpc": "2.0", "id": 4242, "result": {} })).await;
+    fake.send(json!({ "jsonrpc": "2.0", "id": "not ours", "result": {} })).await;
+    fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": { "pad": "x".repeat(4096) } })).await;
+    let answer = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{TEXT_RESULT}}}"#, request["id"]);
+    fake.send_raw(answer.as_bytes()).await;
+    let result = call.await.expect("joins").expect("the real answer");
+    assert_eq!(result.content.first().and_then(|c| c.as_text()), Some("fine"));
+    // Still usable afterwards.
+    let ping = tokio::spawn(async move { client.ping().await });
+    let request = fake.recv().await;
+    assert_eq!(request["method"], "ping");
+    fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} })).await;
+    ping.await.expect("joins").expect("pong");
+}
+
+#[tokio::test]
+async fn a_silent_server_times_out_and_the_request_is_cancelled() {
+    let (mut fake, client) = in_session(session_client().request_timeout(Duration::from_millis(300))).await;
+    let (result, request) = tokio::join!(client.call_tool("slow", ()), fake.recv());
+    let err = result.expect_err("no answer");
+    let cancelled = fake.recv().await;
+    assert_eq!(cancelled["method"], "notifications/cancelled", "{cancelled}");
+    assert_eq!(cancelled["params"]["requestId"], request["id"], "{cancelled}");
+    assert!(
+        matches!(&err, ClientError::Timeout { method, timeout } if method == "tools/call" && *timeout == Duration::from_millis(300)),
+        "{err:?}"
+    );
+    // A late answer to the cancelled request is ignored.
+    fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} })).await;
+    assert!(!client.is_closed());
+}
+
+#[tokio::test]
+async fn dropping_a_call_cancels_it_on_the_server() {
+    let (mut fake, client) = in_session(session_client()).await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("slow", ()).await }
+    });
+    let request = fake.recv().await;
+    call.abort();
+    let cancelled = fake.recv().await;
+    assert_eq!(cancelled["method"], "notifications/cancelled", "{cancelled}");
+    assert_eq!(cancelled["params"]["requestId"], request["id"]);
+}
+
+#[tokio::test]
+async fn a_server_that_goes_away_fails_the_waiting_request_with_closed() {
+    let (mut fake, client) = in_session(session_client()).await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("t", ()).await }
+    });
+    let _ = fake.recv().await;
+    drop(fake);
+    let err = call.await.expect("joins").expect_err("the server is gone");
+    assert!(matches!(err, ClientError::Closed), "{err:?}");
+    tokio::time::timeout(Duration::from_secs(5), client.closed()).await.expect("the client sees the end");
+    assert!(matches!(client.list_tools().await, Err(ClientError::Closed)));
+}
+
+#[tokio::test]
+async fn a_session_server_answering_the_probe_with_an_error_gets_initialize() {
+    let (mut fake, connecting) = start(ClientBuilder::new("test-client", "0.0.1"));
+    let probe = fake.recv().await;
+    assert_eq!(probe["method"], "server/discover", "{probe}");
+    assert_eq!(probe["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    fake.send(json!({ "jsonrpc": "2.0", "id": probe["id"], "error": { "code": -32601, "message": "no such method" } }))
+        .await;
+    fake.accept_session("2025-06-18").await;
+    let client = connecting.await.expect("joins").expect("connects");
+    assert_eq!(client.protocol_version(), "2025-06-18");
+    assert_eq!(client.server_info().map(|s| s.name.as_str()), Some("fake"));
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_the_probe_gets_initialize_after_the_probe_timeout() {
+    let (mut fake, connecting) =
+        start(ClientBuilder::new("test-client", "0.0.1").probe_timeout(Duration::from_millis(200)));
+    let probe = fake.recv().await;
+    assert_eq!(probe["method"], "server/discover");
+    // The probe is withdrawn before the handshake, so a slow server drops it.
+    let cancelled = fake.recv().await;
+    assert_eq!(cancelled["method"], "notifications/cancelled", "{cancelled}");
+    assert_eq!(cancelled["params"]["requestId"], probe["id"]);
+    fake.accept_session("2025-11-25").await;
+    let client = connecting.await.expect("joins").expect("connects");
+    assert_eq!(client.protocol_version(), "2025-11-25");
+}
+
+#[tokio::test]
+async fn a_revision_the_client_did_not_offer_is_refused() {
+    let (mut fake, connecting) = start(session_client());
+    let init = fake.recv().await;
+    let result =
+        json!({ "protocolVersion": "2024-11-05", "capabilities": {}, "serverInfo": { "name": "old", "version": "1" } });
+    fake.send(json!({ "jsonrpc": "2.0", "id": init["id"], "result": result })).await;
+    let err = connecting.await.expect("joins").expect_err("refused");
+    assert!(matches!(&err, ClientError::Protocol(m) if m.contains("2024-11-05")), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_modern_server_gets_meta_on_every_request_and_no_session() {
+    let (mut fake, connecting) = start(ClientBuilder::new("test-client", "0.0.1"));
+    let probe = fake.recv().await;
+    let discovered = json!({
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": { "tools": {} },
+        "ttlMs": 0,
+        "cacheScope": "private",
+        "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "modern", "version": "2" } },
+    });
+    fake.send(json!({ "jsonrpc": "2.0", "id": probe["id"], "result": discovered })).await;
+    let client = connecting.await.expect("joins").expect("connects");
+    assert_eq!(client.protocol_version(), "2026-07-28");
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("t", serde_json::json!({ "a": 1 })).await }
+    });
+    let request = fake.recv().await;
+    let meta = &request["params"]["_meta"];
+    assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28", "{request}");
+    assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "test-client", "{request}");
+    assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], json!({}), "{request}");
+    assert_eq!(request["params"]["arguments"], json!({ "a": 1 }));
+    // An interim input-required result is refused: this client declared no way to answer it.
+    let interim = json!({ "resultType": "input_required", "inputRequests": {}, "requestState": "s" });
+    fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": interim })).await;
+    let err = call.await.expect("joins").expect_err("refused");
+    assert!(matches!(&err, ClientError::Protocol(m) if m.contains("input")), "{err:?}");
+}
+
+#[tokio::test]
+async fn pages_are_followed_and_a_repeated_cursor_is_a_protocol_error() {
+    let (mut fake, client) = in_session(session_client()).await;
+    let listing = tokio::spawn({
+        let client = client.clone();
+        async move { client.list_tools().await }
+    });
+    let tool = |name: &str| json!({ "name": name, "inputSchema": { "type": "object" }, "annotations": { "readOnlyHint": true } });
+    let first = fake.recv().await;
+    assert_eq!(first["params"].get("cursor"), None, "{first}");
+    fake.send(json!({ "jsonrpc": "2.0", "id": first["id"], "result": { "tools": [tool("a")], "nextCursor": "p2" } }))
+        .await;
+    let second = fake.recv().await;
+    assert_eq!(second["params"]["cursor"], "p2", "{second}");
+    fake.send(json!({ "jsonrpc": "2.0", "id": second["id"], "result": { "tools": [tool("b"), tool("c")] } })).await;
+    let tools = listing.await.expect("joins").expect("listed");
+    assert_eq!(tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+    assert_eq!(tools[0].extra["annotations"]["readOnlyHint"], true, "fields beyond the typed ones are kept");
+
+    let looping = tokio::spawn(async move { client.list_tools().await });
+    for _ in 0..2 {
+        let page = fake.recv().await;
+        fake.send(json!({ "jsonrpc": "2.0", "id": page["id"], "result": { "tools": [], "nextCursor": "again" } }))
+            .await;
+    }
+    let err = looping.await.expect("joins").expect_err("a loop");
+    assert!(matches!(&err, ClientError::Protocol(m) if m.contains("again")), "{err:?}");
+}
+
+#[tokio::test]
+async fn the_server_s_ping_is_answered_and_its_other_requests_refused() {
+    let (mut fake, _client) = in_session(session_client()).await;
+    fake.send(json!({ "jsonrpc": "2.0", "id": "s1", "method": "ping" })).await;
+    let pong = fake.recv().await;
+    assert_eq!(pong, json!({ "jsonrpc": "2.0", "id": "s1", "result": {} }));
+    fake.send(json!({ "jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage", "params": { "messages": [] } }))
+        .await;
+    let refused = fake.recv().await;
+    assert_eq!(refused["id"], 7);
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
+}
+
+#[tokio::test]
+async fn notifications_reach_subscribers_in_order() {
+    use futures::StreamExt;
+    let (mut fake, client) = in_session(session_client()).await;
+    let mut notifications = Box::pin(client.notifications());
+    for i in 0..3 {
+        fake.send(
+            json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": { "level": "info", "data": i } }),
+        )
+        .await;
+    }
+    for i in 0..3 {
+        let n =
+            tokio::time::timeout(Duration::from_secs(5), notifications.next()).await.expect("in time").expect("open");
+        assert_eq!(n.method, "notifications/message");
+        assert_eq!(n.params.as_ref().and_then(|p| p.get("data")), Some(&json!(i)));
+    }
+    drop(fake);
+    let end = tokio::time::timeout(Duration::from_secs(5), notifications.next()).await.expect("ends");
+    assert!(end.is_none(), "the stream ends with the connection");
+}

