@@ -22,6 +22,8 @@ use tokio::sync::broadcast;
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The longest message accepted from a server unless set otherwise: 16 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// The most pages one listing follows unless set otherwise: 1,000.
+pub const DEFAULT_MAX_PAGES: usize = 1000;
 /// How long the `server/discover` probe waits before trying `initialize` instead: 5 s.
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -46,6 +48,7 @@ pub struct ClientBuilder {
     request_timeout: Duration,
     probe_timeout: Duration,
     max_message_bytes: usize,
+    max_pages: usize,
 }
 
 impl ClientBuilder {
@@ -61,13 +64,15 @@ impl ClientBuilder {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             probe_timeout: DEFAULT_PROBE_TIMEOUT,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_pages: DEFAULT_MAX_PAGES,
         }
     }
 
-    /// Offers only these revisions, newest first: `["2025-11-25"]` forces a session,
-    /// `["2026-07-28"]` refuses servers without it. Unknown strings are ignored when choosing;
-    /// with none this crate speaks, [`connect_io`](Self::connect_io) fails with
-    /// [`ClientError::Protocol`].
+    /// Offers only these revisions, in order of preference: `["2025-11-25"]` forces a
+    /// session, `["2026-07-28"]` refuses servers without it. `initialize` asks for the first
+    /// session revision listed, and the server's choice must be one listed that this crate
+    /// speaks; other strings are ignored. With none this crate speaks,
+    /// [`connect_io`](Self::connect_io) fails with [`ClientError::Protocol`].
     pub fn protocol_versions<S: AsRef<str>>(mut self, versions: impl IntoIterator<Item = S>) -> Self {
         self.versions = versions.into_iter().map(|v| v.as_ref().to_owned()).collect();
         self
@@ -92,6 +97,14 @@ impl ClientBuilder {
     /// it answered then times out.
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.max_message_bytes = bytes;
+        self
+    }
+
+    /// The most pages one listing (`list_tools`, `tools()`, ...) follows before it fails with
+    /// [`ClientError::Protocol`] (default [`DEFAULT_MAX_PAGES`]): a server that hands out a new
+    /// cursor forever cannot keep a listing going forever.
+    pub fn max_pages(mut self, pages: usize) -> Self {
+        self.max_pages = pages;
         self
     }
 
@@ -130,7 +143,44 @@ impl ClientBuilder {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let peer = Peer::start(read_lines(reader, self.max_message_bytes), write_lines(writer));
+        let (incoming, outgoing) = (read_lines(reader, self.max_message_bytes), write_lines(writer));
+        self.connect_over(Peer::start(incoming, outgoing)).await
+    }
+
+    /// Connects to the Streamable HTTP endpoint at `url` (e.g. `https://mcp.example.com/mcp`):
+    /// each message is a POST, answered with JSON or an event stream
+    /// ([Streamable HTTP](https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http)).
+    /// On 2026-07-28 each request carries `MCP-Protocol-Version`, `Mcp-Method` and, where the
+    /// method routes by one, `Mcp-Name`; on a session, `Mcp-Session-Id` and the revision, and
+    /// the session is ended with `DELETE` when the client closes. Negotiation as
+    /// [`connect_io`](Self::connect_io).
+    ///
+    /// Not yet: the GET stream a session server may push notifications on outside requests,
+    /// resumption with `Last-Event-ID`, OAuth (a bearer token can be set with
+    /// [`connect_http_with`](Self::connect_http_with)).
+    ///
+    /// Errors: as [`connect_io`](Self::connect_io); an HTTP status without a JSON-RPC error
+    /// body is [`ClientError::Transport`] naming the status.
+    #[cfg(feature = "http")]
+    pub async fn connect_http(self, url: impl Into<String>) -> Result<Client, ClientError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| ClientError::transport("setting up the HTTP client", e))?;
+        self.connect_http_with(http, url).await
+    }
+
+    /// [`connect_http`](Self::connect_http) with a `reqwest::Client` of the caller's (default
+    /// headers such as `Authorization`, proxies, TLS roots, timeouts).
+    ///
+    /// Errors: as [`connect_http`](Self::connect_http).
+    #[cfg(feature = "http")]
+    pub async fn connect_http_with(self, http: reqwest::Client, url: impl Into<String>) -> Result<Client, ClientError> {
+        let (incoming, outgoing) = crate::transport::http::connect(http, url.into(), self.max_message_bytes);
+        self.connect_over(Peer::start(incoming, outgoing)).await
+    }
+
+    async fn connect_over(self, peer: Arc<Peer>) -> Result<Client, ClientError> {
         let offer = Offer {
             versions: &self.versions,
             client_info: json!({ "name": self.name, "version": self.version }),
@@ -144,7 +194,8 @@ impl ClientBuilder {
                 return Err(e);
             }
         };
-        Ok(Client { inner: Arc::new(Inner { peer, session, timeout: self.request_timeout, child: None }) })
+        let inner = Inner { peer, session, timeout: self.request_timeout, max_pages: self.max_pages, child: None };
+        Ok(Client { inner: Arc::new(inner) })
     }
 }
 
@@ -163,6 +214,7 @@ struct Inner {
     peer: Arc<Peer>,
     session: Session,
     timeout: Duration,
+    max_pages: usize,
     child: Option<tokio::sync::Mutex<tokio::process::Child>>,
 }
 
@@ -204,14 +256,15 @@ impl Client {
         self.inner.session.instructions.as_deref()
     }
 
-    /// Sends `method` with `params` (a JSON object; the 2026-07-28 `_meta` is added on that
-    /// wire) and returns the `result` as sent.
+    /// Sends `method` with `params` (a JSON object, or `null` for none; the 2026-07-28 `_meta`
+    /// is added on that wire) and returns the `result` as sent.
     ///
-    /// Errors: [`ClientError::Rpc`] with the server's error object; [`ClientError::Protocol`]
+    /// Errors: [`ClientError::Encode`] for params that are no object, or a `_meta` that is
+    /// none; [`ClientError::Rpc`] with the server's error object; [`ClientError::Protocol`]
     /// for an interim `input_required` result (this client declares no capability to answer
     /// one); [`ClientError::Timeout`], [`ClientError::Closed`].
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        let params = self.inner.session.stamp(params);
+        let params = self.inner.session.stamp(params)?;
         let result = self.inner.peer.request(method, params, self.inner.timeout).await?;
         if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
             return Err(ClientError::Protocol(format!(
@@ -223,9 +276,11 @@ impl Client {
 
     /// Sends a notification (`_meta` added on the 2026-07-28 wire).
     ///
-    /// Errors: [`ClientError::Closed`].
+    /// Errors: [`ClientError::Encode`] as for [`request`](Self::request); [`ClientError::Closed`];
+    /// [`ClientError::Timeout`] when the server has stopped reading and the queue stays full.
     pub async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
-        self.inner.peer.notify(method, self.inner.session.stamp(params)).await
+        let params = self.inner.session.stamp(params)?;
+        self.inner.peer.notify(method, params, self.inner.timeout).await
     }
 
     /// Checks that the server answers: `ping` on a session, `server/discover` on 2026-07-28
@@ -347,8 +402,9 @@ impl Client {
     }
 
     /// Ends the connection: waiting requests fail with [`ClientError::Closed`], the server's
-    /// input is closed, and a child started by [`ClientBuilder::connect_stdio`] gets up to 5 s
-    /// to exit before it is killed
+    /// input is closed in the background (a pending write is abandoned; a final flush gets
+    /// 5 s; over HTTP a session is ended with `DELETE`), and a child started by
+    /// [`ClientBuilder::connect_stdio`] gets up to 5 s to exit before it is killed
     /// ([shutdown](https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#shutdown)).
     pub async fn close(&self) {
         self.inner.peer.close();
@@ -427,6 +483,12 @@ impl<T: DeserializeOwned> Pages<T> {
             // A server that hands out a cursor twice would page forever.
             Some(next) if self.seen.contains(next) => {
                 return Err(ClientError::Protocol(format!("{method}: the cursor {next:?} came back a second time")));
+            }
+            Some(_) if self.seen.len() + 1 >= self.client.inner.max_pages => {
+                return Err(ClientError::Protocol(format!(
+                    "{method}: more than {} pages; raise ClientBuilder::max_pages to follow more",
+                    self.client.inner.max_pages
+                )));
             }
             Some(next) => {
                 self.seen.insert(next.to_owned());

@@ -9,9 +9,10 @@ use switchyard::McpError;
 /// |---|---|---|
 /// | [`Rpc`](Self::Rpc) | the server answered with a JSON-RPC error object (`-32601` unknown method, `-32602` bad params, ...) | no, not unchanged |
 /// | [`Transport`](Self::Transport) | the bytes could not be sent or read (the child exited, a pipe broke) | on a new connection |
+/// | [`Http`](Self::Http) | an HTTP status without a JSON-RPC error for the request (404, 401, 502, ...) | depends on the status |
 /// | [`Protocol`](Self::Protocol) | the server answered, but not as MCP allows (a result of the wrong shape, a failed handshake) | no |
 /// | [`Encode`](Self::Encode) | the caller's arguments could not be encoded; nothing was sent | no |
-/// | [`Timeout`](Self::Timeout) | no answer within the request's timeout; the request was cancelled (`notifications/cancelled`) | maybe |
+/// | [`Timeout`](Self::Timeout) | no answer within the request's timeout (queueing included); a request that went out was cancelled (`notifications/cancelled`, never for `initialize`) | maybe |
 /// | [`Closed`](Self::Closed) | the connection ended before the answer came | on a new connection |
 ///
 /// A tool that ran and failed is no error here: its `CallToolResult` has `isError: true`
@@ -33,9 +34,18 @@ pub enum ClientError {
     Transport {
         /// What failed.
         message: String,
-        /// The I/O error, when there is one.
+        /// The underlying error (a `std::io::Error`, a `reqwest::Error`), when there is one.
         #[source]
-        source: Option<std::io::Error>,
+        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    },
+    /// The HTTP server answered with `status` and no JSON-RPC error for the request (a 404 of
+    /// a wrong URL or an expired session, a 401 without credentials, a proxy's 502).
+    #[error("HTTP {status}: {message}")]
+    Http {
+        /// The status code.
+        status: u16,
+        /// The start of the body, or the status's reason.
+        message: String,
     },
     /// The server broke the protocol: a result that does not decode as the method's result, a
     /// handshake answered with something else, a version it cannot speak.
@@ -45,7 +55,9 @@ pub enum ClientError {
     /// a JSON object, a `Serialize` impl that failed); nothing was sent.
     #[error("the request could not be encoded: {0}")]
     Encode(String),
-    /// No answer to `method` within `timeout`; the request was cancelled.
+    /// No answer to `method` within `timeout`, queueing included (a server that stops reading
+    /// cannot hold a caller longer); if the request had gone out it was cancelled
+    /// (`notifications/cancelled`), except `initialize`.
     #[error("no answer to {method} within {timeout:?}")]
     Timeout {
         /// The method of the request.
@@ -68,7 +80,10 @@ impl ClientError {
         }
     }
 
-    pub(crate) fn transport(message: impl Into<String>, source: std::io::Error) -> Self {
-        ClientError::Transport { message: message.into(), source: Some(source) }
+    pub(crate) fn transport(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        ClientError::Transport { message: message.into(), source: Some(Box::new(source)) }
     }
 }

@@ -1,8 +1,9 @@
 //! # Switchyard client
 //!
-//! A Model Context Protocol (MCP) client: it connects to a server, agrees on a protocol
+//! A Model Context Protocol (MCP) client: it connects to a server over stdio or Streamable
+//! HTTP ([`ClientBuilder::connect_http`], feature `http`, on by default), agrees on a protocol
 //! revision, and calls tools, prompts and resources, with the wire model the Switchyard server
-//! crate uses ([`CallToolResult`](switchyard::CallToolResult), ...).
+//! crate uses ([`CallToolResult`], ...).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), switchyard_client::ClientError> {
@@ -37,7 +38,7 @@
 //!
 //! [`ClientError`] separates what the server answered ([`ClientError::Rpc`]) from a server that
 //! breaks the protocol ([`ClientError::Protocol`]), a broken connection
-//! ([`ClientError::Transport`], [`ClientError::Closed`]) and silence
+//! ([`ClientError::Transport`], [`ClientError::Http`], [`ClientError::Closed`]) and silence
 //! ([`ClientError::Timeout`]). Lines that are no JSON-RPC message, responses to no request and
 //! lines over [`ClientBuilder::max_message_bytes`] are skipped with a warning (tracing target
 //! `switchyard_client`); nothing the server sends panics the client, and every request ends
@@ -56,9 +57,17 @@ mod peer;
 mod session;
 mod transport;
 
-pub use client::{Client, ClientBuilder, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PROBE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT};
+pub use client::{
+    Client, ClientBuilder, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_PAGES, DEFAULT_PROBE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT,
+};
 pub use error::ClientError;
 pub use model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+// The wire types in this crate's signatures, from the server crate that defines them, so a
+// client needs no direct dependency on it.
+pub use switchyard::jsonrpc::Notification;
+pub use switchyard::{
+    CallToolResult, Content, ErrorCode, GetPromptResult, McpError, PromptMessage, ReadResourceResult, ResourceContents,
+};
 
 /// The client guide's examples, compiled as doctests.
 #[cfg(doctest)]

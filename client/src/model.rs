@@ -1,14 +1,14 @@
 //! What the lists return, as the server sent it. Fields the schema names are typed; everything
-//! else (annotations, icons, `_meta`, fields of later revisions) is kept in `extra`, so nothing
-//! a server says is lost on the way through the client.
+//! else (annotations, icons, `_meta`, fields of later revisions) is kept in `extra`, so an
+//! entry serializes back to what the server said (a gateway can pass it on).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// A server's or client's identity (schema `Implementation`).
 ///
 /// JSON: `{"name":..,"version":..,"title"?:..,...}`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Implementation {
     /// The programmatic name.
@@ -22,19 +22,19 @@ pub struct Implementation {
 
 /// A tool as `tools/list` describes it (schema `Tool`,
 /// [tools](https://modelcontextprotocol.io/specification/2025-11-25/server/tools#listing-tools)).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Tool {
     /// The name to call it by.
     pub name: String,
     /// What it does, for the model.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The JSON Schema of its arguments, exactly as sent.
     #[serde(rename = "inputSchema")]
     pub input_schema: Value,
     /// The JSON Schema of its `structuredContent`, when it declares one.
-    #[serde(rename = "outputSchema", default)]
+    #[serde(rename = "outputSchema", default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
     /// Everything else (`title`, `annotations`, `execution`, `icons`, `_meta`, ...).
     #[serde(flatten)]
@@ -42,16 +42,16 @@ pub struct Tool {
 }
 
 /// A prompt as `prompts/list` describes it (schema `Prompt`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Prompt {
     /// The name to get it by.
     pub name: String,
     /// What it is for.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Its arguments: `[{"name":..,"description"?:..,"required"?:bool}]`, as sent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arguments: Vec<Value>,
     /// Everything else (`title`, `icons`, `_meta`, ...).
     #[serde(flatten)]
@@ -59,7 +59,7 @@ pub struct Prompt {
 }
 
 /// A resource as `resources/list` describes it (schema `Resource`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Resource {
     /// Its URI, to read it by.
@@ -67,7 +67,7 @@ pub struct Resource {
     /// Its name.
     pub name: String,
     /// Its MIME type, when known.
-    #[serde(rename = "mimeType", default)]
+    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// Everything else (`title`, `description`, `size`, `annotations`, `_meta`, ...).
     #[serde(flatten)]
@@ -76,7 +76,7 @@ pub struct Resource {
 
 /// A resource template as `resources/templates/list` describes it (schema
 /// `ResourceTemplate`, an RFC 6570 URI template).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ResourceTemplate {
     /// The URI template, e.g. `file:///{path}`.
@@ -85,7 +85,7 @@ pub struct ResourceTemplate {
     /// Its name.
     pub name: String,
     /// The MIME type of what it names, when known.
-    #[serde(rename = "mimeType", default)]
+    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// Everything else (`title`, `description`, `annotations`, `_meta`, ...).
     #[serde(flatten)]

@@ -16,15 +16,32 @@ use switchyard::{ErrorCode, McpError, RequestId};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-/// What arrives from the transport: one JSON-RPC message's bytes, or why reading stopped.
-pub(crate) type Incoming = Result<Vec<u8>, ClientError>;
+/// What arrives from the transport.
+pub(crate) enum Incoming {
+    /// One JSON-RPC message (or batch) as the server sent it.
+    Message(Vec<u8>),
+    /// The transport failed for request `id` alone (an HTTP status without a JSON-RPC body):
+    /// that request fails with the error, the connection goes on.
+    #[cfg(feature = "http")]
+    Failed(i64, ClientError),
+    /// Reading failed; the connection is over.
+    Broken(ClientError),
+}
 
 /// How many notifications a slow subscriber may fall behind before it misses some.
 const NOTIFICATION_BUFFER: usize = 256;
 /// How many outgoing messages may wait for the writer.
 const OUTGOING_BUFFER: usize = 1024;
 
-type Waiter = oneshot::Sender<Result<Value, McpError>>;
+/// What a waiting request receives.
+enum Answer {
+    Result(Value),
+    Error(McpError),
+    #[cfg(feature = "http")]
+    Failed(ClientError),
+}
+
+type Waiter = oneshot::Sender<Answer>;
 
 /// One JSON-RPC connection to a server.
 pub(crate) struct Peer {
@@ -55,40 +72,65 @@ impl Peer {
         peer
     }
 
-    /// Sends a request and waits for its response, at most `timeout`. Dropping the returned
-    /// future before the response arrives cancels the request (`notifications/cancelled`).
+    /// Sends a request and waits for its response, at most `timeout` in all (queueing it
+    /// included: a server that stops reading cannot hold the caller longer). Dropping the
+    /// returned future after the request went out cancels it (`notifications/cancelled`),
+    /// except `initialize`, which the lifecycle forbids cancelling. `Value::Null` params are
+    /// left out of the message.
     pub(crate) async fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let timed_out = || ClientError::Timeout { method: method.to_owned(), timeout };
         if self.closed.is_cancelled() {
             return Err(ClientError::Closed);
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id, tx);
-        let mut guard = CancelOnDrop { peer: self, id, armed: true };
-        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        if self.outgoing.send(message).await.is_err() {
-            guard.armed = false;
+        let mut guard = CancelOnDrop { peer: self, id, armed: false };
+        let mut message = json!({ "jsonrpc": "2.0", "id": id, "method": method });
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        let queued = tokio::select! {
+            queued = self.outgoing.send(message) => queued.is_ok(),
+            () = tokio::time::sleep_until(deadline) => {
+                self.lock().remove(&id);
+                return Err(timed_out());
+            }
+            () = self.closed.cancelled() => false,
+        };
+        if !queued {
             self.lock().remove(&id);
             return Err(ClientError::Closed);
         }
+        guard.armed = method != "initialize";
         let outcome = tokio::select! {
             answer = rx => answer,
-            () = tokio::time::sleep(timeout) => {
-                return Err(ClientError::Timeout { method: method.to_owned(), timeout });
-            }
+            () = tokio::time::sleep_until(deadline) => return Err(timed_out()),
+            // The reader may have cleared the table between the check above and the insert.
+            () = self.closed.cancelled() => return Err(ClientError::Closed),
         };
         guard.armed = false;
         match outcome {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(error)) => Err(ClientError::Rpc { method: method.to_owned(), error: Box::new(error) }),
+            Ok(Answer::Result(result)) => Ok(result),
+            Ok(Answer::Error(error)) => Err(ClientError::Rpc { method: method.to_owned(), error: Box::new(error) }),
+            #[cfg(feature = "http")]
+            Ok(Answer::Failed(error)) => Err(error),
             Err(_) => Err(ClientError::Closed),
         }
     }
 
-    /// Sends a notification; no answer comes.
-    pub(crate) async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
-        let message = json!({ "jsonrpc": "2.0", "method": method, "params": params });
-        self.outgoing.send(message).await.map_err(|_| ClientError::Closed)
+    /// Sends a notification; no answer comes. Waits at most `timeout` for room in the queue.
+    pub(crate) async fn notify(&self, method: &str, params: Value, timeout: Duration) -> Result<(), ClientError> {
+        let mut message = json!({ "jsonrpc": "2.0", "method": method });
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        tokio::select! {
+            queued = self.outgoing.send(message) => queued.map_err(|_| ClientError::Closed),
+            () = tokio::time::sleep(timeout) => Err(ClientError::Timeout { method: method.to_owned(), timeout }),
+            () = self.closed.cancelled() => Err(ClientError::Closed),
+        }
     }
 
     /// The server's notifications from now on.
@@ -132,7 +174,17 @@ impl Peer {
             tracing::warn!(target: "switchyard_client", %id, "a response to no request of ours; ignored");
             return;
         };
-        let _ = waiter.send(outcome.map_err(|object| error_from_object(&object)));
+        let _ = waiter.send(match outcome {
+            Ok(result) => Answer::Result(result),
+            Err(object) => Answer::Error(error_from_object(&object)),
+        });
+    }
+
+    #[cfg(feature = "http")]
+    fn fail(&self, id: i64, error: ClientError) {
+        if let Some(waiter) = self.lock().remove(&id) {
+            let _ = waiter.send(Answer::Failed(error));
+        }
     }
 
     fn answer(&self, id: &RequestId, outcome: Result<Value, McpError>) {
@@ -192,12 +244,18 @@ where
             () = closed.cancelled() => None,
         };
         let Some(message) = message else { break };
-        if let Err(e) = sink.send(message).await {
+        // A server that stops reading blocks this write; closing the client ends it.
+        let sent = tokio::select! {
+            sent = sink.send(message) => sent,
+            () = closed.cancelled() => break,
+        };
+        if let Err(e) = sent {
             tracing::debug!(target: "switchyard_client", error = %e, "writing to the server failed");
             break;
         }
     }
-    let _ = sink.close().await;
+    // A server that stops reading would hold a final flush forever.
+    let _ = tokio::time::timeout(Duration::from_secs(5), sink.close()).await;
     closed.cancel();
 }
 
@@ -212,8 +270,10 @@ where
         };
         let Some(peer) = peer.upgrade() else { break };
         match next {
-            Some(Ok(bytes)) => dispatch(&peer, &bytes),
-            Some(Err(e)) => {
+            Some(Incoming::Message(bytes)) => dispatch(&peer, &bytes),
+            #[cfg(feature = "http")]
+            Some(Incoming::Failed(id, error)) => peer.fail(id, error),
+            Some(Incoming::Broken(e)) => {
                 tracing::debug!(target: "switchyard_client", error = %e, "reading from the server failed");
                 peer.close();
                 break;
@@ -228,6 +288,21 @@ where
 }
 
 fn dispatch(peer: &Peer, bytes: &[u8]) {
+    // A batch (an HTTP server may answer several messages in one body): each entry on its own.
+    if bytes.first() == Some(&b'[')
+        && let Ok(Value::Array(entries)) = serde_json::from_slice::<Value>(bytes)
+    {
+        for entry in entries {
+            if let Ok(bytes) = serde_json::to_vec(&entry) {
+                dispatch_one(peer, &bytes);
+            }
+        }
+        return;
+    }
+    dispatch_one(peer, bytes);
+}
+
+fn dispatch_one(peer: &Peer, bytes: &[u8]) {
     match parse_message(bytes) {
         Ok(Message::Response { id, outcome }) => peer.resolve(&id, outcome),
         Ok(Message::Notification(notification)) => {
@@ -238,8 +313,9 @@ fn dispatch(peer: &Peer, bytes: &[u8]) {
             let outcome = match request.method.as_str() {
                 "ping" => Ok(Value::Object(Map::new())),
                 // The client declares no capability that would let the server ask for more
-                // (sampling, elicitation, roots), so any other request is unknown here.
-                other => Err(McpError::method_not_found(other)),
+                // (sampling, elicitation, roots), so any other request is unknown here. The
+                // name is cut short: the answer must not grow with what the server sends.
+                other => Err(McpError::method_not_found(&other.chars().take(64).collect::<String>())),
             };
             peer.answer(&request.id, outcome);
         }

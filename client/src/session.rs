@@ -28,22 +28,29 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// `params` with the 2026-07-28 `_meta` keys added (on that wire only), keeping any
-    /// `_meta` the caller put there.
-    pub(crate) fn stamp(&self, mut params: Value) -> Value {
+    /// `params` as they go out. On 2026-07-28 (where every request has params) the `_meta`
+    /// keys are added: the protocol version and client info replace the caller's, the rest of
+    /// the caller's `_meta` stays.
+    ///
+    /// Errors: [`ClientError::Encode`] for params that are neither an object nor `null`, or a
+    /// `_meta` that is no object.
+    pub(crate) fn stamp(&self, params: Value) -> Result<Value, ClientError> {
+        let mut object = match params {
+            Value::Object(object) => object,
+            Value::Null => Map::new(),
+            other => return Err(ClientError::Encode(format!("params must be a JSON object, not {other}"))),
+        };
+        if let Some(meta) = object.get("_meta").filter(|m| !m.is_object()) {
+            return Err(ClientError::Encode(format!("params._meta must be a JSON object, not {meta}")));
+        }
         if !self.modern {
-            return params;
+            return Ok(if object.is_empty() { Value::Null } else { Value::Object(object) });
         }
-        if !params.is_object() {
-            params = Value::Object(Map::new());
+        let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+        if let Some(meta) = meta.as_object_mut() {
+            modern_meta(meta, &self.client_info);
         }
-        if let Some(object) = params.as_object_mut() {
-            let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
-            if let Some(meta) = meta.as_object_mut() {
-                modern_meta(meta, &self.client_info);
-            }
-        }
-        params
+        Ok(Value::Object(object))
     }
 }
 
@@ -78,8 +85,10 @@ pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, 
                 tracing::debug!(target: "switchyard_client", "server/discover lists no 2026-07-28; trying initialize")
             }
             // A session-era server does not know the method, refuses a request before
-            // `initialize`, or never answers it: each means "use initialize".
+            // `initialize` (over HTTP: a 4xx without a modern error), or never answers it: each
+            // means "use initialize".
             Err(ClientError::Rpc { .. } | ClientError::Timeout { .. }) => {}
+            Err(ClientError::Http { status: 400..=499, .. }) => {}
             Err(other) => return Err(other),
         }
     }
@@ -95,13 +104,15 @@ pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, 
     });
     let result = peer.request("initialize", params, offer.timeout).await?;
     let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
-    if !offer.versions.contains(&version) {
+    // Offered, and a session revision this crate speaks (2026-07-28 is never agreed through
+    // `initialize`).
+    if !offer.versions.contains(&version) || !LEGACY_VERSIONS.contains(&version.as_str()) {
         return Err(ClientError::Protocol(format!(
             "initialize: the server chose protocol version {version:?}, which this client did not offer ({})",
             offer.versions.join(", ")
         )));
     }
-    peer.notify("notifications/initialized", json!({})).await?;
+    peer.notify("notifications/initialized", json!({}), offer.timeout).await?;
     Ok(Session {
         version,
         modern: false,

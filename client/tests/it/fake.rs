@@ -280,3 +280,92 @@ async fn notifications_reach_subscribers_in_order() {
     let end = tokio::time::timeout(Duration::from_secs(5), notifications.next()).await.expect("ends");
     assert!(end.is_none(), "the stream ends with the connection");
 }
+
+#[tokio::test]
+async fn a_server_that_stops_reading_cannot_hold_calls_past_their_timeout() {
+    let (fake, client) = in_session(session_client().request_timeout(Duration::from_millis(300))).await;
+    // The fake reads nothing from here on: the pipe (64 KiB) and the client's queue fill up.
+    let calls = (0..1500).map(|i| {
+        let client = client.clone();
+        async move { client.call_tool("t", json!({ "pad": format!("{i:0>100}") })).await }
+    });
+    let outcomes = tokio::time::timeout(Duration::from_secs(60), futures::future::join_all(calls))
+        .await
+        .expect("every call ends by its timeout (the guard is only against a hang)");
+    assert!(outcomes.iter().all(|o| matches!(o, Err(ClientError::Timeout { .. }))), "all time out");
+    let notified = tokio::time::timeout(Duration::from_secs(30), client.notify("notifications/x", json!({})))
+        .await
+        .expect("a notification ends by its timeout too");
+    assert!(matches!(notified, Err(ClientError::Timeout { .. })), "{notified:?}");
+    client.close().await;
+    drop(fake);
+}
+
+#[tokio::test]
+async fn initialize_is_never_cancelled_even_when_it_times_out() {
+    let (mut fake, connecting) = start(session_client().request_timeout(Duration::from_millis(200)));
+    let init = fake.recv().await;
+    assert_eq!(init["method"], "initialize");
+    let err = connecting.await.expect("joins").expect_err("no answer");
+    assert!(matches!(err, ClientError::Timeout { .. }), "{err:?}");
+    // What follows is the end of the client's output, and no notifications/cancelled.
+    let rest = tokio::time::timeout(Duration::from_secs(10), fake.lines.next_line()).await.expect("ends");
+    assert!(matches!(rest, Ok(None)), "{rest:?}");
+}
+
+#[tokio::test]
+async fn initialize_may_not_agree_on_2026_07_28_or_an_unknown_revision() {
+    for chosen in ["2026-07-28", "2024-11-05"] {
+        let builder = ClientBuilder::new("t", "0").protocol_versions(["2024-11-05", "2025-06-18", "2026-07-28"]);
+        let (mut fake, connecting) = start(builder.probe_timeout(Duration::from_millis(100)));
+        let probe = fake.recv().await;
+        assert_eq!(probe["method"], "server/discover");
+        fake.send(json!({ "jsonrpc": "2.0", "id": probe["id"], "error": { "code": -32601, "message": "no" } })).await;
+        let init = fake.recv().await;
+        assert_eq!(init["params"]["protocolVersion"], "2025-06-18", "the first session revision this crate speaks");
+        let result =
+            json!({ "protocolVersion": chosen, "capabilities": {}, "serverInfo": { "name": "x", "version": "1" } });
+        fake.send(json!({ "jsonrpc": "2.0", "id": init["id"], "result": result })).await;
+        let err = connecting.await.expect("joins").expect_err("refused");
+        assert!(matches!(&err, ClientError::Protocol(m) if m.contains(chosen)), "{chosen}: {err:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_listing_stops_at_the_page_limit() {
+    let (mut fake, client) = in_session(session_client().max_pages(3)).await;
+    let listing = tokio::spawn(async move { client.list_tools().await });
+    for page in 0..3 {
+        let request = fake.recv().await;
+        let result = json!({ "tools": [], "nextCursor": format!("c{page}") });
+        fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": result })).await;
+    }
+    let err = listing.await.expect("joins").expect_err("too many pages");
+    assert!(matches!(&err, ClientError::Protocol(m) if m.contains("max_pages")), "{err:?}");
+}
+
+#[tokio::test]
+async fn params_are_objects_or_absent() {
+    let (mut fake, client) = in_session(session_client()).await;
+    assert!(matches!(client.request("x", json!([1, 2])).await, Err(ClientError::Encode(_))));
+    assert!(matches!(client.request("x", json!({ "_meta": 5 })).await, Err(ClientError::Encode(_))));
+    let ping = tokio::spawn(async move { client.request("ping", Value::Null).await });
+    let request = fake.recv().await;
+    assert_eq!(request["method"], "ping");
+    assert!(request.get("params").is_none(), "no params key at all: {request}");
+    fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} })).await;
+    ping.await.expect("joins").expect("pong");
+}
+
+#[test]
+fn a_listed_tool_serializes_back_to_what_the_server_sent() {
+    let sent = json!({
+        "name": "t",
+        "title": "T",
+        "inputSchema": { "type": "object", "x-vendor": 1 },
+        "annotations": { "readOnlyHint": true },
+        "_meta": { "k": "v" },
+    });
+    let tool: switchyard_client::Tool = serde_json::from_value(sent.clone()).expect("decodes");
+    assert_eq!(serde_json::to_value(&tool).expect("encodes"), sent);
+}

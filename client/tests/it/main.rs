@@ -2,4 +2,5 @@
 //! against a scripted fake server that misbehaves on purpose.
 
 mod fake;
+mod raw_http;
 mod served;

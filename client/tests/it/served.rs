@@ -3,6 +3,8 @@
 use serde::Deserialize;
 use serde_json::json;
 use switchyard::prelude::*;
+use switchyard::testing::HttpTestServer;
+use switchyard::transport::http::HttpConfig;
 use switchyard::transport::stdio::{StdioConfig, serve_io};
 use switchyard_client::{Client, ClientBuilder, ClientError};
 
@@ -49,6 +51,14 @@ async fn connect(builder: ClientBuilder) -> Client {
     tokio::spawn(serve_io(server, server_reader, server_writer, StdioConfig::default()));
     let (reader, writer) = tokio::io::split(client_end);
     builder.connect_io(reader, writer).await.expect("connects")
+}
+
+/// The same server on a loopback port; the server lives as long as the returned guard.
+async fn connect_http(builder: ClientBuilder) -> (Client, HttpTestServer) {
+    let server = Server::builder("client-test", "1.2.3").build().expect("the server builds");
+    let http = HttpTestServer::start(server, HttpConfig::default()).await.expect("a loopback port");
+    let client = builder.connect_http(http.url()).await.expect("connects");
+    (client, http)
 }
 
 /// Tools, prompts and resources, the same way on every revision.
@@ -109,9 +119,8 @@ async fn each_session_revision_offered_alone_is_agreed_through_initialize() {
     }
 }
 
-#[tokio::test]
-async fn concurrent_calls_on_one_connection_each_get_their_own_answer() {
-    let client = connect(ClientBuilder::new("test-client", "0.0.1")).await;
+/// 50 calls at once on one connection, each matched to its own answer.
+async fn concurrent_calls(client: &Client) {
     let calls = (0..50).map(|i| {
         let client = client.clone();
         async move {
@@ -121,4 +130,43 @@ async fn concurrent_calls_on_one_connection_each_get_their_own_answer() {
         }
     });
     futures::future::join_all(calls).await;
+}
+
+#[tokio::test]
+async fn concurrent_calls_on_one_connection_each_get_their_own_answer() {
+    concurrent_calls(&connect(ClientBuilder::new("test-client", "0.0.1")).await).await;
+}
+
+#[tokio::test]
+async fn over_streamable_http_both_eras_work_and_a_session_is_ended() {
+    let (modern, _server) = connect_http(ClientBuilder::new("test-client", "0.0.1")).await;
+    assert_eq!(modern.protocol_version(), "2026-07-28");
+    exercise(&modern).await;
+    modern.close().await;
+    for version in ["2025-11-25", "2025-06-18", "2025-03-26"] {
+        let (client, _server) =
+            connect_http(ClientBuilder::new("test-client", "0.0.1").protocol_versions([version])).await;
+        assert_eq!(client.protocol_version(), version);
+        exercise(&client).await;
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn over_http_concurrent_calls_each_get_their_own_answer() {
+    let (client, _server) = connect_http(ClientBuilder::new("test-client", "0.0.1")).await;
+    concurrent_calls(&client).await;
+}
+
+#[tokio::test]
+async fn a_wrong_path_is_an_http_error_and_a_dead_port_a_transport_error() {
+    let server = Server::builder("client-test", "1.2.3").build().expect("the server builds");
+    let http = HttpTestServer::start(server, HttpConfig::default()).await.expect("a loopback port");
+    let wrong = http.url().replace("/mcp", "/nothing-here");
+    let err = ClientBuilder::new("t", "0").connect_http(wrong).await.expect_err("404");
+    assert!(matches!(err, ClientError::Http { status: 404, .. }), "{err:?}");
+    let addr = http.addr();
+    drop(http);
+    let err = ClientBuilder::new("t", "0").connect_http(format!("http://{addr}/mcp")).await.expect_err("refused");
+    assert!(matches!(err, ClientError::Transport { .. }), "{err:?}");
 }

@@ -1,0 +1,137 @@
+//! Against a raw HTTP endpoint that answers what a test tells it: oversized bodies and events,
+//! statuses without JSON-RPC, an event stream that never ends.
+
+use serde_json::{Value, json};
+use std::time::Duration;
+use switchyard_client::{ClientBuilder, ClientError};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Reads one HTTP/1.1 request (headers and a `Content-Length` body): the body, with the
+/// lower-cased head under `"head"`.
+async fn read_request(stream: &mut TcpStream) -> Value {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let (head_end, length) = loop {
+        let n = stream.read(&mut chunk).await.expect("reads");
+        assert!(n > 0, "the client closed before a whole request");
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..at]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().expect("a length")))
+                .unwrap_or(0);
+            break (at + 4, length);
+        }
+    };
+    while buf.len() < head_end + length {
+        let n = stream.read(&mut chunk).await.expect("reads");
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let mut body: Value = serde_json::from_slice(&buf[head_end..head_end + length]).expect("a JSON body");
+    body["head"] = Value::from(String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase());
+    body
+}
+
+/// An endpoint that answers the handshake as a 2025-11-25 session server with JSON, then
+/// hands every later request's connection and body to `then`.
+async fn endpoint<F, Fut>(then: F) -> String
+where
+    F: Fn(TcpStream, Value) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else { return };
+            let request = read_request(&mut stream).await;
+            match request["method"].as_str() {
+                Some("initialize") => {
+                    let result = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "raw", "version": "0" } });
+                    let body = json!({ "jsonrpc": "2.0", "id": request["id"], "result": result }).to_string();
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+                }
+                Some("notifications/initialized") => {
+                    let _ = stream
+                        .write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                        .await;
+                }
+                _ => then(stream, request).await,
+            }
+        }
+    });
+    url
+}
+
+fn client() -> ClientBuilder {
+    ClientBuilder::new("t", "0")
+        .protocol_versions(["2025-11-25"])
+        .max_message_bytes(64 * 1024)
+        .request_timeout(Duration::from_secs(10))
+}
+
+#[tokio::test]
+async fn an_event_larger_than_the_limit_fails_its_request_without_buffering_it_all() {
+    let url = endpoint(|mut stream, _| async move {
+        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: ").await;
+        // One event that never ends: 1 MiB and counting, no newline.
+        let filler = vec![b'x'; 64 * 1024];
+        for _ in 0..16 {
+            if stream.write_all(&filler).await.is_err() {
+                return;
+            }
+        }
+    })
+    .await;
+    let client = client().connect_http(&url).await.expect("connects");
+    let err = client.list_tools().await.expect_err("too large");
+    assert!(matches!(&err, ClientError::Protocol(m) if m.contains("larger than")), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_json_body_larger_than_the_limit_fails_its_request() {
+    let url = endpoint(|mut stream, request| async move {
+        let body =
+            json!({ "jsonrpc": "2.0", "id": request["id"], "result": { "pad": "y".repeat(128 * 1024) } }).to_string();
+        let head =
+            format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n", body.len());
+        let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+    })
+    .await;
+    let client = client().connect_http(&url).await.expect("connects");
+    let err = client.list_tools().await.expect_err("too large");
+    assert!(matches!(&err, ClientError::Protocol(m) if m.contains("larger than")), "{err:?}");
+}
+
+#[tokio::test]
+async fn the_session_id_and_revision_ride_every_later_request_and_statuses_are_http_errors() {
+    let url = endpoint(|mut stream, request| async move {
+        let head = request["head"].as_str().unwrap_or_default();
+        let carried = head.contains("mcp-session-id: s1") && head.contains("mcp-protocol-version: 2025-11-25");
+        if request["method"] == "ping" && carried {
+            let _ =
+                stream.write_all(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+            return;
+        }
+        let body = json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32000, "message": "nope" } }).to_string();
+        let head = format!(
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+    })
+    .await;
+    let client = client().connect_http(&url).await.expect("connects");
+    // The 401 comes only when the session id and revision came along (else the 400 below).
+    let err = client.ping().await.expect_err("401");
+    assert!(matches!(&err, ClientError::Http { status: 401, .. }), "{err:?}");
+    // An error object for no request (`"id": null`) does not answer this one: the status does.
+    let err = client.list_tools().await.expect_err("400");
+    assert!(matches!(&err, ClientError::Http { status: 400, message } if message.contains("nope")), "{err:?}");
+}
