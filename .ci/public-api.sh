@@ -48,21 +48,12 @@ case "${1:-}" in
   *) echo "usage: $0 [--check]" >&2; exit 2 ;;
 esac
 
-if ! cargo +"$TOOLCHAIN" --version >/dev/null 2>&1; then
-  echo "public-api: the '$TOOLCHAIN' toolchain is missing (rustup toolchain install $TOOLCHAIN --profile minimal)" >&2
-  exit 1
-fi
-if [ "$(cargo public-api --version 2>/dev/null)" != "cargo-public-api $PUBLIC_API_VERSION" ]; then
-  echo "installing cargo-public-api $PUBLIC_API_VERSION"
-  # --debug: builds in ~4 min on 2 cores instead of ~9 (release), and lists these crates in under
-  # a second all the same. Its own target directory, not this workspace's (CARGO_TARGET_DIR may
-  # point there).
-  build_dir="$(mktemp -d)"
-  CARGO_TARGET_DIR="$build_dir" cargo install --locked --debug --quiet "cargo-public-api@$PUBLIC_API_VERSION"
-  rm -rf "$build_dir"
-fi
+. .ci/tools.sh
+require_toolchain "$TOOLCHAIN" public-api
+# ~4 min on a fresh machine.
+install_pinned cargo-public-api "$PUBLIC_API_VERSION"
 
-target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+target_dir="$(target_dir)"
 lib_name() { # package → its library target's name (`[lib] name`, also for a proc-macro crate)
   cargo metadata --format-version 1 --no-deps | python3 -c '
 import json, sys

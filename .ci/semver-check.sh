@@ -38,19 +38,12 @@ if ! git cat-file -e "$baseline^{commit}" 2>/dev/null; then
   echo "semver: baseline revision '$baseline' (.ci/semver-baseline) is not in this clone's history" >&2
   exit 1
 fi
-if ! cargo +"$TOOLCHAIN" --version >/dev/null 2>&1; then
-  echo "semver: the '$TOOLCHAIN' toolchain is missing (rustup toolchain install $TOOLCHAIN --profile minimal)" >&2
-  exit 1
-fi
-if [ "$(cargo semver-checks --version 2>/dev/null)" != "cargo-semver-checks $SEMVER_CHECKS_VERSION" ]; then
-  echo "installing cargo-semver-checks $SEMVER_CHECKS_VERSION"
-  # --debug: ~10 min on 2 cores instead of ~20; it compares these crates in under a second.
-  build_dir="$(mktemp -d)"
-  CARGO_TARGET_DIR="$build_dir" cargo install --locked --debug --quiet "cargo-semver-checks@$SEMVER_CHECKS_VERSION"
-  rm -rf "$build_dir"
-fi
+. .ci/tools.sh
+require_toolchain "$TOOLCHAIN" semver
+# ~10 min on a fresh machine.
+install_pinned cargo-semver-checks "$SEMVER_CHECKS_VERSION"
 
-target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+target_dir="$(target_dir)"
 work="$(mktemp -d)"
 cleanup() {
   git worktree remove --force "$work/baseline" >/dev/null 2>&1 || true

@@ -11,7 +11,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use switchyard::jsonrpc::{Message, Notification, error_response, parse_message, success_response};
+use switchyard::jsonrpc::{
+    Message, Notification, ParseFailure, error_response, parse_entry, parse_message, success_response,
+};
 use switchyard::{ErrorCode, McpError, RequestId};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -288,22 +290,22 @@ where
 }
 
 fn dispatch(peer: &Peer, bytes: &[u8]) {
-    // A batch (an HTTP server may answer several messages in one body): each entry on its own.
+    // A batch (an HTTP server may answer several messages in one body): each entry on its own,
+    // classified from the parsed value rather than encoded and parsed again.
     if bytes.first() == Some(&b'[')
         && let Ok(Value::Array(entries)) = serde_json::from_slice::<Value>(bytes)
     {
         for entry in entries {
-            if let Ok(bytes) = serde_json::to_vec(&entry) {
-                dispatch_one(peer, &bytes);
-            }
+            dispatch_one(peer, parse_entry(entry), bytes);
         }
         return;
     }
-    dispatch_one(peer, bytes);
+    dispatch_one(peer, parse_message(bytes), bytes);
 }
 
-fn dispatch_one(peer: &Peer, bytes: &[u8]) {
-    match parse_message(bytes) {
+/// Acts on one parsed message; `bytes` is what it came in, shown when it is no message.
+fn dispatch_one(peer: &Peer, parsed: Result<Message, Box<ParseFailure>>, bytes: &[u8]) {
+    match parsed {
         Ok(Message::Response { id, outcome }) => peer.resolve(&id, outcome),
         Ok(Message::Notification(notification)) => {
             // Nobody listening is fine: notifications are advisory.
