@@ -1,7 +1,9 @@
 //! [`Client`] and [`ClientBuilder`]: connect, then call.
 
 use crate::error::ClientError;
+use crate::input::{ElicitRequest, ElicitationModes, InputHandlers, SamplingRequest};
 use crate::model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use crate::param_headers::ParamHeaders;
 use crate::peer::Peer;
 use crate::session::{Offer, Session, negotiate};
 use crate::transport::stdio::{read_lines, write_lines};
@@ -12,9 +14,10 @@ use serde_json::{Map, Value, json};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
+use switchyard::input::{CreateMessageResult, ElicitResult, Root};
 use switchyard::jsonrpc::Notification;
 use switchyard::protocol::{LEGACY_VERSIONS, MODERN_VERSION};
-use switchyard::{CallToolResult, GetPromptResult, ReadResourceResult};
+use switchyard::{CallToolResult, GetPromptResult, McpError, ReadResourceResult};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast;
 
@@ -26,6 +29,8 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 pub const DEFAULT_MAX_PAGES: usize = 1000;
 /// How long the `server/discover` probe waits before trying `initialize` instead: 5 s.
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// The most `input_required` rounds one request goes through unless set otherwise: 16.
+pub const DEFAULT_MAX_INPUT_ROUNDS: usize = 16;
 
 /// How a [`Client`] connects: its identity, timeouts, limits and the revisions it offers.
 ///
@@ -49,6 +54,8 @@ pub struct ClientBuilder {
     probe_timeout: Duration,
     max_message_bytes: usize,
     max_pages: usize,
+    max_input_rounds: usize,
+    handlers: InputHandlers,
 }
 
 impl ClientBuilder {
@@ -65,7 +72,76 @@ impl ClientBuilder {
             probe_timeout: DEFAULT_PROBE_TIMEOUT,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_pages: DEFAULT_MAX_PAGES,
+            max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            handlers: InputHandlers::default(),
         }
+    }
+
+    /// Answers the server's `elicitation/create` requests with `handler`, and declares the
+    /// `elicitation` capability with `modes` (`{"form":{}}`, or `{"form":{},"url":{}}`)
+    /// ([elicitation](https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation)).
+    ///
+    /// The handler gets the request's params and returns the user's `ElicitResult`
+    /// (`accept` with `content`, `decline`, `cancel`). On `accept`, properties of the
+    /// requested schema the content leaves out are filled with their schema `default`
+    /// (SEP-1034: the user saw them pre-filled). An `Err` is sent to the server as the
+    /// JSON-RPC error. A URL-mode request when only forms were declared is refused with
+    /// `-32602` without calling the handler.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), switchyard_client::ClientError> {
+    /// use switchyard_client::{ClientBuilder, ElicitAction, ElicitResult, ElicitationModes};
+    ///
+    /// let client = ClientBuilder::new("my-agent", "1.0.0")
+    ///     .on_elicitation(ElicitationModes::Form, |request| async move {
+    ///         println!("the server asks: {}", request.message);
+    ///         Ok(ElicitResult { action: ElicitAction::Decline, content: None })
+    ///     })
+    ///     .connect_http("http://127.0.0.1:8080/mcp")
+    ///     .await?;
+    /// # let _ = client; Ok(()) }
+    /// ```
+    pub fn on_elicitation<F, Fut>(mut self, modes: ElicitationModes, handler: F) -> Self
+    where
+        F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<ElicitResult, McpError>> + Send + 'static,
+    {
+        self.handlers.set_elicitation(modes, handler);
+        self
+    }
+
+    /// Answers the server's `sampling/createMessage` requests with `handler` (which asks a
+    /// model and returns its `CreateMessageResult`), and declares the `sampling` capability
+    /// ([sampling](https://modelcontextprotocol.io/specification/2025-11-25/client/sampling)).
+    /// An `Err` is sent to the server as the JSON-RPC error (`-1` for a user who refused is
+    /// the spec's convention).
+    pub fn on_sampling<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<CreateMessageResult, McpError>> + Send + 'static,
+    {
+        self.handlers.set_sampling(handler);
+        self
+    }
+
+    /// Answers the server's `roots/list` requests with the roots `handler` returns, and
+    /// declares the `roots` capability
+    /// ([roots](https://modelcontextprotocol.io/specification/2025-11-25/client/roots)).
+    pub fn on_roots<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Vec<Root>, McpError>> + Send + 'static,
+    {
+        self.handlers.set_roots(handler);
+        self
+    }
+
+    /// The most `input_required` rounds one 2026-07-28 request goes through before it fails
+    /// with [`ClientError::Protocol`] (default [`DEFAULT_MAX_INPUT_ROUNDS`]): a server that
+    /// asks again and again cannot keep a call going forever.
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds;
+        self
     }
 
     /// Offers only these revisions, in order of preference: `["2025-11-25"]` forces a
@@ -144,7 +220,8 @@ impl ClientBuilder {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let (incoming, outgoing) = (read_lines(reader, self.max_message_bytes), write_lines(writer));
-        self.connect_over(Peer::start(incoming, outgoing)).await
+        let handlers = Arc::new(self.handlers.clone());
+        self.connect_over(Peer::start(incoming, outgoing, handlers), Arc::default()).await
     }
 
     /// Connects to the Streamable HTTP endpoint at `url` (e.g. `https://mcp.example.com/mcp`):
@@ -176,14 +253,18 @@ impl ClientBuilder {
     /// Errors: as [`connect_http`](Self::connect_http).
     #[cfg(feature = "http")]
     pub async fn connect_http_with(self, http: reqwest::Client, url: impl Into<String>) -> Result<Client, ClientError> {
-        let (incoming, outgoing) = crate::transport::http::connect(http, url.into(), self.max_message_bytes);
-        self.connect_over(Peer::start(incoming, outgoing)).await
+        let param_headers = Arc::new(ParamHeaders::default());
+        let (incoming, outgoing) =
+            crate::transport::http::connect(http, url.into(), self.max_message_bytes, param_headers.clone());
+        let handlers = Arc::new(self.handlers.clone());
+        self.connect_over(Peer::start(incoming, outgoing, handlers), param_headers).await
     }
 
-    async fn connect_over(self, peer: Arc<Peer>) -> Result<Client, ClientError> {
+    async fn connect_over(self, peer: Arc<Peer>, param_headers: Arc<ParamHeaders>) -> Result<Client, ClientError> {
         let offer = Offer {
             versions: &self.versions,
             client_info: json!({ "name": self.name, "version": self.version }),
+            capabilities: self.handlers.capabilities(),
             probe_timeout: self.probe_timeout.min(self.request_timeout),
             timeout: self.request_timeout,
         };
@@ -194,7 +275,16 @@ impl ClientBuilder {
                 return Err(e);
             }
         };
-        let inner = Inner { peer, session, timeout: self.request_timeout, max_pages: self.max_pages, child: None };
+        let inner = Inner {
+            peer,
+            session,
+            timeout: self.request_timeout,
+            max_pages: self.max_pages,
+            max_input_rounds: self.max_input_rounds,
+            handlers: self.handlers,
+            param_headers,
+            child: None,
+        };
         Ok(Client { inner: Arc::new(inner) })
     }
 }
@@ -215,6 +305,9 @@ struct Inner {
     session: Session,
     timeout: Duration,
     max_pages: usize,
+    max_input_rounds: usize,
+    handlers: InputHandlers,
+    param_headers: Arc<ParamHeaders>,
     child: Option<tokio::sync::Mutex<tokio::process::Child>>,
 }
 
@@ -259,19 +352,76 @@ impl Client {
     /// Sends `method` with `params` (a JSON object, or `null` for none; the 2026-07-28 `_meta`
     /// is added on that wire) and returns the `result` as sent.
     ///
+    /// On 2026-07-28 an `input_required` result is answered here: each of its
+    /// `inputRequests` goes to the handler registered for its method
+    /// ([`on_elicitation`](ClientBuilder::on_elicitation), ...), and the request is sent
+    /// again, with a new id, the answers as `inputResponses` and the result's `requestState`
+    /// passed back untouched (left out when the server sent none), round after round until
+    /// the server completes it
+    /// ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)).
+    /// Each round waits at most the request timeout; the handlers' time is not counted.
+    ///
     /// Errors: [`ClientError::Encode`] for params that are no object, or a `_meta` that is
     /// none; [`ClientError::Rpc`] with the server's error object; [`ClientError::Protocol`]
-    /// for an interim `input_required` result (this client declares no capability to answer
-    /// one); [`ClientError::Timeout`], [`ClientError::Closed`].
+    /// for an `input_required` result that asks for input no handler gives, is malformed, or
+    /// keeps asking past [`max_input_rounds`](ClientBuilder::max_input_rounds);
+    /// [`ClientError::Timeout`], [`ClientError::Closed`].
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        let params = self.inner.session.stamp(params)?;
-        let result = self.inner.peer.request(method, params, self.inner.timeout).await?;
-        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        let mut params = self.inner.session.stamp(params)?;
+        for _ in 0..=self.inner.max_input_rounds {
+            let result = self.inner.peer.request(method, params.clone(), self.inner.timeout).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let responses = self.answer_inputs(method, &result).await?;
+            // `params` is an object here: `stamp` made it one on this wire, and a session
+            // never gets this far (its servers ask with requests of their own).
+            if let Some(object) = params.as_object_mut() {
+                object.insert("inputResponses".to_owned(), Value::Object(responses));
+                match result.get("requestState") {
+                    Some(state) => object.insert("requestState".to_owned(), state.clone()),
+                    None => object.remove("requestState"),
+                };
+            }
+        }
+        Err(ClientError::Protocol(format!(
+            "{method}: the server still asks for input after {} rounds; raise ClientBuilder::max_input_rounds to answer more",
+            self.inner.max_input_rounds
+        )))
+    }
+
+    /// The `inputResponses` for an `input_required` `result`: each input request answered by
+    /// its handler, concurrently, under the same key.
+    async fn answer_inputs(&self, method: &str, result: &Value) -> Result<Map<String, Value>, ClientError> {
+        if !self.inner.session.modern {
             return Err(ClientError::Protocol(format!(
-                "{method}: the server asks for input, which this client did not declare it can give"
+                "{method}: an input_required result on a {} session, where servers ask with requests",
+                self.inner.session.version
             )));
         }
-        Ok(result)
+        let requests = result.get("inputRequests").and_then(Value::as_object);
+        let Some(requests) = requests.filter(|r| !r.is_empty()) else {
+            // Answering nothing would only repeat the same request.
+            return Err(ClientError::Protocol(format!("{method}: an input_required result that asks for no input")));
+        };
+        let handlers = &self.inner.handlers;
+        let answers = requests.iter().map(|(key, request)| async move {
+            let kind = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            if !handlers.serves(kind) {
+                return Err(ClientError::Protocol(format!(
+                    "{method}: the server asks for {kind:?} (inputRequests.{key}), which this client has no handler for"
+                )));
+            }
+            let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+            // A handler's refusal is no answer the wire can carry inside `inputResponses`: the
+            // call fails with it, as a server's own error would.
+            let answer = handlers
+                .answer(kind, params)
+                .await
+                .map_err(|error| ClientError::Rpc { method: kind.to_owned(), error: Box::new(error) })?;
+            Ok((key.clone(), answer))
+        });
+        futures::future::try_join_all(answers).await.map(Map::from_iter)
     }
 
     /// Sends a notification (`_meta` added on the 2026-07-28 wire).
@@ -301,11 +451,32 @@ impl Client {
 
     /// The tools one at a time, page by page as they are needed (`tools/list`).
     ///
+    /// A tool whose input schema marks arguments with `x-mcp-header` in a way the
+    /// [schema extension](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#schema-extension)
+    /// forbids (an empty or non-token name, one used twice, on a property that is no string,
+    /// integer or boolean) is left out, with a warning: clients must reject it. The
+    /// annotations of the others are remembered, for the `Mcp-Param-*` headers of
+    /// [`call_tool`](Self::call_tool) over HTTP.
+    ///
     /// Errors (as the stream's last item): as [`request`](Self::request);
     /// [`ClientError::Protocol`] when a page has no `tools` array or an entry is no `Tool`, or
     /// a cursor repeats.
     pub fn tools(&self) -> impl Stream<Item = Result<Tool, ClientError>> + Send + 'static {
-        self.pages("tools/list", "tools")
+        use futures::StreamExt;
+        let param_headers = self.inner.param_headers.clone();
+        self.pages("tools/list", "tools").filter_map(move |tool: Result<Tool, ClientError>| {
+            let kept = match tool {
+                Ok(tool) => match param_headers.learn(&tool.name, &tool.input_schema) {
+                    Ok(()) => Some(Ok(tool)),
+                    Err(reason) => {
+                        tracing::warn!(target: "switchyard_client", tool = %tool.name, %reason, "a listed tool is left out: its x-mcp-header annotations break the rules");
+                        None
+                    }
+                },
+                Err(e) => Some(Err(e)),
+            };
+            std::future::ready(kept)
+        })
     }
 
     /// Calls tool `name` with `arguments` (any value serializing to a JSON object; `()` or
@@ -313,12 +484,26 @@ impl Client {
     ///
     /// A tool that ran and failed is `Ok` with `is_error: Some(true)`.
     ///
+    /// Over HTTP on 2026-07-28, arguments the tool's schema marks with `x-mcp-header` are
+    /// mirrored in `Mcp-Param-*` headers, as learnt from the last [`tools`](Self::tools)
+    /// listing; when the server refuses the headers (`-32020`, the tool changed or was never
+    /// listed), the tools are listed again and the call is sent once more.
+    ///
     /// Errors: [`ClientError::Rpc`] `-32602` for an unknown tool or arguments the server
     /// refuses outright; [`ClientError::Encode`] when the arguments are not a JSON object;
     /// [`ClientError::Protocol`] when the result is no `CallToolResult`; as [`request`](Self::request) otherwise.
     pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult, ClientError> {
         let arguments = arguments_object(arguments)?;
-        let result = self.request("tools/call", json!({ "name": name, "arguments": arguments })).await?;
+        let params = json!({ "name": name, "arguments": arguments });
+        let result = match self.request("tools/call", params.clone()).await {
+            Err(ClientError::Rpc { error, .. })
+                if error.code() == switchyard::ErrorCode::HEADER_MISMATCH && self.inner.session.modern =>
+            {
+                self.list_tools().await?;
+                self.request("tools/call", params).await?
+            }
+            other => other?,
+        };
         decode("tools/call", result)
     }
 

@@ -44,26 +44,36 @@
 //! `switchyard_client`); nothing the server sends panics the client, and every request ends
 //! by its timeout at the latest.
 //!
-//! ## What this client declares
+//! ## Input from the user
 //!
-//! No optional client capability: the server cannot ask it for sampling, elicitation or roots.
-//! On a session it answers the server's `ping` and refuses other server requests with
-//! `-32601`.
+//! A server may ask the client for input: an elicitation (a form, or a URL the user opens),
+//! a sampling request (a model's answer) or the client's roots. The application registers a
+//! handler for each kind it can serve ([`ClientBuilder::on_elicitation`],
+//! [`ClientBuilder::on_sampling`], [`ClientBuilder::on_roots`]); only those kinds are declared
+//! in the client's capabilities. The client answers however the server asks: its requests on a
+//! session, `input_required` results on 2026-07-28 (the call is repeated with the answers and
+//! the untouched `requestState`). The server's `ping` is always answered, and other server
+//! requests are refused with `-32601`.
 
 mod client;
 mod error;
+mod input;
 mod model;
+mod param_headers;
 mod peer;
 mod session;
 mod transport;
 
 pub use client::{
-    Client, ClientBuilder, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_PAGES, DEFAULT_PROBE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT,
+    Client, ClientBuilder, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_PAGES,
+    DEFAULT_PROBE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT,
 };
 pub use error::ClientError;
+pub use input::{ElicitRequest, ElicitationModes, SamplingRequest};
 pub use model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 // The wire types in this crate's signatures, from the server crate that defines them, so a
 // client needs no direct dependency on it.
+pub use switchyard::input::{CreateMessageResult, ElicitAction, ElicitResult, Root};
 pub use switchyard::jsonrpc::Notification;
 pub use switchyard::{
     CallToolResult, Content, ErrorCode, GetPromptResult, McpError, PromptMessage, ReadResourceResult, ResourceContents,

@@ -2,9 +2,11 @@
 //! the reader and writer tasks, answers to the server's own requests, and cancellation.
 //!
 //! Transports hand the peer a message stream in each direction (`transport/`); the peer knows
-//! nothing of MCP methods beyond `ping` and `notifications/cancelled`.
+//! nothing of MCP methods beyond `ping` and `notifications/cancelled`, and hands the server's
+//! other requests to the application's input handlers (`input.rs`).
 
 use crate::error::ClientError;
+use crate::input::InputHandlers;
 use futures::{Sink, SinkExt, Stream, StreamExt};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -52,11 +54,15 @@ pub(crate) struct Peer {
     next_id: AtomicI64,
     closed: CancellationToken,
     notifications: broadcast::Sender<Notification>,
+    handlers: Arc<InputHandlers>,
+    /// The server's requests being answered, by id (as JSON text), so a
+    /// `notifications/cancelled` from the server can stop the handler.
+    serving: Mutex<HashMap<String, tokio::task::AbortHandle>>,
 }
 
 impl Peer {
     /// Starts the reader and writer tasks on the current Tokio runtime.
-    pub(crate) fn start<I, O>(incoming: I, outgoing: O) -> Arc<Peer>
+    pub(crate) fn start<I, O>(incoming: I, outgoing: O, handlers: Arc<InputHandlers>) -> Arc<Peer>
     where
         I: Stream<Item = Incoming> + Send + Unpin + 'static,
         O: Sink<Value, Error = ClientError> + Send + Unpin + 'static,
@@ -68,6 +74,8 @@ impl Peer {
             next_id: AtomicI64::new(1),
             closed: CancellationToken::new(),
             notifications: broadcast::channel(NOTIFICATION_BUFFER).0,
+            handlers,
+            serving: Mutex::new(HashMap::new()),
         });
         tokio::spawn(write_loop(rx, outgoing, peer.closed.clone()));
         tokio::spawn(read_loop(incoming, Arc::downgrade(&peer), peer.closed.clone()));
@@ -150,6 +158,9 @@ impl Peer {
     pub(crate) fn close(&self) {
         self.closed.cancel();
         self.fail_pending();
+        for (_, handler) in self.serving.lock().unwrap_or_else(|p| p.into_inner()).drain() {
+            handler.abort();
+        }
     }
 
     /// Resolves when the connection has ended.
@@ -189,6 +200,32 @@ impl Peer {
         }
     }
 
+    /// Runs the input handler for the server's request on a task of its own (a user filling a
+    /// form must not stall the reader), answering when it is done; a `notifications/cancelled`
+    /// for the id or the end of the connection stops it unanswered.
+    fn serve(self: &Arc<Self>, request: switchyard::jsonrpc::Request) {
+        let key = id_key(&request.id);
+        let peer = self.clone();
+        let serving = key.clone();
+        // Held while spawning, so the task's own removal cannot come before the insert.
+        let mut table = self.serving.lock().unwrap_or_else(|p| p.into_inner());
+        let task = tokio::spawn(async move {
+            let params = Value::Object(request.params.unwrap_or_default());
+            let outcome = peer.handlers.answer(&request.method, params).await;
+            peer.serving.lock().unwrap_or_else(|p| p.into_inner()).remove(&serving);
+            peer.answer(&request.id, outcome);
+        });
+        table.insert(key, task.abort_handle());
+    }
+
+    /// Stops the handler of the server's request `request_id`, if it still runs.
+    fn cancel_serving(&self, request_id: &Value) {
+        let handler = self.serving.lock().unwrap_or_else(|p| p.into_inner()).remove(&request_id.to_string());
+        if let Some(handler) = handler {
+            handler.abort();
+        }
+    }
+
     fn answer(&self, id: &RequestId, outcome: Result<Value, McpError>) {
         let message = match outcome {
             Ok(result) => success_response(id, result),
@@ -222,6 +259,12 @@ impl Drop for CancelOnDrop<'_> {
         });
         let _ = self.peer.outgoing.try_send(message);
     }
+}
+
+/// A request id as JSON text (`5`, `"a"`): the key both the request and a
+/// `notifications/cancelled` naming it give.
+fn id_key(id: &RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_default()
 }
 
 /// An error object as the server sent it; a malformed one keeps what it can.
@@ -289,7 +332,7 @@ where
     closed.cancel();
 }
 
-fn dispatch(peer: &Peer, bytes: &[u8]) {
+fn dispatch(peer: &Arc<Peer>, bytes: &[u8]) {
     // A batch (an HTTP server may answer several messages in one body): each entry on its own,
     // classified from the parsed value rather than encoded and parsed again.
     if bytes.first() == Some(&b'[')
@@ -304,22 +347,30 @@ fn dispatch(peer: &Peer, bytes: &[u8]) {
 }
 
 /// Acts on one parsed message; `bytes` is what it came in, shown when it is no message.
-fn dispatch_one(peer: &Peer, parsed: Result<Message, Box<ParseFailure>>, bytes: &[u8]) {
+fn dispatch_one(peer: &Arc<Peer>, parsed: Result<Message, Box<ParseFailure>>, bytes: &[u8]) {
     match parsed {
         Ok(Message::Response { id, outcome }) => peer.resolve(&id, outcome),
         Ok(Message::Notification(notification)) => {
+            if notification.method == "notifications/cancelled"
+                && let Some(id) = notification.params.as_ref().and_then(|p| p.get("requestId"))
+            {
+                peer.cancel_serving(id);
+            }
             // Nobody listening is fine: notifications are advisory.
             let _ = peer.notifications.send(notification);
         }
         Ok(Message::Request(request)) => {
-            let outcome = match request.method.as_str() {
-                "ping" => Ok(Value::Object(Map::new())),
-                // The client declares no capability that would let the server ask for more
-                // (sampling, elicitation, roots), so any other request is unknown here. The
-                // name is cut short: the answer must not grow with what the server sends.
-                other => Err(McpError::method_not_found(&other.chars().take(64).collect::<String>())),
-            };
-            peer.answer(&request.id, outcome);
+            if request.method == "ping" {
+                peer.answer(&request.id, Ok(Value::Object(Map::new())));
+            } else if peer.handlers.serves(&request.method) {
+                peer.serve(request);
+            } else {
+                // A request for input the client declared no handler for, or none the client
+                // side knows. The name is cut short: the answer must not grow with what the
+                // server sends.
+                let method: String = request.method.chars().take(64).collect();
+                peer.answer(&request.id, Err(McpError::method_not_found(&method)));
+            }
         }
         Err(failure) => {
             let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();

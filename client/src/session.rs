@@ -8,6 +8,7 @@ use crate::model::Implementation;
 use crate::peer::Peer;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
+use switchyard::ErrorCode;
 use switchyard::protocol::{
     LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO,
     MODERN_VERSION,
@@ -25,6 +26,8 @@ pub(crate) struct Session {
     pub(crate) instructions: Option<String>,
     /// `{name, version}` of this client.
     pub(crate) client_info: Value,
+    /// The `ClientCapabilities` this client declares (its input handlers).
+    pub(crate) client_capabilities: Value,
 }
 
 impl Session {
@@ -48,17 +51,16 @@ impl Session {
         }
         let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Some(meta) = meta.as_object_mut() {
-            modern_meta(meta, &self.client_info);
+            modern_meta(meta, &self.client_info, &self.client_capabilities);
         }
         Ok(Value::Object(object))
     }
 }
 
-fn modern_meta(meta: &mut Map<String, Value>, client_info: &Value) {
+fn modern_meta(meta: &mut Map<String, Value>, client_info: &Value, capabilities: &Value) {
     meta.insert(META_PROTOCOL_VERSION.to_owned(), Value::from(MODERN_VERSION));
-    // This client declares no optional capability: it has no sampling, elicitation or roots
-    // handlers, so a server must not ask it for input.
-    meta.entry(META_CLIENT_CAPABILITIES.to_owned()).or_insert_with(|| Value::Object(Map::new()));
+    // What the input handlers can answer; a caller's own declaration for one request stays.
+    meta.entry(META_CLIENT_CAPABILITIES.to_owned()).or_insert_with(|| capabilities.clone());
     meta.insert(META_CLIENT_INFO.to_owned(), client_info.clone());
 }
 
@@ -66,6 +68,7 @@ fn modern_meta(meta: &mut Map<String, Value>, client_info: &Value) {
 pub(crate) struct Offer<'a> {
     pub(crate) versions: &'a [String],
     pub(crate) client_info: Value,
+    pub(crate) capabilities: Value,
     pub(crate) probe_timeout: Duration,
     pub(crate) timeout: Duration,
 }
@@ -77,10 +80,21 @@ pub(crate) struct Offer<'a> {
 pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, ClientError> {
     if offer.versions.iter().any(|v| v == MODERN_VERSION) {
         let mut meta = Map::new();
-        modern_meta(&mut meta, &offer.client_info);
-        let probe = peer.request("server/discover", json!({ "_meta": meta }), offer.probe_timeout).await;
+        modern_meta(&mut meta, &offer.client_info, &offer.capabilities);
+        let params = json!({ "_meta": meta });
+        let mut probe = peer.request("server/discover", params.clone(), offer.probe_timeout).await;
+        // A server (or a proxy in front of it) that refuses the version yet lists it among
+        // those it supports gets one more try; a list without it falls through to initialize.
+        if let Err(ClientError::Rpc { error, .. }) = &probe
+            && error.code() == ErrorCode::UNSUPPORTED_VERSION
+            && error.data().and_then(|d| d.get("supported")).is_some_and(|s| lists_modern(Some(s)))
+        {
+            probe = peer.request("server/discover", params, offer.probe_timeout).await;
+        }
         match probe {
-            Ok(result) if speaks_modern(&result) => return Ok(modern_session(result, offer.client_info)),
+            Ok(result) if speaks_modern(&result) => {
+                return Ok(modern_session(result, offer.client_info, offer.capabilities));
+            }
             Ok(_) => {
                 tracing::debug!(target: "switchyard_client", "server/discover lists no 2026-07-28; trying initialize")
             }
@@ -99,7 +113,7 @@ pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, 
     };
     let params = json!({
         "protocolVersion": requested,
-        "capabilities": {},
+        "capabilities": offer.capabilities,
         "clientInfo": offer.client_info,
     });
     let result = peer.request("initialize", params, offer.timeout).await?;
@@ -120,17 +134,19 @@ pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, 
         capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
         instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
         client_info: offer.client_info,
+        client_capabilities: offer.capabilities,
     })
 }
 
 fn speaks_modern(discovered: &Value) -> bool {
-    discovered
-        .get("supportedVersions")
-        .and_then(Value::as_array)
-        .is_some_and(|versions| versions.iter().any(|v| v == MODERN_VERSION))
+    lists_modern(discovered.get("supportedVersions"))
 }
 
-fn modern_session(discovered: Value, client_info: Value) -> Session {
+fn lists_modern(versions: Option<&Value>) -> bool {
+    versions.and_then(Value::as_array).is_some_and(|versions| versions.iter().any(|v| v == MODERN_VERSION))
+}
+
+fn modern_session(discovered: Value, client_info: Value, client_capabilities: Value) -> Session {
     let server_info = discovered
         .get("_meta")
         .and_then(|meta| meta.get(META_SERVER_INFO))
@@ -142,5 +158,6 @@ fn modern_session(discovered: Value, client_info: Value) -> Session {
         capabilities: discovered.get("capabilities").cloned().unwrap_or_else(|| json!({})),
         instructions: discovered.get("instructions").and_then(Value::as_str).map(str::to_owned),
         client_info,
+        client_capabilities,
     }
 }

@@ -7,7 +7,7 @@ use crate::common;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::Stdio;
-use switchyard_client::{Client, ClientBuilder, ClientError};
+use switchyard_client::{Client, ClientBuilder, ClientError, ElicitAction, ElicitResult, ElicitationModes, Root};
 
 fn peers_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("oauth")
@@ -20,8 +20,18 @@ fn install(what: &str) {
     assert!(status.success(), "tests/oauth/install.sh {what} failed");
 }
 
+/// A client that answers forms with a name (the seat count left to the schema's default) and
+/// lists one root.
 fn builder() -> ClientBuilder {
     ClientBuilder::new("switchyard-tests", "1.0.0")
+        .on_elicitation(ElicitationModes::Form, |request| async move {
+            assert_eq!(request.message, "Who is coming?");
+            let content = json!({ "name": "Ada" });
+            Ok(ElicitResult { action: ElicitAction::Accept, content: content.as_object().cloned() })
+        })
+        .on_roots(|| async {
+            Ok(vec![serde_json::from_value::<Root>(json!({ "uri": "file:///work" })).expect("a root")])
+        })
 }
 
 /// What both foreign servers offer: `add`, `fail`, the `haiku` prompt and a notes resource.
@@ -53,6 +63,11 @@ async fn exercise_foreign(client: &Client, server: (&str, &str), language: &str)
     let notes = client.read_resource(&uri).await.expect("resources/read");
     assert!(format!("{:?}", notes.contents).contains(&format!("written in {language}")), "{notes:?}");
     client.ping().await.expect("ping");
+
+    // The server asks for a form and the roots mid-call: server requests on a session,
+    // input_required rounds on 2026-07-28; the seat count comes from the schema's default.
+    let booked = client.call_tool("book", json!({})).await.expect("tools/call with input");
+    assert_eq!(booked.content.first().and_then(|c| c.as_text()), Some("Ada x2, roots: file:///work"), "{booked:?}");
 }
 
 #[tokio::test]

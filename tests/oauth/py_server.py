@@ -1,9 +1,35 @@
 """An MCP server written with the official Python SDK (tests/oauth/requirements.txt), served over
 stdio: the client's interoperability tests (tests/it/client.rs) talk to it."""
 
-from mcp.server.mcpserver import MCPServer
+from typing import Annotated
+
+from mcp.server.mcpserver import Elicit, ListRoots, MCPServer, Resolve
+from mcp_types import ListRootsResult
+from pydantic import BaseModel
 
 server = MCPServer("py-server", version="3.1.4", instructions="Arithmetic, in Python.")
+
+
+class Booking(BaseModel):
+    name: str
+    seats: int = 2
+
+
+def ask_booking() -> Elicit[Booking]:
+    return Elicit("Who is coming?", Booking)
+
+
+def ask_roots() -> ListRoots:
+    return ListRoots()
+
+
+@server.tool()
+def book(
+    booking: Annotated[Booking, Resolve(ask_booking)],
+    roots: Annotated[ListRootsResult, Resolve(ask_roots)],
+) -> str:
+    """Book a table: asks the user who is coming, and reads the client's roots."""
+    return f"{booking.name} x{booking.seats}, roots: {','.join(str(r.uri) for r in roots.roots)}"
 
 
 @server.tool()

@@ -26,6 +26,25 @@ server.registerTool(
   async ({ reason }) => ({ content: [{ type: "text", text: reason }], isError: true }),
 );
 
+server.registerTool(
+  "book",
+  { description: "Book a table: asks the user who is coming, and reads the client's roots.", inputSchema: {} },
+  async (_args, extra) => {
+    const related = { relatedRequestId: extra.requestId };
+    const answer = await server.server.elicitInput({
+      message: "Who is coming?",
+      requestedSchema: {
+        type: "object",
+        properties: { name: { type: "string" }, seats: { type: "integer", default: 2 } },
+        required: ["name"],
+      },
+    }, related);
+    const roots = await server.server.listRoots(undefined, related);
+    const who = answer.action === "accept" ? `${answer.content.name} x${answer.content.seats}` : answer.action;
+    return { content: [{ type: "text", text: `${who}, roots: ${roots.roots.map((r) => r.uri).join(",")}` }] };
+  },
+);
+
 server.registerPrompt(
   "haiku",
   { description: "A haiku about a topic.", argsSchema: { topic: z.string() } },

@@ -6,9 +6,23 @@
 //! a message carrying the 2026-07-28 `_meta` version gets `MCP-Protocol-Version`,
 //! `Mcp-Method` and `Mcp-Name` (2026-07-28 HTTP header mirroring); `initialize`'s answer
 //! gives the legacy session's `Mcp-Session-Id` and revision, sent on every later message and
-//! ended with `DELETE` when the client closes.
+//! ended with `DELETE` when the client closes. A `tools/call` mirrors the arguments its tool's
+//! schema marks with `x-mcp-header` in `Mcp-Param-*` headers (`param_headers.rs`).
+//!
+//! On a session, once `notifications/initialized` went out, a `GET` opens the stream the
+//! server sends its own requests and notifications on outside any request (reopened after the
+//! server's `retry` when it ends, with `Last-Event-ID` when its events have ids; a `405` means
+//! the server offers none)
+//! ([listening](https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server)).
+//!
+//! An event stream that ends before the answer to its request: on a session whose server
+//! numbered its events, the client waits the server's `retry` and resumes with a `GET` carrying
+//! `Last-Event-ID` ([resumability](https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery));
+//! otherwise the request fails at once with [`ClientError::Transport`] rather than waiting for
+//! its timeout.
 
 use crate::error::ClientError;
+use crate::param_headers::ParamHeaders;
 use crate::peer::Incoming;
 use futures::{Sink, Stream, StreamExt};
 use serde_json::Value;
@@ -16,12 +30,19 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::Duration;
 use switchyard::protocol::META_PROTOCOL_VERSION;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 const INCOMING_BUFFER: usize = 1024;
+/// How long to wait before resuming a stream whose server gave no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// The most resumptions in a row that bring no event: a server that keeps closing the stream
+/// at once cannot keep a request resuming forever.
+const MAX_IDLE_RESUMPTIONS: u32 = 5;
 
 /// The endpoint and what the server said about the session.
 struct Endpoint {
@@ -31,6 +52,21 @@ struct Endpoint {
     /// `Mcp-Session-Id` and revision of a legacy session, once `initialize` answered.
     session: Mutex<Option<(Option<String>, String)>>,
     incoming: mpsc::Sender<Incoming>,
+    param_headers: Arc<ParamHeaders>,
+    /// Cancelled when the client closes: ends the GET stream.
+    closed: CancellationToken,
+}
+
+/// Where an event stream stands, for resuming it.
+struct StreamState {
+    /// The id of the last event received (`Last-Event-ID` of a resumption).
+    last_event_id: Option<String>,
+    /// How long the server asked the client to wait before reconnecting.
+    retry: Duration,
+    /// Whether the answer to the request arrived.
+    answered: bool,
+    /// Events received since the stream was (re)opened.
+    events: usize,
 }
 
 /// The message stream pair of a Streamable HTTP endpoint at `url`.
@@ -38,12 +74,21 @@ pub(crate) fn connect(
     http: reqwest::Client,
     url: String,
     max_bytes: usize,
+    param_headers: Arc<ParamHeaders>,
 ) -> (
     impl Stream<Item = Incoming> + Send + Unpin + 'static,
     impl Sink<Value, Error = ClientError> + Send + Unpin + 'static,
 ) {
     let (tx, rx) = mpsc::channel(INCOMING_BUFFER);
-    let endpoint = Arc::new(Endpoint { http, url, max_bytes, session: Mutex::new(None), incoming: tx });
+    let endpoint = Arc::new(Endpoint {
+        http,
+        url,
+        max_bytes,
+        session: Mutex::new(None),
+        incoming: tx,
+        param_headers,
+        closed: CancellationToken::new(),
+    });
     let incoming = Box::pin(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|m| (m, rx)) }));
     (incoming, Posts { endpoint, closing: None })
 }
@@ -72,9 +117,16 @@ impl Sink<Value> for Posts {
     }
 
     fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), ClientError>> {
+        self.endpoint.closed.cancel();
         let endpoint = self.endpoint.clone();
         let closing = self.closing.get_or_insert_with(|| Box::pin(async move { endpoint.end_session().await }));
         closing.as_mut().poll(cx).map(Ok)
+    }
+}
+
+impl Drop for Posts {
+    fn drop(&mut self) {
+        self.endpoint.closed.cancel();
     }
 }
 
@@ -94,7 +146,7 @@ impl Endpoint {
         }
     }
 
-    async fn exchange(&self, message: &Value, method: Option<&str>) -> Result<(), ClientError> {
+    async fn exchange(self: &Arc<Self>, message: &Value, method: Option<&str>) -> Result<(), ClientError> {
         let mut request = self
             .http
             .post(&self.url)
@@ -107,6 +159,14 @@ impl Endpoint {
                 request = request.header("mcp-method", method);
                 if let Some(name) = routing_name(method, message) {
                     request = request.header("mcp-name", name);
+                }
+                if method == "tools/call"
+                    && let Some(tool) = routing_name(method, message)
+                {
+                    let arguments = message.get("params").and_then(|p| p.get("arguments"));
+                    for (name, value) in self.param_headers.for_call(tool, arguments) {
+                        request = request.header(name, value);
+                    }
                 }
             }
         } else if let Some((session, version)) = self.session.lock().unwrap_or_else(|p| p.into_inner()).clone() {
@@ -126,12 +186,16 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .map(|v| v.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
         if status == reqwest::StatusCode::ACCEPTED || status == reqwest::StatusCode::NO_CONTENT {
+            if method == Some("notifications/initialized") && modern.is_none() {
+                tokio::spawn(self.clone().listen());
+            }
             return Ok(());
         }
         match media.as_deref() {
             Some("text/event-stream") if status.is_success() => {
                 let initialize = (method == Some("initialize")).then_some(session);
-                self.read_events(response, initialize).await
+                let request_id = message.get("id").filter(|_| method.is_some());
+                self.read_events(response, initialize, request_id, modern.is_none()).await
             }
             Some("application/json") => {
                 let body = self.read_body(response).await?;
@@ -176,14 +240,47 @@ impl Endpoint {
         Ok(body)
     }
 
-    /// Each event's `data` is one message; the stream ends after the server's answer. For an
-    /// `initialize` (`initialize` holds the response's `Mcp-Session-Id`), the session is
-    /// recorded from its answer before the answer is passed on, so the messages that follow
-    /// carry it.
+    /// Each event's `data` is one message; the stream ends after the server's answer to
+    /// `request_id`. For an `initialize` (`initialize` holds the response's `Mcp-Session-Id`),
+    /// the session is recorded from its answer before the answer is passed on, so the messages
+    /// that follow carry it. A stream that ends first is resumed on a session (`resumable`)
+    /// when its events have ids; otherwise the request fails.
     async fn read_events(
         &self,
         response: reqwest::Response,
         initialize: Option<Option<String>>,
+        request_id: Option<&Value>,
+        resumable: bool,
+    ) -> Result<(), ClientError> {
+        let mut state = StreamState { last_event_id: None, retry: DEFAULT_RETRY, answered: false, events: 0 };
+        let mut response = response;
+        let mut idle = 0;
+        loop {
+            let read = self.read_stream(response, &initialize, request_id, &mut state).await;
+            let Some(id) = request_id else { return read };
+            if state.answered {
+                return Ok(());
+            }
+            idle = if state.events == 0 { idle + 1 } else { 0 };
+            let Some(last) = state.last_event_id.clone().filter(|_| resumable && idle <= MAX_IDLE_RESUMPTIONS) else {
+                return Err(read.err().unwrap_or_else(|| ClientError::Transport {
+                    message: format!("the event stream of {} ended before the answer to request {id}", self.url),
+                    source: None,
+                }));
+            };
+            tokio::time::sleep(state.retry).await;
+            state.events = 0;
+            response = self.open_stream(Some(&last)).await?;
+        }
+    }
+
+    /// Reads one event stream to its end, passing each message on.
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        initialize: &Option<Option<String>>,
+        request_id: Option<&Value>,
+        state: &mut StreamState,
     ) -> Result<(), ClientError> {
         let max = self.max_bytes;
         // The parser keeps an unfinished event whole, so the bytes handed to it since the last
@@ -201,18 +298,102 @@ impl Endpoint {
         while let Some(event) = events.next().await {
             let event = event.map_err(|e| ClientError::Protocol(format!("the event stream of {}: {e}", self.url)))?;
             since_event.store(0, Ordering::Relaxed);
+            state.events += 1;
+            if let Some(id) = event.id.filter(|id| !id.is_empty()) {
+                state.last_event_id = Some(id);
+            }
+            if let Some(retry) = event.retry {
+                state.retry = Duration::from_millis(retry);
+            }
             let Some(data) = event.data else { continue };
             if data.trim().is_empty() {
                 continue;
             }
-            if let Some(session) = &initialize {
+            if let Some(session) = initialize {
                 self.remember_session(data.as_bytes(), session.clone());
+            }
+            if request_id.is_some_and(|id| answers_request(&data, id)) {
+                state.answered = true;
             }
             if self.incoming.send(Incoming::Message(data.into_bytes())).await.is_err() {
                 break;
             }
+            if state.answered {
+                break;
+            }
         }
         Ok(())
+    }
+
+    /// Keeps the session's GET stream open until the client closes: reopened after the
+    /// server's `retry` when it ends. Stops for good when the server offers no stream (`405`),
+    /// refuses it (another status: a gone session's `404`), or cannot be reached
+    /// [`MAX_IDLE_RESUMPTIONS`] times in a row.
+    async fn listen(self: Arc<Self>) {
+        let closed = self.closed.clone();
+        tokio::select! {
+            () = closed.cancelled() => {}
+            () = self.listen_until_refused() => {}
+        }
+    }
+
+    async fn listen_until_refused(&self) {
+        let mut state = StreamState { last_event_id: None, retry: DEFAULT_RETRY, answered: false, events: 0 };
+        let mut idle = 0;
+        loop {
+            match self.open_stream(state.last_event_id.as_deref()).await {
+                Ok(response) => {
+                    state.events = 0;
+                    if let Err(e) = self.read_stream(response, &None, None, &mut state).await {
+                        tracing::debug!(target: "switchyard_client", error = %e, "the GET stream broke");
+                    }
+                    idle = if state.events == 0 { idle + 1 } else { 0 };
+                }
+                Err(ClientError::Http { status, .. }) => {
+                    if status != 405 {
+                        tracing::debug!(target: "switchyard_client", status, "the server refuses the GET stream");
+                    }
+                    return;
+                }
+                Err(e) => {
+                    tracing::debug!(target: "switchyard_client", error = %e, "the GET stream could not be opened");
+                    idle += 1;
+                }
+            }
+            if idle > MAX_IDLE_RESUMPTIONS {
+                return;
+            }
+            tokio::time::sleep(state.retry).await;
+        }
+    }
+
+    /// Opens (or, after event `last_event_id`, reopens) a session's stream with `GET`.
+    ///
+    /// Errors: [`ClientError::Transport`] when the GET fails; [`ClientError::Http`] when the
+    /// server answers it with anything but an event stream.
+    async fn open_stream(&self, last_event_id: Option<&str>) -> Result<reqwest::Response, ClientError> {
+        let mut request = self.http.get(&self.url).header(reqwest::header::ACCEPT, "text/event-stream");
+        if let Some(last_event_id) = last_event_id {
+            request = request.header("last-event-id", last_event_id);
+        }
+        if let Some((session, version)) = self.session.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            request = request.header(VERSION_HEADER, version);
+            if let Some(session) = session {
+                request = request.header(SESSION_HEADER, session);
+            }
+        }
+        let response = request.send().await.map_err(|e| ClientError::transport(format!("GET {}", self.url), e))?;
+        let status = response.status();
+        let is_stream = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/event-stream"));
+        if !status.is_success() || !is_stream {
+            let body = self.read_body(response).await.unwrap_or_default();
+            return Err(http_error(status, &body));
+        }
+        Ok(response)
     }
 
     fn remember_session(&self, body: &[u8], session: Option<String>) {
@@ -246,6 +427,17 @@ fn routing_name<'a>(method: &str, message: &'a Value) -> Option<&'a str> {
         _ => return None,
     };
     message.get("params")?.get(field)?.as_str()
+}
+
+/// Whether the message `data` is the response (result or error) to the request with `id`.
+fn answers_request(data: &str, id: &Value) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        id: Option<Value>,
+        method: Option<serde::de::IgnoredAny>,
+    }
+    // A batch, or anything that is no single message, answers nothing here.
+    serde_json::from_str::<Envelope>(data).is_ok_and(|e| e.method.is_none() && e.id.as_ref() == Some(id))
 }
 
 /// Whether `body` is a JSON-RPC error response to the request with `id`.

@@ -210,11 +210,12 @@ async fn a_modern_server_gets_meta_on_every_request_and_no_session() {
     assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "test-client", "{request}");
     assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], json!({}), "{request}");
     assert_eq!(request["params"]["arguments"], json!({ "a": 1 }));
-    // An interim input-required result is refused: this client declared no way to answer it.
-    let interim = json!({ "resultType": "input_required", "inputRequests": {}, "requestState": "s" });
+    // An interim input-required result is refused: this client has no handler to answer it.
+    let interim = json!({ "resultType": "input_required", "requestState": "s", "inputRequests": {
+        "k": { "method": "elicitation/create", "params": { "message": "m", "requestedSchema": {} } } } });
     fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": interim })).await;
     let err = call.await.expect("joins").expect_err("refused");
-    assert!(matches!(&err, ClientError::Protocol(m) if m.contains("input")), "{err:?}");
+    assert!(matches!(&err, ClientError::Protocol(m) if m.contains("no handler")), "{err:?}");
 }
 
 #[tokio::test]

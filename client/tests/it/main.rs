@@ -2,5 +2,6 @@
 //! against a scripted fake server that misbehaves on purpose.
 
 mod fake;
+mod input;
 mod raw_http;
 mod served;

@@ -8,7 +8,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// Reads one HTTP/1.1 request (headers and a `Content-Length` body): the body, with the
-/// lower-cased head under `"head"`.
+/// lower-cased head under `"head"`; a `GET` (no body) is `{"get": true, "head": ..}`.
 async fn read_request(stream: &mut TcpStream) -> Value {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
@@ -29,13 +29,18 @@ async fn read_request(stream: &mut TcpStream) -> Value {
         let n = stream.read(&mut chunk).await.expect("reads");
         buf.extend_from_slice(&chunk[..n]);
     }
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    if head.starts_with("get ") {
+        return json!({ "get": true, "head": head });
+    }
     let mut body: Value = serde_json::from_slice(&buf[head_end..head_end + length]).expect("a JSON body");
-    body["head"] = Value::from(String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase());
+    body["head"] = Value::from(head);
     body
 }
 
 /// An endpoint that answers the handshake as a 2025-11-25 session server with JSON, then
-/// hands every later request's connection and body to `then`.
+/// hands every later request's connection and body to `then` (the session's GET stream
+/// included).
 async fn endpoint<F, Fut>(then: F) -> String
 where
     F: Fn(TcpStream, Value) -> Fut + Send + Sync + 'static,
@@ -134,4 +139,77 @@ async fn the_session_id_and_revision_ride_every_later_request_and_statuses_are_h
     // An error object for no request (`"id": null`) does not answer this one: the status does.
     let err = client.list_tools().await.expect_err("400");
     assert!(matches!(&err, ClientError::Http { status: 400, message } if message.contains("nope")), "{err:?}");
+}
+
+/// Writes an event-stream response head and `events`, then closes the connection.
+async fn stream_events(stream: &mut TcpStream, events: &str) {
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+    let _ = stream.write_all(format!("{head}{events}").as_bytes()).await;
+}
+
+#[tokio::test]
+async fn a_stream_closed_before_the_answer_is_resumed_with_last_event_id_after_retry() {
+    let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let url = endpoint(move |mut stream, request| {
+        let seen = seen_tx.clone();
+        async move {
+            let head = request["head"].as_str().unwrap_or_default().to_owned();
+            if request["get"] == true && head.contains("last-event-id: e1") {
+                let _ = seen.send(head);
+                let answer = json!({ "jsonrpc": "2.0", "id": 2, "result": { "tools": [] } });
+                stream_events(&mut stream, &format!("id: e2\ndata: {answer}\n\n")).await;
+            } else if request["get"] == true {
+                // The session's own GET stream: this server offers none.
+                let _ = stream.write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n").await;
+            } else {
+                // A priming event with an id and a short retry, then the server hangs up.
+                stream_events(&mut stream, "id: e1\nretry: 50\ndata: \n\n").await;
+            }
+        }
+    })
+    .await;
+    let client = client().connect_http(&url).await.expect("connects");
+    let tools = client.list_tools().await.expect("answered on the resumed stream");
+    assert!(tools.is_empty());
+    let head = seen.recv().await.expect("a resumption");
+    assert!(head.contains("mcp-session-id: s1") && head.contains("accept: text/event-stream"), "{head}");
+}
+
+#[tokio::test]
+async fn a_stream_that_ends_without_the_answer_or_ids_fails_at_once() {
+    let url = endpoint(|mut stream, request| async move {
+        if request["get"] == true {
+            let _ = stream.write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n").await;
+            return;
+        }
+        stream_events(&mut stream, "data: \n\n").await;
+    })
+    .await;
+    let client = client().request_timeout(Duration::from_secs(30)).connect_http(&url).await.expect("connects");
+    let started = std::time::Instant::now();
+    let err = client.list_tools().await.expect_err("no answer");
+    assert!(matches!(&err, ClientError::Transport { message, .. } if message.contains("ended before")), "{err:?}");
+    // Not the 30 s timeout: the end of the stream is the answer.
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn the_session_get_stream_carries_the_servers_own_messages() {
+    use futures::StreamExt;
+    let url = endpoint(|mut stream, request| async move {
+        if request["get"] == true {
+            let note = json!({ "jsonrpc": "2.0", "method": "notifications/message",
+                "params": { "level": "info", "data": "from the GET stream" } });
+            // Kept open, as a real server keeps it, until the test ends.
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+            let _ = stream.write_all(format!("{head}id: g1\ndata: {note}\n\n").as_bytes()).await;
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        }
+    })
+    .await;
+    let client = client().connect_http(&url).await.expect("connects");
+    let mut notes = Box::pin(client.notifications());
+    let note = tokio::time::timeout(Duration::from_secs(10), notes.next()).await.expect("in time").expect("one");
+    assert_eq!(note.method, "notifications/message");
+    assert_eq!(note.params.as_ref().and_then(|p| p.get("data")), Some(&json!("from the GET stream")));
 }

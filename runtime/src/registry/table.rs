@@ -92,6 +92,21 @@ pub struct ParamHeader {
     pub property: String,
 }
 
+impl ParamHeader {
+    /// The `x-mcp-header` annotations of a tool's input schema, checked against the
+    /// [schema extension](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#schema-extension)'s
+    /// rules: each name a non-empty RFC 9110 token, unique ignoring case, on a top-level
+    /// `string`, `integer` or `boolean` property. A server builds its tools with this check; a
+    /// client uses it to drop a listed tool whose annotations break the rules, and to know which
+    /// arguments of a `tools/call` it mirrors in `Mcp-Param-{header}`.
+    ///
+    /// Errors: the reason, naming the property or header, for the first annotation that breaks a
+    /// rule.
+    pub fn from_input_schema(schema: &Value) -> Result<Vec<ParamHeader>, String> {
+        param_headers(schema)
+    }
+}
+
 /// One tool in the dispatch table.
 #[derive(Clone)]
 pub struct ToolEntry {

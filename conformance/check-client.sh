@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite's client scenarios against Switchyard's client
+# (examples/conformance_client.rs): the suite starts a scenario server, runs the client with the
+# server's URL, and grades what the client sent.
+#
+#   conformance/check-client.sh             # the three runs against their baselines (what CI does)
+#   conformance/check-client.sh ARGS...     # one ad-hoc run: ARGS go to `conformance client`
+#                                           # unchanged, e.g. --scenario sse-retry
+#
+# The three runs: --suite all, --requirements 2025-11-25 and --requirements 2026-07-28, each
+# against conformance/baseline-client-*.yml (expected failures; these files only ever shrink).
+# Per-scenario results go to conformance-results/client-<run>/.
+# CONFORMANCE_PROFILE=debug (optional) runs the debug build the workspace tests already built;
+# default release. Tooling as conformance/check.sh (conformance/tools.sh).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=conformance/tools.sh
+. "$ROOT/conformance/tools.sh"
+
+install_tools
+if [ "${CONFORMANCE_PROFILE:-release}" = debug ]; then
+  cargo build --quiet --examples -p switchyard-examples
+  CLIENT="$ROOT/target/debug/examples/conformance_client"
+else
+  cargo build --release --quiet --example conformance_client
+  CLIENT="$ROOT/target/release/examples/conformance_client"
+fi
+
+suite() { "$NODE" "$CLI" client --command "$CLIENT" "$@"; }
+
+if [ $# -gt 0 ]; then
+  suite "$@"
+  exit $?
+fi
+
+status=0
+run() { # name, then suite args
+  local name="client-$1"; shift
+  rm -rf "conformance-results/$name"; mkdir -p "conformance-results/$name"
+  say "run $name: $*"
+  if suite "$@" -o "conformance-results/$name" > "conformance-results/$name.log" 2>&1; then
+    say "run $name: OK"
+  else
+    say "run $name: FAILED (see conformance-results/$name.log)"
+    status=1
+  fi
+  grep -E '^(Total|Unexpected|Stale|.*(unexpected|stale|not listed))' "conformance-results/$name.log" | head -40 >&2 || true
+}
+run suite-all --suite all --expected-failures conformance/baseline-client-all.yml
+run req-2025-11-25 --requirements 2025-11-25 --expected-failures conformance/baseline-client-2025-11-25.yml
+run req-2026-07-28 --requirements 2026-07-28 --expected-failures conformance/baseline-client-2026-07-28.yml
+exit $status

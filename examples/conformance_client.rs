@@ -1,0 +1,163 @@
+//! The client the official conformance suite drives (`conformance client --command ...`):
+//! one binary for every scenario, chosen by `MCP_CONFORMANCE_SCENARIO`, the server's URL as
+//! the last argument, the scenario's data (if any) as JSON in `MCP_CONFORMANCE_CONTEXT`.
+//!
+//! ```text
+//! conformance/check-client.sh                      # every scenario, against the baselines
+//! MCP_CONFORMANCE_SCENARIO=tools_call cargo run --example conformance_client -- http://127.0.0.1:3000/mcp
+//! ```
+//!
+//! Each scenario does what an application would: connect (the client negotiates the revision
+//! itself), list, call. Input requests are answered by handlers registered once: forms are
+//! accepted with the schema's defaults, sampling answers with a fixed text, roots are empty.
+//! Exit status 0 when the scenario's calls succeeded, 1 otherwise (the suite grades the wire,
+//! not the exit status, except where a scenario expects the client to fail).
+
+use serde_json::{Map, Value, json};
+use std::sync::{Arc, OnceLock};
+use switchyard_client::{
+    Client, ClientBuilder, ClientError, CreateMessageResult, ElicitAction, ElicitResult, ElicitationModes,
+};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .init();
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let Some(url) = std::env::args().nth(1) else {
+        eprintln!("usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance_client <server-url>");
+        std::process::exit(2);
+    };
+    match run(&scenario, &url).await {
+        Ok(()) => {}
+        Err(e) => {
+            eprintln!("scenario {scenario}: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// A `Client` the elicitation handler can call back into (sep-2322 calls an unrelated tool
+/// between the rounds of another call).
+type Later = Arc<OnceLock<Client>>;
+
+async fn run(scenario: &str, url: &str) -> Result<(), ClientError> {
+    let later: Later = Arc::default();
+    let client = builder(scenario, later.clone()).connect_http(url).await?;
+    let _ = later.set(client.clone());
+    let outcome = scenario_calls(scenario, &client).await;
+    client.close().await;
+    outcome
+}
+
+fn builder(scenario: &str, later: Later) -> ClientBuilder {
+    let isolation = scenario == "sep-2322-client-request-state";
+    ClientBuilder::new("switchyard-conformance-client", env!("CARGO_PKG_VERSION"))
+        .on_elicitation(ElicitationModes::FormAndUrl, move |_request| {
+            let later = later.clone();
+            async move {
+                // While this call waits for input, another call on the same client must carry
+                // none of its inputResponses or requestState.
+                if isolation && let Some(client) = later.get() {
+                    client.call_tool("test_mrtr_unrelated", json!({})).await.map_err(|e| {
+                        switchyard_client::McpError::internal(format!("the unrelated call failed: {e}"))
+                    })?;
+                }
+                // Accept with no values typed in: the client fills the schema's defaults.
+                Ok(ElicitResult { action: ElicitAction::Accept, content: Some(Map::new()) })
+            }
+        })
+        .on_sampling(|_request| async {
+            Ok(serde_json::from_value::<CreateMessageResult>(json!({
+                "role": "assistant",
+                "content": { "type": "text", "text": "A sampled answer." },
+                "model": "conformance-model",
+                "stopReason": "endTurn"
+            }))
+            .expect("a valid CreateMessageResult"))
+        })
+        .on_roots(|| async { Ok(Vec::new()) })
+}
+
+async fn scenario_calls(scenario: &str, client: &Client) -> Result<(), ClientError> {
+    match scenario {
+        "initialize" => client.list_tools().await.map(drop),
+        "tools_call" | "tools-call" | "sse-retry" | "elicitation-sep1034-client-defaults" => {
+            call_every_tool(client).await
+        }
+        "request-metadata" | "json-schema-ref-no-deref" => client.list_tools().await.map(drop),
+        "json-schema-2020-12-preservation" => {
+            let tools = client.list_tools().await?;
+            let Some(focal) = tools.iter().find(|t| t.name == "json_schema_2020_12_tool") else {
+                return Err(ClientError::Protocol("json_schema_2020_12_tool is not listed".into()));
+            };
+            client.call_tool("json_schema_echo", json!({ "schema": focal.input_schema })).await.map(drop)
+        }
+        "sep-2322-client-request-state" => {
+            for tool in ["test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_no_result_type"] {
+                client.call_tool(tool, json!({})).await?;
+            }
+            Ok(())
+        }
+        "http-standard-headers" => {
+            call_every_tool(client).await?;
+            if let Some(resource) = client.list_resources().await?.first() {
+                client.read_resource(&resource.uri).await?;
+            }
+            if let Some(prompt) = client.list_prompts().await?.first() {
+                client.get_prompt(&prompt.name, std::iter::empty::<(String, String)>()).await?;
+            }
+            Ok(())
+        }
+        "http-custom-headers" => {
+            client.list_tools().await?;
+            for call in context_tool_calls()? {
+                let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+                client.call_tool(name, call.get("arguments").cloned().unwrap_or_else(|| json!({}))).await?;
+            }
+            Ok(())
+        }
+        "http-invalid-tool-headers" => call_every_tool(client).await,
+        other => Err(ClientError::Protocol(format!("scenario {other:?} is not supported by this client yet"))),
+    }
+}
+
+/// Lists the tools and calls each with arguments made up from its schema.
+async fn call_every_tool(client: &Client) -> Result<(), ClientError> {
+    for tool in client.list_tools().await? {
+        client.call_tool(&tool.name, sample_arguments(&tool.input_schema)).await?;
+    }
+    Ok(())
+}
+
+/// A value for each property of an object schema: `2` and `3` for the first numbers (the
+/// suite's `add_numbers`), a word for strings, `true` for booleans.
+fn sample_arguments(schema: &Value) -> Value {
+    let mut numbers = [2, 3].into_iter().chain(std::iter::repeat(1));
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let arguments: Map<String, Value> = properties
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, property)| {
+            let value = match property.get("type").and_then(Value::as_str) {
+                Some("number" | "integer") => json!(numbers.next()),
+                Some("string") => json!("us-west1"),
+                Some("boolean") => json!(true),
+                _ => return None,
+            };
+            Some((name.clone(), value))
+        })
+        .collect();
+    Value::Object(arguments)
+}
+
+/// `toolCalls` of the scenario's context: `[{"name":..,"arguments":{..}}]`.
+fn context_tool_calls() -> Result<Vec<Value>, ClientError> {
+    let context = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .map_err(|_| ClientError::Protocol("MCP_CONFORMANCE_CONTEXT is not set".into()))?;
+    let context: Value = serde_json::from_str(&context)
+        .map_err(|e| ClientError::Protocol(format!("MCP_CONFORMANCE_CONTEXT is no JSON: {e}")))?;
+    Ok(context.get("toolCalls").and_then(Value::as_array).cloned().unwrap_or_default())
+}
