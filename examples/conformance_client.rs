@@ -16,7 +16,7 @@
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, OnceLock};
 use switchyard_client::{
-    Client, ClientBuilder, ClientError, CreateMessageResult, ElicitAction, ElicitResult, ElicitationModes,
+    Client, ClientBuilder, ClientError, CreateMessageResult, ElicitAction, ElicitResult, ElicitationModes, OAuthConfig,
 };
 
 #[tokio::main(flavor = "current_thread")]
@@ -45,7 +45,11 @@ type Later = Arc<OnceLock<Client>>;
 
 async fn run(scenario: &str, url: &str) -> Result<(), ClientError> {
     let later: Later = Arc::default();
-    let client = builder(scenario, later.clone()).connect_http(url).await?;
+    let mut builder = builder(scenario, later.clone());
+    if scenario.starts_with("auth/") {
+        builder = builder.oauth(oauth(scenario)?);
+    }
+    let client = builder.connect_http(url).await?;
     let _ = later.set(client.clone());
     let outcome = scenario_calls(scenario, &client).await;
     client.close().await;
@@ -81,7 +85,40 @@ fn builder(scenario: &str, later: Later) -> ClientBuilder {
         .on_roots(|| async { Ok(Vec::new()) })
 }
 
+/// Sign-in as the auth scenarios expect of a native app: a loopback redirect URI, the
+/// suite's client ID metadata document URL, pre-registered credentials where the scenario
+/// hands them over. The "user" is a GET of the authorization URL whose redirect is read, not
+/// followed (the suite's authorization server redirects at once).
+fn oauth(scenario: &str) -> Result<OAuthConfig, ClientError> {
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| ClientError::Protocol(format!("an HTTP client: {e}")))?;
+    let mut config = OAuthConfig::new("http://localhost:3000/callback", move |url: String| {
+        let browser = browser.clone();
+        async move {
+            let response = browser.get(&url).send().await.map_err(|e| format!("GET {url}: {e}"))?;
+            let location = response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
+            location
+                .map(str::to_owned)
+                .ok_or_else(|| format!("GET {url}: HTTP {} without a redirect", response.status()))
+        }
+    })
+    .client_name("switchyard-conformance-client")
+    .client_metadata_url("https://conformance-test.local/client-metadata.json");
+    if scenario == "auth/pre-registration" {
+        let context = context()?;
+        let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+        let id = text("client_id").ok_or_else(|| ClientError::Protocol("no client_id in the context".into()))?;
+        config = config.pre_registered(id, text("client_secret"));
+    }
+    Ok(config)
+}
+
 async fn scenario_calls(scenario: &str, client: &Client) -> Result<(), ClientError> {
+    if scenario.starts_with("auth/") {
+        return call_every_tool(client).await;
+    }
     match scenario {
         "initialize" => client.list_tools().await.map(drop),
         "tools_call" | "tools-call" | "sse-retry" | "elicitation-sep1034-client-defaults" => {
@@ -155,9 +192,13 @@ fn sample_arguments(schema: &Value) -> Value {
 
 /// `toolCalls` of the scenario's context: `[{"name":..,"arguments":{..}}]`.
 fn context_tool_calls() -> Result<Vec<Value>, ClientError> {
+    Ok(context()?.get("toolCalls").and_then(Value::as_array).cloned().unwrap_or_default())
+}
+
+/// The scenario's data, `MCP_CONFORMANCE_CONTEXT`.
+fn context() -> Result<Value, ClientError> {
     let context = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .map_err(|_| ClientError::Protocol("MCP_CONFORMANCE_CONTEXT is not set".into()))?;
-    let context: Value = serde_json::from_str(&context)
-        .map_err(|e| ClientError::Protocol(format!("MCP_CONFORMANCE_CONTEXT is no JSON: {e}")))?;
-    Ok(context.get("toolCalls").and_then(Value::as_array).cloned().unwrap_or_default())
+    serde_json::from_str(&context)
+        .map_err(|e| ClientError::Protocol(format!("MCP_CONFORMANCE_CONTEXT is no JSON: {e}")))
 }

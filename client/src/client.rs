@@ -56,6 +56,8 @@ pub struct ClientBuilder {
     max_pages: usize,
     max_input_rounds: usize,
     handlers: InputHandlers,
+    #[cfg(feature = "oauth")]
+    oauth: Option<crate::oauth::OAuthConfig>,
 }
 
 impl ClientBuilder {
@@ -74,7 +76,31 @@ impl ClientBuilder {
             max_pages: DEFAULT_MAX_PAGES,
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
             handlers: InputHandlers::default(),
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
+    }
+
+    /// Signs in to a protected server over HTTP when it asks (feature `oauth`,
+    /// [authorization](https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization)):
+    /// a `401` starts discovery from its `WWW-Authenticate` challenge (protected resource
+    /// metadata, RFC 9728; authorization server metadata, RFC 8414 or OpenID discovery), a
+    /// client id (pre-registered, a client ID metadata document, or dynamic registration, RFC
+    /// 7591), the authorization code flow with PKCE (S256) and `resource` (RFC 8707) through
+    /// `config`'s [`Authorizer`](crate::Authorizer), and the request is sent again with the
+    /// token. A `403 insufficient_scope` signs in again for the scopes held plus those the
+    /// challenge names; an expiring token is refreshed. Each request is retried once after a
+    /// sign-in.
+    ///
+    /// The sign-in happens inside the request that met the `401`, so its time counts against
+    /// that request's timeout: give [`request_timeout`](Self::request_timeout) room for a user
+    /// at a browser. The `server/discover` probe then waits as long as requests do.
+    ///
+    /// Errors (of the request that needed the token): [`ClientError::Auth`].
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, config: crate::oauth::OAuthConfig) -> Self {
+        self.oauth = Some(config);
+        self
     }
 
     /// Answers the server's `elicitation/create` requests with `handler`, and declares the
@@ -253,11 +279,33 @@ impl ClientBuilder {
     /// Errors: as [`connect_http`](Self::connect_http).
     #[cfg(feature = "http")]
     pub async fn connect_http_with(self, http: reqwest::Client, url: impl Into<String>) -> Result<Client, ClientError> {
+        let url = url.into();
         let param_headers = Arc::new(ParamHeaders::default());
-        let (incoming, outgoing) =
-            crate::transport::http::connect(http, url.into(), self.max_message_bytes, param_headers.clone());
+        #[cfg(feature = "oauth")]
+        let auth = match &self.oauth {
+            Some(config) => Some(Arc::new(crate::oauth::OAuthSession::new(config.clone(), &url)?)),
+            None => None,
+        };
+        let (incoming, outgoing) = crate::transport::http::connect(
+            http,
+            url,
+            self.max_message_bytes,
+            param_headers.clone(),
+            #[cfg(feature = "oauth")]
+            auth,
+        );
         let handlers = Arc::new(self.handlers.clone());
         self.connect_over(Peer::start(incoming, outgoing, handlers), param_headers).await
+    }
+
+    /// The probe's timeout: never longer than a request's, and as long when a sign-in may
+    /// happen inside it.
+    fn effective_probe_timeout(&self) -> Duration {
+        #[cfg(feature = "oauth")]
+        if self.oauth.is_some() {
+            return self.request_timeout;
+        }
+        self.probe_timeout.min(self.request_timeout)
     }
 
     async fn connect_over(self, peer: Arc<Peer>, param_headers: Arc<ParamHeaders>) -> Result<Client, ClientError> {
@@ -265,7 +313,7 @@ impl ClientBuilder {
             versions: &self.versions,
             client_info: json!({ "name": self.name, "version": self.version }),
             capabilities: self.handlers.capabilities(),
-            probe_timeout: self.probe_timeout.min(self.request_timeout),
+            probe_timeout: self.effective_probe_timeout(),
             timeout: self.request_timeout,
         };
         let session = match negotiate(&peer, offer).await {

@@ -10,6 +10,7 @@ use switchyard::McpError;
 /// | [`Rpc`](Self::Rpc) | the server answered with a JSON-RPC error object (`-32601` unknown method, `-32602` bad params, ...) | no, not unchanged |
 /// | [`Transport`](Self::Transport) | the bytes could not be sent or read (the child exited, a pipe broke) | on a new connection |
 /// | [`Http`](Self::Http) | an HTTP status without a JSON-RPC error for the request (404, 401, 502, ...) | depends on the status |
+/// | [`Auth`](Self::Auth) | signing in to a protected server failed (feature `oauth`) | after fixing the configuration, or when the user tries again |
 /// | [`Protocol`](Self::Protocol) | the server answered, but not as MCP allows (a result of the wrong shape, a failed handshake) | no |
 /// | [`Encode`](Self::Encode) | the caller's arguments could not be encoded; nothing was sent | no |
 /// | [`Timeout`](Self::Timeout) | no answer within the request's timeout (queueing included); a request that went out was cancelled (`notifications/cancelled`, never for `initialize`) | maybe |
@@ -51,6 +52,17 @@ pub enum ClientError {
     /// handshake answered with something else, a version it cannot speak.
     #[error("the server broke the protocol: {0}")]
     Protocol(String),
+    /// Signing in to the server failed (feature `oauth`): its metadata names another resource
+    /// or issuer, no client id could be had, the user gave up, the authorization server's
+    /// redirect or token answer was refused. The request that needed the token is not sent.
+    #[error("sign-in failed: {message}")]
+    Auth {
+        /// What failed.
+        message: String,
+        /// The underlying error (a `reqwest::Error`, the `oauth2` crate's), when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    },
     /// The caller's values could not be turned into the request (tool arguments that are not
     /// a JSON object, a `Serialize` impl that failed); nothing was sent.
     #[error("the request could not be encoded: {0}")]

@@ -34,6 +34,13 @@
 //! ([lifecycle](https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle)).
 //! [`ClientBuilder::protocol_versions`] narrows the offer.
 //!
+//! ## Signing in
+//!
+//! Over HTTP, [`ClientBuilder::oauth`] (feature `oauth`, on by default) signs in to a
+//! protected server when it answers `401`: discovery, a client id, the authorization code flow
+//! with PKCE through the application's [`Authorizer`], step-up on `403 insufficient_scope`,
+//! refresh ([authorization](https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization)).
+//!
 //! ## Errors and a misbehaving server
 //!
 //! [`ClientError`] separates what the server answered ([`ClientError::Rpc`]) from a server that
@@ -59,6 +66,8 @@ mod client;
 mod error;
 mod input;
 mod model;
+#[cfg(feature = "oauth")]
+mod oauth;
 mod param_headers;
 mod peer;
 mod session;
@@ -71,6 +80,8 @@ pub use client::{
 pub use error::ClientError;
 pub use input::{ElicitRequest, ElicitationModes, SamplingRequest};
 pub use model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+#[cfg(feature = "oauth")]
+pub use oauth::{Authorizer, OAuthConfig};
 // The wire types in this crate's signatures, from the server crate that defines them, so a
 // client needs no direct dependency on it.
 pub use switchyard::input::{CreateMessageResult, ElicitAction, ElicitResult, Root};

@@ -597,3 +597,94 @@ async fn with_dpop_allowed_bearer_and_dpop_bound_tokens_are_both_served() {
     let summary = tokio::task::block_in_place(|| dpop_host(&server, &auth));
     assert_dpop_flow(&summary, &server, &auth, DpopSetup { required: false, nonces: false });
 }
+
+/// The redirect URI our client registers: nothing listens there; the headless browser stops at
+/// the redirect to it.
+const OUR_REDIRECT: &str = "http://127.0.0.1:9/callback";
+
+/// A headless browser for the test authorization server: follows the authorization URL's
+/// redirects (sign-in and consent finish at once, tied together by cookies) until the one to
+/// `OUR_REDIRECT`, and hands that back. Records each authorization URL.
+fn browser(asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> switchyard_client::OAuthConfig {
+    switchyard_client::OAuthConfig::new(OUR_REDIRECT, move |url: String| {
+        let asked = asked.clone();
+        async move {
+            asked.lock().expect("not poisoned").push(url.clone());
+            let http = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| e.to_string())?;
+            let mut cookies: Vec<(String, String)> = Vec::new();
+            let mut at = url;
+            for _ in 0..10 {
+                let cookie = cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ");
+                let response = http.get(&at).header("cookie", cookie).send().await.map_err(|e| e.to_string())?;
+                for set in response.headers().get_all("set-cookie") {
+                    let pair = set.to_str().unwrap_or_default().split(';').next().unwrap_or_default();
+                    if let Some((name, value)) = pair.split_once('=') {
+                        cookies.retain(|(k, _)| k != name);
+                        cookies.push((name.trim().to_owned(), value.to_owned()));
+                    }
+                }
+                let next = response.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
+                let Some(next) = next else {
+                    return Err(format!("{at}: HTTP {} without a redirect", response.status()));
+                };
+                let next = reqwest::Url::parse(&at).and_then(|base| base.join(&next)).map_err(|e| e.to_string())?;
+                if next.as_str().starts_with(OUR_REDIRECT) {
+                    return Ok(next.to_string());
+                }
+                at = next.to_string();
+            }
+            Err("more than 10 redirects".to_owned())
+        }
+    })
+    .client_name("switchyard-tests")
+}
+
+/// Our own client against a real authorization server (oidc-provider) and `everything`
+/// requiring `mcp files:read`, the first consent granting only `mcp`: it discovers from the
+/// 401, registers, signs in with PKCE and `resource`, is refused with 403 `insufficient_scope`,
+/// signs in again for both scopes, and calls a tool; on the stateless wire and in a session.
+#[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(all(svc_npm, svc_python)), ignore = "needs npm and python3 (then tests/oauth/install.sh)")]
+async fn our_client_signs_in_steps_up_and_calls_a_tool_on_both_wires() {
+    let test = "oauth_e2e::our_client_signs_in_steps_up_and_calls_a_tool_on_both_wires";
+    if !tools_present(test) {
+        return;
+    }
+    for version in [common::MODERN, "2025-11-25"] {
+        let auth = AuthServer::start();
+        let server = protected_everything(&auth.issuer, "mcp,files:read");
+        auth.admin("/test/limit-consent?scope=mcp").await;
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let client = switchyard_client::ClientBuilder::new("switchyard-tests", "1.0.0")
+            .protocol_versions([version])
+            .oauth(browser(asked.clone()))
+            .connect_http(&server.url)
+            .await
+            .unwrap_or_else(|e| panic!("{version}: connects after signing in: {e}\n{}", auth.drained()));
+        assert_eq!(client.protocol_version(), version);
+        let result = client.call_tool("test_simple_text", serde_json::json!({})).await.expect("tools/call");
+        assert_eq!(
+            result.content.first().and_then(|c| c.as_text()),
+            Some("This is a simple text response for testing.")
+        );
+
+        let asked = asked.lock().expect("not poisoned").clone();
+        assert_eq!(asked.len(), 2, "{version}: a sign-in and one step-up: {asked:#?}");
+        for url in &asked {
+            let url = reqwest::Url::parse(url).expect("an authorization URL");
+            let param = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+            assert_eq!(param("resource").as_deref(), Some(server.url.as_str()), "{url}");
+            assert_eq!(param("code_challenge_method").as_deref(), Some("S256"), "{url}");
+            assert_eq!(param("redirect_uri").as_deref(), Some(OUR_REDIRECT), "{url}");
+            // What the server requires, and `offline_access` (a refresh token), which this
+            // authorization server offers.
+            let mut scopes: Vec<String> = param("scope").unwrap_or_default().split(' ').map(str::to_owned).collect();
+            scopes.sort();
+            assert_eq!(scopes, ["files:read", "mcp", "offline_access"], "{url}");
+        }
+        client.close().await;
+    }
+}

@@ -22,6 +22,8 @@
 //! its timeout.
 
 use crate::error::ClientError;
+#[cfg(feature = "oauth")]
+use crate::oauth::{Challenge, OAuthSession};
 use crate::param_headers::ParamHeaders;
 use crate::peer::Incoming;
 use futures::{Sink, Stream, StreamExt};
@@ -55,6 +57,9 @@ struct Endpoint {
     param_headers: Arc<ParamHeaders>,
     /// Cancelled when the client closes: ends the GET stream.
     closed: CancellationToken,
+    /// Signing in, when the client was given an `OAuthConfig`.
+    #[cfg(feature = "oauth")]
+    auth: Option<Arc<OAuthSession>>,
 }
 
 /// Where an event stream stands, for resuming it.
@@ -75,6 +80,7 @@ pub(crate) fn connect(
     url: String,
     max_bytes: usize,
     param_headers: Arc<ParamHeaders>,
+    #[cfg(feature = "oauth")] auth: Option<Arc<OAuthSession>>,
 ) -> (
     impl Stream<Item = Incoming> + Send + Unpin + 'static,
     impl Sink<Value, Error = ClientError> + Send + Unpin + 'static,
@@ -88,6 +94,8 @@ pub(crate) fn connect(
         incoming: tx,
         param_headers,
         closed: CancellationToken::new(),
+        #[cfg(feature = "oauth")]
+        auth,
     });
     let incoming = Box::pin(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|m| (m, rx)) }));
     (incoming, Posts { endpoint, closing: None })
@@ -147,37 +155,35 @@ impl Endpoint {
     }
 
     async fn exchange(self: &Arc<Self>, message: &Value, method: Option<&str>) -> Result<(), ClientError> {
-        let mut request = self
-            .http
-            .post(&self.url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .header(reqwest::header::ACCEPT, "application/json, text/event-stream");
         let modern = message.pointer(&format!("/params/_meta/{}", META_PROTOCOL_VERSION.replace('/', "~1")));
-        if let Some(version) = modern.and_then(Value::as_str) {
-            request = request.header(VERSION_HEADER, version);
-            if let Some(method) = method {
-                request = request.header("mcp-method", method);
-                if let Some(name) = routing_name(method, message) {
-                    request = request.header("mcp-name", name);
-                }
-                if method == "tools/call"
-                    && let Some(tool) = routing_name(method, message)
-                {
-                    let arguments = message.get("params").and_then(|p| p.get("arguments"));
-                    for (name, value) in self.param_headers.for_call(tool, arguments) {
-                        request = request.header(name, value);
-                    }
+        let body = bytes::Bytes::from(serde_json::to_vec(message).map_err(|e| ClientError::Encode(e.to_string()))?);
+        // Sign-ins this message has caused: one for a 401, one for a 403 step-up (a first token
+        // may lack a scope the server wants), never more.
+        #[cfg(feature = "oauth")]
+        let mut renewed = (false, false);
+        // Without sign-in there is nothing to retry: one pass.
+        #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop))]
+        let response = loop {
+            let request = self.post_request(message, method, modern.and_then(Value::as_str));
+            #[cfg(feature = "oauth")]
+            let (request, generation) = self.with_token(request).await;
+            let response = request
+                .body(body.clone())
+                .send()
+                .await
+                .map_err(|e| ClientError::transport(format!("POST {}", self.url), e))?;
+            // A server that refuses the new token as well answers the request with its status.
+            #[cfg(feature = "oauth")]
+            if let Some((auth, status, challenge)) = self.refusal(&response) {
+                let done = if status == 401 { &mut renewed.0 } else { &mut renewed.1 };
+                if !*done {
+                    *done = true;
+                    auth.renew(status, &challenge, generation).await?;
+                    continue;
                 }
             }
-        } else if let Some((session, version)) = self.session.lock().unwrap_or_else(|p| p.into_inner()).clone() {
-            request = request.header(VERSION_HEADER, version);
-            if let Some(session) = session {
-                request = request.header(SESSION_HEADER, session);
-            }
-        }
-        let body = serde_json::to_vec(message).map_err(|e| ClientError::Encode(e.to_string()))?;
-        let response =
-            request.body(body).send().await.map_err(|e| ClientError::transport(format!("POST {}", self.url), e))?;
+            break response;
+        };
         let status = response.status();
         let session = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let media = response
@@ -325,6 +331,67 @@ impl Endpoint {
         Ok(())
     }
 
+    /// A POST of `message` with the headers it calls for: on 2026-07-28 (`version`) the
+    /// version, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`; on a session its id and revision.
+    fn post_request(&self, message: &Value, method: Option<&str>, version: Option<&str>) -> reqwest::RequestBuilder {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(reqwest::header::ACCEPT, "application/json, text/event-stream");
+        if let Some(version) = version {
+            request = request.header(VERSION_HEADER, version);
+            if let Some(method) = method {
+                request = request.header("mcp-method", method);
+                if let Some(name) = routing_name(method, message) {
+                    request = request.header("mcp-name", name);
+                }
+                if method == "tools/call"
+                    && let Some(tool) = routing_name(method, message)
+                {
+                    let arguments = message.get("params").and_then(|p| p.get("arguments"));
+                    for (name, value) in self.param_headers.for_call(tool, arguments) {
+                        request = request.header(name, value);
+                    }
+                }
+            }
+        } else if let Some((session, version)) = self.session.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            request = request.header(VERSION_HEADER, version);
+            if let Some(session) = session {
+                request = request.header(SESSION_HEADER, session);
+            }
+        }
+        request
+    }
+
+    /// `request` with the current access token, and the token's generation.
+    #[cfg(feature = "oauth")]
+    async fn with_token(&self, request: reqwest::RequestBuilder) -> (reqwest::RequestBuilder, u64) {
+        let Some(auth) = &self.auth else { return (request, 0) };
+        match auth.token().await {
+            (Some(token), generation) => (request.bearer_auth(token), generation),
+            (None, generation) => (request, generation),
+        }
+    }
+
+    /// The sign-in and the challenge when `response` refuses the request's token: a `401`, or
+    /// a `403` with `insufficient_scope`
+    /// ([scope challenges](https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling)).
+    #[cfg(feature = "oauth")]
+    fn refusal(&self, response: &reqwest::Response) -> Option<(&OAuthSession, u16, Challenge)> {
+        let auth = self.auth.as_deref()?;
+        let status = response.status().as_u16();
+        if status != 401 && status != 403 {
+            return None;
+        }
+        let values = response.headers().get_all(reqwest::header::WWW_AUTHENTICATE);
+        let challenge = Challenge::from_headers(values.iter().filter_map(|v| v.to_str().ok()));
+        if status == 403 && challenge.error.as_deref() != Some("insufficient_scope") {
+            return None;
+        }
+        Some((auth, status, challenge))
+    }
+
     /// Keeps the session's GET stream open until the client closes: reopened after the
     /// server's `retry` when it ends. Stops for good when the server offers no stream (`405`),
     /// refuses it (another status: a gone session's `404`), or cannot be reached
@@ -373,6 +440,10 @@ impl Endpoint {
     /// server answers it with anything but an event stream.
     async fn open_stream(&self, last_event_id: Option<&str>) -> Result<reqwest::Response, ClientError> {
         let mut request = self.http.get(&self.url).header(reqwest::header::ACCEPT, "text/event-stream");
+        #[cfg(feature = "oauth")]
+        {
+            request = self.with_token(request).await.0;
+        }
         if let Some(last_event_id) = last_event_id {
             request = request.header("last-event-id", last_event_id);
         }
@@ -410,8 +481,10 @@ impl Endpoint {
     async fn end_session(&self) {
         let session = self.session.lock().unwrap_or_else(|p| p.into_inner()).take();
         let Some((Some(id), version)) = session else { return };
-        let deleted =
-            self.http.delete(&self.url).header(SESSION_HEADER, id).header(VERSION_HEADER, version).send().await;
+        let request = self.http.delete(&self.url).header(SESSION_HEADER, id).header(VERSION_HEADER, version);
+        #[cfg(feature = "oauth")]
+        let request = self.with_token(request).await.0;
+        let deleted = request.send().await;
         if let Err(e) = deleted {
             tracing::debug!(target: "switchyard_client", error = %e, "DELETE of the session failed");
         }

@@ -1,0 +1,478 @@
+//! One client's sign-in state for one MCP server: the authorization server it is bound to, the
+//! client id it got there, the scopes asked for so far and the tokens, and the flow that
+//! renews them when the server answers `401` or `403 insufficient_scope`.
+
+use super::challenge::Challenge;
+use super::discovery::{self, ServerMetadata, origin, read_limited};
+use super::{AuthFailure, OAuthConfig, fail};
+use crate::error::ClientError;
+use oauth2::basic::BasicClient;
+use oauth2::url::Url;
+use oauth2::{
+    AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, RedirectUrl,
+    RefreshToken, Scope, TokenResponse, TokenUrl,
+};
+use serde_json::{Value, json};
+use std::sync::RwLock;
+use std::time::{Duration, Instant};
+
+/// A token this close to its expiry is refreshed before it is used.
+const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
+/// The largest registration answer read: 64 KiB.
+const MAX_REGISTRATION_BYTES: usize = 64 * 1024;
+
+/// The access token requests carry, and the generation it belongs to (a request that failed
+/// with generation `n` does not renew a token another request already renewed).
+#[derive(Clone, Default)]
+struct Current {
+    access: Option<String>,
+    expires_at: Option<Instant>,
+    generation: u64,
+}
+
+/// Where the tokens come from.
+#[derive(Default)]
+struct Grant {
+    /// The authorization server the client id and tokens belong to.
+    issuer: Option<String>,
+    client: Option<Registered>,
+    refresh: Option<RefreshToken>,
+    /// The scopes asked for so far (the union grows with each step-up).
+    scopes: Vec<String>,
+    /// The `resource` sent with each request to the authorization server (RFC 8707).
+    resource: Option<String>,
+    endpoints: Option<Endpoints>,
+}
+
+#[derive(Clone)]
+struct Registered {
+    id: String,
+    secret: Option<String>,
+    /// The `token_endpoint_auth_method` the registration gave.
+    method: Option<String>,
+}
+
+#[derive(Clone)]
+struct Endpoints {
+    authorize: String,
+    token: String,
+    auth_methods: Option<Vec<String>>,
+}
+
+/// The sign-in state of one connection.
+pub(crate) struct OAuthSession {
+    config: OAuthConfig,
+    server: Url,
+    http: reqwest::Client,
+    current: RwLock<Current>,
+    grant: tokio::sync::Mutex<Grant>,
+}
+
+impl OAuthSession {
+    /// Sign-in for the MCP server at `server`.
+    ///
+    /// Errors: `server` is no URL, or the HTTP client for the authorization server cannot be
+    /// built.
+    pub(crate) fn new(config: OAuthConfig, server: &str) -> Result<Self, ClientError> {
+        let server = Url::parse(server).map_err(|e| ClientError::Auth {
+            message: format!("the server URL {server:?} is no URL: {e}"),
+            source: None,
+        })?;
+        // Redirects are not followed: a metadata or token endpoint that redirects elsewhere
+        // would move the client's secrets to a host nobody chose.
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| ClientError::transport("setting up the HTTP client for sign-in", e))?;
+        Ok(OAuthSession {
+            config,
+            server,
+            http,
+            current: RwLock::new(Current::default()),
+            grant: tokio::sync::Mutex::new(Grant::default()),
+        })
+    }
+
+    /// The access token to send now (refreshed first when it is about to expire and can be),
+    /// and its generation.
+    pub(crate) async fn token(&self) -> (Option<String>, u64) {
+        let current = self.current.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let expiring = current.expires_at.is_some_and(|at| at <= Instant::now() + EXPIRY_MARGIN);
+        if current.access.is_some() && expiring {
+            let mut grant = self.grant.lock().await;
+            if self.generation() == current.generation
+                && grant.refresh.is_some()
+                && let Err(e) = self.refresh(&mut grant).await
+            {
+                tracing::debug!(target: "switchyard_client", error = %e.message, "refreshing the token failed");
+            }
+            let current = self.current.read().unwrap_or_else(|p| p.into_inner()).clone();
+            return (current.access, current.generation);
+        }
+        (current.access, current.generation)
+    }
+
+    fn generation(&self) -> u64 {
+        self.current.read().unwrap_or_else(|p| p.into_inner()).generation
+    }
+
+    /// Gets a new token after the server refused the one of `generation` with `status` and
+    /// `challenge`: nothing when another request already renewed it; a refresh for a plain
+    /// `401` when a refresh token is held; else discovery and the authorization code flow, for
+    /// the union of the scopes held and those the challenge names.
+    ///
+    /// Errors: [`ClientError::Auth`] for every way signing in can fail (metadata for another
+    /// resource or issuer, no way to get a client id, the user gave up, a redirect with the
+    /// wrong `state` or `iss`, a refused token request).
+    pub(crate) async fn renew(&self, status: u16, challenge: &Challenge, generation: u64) -> Result<(), ClientError> {
+        let mut grant = self.grant.lock().await;
+        if self.generation() != generation {
+            return Ok(());
+        }
+        let step_up = status == 403;
+        if !step_up && challenge.scope.is_none() && grant.refresh.is_some() && self.refresh(&mut grant).await.is_ok() {
+            return Ok(());
+        }
+        self.authorize(&mut grant, challenge, step_up).await.map_err(ClientError::from)
+    }
+
+    async fn authorize(&self, grant: &mut Grant, challenge: &Challenge, step_up: bool) -> Result<(), AuthFailure> {
+        // Read again on every sign-in: the resource may have moved to another authorization
+        // server since the last one.
+        let resource =
+            discovery::resource_metadata(&self.http, &self.server, challenge.resource_metadata.as_deref()).await?;
+        let issuer = match &resource {
+            Some(r) => r
+                .authorization_servers
+                .first()
+                .cloned()
+                .ok_or_else(|| fail("the protected resource metadata names no authorization server"))?,
+            // A 2025-03-26 server: the authorization server is the MCP server's origin.
+            None => origin(&self.server),
+        };
+        if grant.issuer.as_deref() != Some(issuer.as_str()) {
+            // A client id and tokens of another authorization server are never shown to this one.
+            *grant = Grant { issuer: Some(issuer.clone()), ..Grant::default() };
+        }
+        grant.resource = resource.as_ref().map(|r| r.resource.clone());
+        let metadata = discovery::server_metadata(&self.http, &issuer).await?;
+        let endpoints = match &metadata {
+            Some(m) => Endpoints {
+                authorize: m.authorization_endpoint.clone(),
+                token: m.token_endpoint.clone(),
+                auth_methods: m.token_endpoint_auth_methods_supported.clone(),
+            },
+            None => Endpoints {
+                authorize: format!("{issuer}/authorize"),
+                token: format!("{issuer}/token"),
+                auth_methods: None,
+            },
+        };
+        let scopes = self.scopes(grant, challenge, step_up, resource.as_ref(), metadata.as_ref());
+        let client = match grant.client.clone() {
+            Some(client) => client,
+            None => self.client_id(&issuer, metadata.as_ref(), &scopes).await?,
+        };
+        grant.client = Some(client.clone());
+        grant.endpoints = Some(endpoints.clone());
+
+        let oauth = oauth_client(&client, &endpoints)?.set_redirect_uri(
+            RedirectUrl::new(self.config.redirect_uri.clone())
+                .map_err(|e| fail(format!("the redirect URI {:?} is no URL: {e}", self.config.redirect_uri)))?,
+        );
+        let (challenge_code, verifier) = PkceCodeChallenge::new_random_sha256();
+        let mut request = oauth
+            .authorize_url(CsrfToken::new_random)
+            .set_pkce_challenge(challenge_code)
+            .add_scopes(scopes.iter().cloned().map(Scope::new));
+        if let Some(resource) = &grant.resource {
+            request = request.add_extra_param("resource", resource.clone());
+        }
+        if scopes.iter().any(|s| s == "offline_access") {
+            request = request.add_extra_param("prompt", "consent");
+        }
+        let (url, state) = request.url();
+        let redirect = self.config.authorizer.authorize(url.to_string()).await.map_err(fail)?;
+        let code = read_redirect(&redirect, state.secret(), metadata.as_ref())?;
+
+        let mut exchange = oauth.exchange_code(AuthorizationCode::new(code)).set_pkce_verifier(verifier);
+        if let Some(resource) = &grant.resource {
+            exchange = exchange.add_extra_param("resource", resource.clone());
+        }
+        let token = exchange
+            .request_async(&self.http)
+            .await
+            .map_err(|e| AuthFailure::with_source(format!("the token request to {} failed", endpoints.token), e))?;
+        grant.scopes = scopes;
+        grant.refresh = token.refresh_token().cloned();
+        self.publish(token.access_token().secret().clone(), token.expires_in());
+        Ok(())
+    }
+
+    /// The scopes to ask for: those asked before (or the configured ones, or the challenge's,
+    /// or the resource's `scopes_supported`), with the challenge's added, and `offline_access`
+    /// when the authorization server offers it.
+    fn scopes(
+        &self,
+        grant: &Grant,
+        challenge: &Challenge,
+        step_up: bool,
+        resource: Option<&discovery::ResourceMetadata>,
+        metadata: Option<&ServerMetadata>,
+    ) -> Vec<String> {
+        let challenged: Vec<String> =
+            challenge.scope.as_deref().unwrap_or_default().split_whitespace().map(str::to_owned).collect();
+        let mut scopes = if !grant.scopes.is_empty() && (step_up || !challenged.is_empty()) {
+            grant.scopes.clone()
+        } else if let Some(configured) = &self.config.scopes {
+            configured.clone()
+        } else if challenged.is_empty() {
+            resource.map(|r| r.scopes_supported.clone()).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        for scope in challenged {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        let offline = metadata.is_some_and(|m| m.scopes_supported.iter().any(|s| s == "offline_access"));
+        if offline && !scopes.is_empty() && !scopes.iter().any(|s| s == "offline_access") {
+            scopes.push("offline_access".to_owned());
+        }
+        scopes
+    }
+
+    /// A client id at `issuer`: the pre-registered one, the client ID metadata document URL
+    /// where the server accepts those, else one from dynamic registration.
+    async fn client_id(
+        &self,
+        issuer: &str,
+        metadata: Option<&ServerMetadata>,
+        scopes: &[String],
+    ) -> Result<Registered, AuthFailure> {
+        if let Some((id, secret)) = &self.config.pre_registered {
+            return Ok(Registered { id: id.clone(), secret: secret.clone(), method: None });
+        }
+        if let (Some(url), true) =
+            (&self.config.client_metadata_url, metadata.is_some_and(|m| m.client_id_metadata_document_supported))
+        {
+            return Ok(Registered { id: url.clone(), secret: None, method: Some("none".to_owned()) });
+        }
+        let endpoint = match metadata {
+            Some(m) => m.registration_endpoint.clone().ok_or_else(|| {
+                fail(format!(
+                    "{issuer} offers no dynamic registration; configure a pre-registered client id or a client metadata URL"
+                ))
+            })?,
+            None => format!("{issuer}/register"),
+        };
+        let mut body = json!({
+            "client_name": self.config.client_name,
+            "redirect_uris": [self.config.redirect_uri],
+            "application_type": self.config.application_type,
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+        });
+        if !scopes.is_empty() {
+            body["scope"] = Value::from(scopes.join(" "));
+        }
+        let response = self
+            .http
+            .post(&endpoint)
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| AuthFailure::with_source(format!("registering at {endpoint}"), e))?;
+        let status = response.status();
+        let answer = read_limited(response, MAX_REGISTRATION_BYTES).await?;
+        if !status.is_success() {
+            let shown = String::from_utf8_lossy(&answer[..answer.len().min(300)]).into_owned();
+            return Err(fail(format!("registering at {endpoint}: HTTP {status}: {shown}")));
+        }
+        let answer: Value = serde_json::from_slice(&answer)
+            .map_err(|e| fail(format!("registering at {endpoint}: the answer is no JSON: {e}")))?;
+        let text = |key: &str| answer.get(key).and_then(Value::as_str).map(str::to_owned);
+        let id = text("client_id").ok_or_else(|| fail(format!("registering at {endpoint}: no client_id")))?;
+        Ok(Registered { id, secret: text("client_secret"), method: text("token_endpoint_auth_method") })
+    }
+
+    /// Exchanges the refresh token for a new access token.
+    async fn refresh(&self, grant: &mut Grant) -> Result<(), AuthFailure> {
+        let (Some(refresh), Some(client), Some(endpoints)) = (&grant.refresh, &grant.client, &grant.endpoints) else {
+            return Err(fail("nothing to refresh"));
+        };
+        let oauth = oauth_client(client, endpoints)?;
+        let mut request = oauth.exchange_refresh_token(refresh);
+        if let Some(resource) = &grant.resource {
+            request = request.add_extra_param("resource", resource.clone());
+        }
+        let token = request.request_async(&self.http).await;
+        match token {
+            Ok(token) => {
+                if let Some(next) = token.refresh_token() {
+                    grant.refresh = Some(next.clone());
+                }
+                self.publish(token.access_token().secret().clone(), token.expires_in());
+                Ok(())
+            }
+            Err(e) => {
+                grant.refresh = None;
+                Err(AuthFailure::with_source("refreshing the access token", e))
+            }
+        }
+    }
+
+    fn publish(&self, access: String, expires_in: Option<Duration>) {
+        let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+        current.access = Some(access);
+        current.expires_at = expires_in.map(|d| Instant::now() + d);
+        current.generation += 1;
+    }
+}
+
+/// An `oauth2` client with its authorization and token endpoints set.
+type OAuthClient = oauth2::Client<
+    oauth2::basic::BasicErrorResponse,
+    oauth2::basic::BasicTokenResponse,
+    oauth2::basic::BasicTokenIntrospectionResponse,
+    oauth2::StandardRevocableToken,
+    oauth2::basic::BasicRevocationErrorResponse,
+    oauth2::EndpointSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointSet,
+>;
+
+/// The `oauth2` client for `client` at `endpoints`, authenticating at the token endpoint as
+/// the registration and the server's metadata agree (`client_secret_basic`,
+/// `client_secret_post`, or `none`: the client id in the body).
+fn oauth_client(client: &Registered, endpoints: &Endpoints) -> Result<OAuthClient, AuthFailure> {
+    let authorize =
+        AuthUrl::new(endpoints.authorize.clone()).map_err(|e| fail(format!("the authorization endpoint: {e}")))?;
+    let token = TokenUrl::new(endpoints.token.clone()).map_err(|e| fail(format!("the token endpoint: {e}")))?;
+    let mut oauth = BasicClient::new(ClientId::new(client.id.clone())).set_auth_uri(authorize).set_token_uri(token);
+    match auth_method(client, endpoints.auth_methods.as_deref()) {
+        Method::Basic(secret) => {
+            oauth = oauth.set_client_secret(ClientSecret::new(secret)).set_auth_type(AuthType::BasicAuth);
+        }
+        Method::Post(secret) => {
+            oauth = oauth.set_client_secret(ClientSecret::new(secret)).set_auth_type(AuthType::RequestBody);
+        }
+        Method::None => oauth = oauth.set_auth_type(AuthType::RequestBody),
+    }
+    Ok(oauth)
+}
+
+enum Method {
+    Basic(String),
+    Post(String),
+    None,
+}
+
+/// The token endpoint authentication: the registration's method when the server lists it (or
+/// lists none), else the strongest the server lists that the client can do.
+fn auth_method(client: &Registered, supported: Option<&[String]>) -> Method {
+    let listed = |m: &str| supported.is_none_or(|s| s.iter().any(|x| x == m));
+    let with_secret = |m: &str| -> Option<Method> {
+        let secret = client.secret.clone();
+        match m {
+            "client_secret_basic" => secret.map(Method::Basic),
+            "client_secret_post" => secret.map(Method::Post),
+            "none" => Some(Method::None),
+            _ => None,
+        }
+    };
+    if let Some(registered) = client.method.as_deref().filter(|m| listed(m))
+        && let Some(method) = with_secret(registered)
+    {
+        return method;
+    }
+    for candidate in ["client_secret_basic", "client_secret_post", "none"] {
+        if supported.is_some_and(|s| s.iter().any(|x| x == candidate))
+            && let Some(method) = with_secret(candidate)
+        {
+            return method;
+        }
+    }
+    match &client.secret {
+        Some(secret) if supported.is_none() => Method::Basic(secret.clone()),
+        Some(secret) => Method::Post(secret.clone()),
+        None => Method::None,
+    }
+}
+
+/// The `code` of the authorization server's redirect, after checking its `state` and its
+/// `iss` ([RFC 9207](https://www.rfc-editor.org/rfc/rfc9207): exactly the issuer, and present
+/// when the server says it sends it).
+fn read_redirect(redirect: &str, state: &str, metadata: Option<&ServerMetadata>) -> Result<String, AuthFailure> {
+    let url = Url::parse(redirect).map_err(|e| fail(format!("the redirect {redirect:?} is no URL: {e}")))?;
+    let param = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+    if let Some(error) = param("error") {
+        let description = param("error_description").unwrap_or_default();
+        return Err(fail(format!("the authorization server refused: {error} {description}")));
+    }
+    if param("state").as_deref() != Some(state) {
+        return Err(fail("the redirect's state is not the one sent; the sign-in is not this client's"));
+    }
+    if let Some(metadata) = metadata {
+        match param("iss") {
+            Some(iss) if iss != metadata.issuer => {
+                return Err(fail(format!(
+                    "the redirect comes from issuer {iss:?}, not {:?} (a mix-up attack?)",
+                    metadata.issuer
+                )));
+            }
+            None if metadata.authorization_response_iss_parameter_supported => {
+                return Err(fail("the redirect lacks the iss parameter its authorization server promises"));
+            }
+            _ => {}
+        }
+    }
+    param("code").ok_or_else(|| fail("the redirect carries no authorization code"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(secret: Option<&str>, method: Option<&str>) -> Registered {
+        Registered { id: "c".into(), secret: secret.map(str::to_owned), method: method.map(str::to_owned) }
+    }
+
+    #[test]
+    fn the_token_endpoint_auth_method_follows_registration_and_metadata() {
+        let list = |m: &[&str]| m.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let basic = list(&["client_secret_basic"]);
+        assert!(matches!(auth_method(&client(Some("s"), Some("client_secret_post")), Some(&basic)), Method::Basic(_)));
+        let post = list(&["client_secret_post"]);
+        assert!(matches!(auth_method(&client(Some("s"), Some("client_secret_post")), Some(&post)), Method::Post(_)));
+        let none = list(&["none"]);
+        assert!(matches!(auth_method(&client(Some("s"), None), Some(&none)), Method::None));
+        assert!(matches!(auth_method(&client(Some("s"), None), None), Method::Basic(_)));
+        assert!(matches!(auth_method(&client(None, None), Some(&basic)), Method::None));
+    }
+
+    #[test]
+    fn redirects_with_a_wrong_state_or_issuer_are_refused() {
+        let metadata: ServerMetadata = serde_json::from_value(json!({
+            "issuer": "https://as.example.com", "authorization_endpoint": "https://as.example.com/a",
+            "token_endpoint": "https://as.example.com/t", "authorization_response_iss_parameter_supported": true
+        }))
+        .expect("metadata");
+        let ok = "http://127.0.0.1/cb?code=c1&state=s&iss=https%3A%2F%2Fas.example.com";
+        assert_eq!(read_redirect(ok, "s", Some(&metadata)).expect("accepted"), "c1");
+        for bad in [
+            "http://127.0.0.1/cb?code=c1&state=other&iss=https%3A%2F%2Fas.example.com",
+            "http://127.0.0.1/cb?code=c1&state=s",
+            "http://127.0.0.1/cb?code=c1&state=s&iss=https%3A%2F%2Fas.example.com%2F",
+            "http://127.0.0.1/cb?error=access_denied&state=s",
+            "not a url",
+        ] {
+            assert!(read_redirect(bad, "s", Some(&metadata)).is_err(), "{bad}");
+        }
+    }
+}
