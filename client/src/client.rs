@@ -3,6 +3,7 @@
 use crate::error::ClientError;
 use crate::input::{ElicitRequest, ElicitationModes, InputHandlers, SamplingRequest};
 use crate::model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use crate::options::{RequestOptions, progress_for};
 use crate::param_headers::ParamHeaders;
 use crate::peer::Peer;
 use crate::session::{Offer, Session, negotiate};
@@ -17,7 +18,7 @@ use std::time::Duration;
 use switchyard::input::{CreateMessageResult, ElicitResult, Root};
 use switchyard::jsonrpc::Notification;
 use switchyard::protocol::{LEGACY_VERSIONS, MODERN_VERSION};
-use switchyard::{CallToolResult, GetPromptResult, McpError, ReadResourceResult};
+use switchyard::{CallToolResult, Completion, CompletionRef, GetPromptResult, LogLevel, McpError, ReadResourceResult};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast;
 
@@ -331,6 +332,8 @@ impl ClientBuilder {
             max_input_rounds: self.max_input_rounds,
             handlers: self.handlers,
             param_headers,
+            log_level: std::sync::RwLock::new(None),
+            progress_tokens: std::sync::atomic::AtomicU64::new(1),
             child: None,
         };
         Ok(Client { inner: Arc::new(inner) })
@@ -356,6 +359,9 @@ struct Inner {
     max_input_rounds: usize,
     handlers: InputHandlers,
     param_headers: Arc<ParamHeaders>,
+    /// The level asked for with `set_logging_level`, sent in each 2026-07-28 request's `_meta`.
+    log_level: std::sync::RwLock<Option<LogLevel>>,
+    progress_tokens: std::sync::atomic::AtomicU64,
     child: Option<tokio::sync::Mutex<tokio::process::Child>>,
 }
 
@@ -415,9 +421,85 @@ impl Client {
     /// keeps asking past [`max_input_rounds`](ClientBuilder::max_input_rounds);
     /// [`ClientError::Timeout`], [`ClientError::Closed`].
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        self.request_with(method, params, RequestOptions::default()).await
+    }
+
+    /// [`request`](Self::request) with per-request [`RequestOptions`]: a progress callback
+    /// (`_meta.progressToken`), a cancellation token, a timeout of its own. With feature `otel`,
+    /// the current span's W3C trace context goes in `_meta` as `traceparent`/`tracestate`
+    /// ([SEP-414](https://modelcontextprotocol.io/seps/414-request-meta)) unless the params
+    /// carry their own.
+    ///
+    /// Errors: as [`request`](Self::request); [`ClientError::Cancelled`] when the token is
+    /// cancelled first (the server is sent `notifications/cancelled`).
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<Value, ClientError> {
         let mut params = self.inner.session.stamp(params)?;
+        let progress = options.progress.map(|callback| {
+            let n = self.inner.progress_tokens.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            (format!("switchyard-client-{n}"), callback)
+        });
+        {
+            let meta = meta_mut(&mut params);
+            if let Some((token, _)) = &progress {
+                meta.insert("progressToken".to_owned(), Value::from(token.clone()));
+            }
+            let level = *self.inner.log_level.read().unwrap_or_else(|p| p.into_inner());
+            if let (true, Some(level)) = (self.inner.session.modern, level) {
+                meta.entry(switchyard::protocol::META_LOG_LEVEL.to_owned()).or_insert_with(|| json!(level));
+            }
+            #[cfg(feature = "otel")]
+            crate::options::inject_trace_context(meta);
+            if meta.is_empty() {
+                drop_empty_meta(&mut params);
+            }
+        }
+        let timeout = options.timeout.unwrap_or(self.inner.timeout);
+        let mut notes = progress.as_ref().map(|_| self.inner.peer.subscribe());
+        let rounds = self.rounds(method, params, timeout);
+        tokio::pin!(rounds);
+        let cancelled = async {
+            match &options.cancel {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(cancelled);
+        loop {
+            let note = async {
+                match notes.as_mut() {
+                    Some(rx) => rx.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                // Dropping the rounds sends notifications/cancelled for the request in flight.
+                () = &mut cancelled => return Err(ClientError::Cancelled { method: method.to_owned() }),
+                note = note => match note {
+                    Ok(note) if note.method == "notifications/progress" => {
+                        if let Some((token, callback)) = &progress
+                            && let Some(update) = progress_for(note.params.as_ref(), token)
+                        {
+                            callback(update);
+                        }
+                    }
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => notes = None,
+                },
+                result = &mut rounds => return result,
+            }
+        }
+    }
+
+    /// Sends the request, answering `input_required` rounds (see [`request`](Self::request)).
+    async fn rounds(&self, method: &str, mut params: Value, timeout: Duration) -> Result<Value, ClientError> {
         for _ in 0..=self.inner.max_input_rounds {
-            let result = self.inner.peer.request(method, params.clone(), self.inner.timeout).await?;
+            let result = self.inner.peer.request(method, params.clone(), timeout).await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
             }
@@ -436,6 +518,67 @@ impl Client {
             "{method}: the server still asks for input after {} rounds; raise ClientBuilder::max_input_rounds to answer more",
             self.inner.max_input_rounds
         )))
+    }
+
+    /// Asks the server for log messages (`notifications/message`) at `level` and above: on a
+    /// session with `logging/setLevel`; on 2026-07-28, where that method is gone, by sending
+    /// the level in every later request's `_meta` (`io.modelcontextprotocol/logLevel`)
+    /// ([logging](https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging)).
+    ///
+    /// Errors: as [`request`](Self::request) (on a session; nothing is sent on 2026-07-28).
+    pub async fn set_logging_level(&self, level: LogLevel) -> Result<(), ClientError> {
+        if !self.inner.session.modern {
+            self.request("logging/setLevel", json!({ "level": level })).await?;
+        }
+        *self.inner.log_level.write().unwrap_or_else(|p| p.into_inner()) = Some(level);
+        Ok(())
+    }
+
+    /// Suggestions for an argument of a prompt or resource template (`completion/complete`,
+    /// [completion](https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion)):
+    /// `argument` is its name, `value` what the user typed so far, `context` the values of the
+    /// arguments already chosen (`{"name": "value", ...}`, or `None`).
+    ///
+    /// Errors: [`ClientError::Rpc`] `-32601` when the server offers no completions, `-32602`
+    /// for an unknown prompt or template; as [`request`](Self::request) otherwise.
+    pub async fn complete(
+        &self,
+        reference: CompletionRef,
+        argument: &str,
+        value: &str,
+        context: Option<Map<String, Value>>,
+    ) -> Result<Completion, ClientError> {
+        let mut params = json!({ "ref": reference, "argument": { "name": argument, "value": value } });
+        if let Some(arguments) = context {
+            params["context"] = json!({ "arguments": arguments });
+        }
+        let mut result = self.request("completion/complete", params).await?;
+        decode("completion/complete", result.get_mut("completion").map(Value::take).unwrap_or_default())
+    }
+
+    /// Asks a session server for `notifications/resources/updated` when the resource at `uri`
+    /// changes (`resources/subscribe`; the server must declare `resources.subscribe`).
+    ///
+    /// Errors: [`ClientError::Protocol`] on 2026-07-28, which has no such method (a
+    /// subscription there rides `subscriptions/listen`); as [`request`](Self::request).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        self.legacy_only("resources/subscribe")?;
+        self.request("resources/subscribe", json!({ "uri": uri })).await.map(drop)
+    }
+
+    /// Ends a [`subscribe_resource`](Self::subscribe_resource) (`resources/unsubscribe`).
+    ///
+    /// Errors: as [`subscribe_resource`](Self::subscribe_resource).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        self.legacy_only("resources/unsubscribe")?;
+        self.request("resources/unsubscribe", json!({ "uri": uri })).await.map(drop)
+    }
+
+    fn legacy_only(&self, method: &str) -> Result<(), ClientError> {
+        if self.inner.session.modern {
+            return Err(ClientError::Protocol(format!("{method} does not exist on 2026-07-28")));
+        }
+        Ok(())
     }
 
     /// The `inputResponses` for an `input_required` `result`: each input request answered by
@@ -541,14 +684,27 @@ impl Client {
     /// refuses outright; [`ClientError::Encode`] when the arguments are not a JSON object;
     /// [`ClientError::Protocol`] when the result is no `CallToolResult`; as [`request`](Self::request) otherwise.
     pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult, ClientError> {
+        self.call_tool_with(name, arguments, RequestOptions::default()).await
+    }
+
+    /// [`call_tool`](Self::call_tool) with per-request [`RequestOptions`] (progress,
+    /// cancellation, timeout).
+    ///
+    /// Errors: as [`call_tool`](Self::call_tool) and [`request_with`](Self::request_with).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        options: RequestOptions,
+    ) -> Result<CallToolResult, ClientError> {
         let arguments = arguments_object(arguments)?;
         let params = json!({ "name": name, "arguments": arguments });
-        let result = match self.request("tools/call", params.clone()).await {
+        let result = match self.request_with("tools/call", params.clone(), options.clone()).await {
             Err(ClientError::Rpc { error, .. })
                 if error.code() == switchyard::ErrorCode::HEADER_MISMATCH && self.inner.session.modern =>
             {
                 self.list_tools().await?;
-                self.request("tools/call", params).await?
+                self.request_with("tools/call", params, options).await?
             }
             other => other?,
         };
@@ -736,6 +892,29 @@ impl<T: DeserializeOwned> Pages<T> {
 async fn collect<T>(stream: impl Stream<Item = Result<T, ClientError>>) -> Result<Vec<T>, ClientError> {
     use futures::TryStreamExt;
     stream.try_collect().await
+}
+
+/// The `_meta` object of `params`, made where there is none (`params` of `null` become `{}`).
+fn meta_mut(params: &mut Value) -> &mut Map<String, Value> {
+    if !params.is_object() {
+        *params = Value::Object(Map::new());
+    }
+    let object = params.as_object_mut().expect("made an object above");
+    let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Map::new());
+    }
+    meta.as_object_mut().expect("made an object above")
+}
+
+/// Leaves out an empty `_meta`, and params that are then empty (a session request with none).
+fn drop_empty_meta(params: &mut Value) {
+    if let Some(object) = params.as_object_mut() {
+        object.remove("_meta");
+        if object.is_empty() {
+            *params = Value::Null;
+        }
+    }
 }
 
 fn arguments_object(arguments: impl Serialize) -> Result<Value, ClientError> {

@@ -14,6 +14,7 @@ use switchyard::McpError;
 /// | [`Protocol`](Self::Protocol) | the server answered, but not as MCP allows (a result of the wrong shape, a failed handshake) | no |
 /// | [`Encode`](Self::Encode) | the caller's arguments could not be encoded; nothing was sent | no |
 /// | [`Timeout`](Self::Timeout) | no answer within the request's timeout (queueing included); a request that went out was cancelled (`notifications/cancelled`, never for `initialize`) | maybe |
+/// | [`Cancelled`](Self::Cancelled) | the caller's cancellation token fired first | no |
 /// | [`Closed`](Self::Closed) | the connection ended before the answer came | on a new connection |
 ///
 /// A tool that ran and failed is no error here: its `CallToolResult` has `isError: true`
@@ -76,6 +77,14 @@ pub enum ClientError {
         method: String,
         /// The timeout that ran out.
         timeout: Duration,
+    },
+    /// The caller cancelled `method` with its
+    /// [`RequestOptions::cancel_with`](crate::RequestOptions::cancel_with) token; the server
+    /// was sent `notifications/cancelled`.
+    #[error("{method} was cancelled")]
+    Cancelled {
+        /// The method of the request.
+        method: String,
     },
     /// The connection ended (the server closed its output, the child exited, or
     /// [`Client::close`](crate::Client::close) was called) before the answer came.

@@ -68,6 +68,7 @@ mod input;
 mod model;
 #[cfg(feature = "oauth")]
 mod oauth;
+mod options;
 mod param_headers;
 mod peer;
 mod session;
@@ -82,12 +83,14 @@ pub use input::{ElicitRequest, ElicitationModes, SamplingRequest};
 pub use model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 #[cfg(feature = "oauth")]
 pub use oauth::{Authorizer, OAuthConfig};
+pub use options::{ProgressUpdate, RequestOptions};
 // The wire types in this crate's signatures, from the server crate that defines them, so a
 // client needs no direct dependency on it.
 pub use switchyard::input::{CreateMessageResult, ElicitAction, ElicitResult, Root};
 pub use switchyard::jsonrpc::Notification;
 pub use switchyard::{
-    CallToolResult, Content, ErrorCode, GetPromptResult, McpError, PromptMessage, ReadResourceResult, ResourceContents,
+    CallToolResult, CancellationToken, Completion, CompletionRef, Content, ErrorCode, GetPromptResult, LogLevel,
+    McpError, PromptMessage, ReadResourceResult, ResourceContents,
 };
 
 /// The client guide's examples, compiled as doctests.

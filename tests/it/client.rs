@@ -7,7 +7,10 @@ use crate::common;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::Stdio;
-use switchyard_client::{Client, ClientBuilder, ClientError, ElicitAction, ElicitResult, ElicitationModes, Root};
+use switchyard_client::{
+    Client, ClientBuilder, ClientError, CompletionRef, ElicitAction, ElicitResult, ElicitationModes, LogLevel,
+    RequestOptions, Root,
+};
 
 fn peers_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("oauth")
@@ -167,6 +170,46 @@ async fn our_everything_server_over_a_child_s_stdio_on_both_eras() {
         assert_eq!(text.content.first().and_then(|c| c.as_text()), Some("This is a simple text response for testing."));
         let unknown = client.call_tool("no_such_tool", ()).await.expect_err("unknown");
         assert!(matches!(&unknown, ClientError::Rpc { method, .. } if method == "tools/call"), "{unknown:?}");
+
+        // Progress reaches the callback, in order.
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let options = RequestOptions::new().on_progress({
+            let seen = seen.clone();
+            move |p| seen.lock().expect("not poisoned").push((p.progress, p.total))
+        });
+        client.call_tool_with("test_tool_with_progress", (), options).await.expect("tools/call with progress");
+        let seen = seen.lock().expect("not poisoned").clone();
+        assert_eq!(seen, [(0.0, Some(100.0)), (50.0, Some(100.0)), (100.0, Some(100.0))], "{versions:?}");
+
+        // Log messages once a level is asked for: logging/setLevel on a session, _meta on 2026-07-28.
+        let mut notes = Box::pin(client.notifications());
+        client.set_logging_level(LogLevel::Debug).await.expect("a level");
+        client.call_tool("test_tool_with_logging", ()).await.expect("tools/call with logging");
+        let note = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            use futures::StreamExt;
+            loop {
+                let n = notes.next().await.expect("the connection is open");
+                if n.method == "notifications/message" {
+                    return n;
+                }
+            }
+        })
+        .await
+        .expect("a log message");
+        assert!(note.params.is_some(), "{note:?}");
+
+        // Completion of a prompt argument.
+        let reference = CompletionRef::Prompt { name: "test_prompt_with_arguments".to_owned() };
+        let completed = client.complete(reference, "arg1", "par", None).await.expect("completion/complete");
+        assert_eq!(completed.values, ["paris", "park", "party"], "{versions:?}");
+
+        // A cancelled call fails at once with Cancelled.
+        let stop = switchyard_client::CancellationToken::new();
+        let call =
+            client.call_tool_with("test_tool_with_progress", (), RequestOptions::new().cancel_with(stop.clone()));
+        stop.cancel();
+        let err = call.await.expect_err("cancelled");
+        assert!(matches!(&err, ClientError::Cancelled { method } if method == "tools/call"), "{err:?}");
         client.close().await;
         assert!(client.is_closed());
     }
