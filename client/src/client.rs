@@ -2,6 +2,7 @@
 
 use crate::error::ClientError;
 use crate::input::{ElicitRequest, ElicitationModes, InputHandlers, SamplingRequest};
+use crate::listen::{Subscription, SubscriptionFilter};
 use crate::model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use crate::options::{RequestOptions, progress_for};
 use crate::param_headers::ParamHeaders;
@@ -554,6 +555,41 @@ impl Client {
         }
         let mut result = self.request("completion/complete", params).await?;
         decode("completion/complete", result.get_mut("completion").map(Value::take).unwrap_or_default())
+    }
+
+    /// Subscribes to list changes and resource updates on 2026-07-28 (`subscriptions/listen`,
+    /// [subscriptions](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions)):
+    /// waits for the server's acknowledgement (at most the request timeout), then yields the
+    /// granted notifications, each tagged with the subscription's id, in order. When the
+    /// server ends the subscription gracefully it is opened again; dropping the
+    /// [`Subscription`] ends it. Several may be open at once.
+    ///
+    /// ```no_run
+    /// # async fn run(client: switchyard_client::Client) -> Result<(), switchyard_client::ClientError> {
+    /// use futures::StreamExt;
+    /// use switchyard_client::SubscriptionFilter;
+    ///
+    /// let mut changes = client.listen(SubscriptionFilter::new().tools().resource("file:///cfg.toml")).await?;
+    /// while let Some(event) = changes.next().await {
+    ///     println!("{}", event?.method); // notifications/tools/list_changed, notifications/resources/updated
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Errors: [`ClientError::Protocol`] on a session (where `notifications()` carries list
+    /// changes and [`subscribe_resource`](Self::subscribe_resource) asks for updates), or when a
+    /// notification of the subscription comes before its acknowledgement;
+    /// [`ClientError::Rpc`] `-32601` from a server without subscriptions;
+    /// [`ClientError::Timeout`] when no acknowledgement comes.
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
+        if !self.inner.session.modern {
+            return Err(ClientError::Protocol(format!(
+                "subscriptions/listen exists on 2026-07-28, not on a {} session",
+                self.inner.session.version
+            )));
+        }
+        let params = self.inner.session.stamp(json!({ "notifications": filter }))?;
+        crate::listen::listen(self.inner.peer.clone(), params, self.inner.timeout).await
     }
 
     /// Asks a session server for `notifications/resources/updated` when the resource at `uri`

@@ -65,6 +65,7 @@
 mod client;
 mod error;
 mod input;
+mod listen;
 mod model;
 #[cfg(feature = "oauth")]
 mod oauth;
@@ -80,6 +81,7 @@ pub use client::{
 };
 pub use error::ClientError;
 pub use input::{ElicitRequest, ElicitationModes, SamplingRequest};
+pub use listen::{Subscription, SubscriptionFilter};
 pub use model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 #[cfg(feature = "oauth")]
 pub use oauth::{Authorizer, OAuthConfig};

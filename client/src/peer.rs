@@ -34,6 +34,9 @@ pub(crate) enum Incoming {
 
 /// How many notifications a slow subscriber may fall behind before it misses some.
 const NOTIFICATION_BUFFER: usize = 256;
+/// How many of the server's requests may be answered at once: a server that floods the client
+/// with requests for input gets errors beyond this.
+const MAX_SERVING: usize = 64;
 /// How many outgoing messages may wait for the writer.
 const OUTGOING_BUFFER: usize = 1024;
 
@@ -88,12 +91,35 @@ impl Peer {
     /// except `initialize`, which the lifecycle forbids cancelling. `Value::Null` params are
     /// left out of the message.
     pub(crate) async fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError> {
-        let deadline = tokio::time::Instant::now() + timeout;
-        let timed_out = || ClientError::Timeout { method: method.to_owned(), timeout };
+        self.request_as(self.reserve_id(), method, params, Some(timeout)).await
+    }
+
+    /// A fresh request id, for a request whose id must be known before it is sent (a
+    /// `subscriptions/listen`, whose notifications name it).
+    pub(crate) fn reserve_id(&self) -> i64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// [`request`](Self::request) with the id `id` (from [`reserve_id`](Self::reserve_id)),
+    /// waiting without limit when `timeout` is `None`.
+    pub(crate) async fn request_as(
+        &self,
+        id: i64,
+        method: &str,
+        params: Value,
+        timeout: Option<Duration>,
+    ) -> Result<Value, ClientError> {
+        let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+        let timed_out = || ClientError::Timeout { method: method.to_owned(), timeout: timeout.unwrap_or_default() };
+        let expired = || async move {
+            match deadline {
+                Some(deadline) => tokio::time::sleep_until(deadline).await,
+                None => std::future::pending().await,
+            }
+        };
         if self.closed.is_cancelled() {
             return Err(ClientError::Closed);
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id, tx);
         let mut guard = CancelOnDrop { peer: self, id, armed: false };
@@ -103,7 +129,7 @@ impl Peer {
         }
         let queued = tokio::select! {
             queued = self.outgoing.send(message) => queued.is_ok(),
-            () = tokio::time::sleep_until(deadline) => {
+            () = expired() => {
                 self.lock().remove(&id);
                 return Err(timed_out());
             }
@@ -116,7 +142,7 @@ impl Peer {
         guard.armed = method != "initialize";
         let outcome = tokio::select! {
             answer = rx => answer,
-            () = tokio::time::sleep_until(deadline) => return Err(timed_out()),
+            () = expired() => return Err(timed_out()),
             // The reader may have cleared the table between the check above and the insert.
             () = self.closed.cancelled() => return Err(ClientError::Closed),
         };
@@ -209,6 +235,16 @@ impl Peer {
         let serving = key.clone();
         // Held while spawning, so the task's own removal cannot come before the insert.
         let mut table = self.serving.lock().unwrap_or_else(|p| p.into_inner());
+        if table.contains_key(&key) {
+            drop(table);
+            let error = McpError::invalid_request(format!("request id {key} is already being answered"));
+            return self.answer(&request.id, Err(error));
+        }
+        if table.len() >= MAX_SERVING {
+            drop(table);
+            let error = McpError::internal(format!("more than {MAX_SERVING} requests for input at once"));
+            return self.answer(&request.id, Err(error));
+        }
         let task = tokio::spawn(async move {
             let params = Value::Object(request.params.unwrap_or_default());
             let outcome = peer.handlers.answer(&request.method, params).await;

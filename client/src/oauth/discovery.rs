@@ -87,8 +87,8 @@ pub(crate) async fn resource_metadata(
 /// issuer). `None` when no candidate has one (then the default endpoints apply).
 ///
 /// Errors: a document that does not decode, whose `issuer` is not exactly `issuer` (RFC 8414
-/// §3.3), that does not offer the `code` response type, or lists code challenge methods
-/// without `S256`.
+/// §3.3), that does not offer the `code` response type, or does not list `S256` among its
+/// code challenge methods.
 pub(crate) async fn server_metadata(
     http: &reqwest::Client,
     issuer: &str,
@@ -120,10 +120,9 @@ pub(crate) async fn server_metadata(
     if !metadata.response_types_supported.is_empty() && !metadata.response_types_supported.iter().any(|t| t == "code") {
         return Err(fail("the authorization server does not offer the authorization code flow"));
     }
-    if let Some(methods) = &metadata.code_challenge_methods_supported
-        && !methods.iter().any(|m| m == "S256")
-    {
-        return Err(fail("the authorization server does not support PKCE with S256"));
+    // The MCP spec has clients refuse a server that does not say it supports PKCE.
+    if !metadata.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256")) {
+        return Err(fail("the authorization server does not list PKCE with S256 in code_challenge_methods_supported"));
     }
     Ok(Some(metadata))
 }
@@ -176,7 +175,10 @@ pub(crate) fn origin(url: &Url) -> String {
 }
 
 /// Whether a resource identifier covers the server URL: same origin, and the server's path at
-/// or below the resource's (`https://h/mcp` covers `https://h/mcp` and `https://h/mcp/x`).
+/// or below the resource's (`https://h/mcp` covers `https://h/mcp` and `https://h/mcp/x`;
+/// `https://h` covers every path of `h`). Looser than RFC 9728 §3.3's identical URL, as the
+/// official SDKs are: servers publish their origin as the resource, and the conformance suite
+/// expects such metadata to be accepted.
 fn resource_allowed(resource: &str, server: &Url) -> bool {
     let Ok(resource) = Url::parse(resource) else { return false };
     if origin(&resource) != origin(server) {

@@ -2,6 +2,7 @@
 //! client id it got there, the scopes asked for so far and the tokens, and the flow that
 //! renews them when the server answers `401` or `403 insufficient_scope`.
 
+use super::bounded::Bounded;
 use super::challenge::Challenge;
 use super::discovery::{self, ServerMetadata, origin, read_limited};
 use super::{AuthFailure, OAuthConfig, fail};
@@ -18,6 +19,8 @@ use std::time::{Duration, Instant};
 
 /// A token this close to its expiry is refreshed before it is used.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
+/// The longest lifetime a token is believed to have.
+const MAX_TOKEN_LIFETIME: Duration = Duration::from_secs(365 * 24 * 3600);
 /// The largest registration answer read: 64 KiB.
 const MAX_REGISTRATION_BYTES: usize = 64 * 1024;
 
@@ -128,10 +131,14 @@ impl OAuthSession {
     /// wrong `state` or `iss`, a refused token request).
     pub(crate) async fn renew(&self, status: u16, challenge: &Challenge, generation: u64) -> Result<(), ClientError> {
         let mut grant = self.grant.lock().await;
-        if self.generation() != generation {
+        let step_up = status == 403;
+        let challenged = challenge.scope.as_deref().unwrap_or_default().split_whitespace();
+        let covered = challenged.clone().all(|s| grant.scopes.iter().any(|held| held == s));
+        // Another request renewed the token meanwhile: use that one, unless this is a step-up
+        // for scopes the new token was not asked for.
+        if self.generation() != generation && (!step_up || covered) {
             return Ok(());
         }
-        let step_up = status == 403;
         if !step_up && challenge.scope.is_none() && grant.refresh.is_some() && self.refresh(&mut grant).await.is_ok() {
             return Ok(());
         }
@@ -164,11 +171,15 @@ impl OAuthSession {
                 token: m.token_endpoint.clone(),
                 auth_methods: m.token_endpoint_auth_methods_supported.clone(),
             },
-            None => Endpoints {
+            // The 2025-03-26 defaults, for a server that published no resource metadata and
+            // is its own authorization server; an authorization server a resource names must
+            // publish metadata (PKCE support cannot be checked otherwise).
+            None if resource.is_none() => Endpoints {
                 authorize: format!("{issuer}/authorize"),
                 token: format!("{issuer}/token"),
                 auth_methods: None,
             },
+            None => return Err(fail(format!("the authorization server {issuer} publishes no metadata"))),
         };
         let scopes = self.scopes(grant, challenge, step_up, resource.as_ref(), metadata.as_ref());
         let client = match grant.client.clone() {
@@ -202,7 +213,7 @@ impl OAuthSession {
             exchange = exchange.add_extra_param("resource", resource.clone());
         }
         let token = exchange
-            .request_async(&self.http)
+            .request_async(&Bounded(self.http.clone()))
             .await
             .map_err(|e| AuthFailure::with_source(format!("the token request to {} failed", endpoints.token), e))?;
         grant.scopes = scopes;
@@ -309,7 +320,7 @@ impl OAuthSession {
         if let Some(resource) = &grant.resource {
             request = request.add_extra_param("resource", resource.clone());
         }
-        let token = request.request_async(&self.http).await;
+        let token = request.request_async(&Bounded(self.http.clone())).await;
         match token {
             Ok(token) => {
                 if let Some(next) = token.refresh_token() {
@@ -319,7 +330,11 @@ impl OAuthSession {
                 Ok(())
             }
             Err(e) => {
-                grant.refresh = None;
+                // The authorization server refused the refresh token: it is spent. A network
+                // failure leaves it for the next try.
+                if matches!(e, oauth2::RequestTokenError::ServerResponse(_)) {
+                    grant.refresh = None;
+                }
                 Err(AuthFailure::with_source("refreshing the access token", e))
             }
         }
@@ -328,7 +343,8 @@ impl OAuthSession {
     fn publish(&self, access: String, expires_in: Option<Duration>) {
         let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
         current.access = Some(access);
-        current.expires_at = expires_in.map(|d| Instant::now() + d);
+        // A lifetime beyond a year (or one that overflows the clock) is taken as a year.
+        current.expires_at = expires_in.map(|d| Instant::now() + d.min(MAX_TOKEN_LIFETIME));
         current.generation += 1;
     }
 }

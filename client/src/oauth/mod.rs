@@ -11,6 +11,7 @@
 //! The OAuth exchanges themselves (authorization URL, PKCE, token and refresh requests, client
 //! authentication) are the `oauth2` crate's.
 
+mod bounded;
 mod challenge;
 mod discovery;
 mod flow;

@@ -43,8 +43,14 @@ const INCOMING_BUFFER: usize = 1024;
 /// How long to wait before resuming a stream whose server gave no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The most resumptions in a row that bring no event: a server that keeps closing the stream
-/// at once cannot keep a request resuming forever.
+/// at once cannot keep a request resuming forever (its timeout, which cancels it, or closing
+/// the client end it in any case).
 const MAX_IDLE_RESUMPTIONS: u32 = 5;
+/// The longest `retry` honoured: a server cannot park a reconnection for hours.
+const MAX_RETRY: Duration = Duration::from_secs(60);
+/// The shortest wait before the session's GET stream is opened again, doubled for each
+/// reopening in a row that brought no message.
+const MIN_RECONNECT: Duration = Duration::from_millis(100);
 
 /// The endpoint and what the server said about the session.
 struct Endpoint {
@@ -57,6 +63,8 @@ struct Endpoint {
     param_headers: Arc<ParamHeaders>,
     /// Cancelled when the client closes: ends the GET stream.
     closed: CancellationToken,
+    /// The POSTs of requests still being read, by request id: cancelling one closes its stream.
+    inflight: Mutex<std::collections::HashMap<i64, tokio::task::AbortHandle>>,
     /// Signing in, when the client was given an `OAuthConfig`.
     #[cfg(feature = "oauth")]
     auth: Option<Arc<OAuthSession>>,
@@ -72,6 +80,10 @@ struct StreamState {
     answered: bool,
     /// Events received since the stream was (re)opened.
     events: usize,
+    /// Messages (events with data) received since the stream was (re)opened.
+    messages: usize,
+    /// The client no longer reads what arrives.
+    gone: bool,
 }
 
 /// The message stream pair of a Streamable HTTP endpoint at `url`.
@@ -93,6 +105,7 @@ pub(crate) fn connect(
         session: Mutex::new(None),
         incoming: tx,
         param_headers,
+        inflight: Mutex::default(),
         closed: CancellationToken::new(),
         #[cfg(feature = "oauth")]
         auth,
@@ -116,7 +129,25 @@ impl Sink<Value> for Posts {
     }
 
     fn start_send(self: Pin<&mut Self>, message: Value) -> Result<(), ClientError> {
-        tokio::spawn(self.endpoint.clone().post(message));
+        let endpoint = &self.endpoint;
+        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+            // Cancelling closes the request's stream (how 2026-07-28 cancels over HTTP, and
+            // what ends a subscriptions/listen); a session also gets the notification.
+            let cancelled = message.pointer("/params/requestId").and_then(Value::as_i64);
+            if let Some(post) = cancelled.and_then(|id| endpoint.inflight().remove(&id)) {
+                post.abort();
+            }
+            if endpoint.session.lock().unwrap_or_else(|p| p.into_inner()).is_none() {
+                return Ok(());
+            }
+        }
+        let request_id = message.get("id").and_then(Value::as_i64).filter(|_| message.get("method").is_some());
+        // Held while spawning, so the task's own removal cannot come before the insert.
+        let mut inflight = endpoint.inflight();
+        let post = tokio::spawn(endpoint.clone().post(message));
+        if let Some(id) = request_id {
+            inflight.insert(id, post.abort_handle());
+        }
         Ok(())
     }
 
@@ -139,10 +170,22 @@ impl Drop for Posts {
 }
 
 impl Endpoint {
+    fn inflight(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<i64, tokio::task::AbortHandle>> {
+        self.inflight.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     async fn post(self: Arc<Self>, message: Value) {
         let id = message.get("id").and_then(Value::as_i64);
         let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
-        let outcome = self.exchange(&message, method.as_deref()).await;
+        // Closing the client ends every POST still being read (or resumed).
+        let closed = self.closed.clone();
+        let outcome = tokio::select! {
+            outcome = self.exchange(&message, method.as_deref()) => outcome,
+            () = closed.cancelled() => Ok(()),
+        };
+        if let Some(id) = id.filter(|_| method.is_some()) {
+            self.inflight().remove(&id);
+        }
         if let Err(error) = outcome {
             match id {
                 Some(id) if method.is_some() => {
@@ -258,13 +301,20 @@ impl Endpoint {
         request_id: Option<&Value>,
         resumable: bool,
     ) -> Result<(), ClientError> {
-        let mut state = StreamState { last_event_id: None, retry: DEFAULT_RETRY, answered: false, events: 0 };
+        let mut state = StreamState {
+            last_event_id: None,
+            retry: DEFAULT_RETRY,
+            answered: false,
+            events: 0,
+            messages: 0,
+            gone: false,
+        };
         let mut response = response;
         let mut idle = 0;
         loop {
             let read = self.read_stream(response, &initialize, request_id, &mut state).await;
             let Some(id) = request_id else { return read };
-            if state.answered {
+            if state.answered || state.gone {
                 return Ok(());
             }
             idle = if state.events == 0 { idle + 1 } else { 0 };
@@ -309,7 +359,7 @@ impl Endpoint {
                 state.last_event_id = Some(id);
             }
             if let Some(retry) = event.retry {
-                state.retry = Duration::from_millis(retry);
+                state.retry = Duration::from_millis(retry).min(MAX_RETRY);
             }
             let Some(data) = event.data else { continue };
             if data.trim().is_empty() {
@@ -318,10 +368,12 @@ impl Endpoint {
             if let Some(session) = initialize {
                 self.remember_session(data.as_bytes(), session.clone());
             }
+            state.messages += 1;
             if request_id.is_some_and(|id| answers_request(&data, id)) {
                 state.answered = true;
             }
             if self.incoming.send(Incoming::Message(data.into_bytes())).await.is_err() {
+                state.gone = true;
                 break;
             }
             if state.answered {
@@ -405,16 +457,26 @@ impl Endpoint {
     }
 
     async fn listen_until_refused(&self) {
-        let mut state = StreamState { last_event_id: None, retry: DEFAULT_RETRY, answered: false, events: 0 };
+        let mut state = StreamState {
+            last_event_id: None,
+            retry: DEFAULT_RETRY,
+            answered: false,
+            events: 0,
+            messages: 0,
+            gone: false,
+        };
         let mut idle = 0;
         loop {
             match self.open_stream(state.last_event_id.as_deref()).await {
                 Ok(response) => {
-                    state.events = 0;
+                    state.messages = 0;
                     if let Err(e) = self.read_stream(response, &None, None, &mut state).await {
                         tracing::debug!(target: "switchyard_client", error = %e, "the GET stream broke");
                     }
-                    idle = if state.events == 0 { idle + 1 } else { 0 };
+                    if state.gone {
+                        return;
+                    }
+                    idle = if state.messages == 0 { idle + 1 } else { 0 };
                 }
                 Err(ClientError::Http { status, .. }) => {
                     if status != 405 {
@@ -430,7 +492,7 @@ impl Endpoint {
             if idle > MAX_IDLE_RESUMPTIONS {
                 return;
             }
-            tokio::time::sleep(state.retry).await;
+            tokio::time::sleep(state.retry.max(MIN_RECONNECT) * 2u32.pow(idle.min(6))).await;
         }
     }
 

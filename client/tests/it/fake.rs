@@ -370,3 +370,45 @@ fn a_listed_tool_serializes_back_to_what_the_server_sent() {
     let tool: switchyard_client::Tool = serde_json::from_value(sent.clone()).expect("decodes");
     assert_eq!(serde_json::to_value(&tool).expect("encodes"), sent);
 }
+
+/// A server request id used again while the first is still being answered is refused with
+/// `-32600`; the first handler is still the one `notifications/cancelled` stops.
+#[tokio::test]
+async fn a_reused_server_request_id_is_refused_and_cancel_stops_the_first() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    struct Dropped(Arc<AtomicUsize>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let calls = Arc::new(AtomicUsize::new(0));
+    let stopped = Arc::new(AtomicUsize::new(0));
+    let (c, s) = (calls.clone(), stopped.clone());
+    let builder = session_client().on_elicitation(switchyard_client::ElicitationModes::Form, move |_| {
+        c.fetch_add(1, Ordering::SeqCst);
+        let guard = Dropped(s.clone());
+        async move {
+            let _guard = guard;
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            Ok(switchyard_client::ElicitResult { action: switchyard_client::ElicitAction::Decline, content: None })
+        }
+    });
+    let (mut fake, client) = in_session(builder).await;
+    let ask = json!({ "jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "params": { "message": "m" } });
+    fake.send(ask.clone()).await;
+    fake.send(ask).await;
+    let refused = fake.recv().await;
+    assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (json!(7), json!(-32600)), "{refused}");
+    fake.send(json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 7 } })).await;
+    for _ in 0..100 {
+        if stopped.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "the second request never reached the handler");
+    assert_eq!(stopped.load(Ordering::SeqCst), 1, "the cancelled handler was stopped");
+    client.close().await;
+}

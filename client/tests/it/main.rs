@@ -2,6 +2,8 @@
 //! against a scripted fake server that misbehaves on purpose.
 
 mod fake;
+mod hostile;
 mod input;
+mod listen;
 mod raw_http;
 mod served;
