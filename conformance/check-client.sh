@@ -36,18 +36,7 @@ if [ $# -gt 0 ]; then
 fi
 
 status=0
-run() { # name, then suite args
-  local name="client-$1"; shift
-  rm -rf "conformance-results/$name"; mkdir -p "conformance-results/$name"
-  say "run $name: $*"
-  if suite "$@" -o "conformance-results/$name" > "conformance-results/$name.log" 2>&1; then
-    say "run $name: OK"
-  else
-    say "run $name: FAILED (see conformance-results/$name.log)"
-    status=1
-  fi
-  grep -E '^(Total|Unexpected|Stale|.*(unexpected|stale|not listed))' "conformance-results/$name.log" | head -40 >&2 || true
-}
+run() { run_suite "client-$1" "${@:2}"; }
 run suite-all --suite all --expected-failures conformance/baseline-client-all.yml
 run req-2025-11-25 --requirements 2025-11-25 --expected-failures conformance/baseline-client-2025-11-25.yml
 run req-2026-07-28 --requirements 2026-07-28 --expected-failures conformance/baseline-client-2026-07-28.yml

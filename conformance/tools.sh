@@ -31,3 +31,19 @@ install_tools() {
   [ "$("$NODE" -p 'process.versions.node.split(".")[0]')" -ge 22 ] || { say "node 22 install is broken"; exit 2; }
 }
 
+
+# One run of the suite: `run_suite NAME ARGS...` calls `suite ARGS... -o conformance-results/NAME`
+# (the caller defines `suite`), logs to conformance-results/NAME.log, prints the verdict and the
+# unexpected or stale baseline entries, and sets `status=1` when the run fails.
+run_suite() {
+  local name="$1"; shift
+  rm -rf "conformance-results/$name"; mkdir -p "conformance-results/$name"
+  say "run $name: $*"
+  if suite "$@" -o "conformance-results/$name" > "conformance-results/$name.log" 2>&1; then
+    say "run $name: OK"
+  else
+    say "run $name: FAILED (see conformance-results/$name.log)"
+    status=1
+  fi
+  grep -E '^(Total|✗|Unexpected|Stale|.*(unexpected|stale|not listed))' "conformance-results/$name.log" | head -40 >&2 || true
+}

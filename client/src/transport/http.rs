@@ -86,6 +86,12 @@ struct StreamState {
     gone: bool,
 }
 
+impl StreamState {
+    fn new() -> Self {
+        StreamState { last_event_id: None, retry: DEFAULT_RETRY, answered: false, events: 0, messages: 0, gone: false }
+    }
+}
+
 /// The message stream pair of a Streamable HTTP endpoint at `url`.
 pub(crate) fn connect(
     http: reqwest::Client,
@@ -301,14 +307,7 @@ impl Endpoint {
         request_id: Option<&Value>,
         resumable: bool,
     ) -> Result<(), ClientError> {
-        let mut state = StreamState {
-            last_event_id: None,
-            retry: DEFAULT_RETRY,
-            answered: false,
-            events: 0,
-            messages: 0,
-            gone: false,
-        };
+        let mut state = StreamState::new();
         let mut response = response;
         let mut idle = 0;
         loop {
@@ -457,14 +456,7 @@ impl Endpoint {
     }
 
     async fn listen_until_refused(&self) {
-        let mut state = StreamState {
-            last_event_id: None,
-            retry: DEFAULT_RETRY,
-            answered: false,
-            events: 0,
-            messages: 0,
-            gone: false,
-        };
+        let mut state = StreamState::new();
         let mut idle = 0;
         loop {
             match self.open_stream(state.last_event_id.as_deref()).await {
