@@ -214,3 +214,95 @@ async fn our_everything_server_over_a_child_s_stdio_on_both_eras() {
         assert!(client.is_closed());
     }
 }
+
+/// A server written with rmcp, the official Rust SDK: `echo` and `add`.
+mod rmcp_peer {
+    use rmcp::handler::server::router::tool::ToolRouter;
+    use rmcp::handler::server::wrapper::Parameters;
+    use rmcp::model::{ServerCapabilities, ServerConfig};
+    use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+
+    #[derive(Debug, Clone)]
+    pub struct Peer {
+        #[expect(dead_code, reason = "read by the code #[tool_handler] generates")]
+        tool_router: ToolRouter<Self>,
+    }
+
+    /// Arguments of `echo`.
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    pub struct EchoArgs {
+        /// The text to send back.
+        text: String,
+    }
+
+    #[tool_router]
+    impl Peer {
+        pub fn new() -> Self {
+            Peer { tool_router: Self::tool_router() }
+        }
+
+        /// Sends `text` back.
+        #[tool(description = "Sends text back")]
+        async fn echo(&self, Parameters(args): Parameters<EchoArgs>) -> String {
+            args.text
+        }
+    }
+
+    #[tool_handler]
+    impl ServerHandler for Peer {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        }
+    }
+}
+
+async fn exercise_rmcp(client: &Client) {
+    let tools = client.list_tools().await.expect("tools/list");
+    let echo = tools.iter().find(|t| t.name == "echo").expect("echo is listed");
+    assert_eq!(echo.input_schema["properties"]["text"]["type"], "string", "{}", echo.input_schema);
+    let said = client.call_tool("echo", json!({ "text": "from rust" })).await.expect("tools/call");
+    assert_eq!(said.content.first().and_then(|c| c.as_text()), Some("from rust"), "{said:?}");
+    let unknown = client.call_tool("no_such_tool", json!({})).await;
+    assert!(unknown.is_err() || unknown.as_ref().is_ok_and(|r| r.is_error == Some(true)), "{unknown:?}");
+}
+
+/// rmcp speaks 2026-07-28 and sessions: each is agreed and used, over a pipe (as over a
+/// child's stdio) and over Streamable HTTP in its session and its stateless mode.
+#[tokio::test]
+async fn an_rmcp_server_over_a_pipe_and_over_http_in_both_modes() {
+    use rmcp::ServiceExt;
+    for version in ["2026-07-28", "2025-11-25"] {
+        let (client_end, server_end) = tokio::io::duplex(1 << 20);
+        let (server_reader, server_writer) = tokio::io::split(server_end);
+        let server = tokio::spawn(rmcp_peer::Peer::new().serve((server_reader, server_writer)));
+        let (reader, writer) = tokio::io::split(client_end);
+        let client = builder().protocol_versions([version]).connect_io(reader, writer).await.expect("connects");
+        assert_eq!(client.protocol_version(), version);
+        exercise_rmcp(&client).await;
+        client.close().await;
+        server.abort();
+    }
+    for (legacy, version) in [(true, "2025-11-25"), (true, "2026-07-28"), (false, "2026-07-28")] {
+        let mut config = rmcp::transport::StreamableHttpServerConfig::default();
+        config.legacy_session_mode = legacy;
+        let sessions = rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default();
+        let service = rmcp::transport::StreamableHttpService::new(
+            || Ok(rmcp_peer::Peer::new()),
+            std::sync::Arc::new(sessions),
+            config,
+        );
+        let app = axum::Router::new().nest_service("/mcp", service);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("binds");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+        let serving = tokio::spawn(async move { axum::serve(listener, app).await });
+        let client = builder()
+            .protocol_versions([version])
+            .connect_http(&url)
+            .await
+            .unwrap_or_else(|e| panic!("legacy mode {legacy}, {version}: {e}"));
+        assert_eq!(client.protocol_version(), version);
+        exercise_rmcp(&client).await;
+        client.close().await;
+        serving.abort();
+    }
+}
