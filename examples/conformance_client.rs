@@ -106,6 +106,19 @@ fn oauth(scenario: &str) -> Result<OAuthConfig, ClientError> {
     })
     .client_name("switchyard-conformance-client")
     .client_metadata_url("https://conformance-test.local/client-metadata.json");
+    match scenario {
+        "auth/client-credentials-basic" | "auth/client-credentials-jwt" => {
+            let context = context()?;
+            let text = |key: &str| context.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            return Ok(if scenario.ends_with("basic") {
+                OAuthConfig::client_credentials(text("client_id"), text("client_secret"))
+            } else {
+                let algorithm = Some(text("signing_algorithm")).filter(|a| !a.is_empty()).unwrap_or("ES256".into());
+                OAuthConfig::client_credentials_jwt(text("client_id"), text("private_key_pem"), algorithm)
+            });
+        }
+        _ => {}
+    }
     if scenario == "auth/pre-registration" {
         let context = context()?;
         let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);

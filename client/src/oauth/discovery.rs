@@ -86,9 +86,8 @@ pub(crate) async fn resource_metadata(
 /// discovery, path-aware for an issuer with a path (never the root document for such an
 /// issuer). `None` when no candidate has one (then the default endpoints apply).
 ///
-/// Errors: a document that does not decode, whose `issuer` is not exactly `issuer` (RFC 8414
-/// §3.3), that does not offer the `code` response type, or does not list `S256` among its
-/// code challenge methods.
+/// Errors: a document that does not decode, or whose `issuer` is not exactly `issuer` (RFC
+/// 8414 §3.3).
 pub(crate) async fn server_metadata(
     http: &reqwest::Client,
     issuer: &str,
@@ -117,14 +116,22 @@ pub(crate) async fn server_metadata(
             metadata.issuer
         )));
     }
+    Ok(Some(metadata))
+}
+
+/// Whether the authorization code flow may run at this server: it offers the `code` response
+/// type, and says it supports PKCE with S256 (the MCP spec has clients refuse one that does
+/// not).
+///
+/// Errors: the reason it may not.
+pub(crate) fn check_code_flow(metadata: &ServerMetadata) -> Result<(), AuthFailure> {
     if !metadata.response_types_supported.is_empty() && !metadata.response_types_supported.iter().any(|t| t == "code") {
         return Err(fail("the authorization server does not offer the authorization code flow"));
     }
-    // The MCP spec has clients refuse a server that does not say it supports PKCE.
     if !metadata.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256")) {
         return Err(fail("the authorization server does not list PKCE with S256 in code_challenge_methods_supported"));
     }
-    Ok(Some(metadata))
+    Ok(())
 }
 
 /// The first of `urls` that answers with a JSON document: a 4xx moves on to the next, a 5xx or

@@ -5,7 +5,7 @@
 use super::bounded::Bounded;
 use super::challenge::Challenge;
 use super::discovery::{self, ServerMetadata, origin, read_limited};
-use super::{AuthFailure, OAuthConfig, fail};
+use super::{AuthFailure, MachineCredential, OAuthConfig, fail};
 use crate::error::ClientError;
 use oauth2::basic::BasicClient;
 use oauth2::url::Url;
@@ -182,6 +182,12 @@ impl OAuthSession {
             None => return Err(fail(format!("the authorization server {issuer} publishes no metadata"))),
         };
         let scopes = self.scopes(grant, challenge, step_up, resource.as_ref(), metadata.as_ref());
+        if let Some(machine) = &self.config.machine {
+            return self.client_credentials(grant, machine, &issuer, endpoints, scopes).await;
+        }
+        if let Some(m) = &metadata {
+            discovery::check_code_flow(m)?;
+        }
         let client = match grant.client.clone() {
             Some(client) => client,
             None => self.client_id(&issuer, metadata.as_ref(), &scopes).await?,
@@ -216,6 +222,41 @@ impl OAuthSession {
             .request_async(&Bounded(self.http.clone()))
             .await
             .map_err(|e| AuthFailure::with_source(format!("the token request to {} failed", endpoints.token), e))?;
+        grant.scopes = scopes;
+        grant.refresh = token.refresh_token().cloned();
+        self.publish(token.access_token().secret().clone(), token.expires_in());
+        Ok(())
+    }
+
+    /// Gets a token with the client credentials grant (no user): the client secret, or a JWT
+    /// signed with the client's key, at the token endpoint.
+    async fn client_credentials(
+        &self,
+        grant: &mut Grant,
+        machine: &MachineCredential,
+        issuer: &str,
+        endpoints: Endpoints,
+        scopes: Vec<String>,
+    ) -> Result<(), AuthFailure> {
+        let (id, secret) =
+            self.config.pre_registered.clone().ok_or_else(|| fail("client credentials need a client id"))?;
+        let client = Registered { id: id.clone(), secret, method: None };
+        let oauth = oauth_client(&client, &endpoints)?;
+        let mut request = oauth.exchange_client_credentials().add_scopes(scopes.iter().cloned().map(Scope::new));
+        if let Some(resource) = &grant.resource {
+            request = request.add_extra_param("resource", resource.clone());
+        }
+        if let MachineCredential::PrivateKeyJwt { pem, algorithm } = machine {
+            request = request
+                .add_extra_param("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+                .add_extra_param("client_assertion", client_assertion(&id, issuer, pem, algorithm)?);
+        }
+        let token = request
+            .request_async(&Bounded(self.http.clone()))
+            .await
+            .map_err(|e| AuthFailure::with_source(format!("the token request to {} failed", endpoints.token), e))?;
+        grant.client = Some(client);
+        grant.endpoints = Some(endpoints);
         grant.scopes = scopes;
         grant.refresh = token.refresh_token().cloned();
         self.publish(token.access_token().secret().clone(), token.expires_in());
@@ -347,6 +388,34 @@ impl OAuthSession {
         current.expires_at = expires_in.map(|d| Instant::now() + d.min(MAX_TOKEN_LIFETIME));
         current.generation += 1;
     }
+}
+
+/// A `private_key_jwt` client assertion (RFC 7523 §3): `iss` and `sub` the client id, `aud`
+/// the authorization server's issuer, a random `jti`, valid for five minutes.
+fn client_assertion(client_id: &str, issuer: &str, pem: &str, algorithm: &str) -> Result<String, AuthFailure> {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header};
+    let algorithm: Algorithm =
+        algorithm.parse().map_err(|e| AuthFailure::with_source(format!("the signing algorithm {algorithm:?}"), e))?;
+    let key = match algorithm {
+        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem.as_bytes()),
+        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem.as_bytes()),
+        Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512 => {
+            return Err(fail("private_key_jwt needs an asymmetric algorithm"));
+        }
+        _ => EncodingKey::from_rsa_pem(pem.as_bytes()),
+    }
+    .map_err(|e| AuthFailure::with_source("the client's private key", e))?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let claims = serde_json::json!({
+        "iss": client_id,
+        "sub": client_id,
+        "aud": issuer,
+        "iat": now,
+        "exp": now + 300,
+        "jti": CsrfToken::new_random().secret(),
+    });
+    jsonwebtoken::encode(&Header::new(algorithm), &claims, &key)
+        .map_err(|e| AuthFailure::with_source("signing the client assertion", e))
 }
 
 /// An `oauth2` client with its authorization and token endpoints set.

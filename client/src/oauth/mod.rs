@@ -75,6 +75,18 @@ pub struct OAuthConfig {
     pub(crate) client_metadata_url: Option<String>,
     pub(crate) pre_registered: Option<(String, Option<String>)>,
     pub(crate) scopes: Option<Vec<String>>,
+    /// Set for the client credentials grant: no user, no redirect.
+    pub(crate) machine: Option<MachineCredential>,
+}
+
+/// How a client authenticates itself in the client credentials grant.
+#[derive(Clone)]
+pub(crate) enum MachineCredential {
+    /// A client secret, sent as the token endpoint's metadata asks (basic or post).
+    Secret,
+    /// A JWT signed with this private key (`private_key_jwt`,
+    /// [RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)).
+    PrivateKeyJwt { pem: String, algorithm: String },
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -106,7 +118,38 @@ impl OAuthConfig {
             client_metadata_url: None,
             pre_registered: None,
             scopes: None,
+            machine: None,
         }
+    }
+
+    /// A client that signs in as itself, with no user: the client credentials grant with a
+    /// client secret (`client_secret_basic`, or `client_secret_post` where the authorization
+    /// server lists only that), as the
+    /// [client credentials extension](https://github.com/modelcontextprotocol/ext-auth)
+    /// describes for machine-to-machine MCP clients. Discovery, `resource` and scopes as for
+    /// the authorization code flow; no registration, no browser.
+    pub fn client_credentials(client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+        let mut config = OAuthConfig::new("", no_user);
+        config.pre_registered = Some((client_id.into(), Some(client_secret.into())));
+        config.machine = Some(MachineCredential::Secret);
+        config
+    }
+
+    /// [`client_credentials`](Self::client_credentials) authenticated with a JWT this client
+    /// signs (`private_key_jwt`, RFC 7523): `private_key_pem` is a PKCS#8 PEM key for
+    /// `algorithm` (`ES256`, `ES384`, `RS256`, `PS256`, `EdDSA`, ...); the assertion names the
+    /// client as `iss` and `sub`, the authorization server's issuer as `aud`, and lives five
+    /// minutes.
+    pub fn client_credentials_jwt(
+        client_id: impl Into<String>,
+        private_key_pem: impl Into<String>,
+        algorithm: impl Into<String>,
+    ) -> Self {
+        let mut config = OAuthConfig::new("", no_user);
+        config.pre_registered = Some((client_id.into(), None));
+        config.machine =
+            Some(MachineCredential::PrivateKeyJwt { pem: private_key_pem.into(), algorithm: algorithm.into() });
+        config
     }
 
     /// The `client_name` sent with dynamic registration.
@@ -144,6 +187,12 @@ impl OAuthConfig {
         self.scopes = Some(scopes.into_iter().map(Into::into).collect());
         self
     }
+}
+
+/// The authorizer of a client with no user: never called (the client credentials grant has
+/// no authorization step).
+async fn no_user(_: String) -> Result<String, String> {
+    Err("this client signs in with client credentials; there is no user to ask".to_owned())
 }
 
 /// Why signing in failed, before it becomes a [`ClientError::Auth`](crate::ClientError::Auth).
