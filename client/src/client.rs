@@ -382,6 +382,11 @@ impl Drop for Inner {
 }
 
 impl Client {
+    /// What was agreed with the server (for the extensions built on the client).
+    pub(crate) fn session(&self) -> &Session {
+        &self.inner.session
+    }
+
     /// The agreed protocol revision: `"2026-07-28"` (stateless, every request carries its
     /// `_meta`) or a session revision such as `"2025-11-25"`.
     pub fn protocol_version(&self) -> &str {
@@ -619,7 +624,7 @@ impl Client {
 
     /// The `inputResponses` for an `input_required` `result`: each input request answered by
     /// its handler, concurrently, under the same key.
-    async fn answer_inputs(&self, method: &str, result: &Value) -> Result<Map<String, Value>, ClientError> {
+    pub(crate) async fn answer_inputs(&self, method: &str, result: &Value) -> Result<Map<String, Value>, ClientError> {
         if !self.inner.session.modern {
             return Err(ClientError::Protocol(format!(
                 "{method}: an input_required result on a {} session, where servers ask with requests",
@@ -931,7 +936,7 @@ async fn collect<T>(stream: impl Stream<Item = Result<T, ClientError>>) -> Resul
 }
 
 /// The `_meta` object of `params`, made where there is none (`params` of `null` become `{}`).
-fn meta_mut(params: &mut Value) -> &mut Map<String, Value> {
+pub(crate) fn meta_mut(params: &mut Value) -> &mut Map<String, Value> {
     if !params.is_object() {
         *params = Value::Object(Map::new());
     }
@@ -953,7 +958,7 @@ fn drop_empty_meta(params: &mut Value) {
     }
 }
 
-fn arguments_object(arguments: impl Serialize) -> Result<Value, ClientError> {
+pub(crate) fn arguments_object(arguments: impl Serialize) -> Result<Value, ClientError> {
     match serde_json::to_value(arguments) {
         Ok(Value::Null) => Ok(json!({})),
         Ok(object @ Value::Object(_)) => Ok(object),
@@ -962,7 +967,7 @@ fn arguments_object(arguments: impl Serialize) -> Result<Value, ClientError> {
     }
 }
 
-fn decode<T: DeserializeOwned>(method: &str, result: Value) -> Result<T, ClientError> {
+pub(crate) fn decode<T: DeserializeOwned>(method: &str, result: Value) -> Result<T, ClientError> {
     serde_json::from_value(result)
         .map_err(|e| ClientError::Protocol(format!("{method}: the result does not decode: {e}")))
 }

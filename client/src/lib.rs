@@ -73,6 +73,7 @@ mod options;
 mod param_headers;
 mod peer;
 mod session;
+mod tasks;
 mod transport;
 
 pub use client::{
@@ -86,6 +87,7 @@ pub use model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 #[cfg(feature = "oauth")]
 pub use oauth::{Authorizer, OAuthConfig};
 pub use options::{ProgressUpdate, RequestOptions};
+pub use tasks::{TaskHandle, TaskState, ToolCall};
 // The wire types in this crate's signatures, from the server crate that defines them, so a
 // client needs no direct dependency on it.
 pub use switchyard::input::{CreateMessageResult, ElicitAction, ElicitResult, Root};

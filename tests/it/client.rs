@@ -306,3 +306,48 @@ async fn an_rmcp_server_over_a_pipe_and_over_http_in_both_modes() {
         serving.abort();
     }
 }
+
+/// Tasks against `everything` (memory task store) over a child's stdio: a call made a task is
+/// followed to its result; a task that asks for input is answered through the form handler and
+/// `tasks/update`; a failed task is the server's error; a cancelled one is `Cancelled`.
+#[tokio::test]
+async fn tasks_are_followed_answered_and_cancelled() {
+    use switchyard_client::ToolCall;
+    let mut command = tokio::process::Command::new(common::example("everything"));
+    command.arg("--stdio").stderr(Stdio::null());
+    let client = ClientBuilder::new("switchyard-tests", "1.0.0")
+        .on_elicitation(ElicitationModes::Form, |_| async {
+            let content = json!({ "confirm": true });
+            Ok(ElicitResult { action: ElicitAction::Accept, content: content.as_object().cloned() })
+        })
+        .protocol_versions(["2026-07-28"])
+        .connect_stdio(command)
+        .await
+        .expect("connects");
+    let task = |call: ToolCall| match call {
+        ToolCall::Task(task) => task,
+        other => panic!("a task: {other:?}"),
+    };
+
+    let slow = task(
+        client.call_tool_as_task("slow_compute", json!({ "seconds": 0.3, "label": "pi" })).await.expect("tools/call"),
+    );
+    assert!(!slow.id().is_empty());
+    let done = slow.result().await.expect("completed");
+    assert_eq!(done.content.first().and_then(|c| c.as_text()), Some("computed pi for 0.3 s"), "{done:?}");
+
+    let confirm =
+        task(client.call_tool_as_task("confirm_delete", json!({ "filename": "a.txt" })).await.expect("tools/call"));
+    let deleted = confirm.result().await.expect("answered through tasks/update");
+    assert_eq!(deleted.content.first().and_then(|c| c.as_text()), Some("Deleted a.txt"), "{deleted:?}");
+
+    let failed = task(client.call_tool_as_task("protocol_error_job", json!({})).await.expect("tools/call"));
+    let err = failed.result().await.expect_err("failed");
+    assert_eq!(err.as_rpc().map(|e| e.code().0), Some(-32603), "{err:?}");
+
+    let long = task(client.call_tool_as_task("slow_compute", json!({ "seconds": 600 })).await.expect("tools/call"));
+    long.cancel().await.expect("tasks/cancel");
+    let err = long.result().await.expect_err("cancelled");
+    assert!(matches!(err, ClientError::Cancelled { .. }), "{err:?}");
+    client.close().await;
+}
