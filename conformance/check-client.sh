@@ -20,13 +20,7 @@ cd "$ROOT"
 . "$ROOT/conformance/tools.sh"
 
 install_tools
-if [ "${CONFORMANCE_PROFILE:-release}" = debug ]; then
-  cargo build --quiet --examples -p switchyard-examples
-  CLIENT="$ROOT/target/debug/examples/conformance_client"
-else
-  cargo build --release --quiet --example conformance_client
-  CLIENT="$ROOT/target/release/examples/conformance_client"
-fi
+CLIENT="$(build_example conformance_client)"
 
 suite() { "$NODE" "$CLI" client --command "$CLIENT" "$@"; }
 

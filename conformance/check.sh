@@ -28,14 +28,7 @@ cd "$ROOT"
 . "$ROOT/conformance/tools.sh"
 
 start_server() {
-  if [ "${CONFORMANCE_PROFILE:-release}" = debug ]; then
-    # The same command as the wire tests' (tests/it/common), so after them it builds nothing.
-    cargo build --quiet --examples -p switchyard-examples
-    EVERYTHING="$ROOT/target/debug/examples/everything"
-  else
-    cargo build --release --quiet --example everything
-    EVERYTHING="$ROOT/target/release/examples/everything"
-  fi
+  EVERYTHING="$(build_example everything)"
   LOG="$(mktemp)"
   # shellcheck disable=SC2086 # EVERYTHING_ARGS is a list of flags
   "$EVERYTHING" --http 127.0.0.1:0 ${EVERYTHING_ARGS:-} 2> "$LOG" &

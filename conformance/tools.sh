@@ -47,3 +47,16 @@ run_suite() {
   fi
   grep -E '^(Total|✗|Unexpected|Stale|.*(unexpected|stale|not listed))' "conformance-results/$name.log" | head -40 >&2 || true
 }
+
+# Builds example NAME in the profile CONFORMANCE_PROFILE names (debug: the build the workspace
+# tests already made, so nothing is rebuilt; default release) and prints its path.
+build_example() {
+  if [ "${CONFORMANCE_PROFILE:-release}" = debug ]; then
+    # The same command as the wire tests' (tests/it/common), so after them it builds nothing.
+    cargo build --quiet --examples -p switchyard-examples
+    echo "$ROOT/target/debug/examples/$1"
+  else
+    cargo build --release --quiet --example "$1"
+    echo "$ROOT/target/release/examples/$1"
+  fi
+}

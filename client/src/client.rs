@@ -449,13 +449,15 @@ impl Client {
             let n = self.inner.progress_tokens.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             (format!("switchyard-client-{n}"), callback)
         });
-        {
+        let level = *self.inner.log_level.read().unwrap_or_else(|p| p.into_inner());
+        let level = level.filter(|_| self.inner.session.modern);
+        // `_meta` is touched only when something goes in it: most requests carry nothing more.
+        if progress.is_some() || level.is_some() || cfg!(feature = "otel") {
             let meta = meta_mut(&mut params);
             if let Some((token, _)) = &progress {
                 meta.insert("progressToken".to_owned(), Value::from(token.clone()));
             }
-            let level = *self.inner.log_level.read().unwrap_or_else(|p| p.into_inner());
-            if let (true, Some(level)) = (self.inner.session.modern, level) {
+            if let Some(level) = level {
                 meta.entry(switchyard::protocol::META_LOG_LEVEL.to_owned()).or_insert_with(|| json!(level));
             }
             #[cfg(feature = "otel")]
@@ -465,6 +467,9 @@ impl Client {
             }
         }
         let timeout = options.timeout.unwrap_or(self.inner.timeout);
+        if progress.is_none() && options.cancel.is_none() {
+            return self.rounds(method, params, timeout).await;
+        }
         let mut notes = progress.as_ref().map(|_| self.inner.peer.subscribe());
         let rounds = self.rounds(method, params, timeout);
         tokio::pin!(rounds);
