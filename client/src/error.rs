@@ -90,6 +90,38 @@ pub enum ClientError {
     /// [`Client::close`](crate::Client::close) was called) before the answer came.
     #[error("the connection is closed")]
     Closed,
+    /// A typed call (`greet::call(&client, args)`) reached a tool that ran and failed: its
+    /// result has `isError: true`
+    /// ([tools](https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling)).
+    /// [`Client::call_tool`](crate::Client::call_tool) returns such results as `Ok` instead.
+    #[error("tool `{name}` failed: {}", text_blocks(result))]
+    ToolFailed {
+        /// The tool's name.
+        name: String,
+        /// The result, whose content says what went wrong (boxed: it is large beside the
+        /// other kinds).
+        result: Box<switchyard::CallToolResult>,
+    },
+}
+
+/// The text blocks of a tool result, joined by newlines: what a failed tool said.
+fn text_blocks(result: &switchyard::CallToolResult) -> String {
+    result.content.iter().filter_map(switchyard::Content::as_text).collect::<Vec<_>>().join("\n")
+}
+
+/// The typed layer's failures as kinds of their own: params that are no JSON object are
+/// [`Encode`](ClientError::Encode), an `isError` result is
+/// [`ToolFailed`](ClientError::ToolFailed), a result of another shape than declared is
+/// [`Protocol`](ClientError::Protocol).
+impl From<switchyard::call::TypedCallError> for ClientError {
+    fn from(error: switchyard::call::TypedCallError) -> Self {
+        use switchyard::call::TypedCallError as E;
+        match error {
+            E::ToolFailed { name, result } => ClientError::ToolFailed { name, result },
+            e @ E::Encode { .. } => ClientError::Encode(e.to_string()),
+            e => ClientError::Protocol(e.to_string()),
+        }
+    }
 }
 
 impl ClientError {

@@ -75,6 +75,7 @@ mod peer;
 mod session;
 mod tasks;
 mod transport;
+mod typed;
 
 pub use client::{
     Client, ClientBuilder, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_PAGES,

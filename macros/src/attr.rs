@@ -5,9 +5,9 @@
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ALTERNATE, ARGUMENT, CAPABILITY, CLIENT_DECLARES, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP, IDEMPOTENT,
-    INPUT_SCHEMA, KEY, METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME,
-    RPC, SCOPES, Symbol, TASK_SUPPORT, TITLE, URI,
+    ALTERNATE, ARGUMENT, CAPABILITY, CLIENT_DECLARES, DECLARED, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP,
+    IDEMPOTENT, INPUT_SCHEMA, KEY, METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES,
+    ROUTING_NAME, RPC, SCOPES, Symbol, TASK_SUPPORT, TITLE, URI,
 };
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -170,13 +170,15 @@ pub struct ToolAttrs {
     pub hints: Vec<Hint>,
     /// `task_support = "optional" | "required" | "escalate"` as written; checked by `check::check_tool`.
     pub task_support: Option<LitStr>,
+    /// `declared = api::greet`: the body-less declaration this handler implements.
+    pub declared: Option<Path>,
 }
 
 impl ToolAttrs {
     pub fn parse(cx: &Ctxt, tokens: TokenStream) -> ToolAttrs {
         let mut attrs = ToolAttrs::default();
         let keys: Vec<Symbol> =
-            COMMON_KEYS.into_iter().chain([INPUT_SCHEMA, TASK_SUPPORT]).chain(HINTS.map(|h| h.0)).collect();
+            COMMON_KEYS.into_iter().chain([INPUT_SCHEMA, TASK_SUPPORT, DECLARED]).chain(HINTS.map(|h| h.0)).collect();
         for_each_key(cx, "mcp_tool", tokens, &keys, |key, meta| {
             if attrs.common.accept(cx, key, meta) {
                 return;
@@ -185,6 +187,8 @@ impl ToolAttrs {
                 attrs.input_schema = string(cx, key, meta);
             } else if key == TASK_SUPPORT {
                 attrs.task_support = string(cx, key, meta);
+            } else if key == DECLARED {
+                attrs.declared = declared_path(cx, meta, "mcp_tool");
             } else if let Some(&(_, json_key)) = HINTS.iter().find(|h| h.0 == key)
                 && let Some(value) = flag(cx, key, meta)
             {
@@ -385,6 +389,8 @@ pub struct RpcAttrs {
     pub group: Option<LitStr>,
     pub roles: Option<Roles>,
     pub scopes: Option<Roles>,
+    /// `declared = api::sum`: the body-less declaration this handler implements.
+    pub declared: Option<Path>,
 }
 
 const RPC_EXAMPLE: &str = "`#[mcp_rpc(\"acme/sum\")]`";
@@ -424,8 +430,12 @@ impl RpcAttrs {
         if attrs.method.is_none() && !method_attempted {
             cx.error_at(Span::call_site(), format!("`#[mcp_rpc]` needs the method name first: {RPC_EXAMPLE}"));
         }
-        let keys = [ROUTING_NAME, CAPABILITY, EXTENSION, CLIENT_DECLARES, ERAS, GROUP, ROLES, SCOPES];
+        let keys = [ROUTING_NAME, CAPABILITY, EXTENSION, CLIENT_DECLARES, ERAS, GROUP, ROLES, SCOPES, DECLARED];
         visit_keys(cx, "mcp_rpc", &metas, &keys, |key, meta| {
+            if key == DECLARED {
+                attrs.declared = declared_path(cx, meta, "mcp_rpc");
+                return;
+            }
             if key == CLIENT_DECLARES {
                 let span = meta.span();
                 attrs.client_declares = flag(cx, key, meta).map(|v| (v, span));
@@ -623,6 +633,27 @@ fn rpc_path(cx: &Ctxt, meta: &Meta) -> Option<Path> {
         }
         other => {
             cx.error_spanned_by(other, "`rpc` names the `#[mcp_rpc]` handler function: `rpc = handler`");
+            None
+        }
+    }
+}
+
+/// The path of `declared = api::greet`.
+fn declared_path(cx: &Ctxt, meta: &Meta, macro_name: &str) -> Option<Path> {
+    let usage = format!(
+        "`declared` names the body-less `#[{macro_name}]` declaration this handler implements, e.g. \
+         `declared = api::greet`"
+    );
+    match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Path(ExprPath { attrs, qself: None, path }) if attrs.is_empty() => Some(path.clone()),
+            other => {
+                cx.error_spanned_by(other, usage);
+                None
+            }
+        },
+        _ => {
+            cx.error_spanned_by(meta, usage);
             None
         }
     }

@@ -414,7 +414,7 @@ fn lit_value(lit: Option<&LitStr>) -> Option<String> {
     lit.map(LitStr::value)
 }
 
-fn report(cx: &Ctxt, span: Span, rule: Result<(), String>) {
+pub fn report(cx: &Ctxt, span: Span, rule: Result<(), String>) {
     if let Err(msg) = rule {
         cx.error_at(span, msg);
     }

@@ -103,6 +103,7 @@ use proc_macro::TokenStream;
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | `true`/`false`, or the bare key for `true`: the `annotations` hints | not sent |
 /// | `roles` | an array of role names, e.g. `["admin", "ops"]`: a caller needs any one of them (see the [crate docs](crate#roles)) | anyone may call it |
 /// | `scopes` | an array of OAuth scopes, e.g. `["files:read"]`: the caller's token must grant all of them (see the [crate docs](crate#scopes)) | no scope needed |
+/// | `declared` | the path of the body-less declaration the handler implements, e.g. `api::search` (see [Declarations](#declarations)) | none |
 /// | `task_support` | `"optional"` or `"required"`: whether the Tasks extension (crate `switchyard-mcp-tasks`) may or must run the call as a task; `"escalate"`: the tool starts on the request path (it may gather input first) and becomes a task when it calls `switchyard_tasks::escalate`; stored as `TaskSupport` on the tool's registration, never sent | never a task |
 ///
 /// # Arguments
@@ -114,6 +115,25 @@ use proc_macro::TokenStream;
 /// `CallToolResult`, `Json<U>` or `()`, and `E` one of `ToolError` (an `isError` result),
 /// `McpError` (a JSON-RPC error), `ToolFailure` or `String`. Returning `Json<U>` (also inside
 /// `Result`) declares `U`'s JSON Schema as the tool's output schema.
+///
+/// # Typed call
+/// `search::call(&caller, SearchArgs { .. })` calls the tool through any
+/// `switchyard::call::Caller` (the client crate's `Client`, `testing::TestClient`) and returns
+/// `Result<Hits, C::Error>`: the output decoded as `switchyard::call::ToolReturn` says
+/// (`Json<U>` from `structuredContent`, `String` from the text blocks, ...), an `isError`
+/// result as `TypedCallError::ToolFailed`. A tool without params is called with `()`. The
+/// params need `serde::Serialize` and the output `serde::Deserialize` where `call` is used
+/// (never for serving). The params and output types must be as visible as the function.
+///
+/// # Declarations
+/// Without a body, `#[mcp_tool(name = "catalogue.search")] pub async fn search(args:
+/// SearchArgs) -> Json<Hits>;` is a declaration, for a crate the server and its clients share:
+/// it gives the typed call and registers nothing. It takes only `name`, and only the params
+/// (no extractors). The server implements it with `declared = path`:
+/// `#[mcp_tool(name = "catalogue.search", declared = api::search)]` fails to compile when the
+/// handler's name, params type or output (the decoded type, and where in the result it is)
+/// differs from the declaration's; the handler may add extractors and wrap its output in
+/// `Result<_, ToolError>`.
 #[proc_macro_attribute]
 pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Tool, attr.into(), item.into()).into()
@@ -329,6 +349,7 @@ pub fn mcp_completion(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | `group` | registration group selected by `ServerBuilder::groups` | `"default"` |
 /// | `roles` | an array of role names, e.g. `["ops"]`: a caller needs any one of them (see the [crate docs](crate#roles)) | anyone may call it |
 /// | `scopes` | an array of OAuth scopes, e.g. `["admin"]`: the caller's token must grant all of them (see the [crate docs](crate#scopes)) | no scope needed |
+/// | `declared` | the path of the body-less declaration the handler implements, e.g. `api::sum`: a method name, params type or result type other than the declaration's fails to compile | none |
 ///
 /// `capability` and `extension` together require both (one merged `ClientCapabilities`
 /// object). A modern request that lacks them gets `-32021` with the object as
@@ -355,6 +376,15 @@ pub fn mcp_completion(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// Two `#[mcp_rpc]` with one method name in one group of one crate fail to compile, at both
 /// names.
+///
+/// # Typed call and declarations
+/// The hidden type also has the typed call: `sum::call(&caller, SumParams { .. })` (`()`
+/// without params) sends the method through any `switchyard::call::Caller` and returns
+/// `Result<T, C::Error>` with the handler's `T` (a value that is no object is read back from the
+/// `{"value": ..}` the 2026-07-28 wire wraps it in). Without a body, `#[mcp_rpc("acme/sum")]
+/// pub async fn sum(p: SumParams) -> Result<Sum, McpError>;` is a declaration for a crate the
+/// server and its clients share: the hidden type and its call, no registration, no other key,
+/// no extractors; the server implements it with `declared = api::sum`.
 #[proc_macro_attribute]
 pub fn mcp_rpc(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Rpc, attr.into(), item.into()).into()

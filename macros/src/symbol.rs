@@ -47,6 +47,7 @@ pub const CLIENT_DECLARES: Symbol = Symbol("client_declares");
 pub const EXTRACT: Symbol = Symbol("extract");
 /// The argument attribute that marks the params argument, whatever its type is named.
 pub const PARAMS: Symbol = Symbol("params");
+pub const DECLARED: Symbol = Symbol("declared");
 
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {

@@ -7,3 +7,4 @@ mod input;
 mod listen;
 mod raw_http;
 mod served;
+mod typed;

@@ -10,6 +10,7 @@
 //! emitted (IDEs and type checking keep working) and the errors follow it.
 
 mod completion;
+mod declaration;
 mod filter;
 mod prompt;
 mod resource;
@@ -73,11 +74,18 @@ impl From<TokenStream> for Generated {
 pub fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
-        Err(_) => {
-            let msg = format!("`#[{}]` applies to a free `async fn`", kind.macro_name());
-            let err = syn::Error::new(Span::call_site(), msg).to_compile_error();
-            return quote!(#item #err);
-        }
+        Err(_) => match syn::parse2::<syn::ForeignItemFn>(item.clone()) {
+            Ok(decl) => {
+                let func =
+                    ItemFn { attrs: decl.attrs, vis: decl.vis, sig: decl.sig, block: Box::new(syn::parse_quote!({})) };
+                return declaration::expand(kind, attr, &func);
+            }
+            Err(_) => {
+                let msg = format!("`#[{}]` applies to a free `async fn`", kind.macro_name());
+                let err = syn::Error::new(Span::call_site(), msg).to_compile_error();
+                return quote!(#item #err);
+            }
+        },
     };
     let cx = Ctxt::new();
     let Generated { beside, hidden } = match kind {
@@ -93,7 +101,7 @@ pub fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
             hidden: resource::expand(&cx, attr, &func),
         },
         Kind::Completion => completion::expand(&cx, attr, &func).into(),
-        Kind::Rpc => rpc::expand(&cx, attr, &func),
+        Kind::Rpc => rpc::expand(&cx, attr, &func, false),
         Kind::Filter => filter::expand(&cx, attr, &func).into(),
         Kind::SubscriptionField => subscription_field::expand(&cx, attr, &func).into(),
     };
@@ -134,7 +142,18 @@ const PRIMITIVE_TYPES: &[&str] = &[
 /// `async fn search`, `use std::env;` beside `async fn env`) keeps compiling and wins, where an
 /// alias declared beside the function would be "defined multiple times". A function named like
 /// a primitive type gets none, since even a glob import would shadow the primitive.
+///
+/// A tool's alias names a marker type of its own instead of `NoMethod`, declared in the same
+/// module: the generated `ToolDeclaration` impl (see [`tool_declaration`]) gives it the tool's
+/// name and types, which `greet::call` and `declared = greet` read.
 fn name_as_type(func: &ItemFn, kind: &str, runtime_type: &str) -> Vec<TokenStream> {
+    name_as_type_documented(func, kind, runtime_type, false)
+}
+
+/// [`name_as_type`]; for a body-less declaration (`documented`), the alias is what the
+/// declarations crate's users see in its docs, so it carries the function's doc comment and is
+/// not hidden.
+fn name_as_type_documented(func: &ItemFn, kind: &str, runtime_type: &str, documented: bool) -> Vec<TokenStream> {
     let ident = &func.sig.ident;
     if PRIMITIVE_TYPES.contains(&ident.unraw().to_string().as_str()) {
         return Vec::new();
@@ -143,21 +162,76 @@ fn name_as_type(func: &ItemFn, kind: &str, runtime_type: &str) -> Vec<TokenStrea
     let vis = &func.vis;
     let module = format_ident!("__mcp_{}_{}", kind, ident.unraw(), span = Span::call_site());
     let runtime_type = Ident::new(runtime_type, Span::call_site());
+    let (alias_docs, use_docs) = if documented {
+        let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
+        (quote!(#(#docs)*), TokenStream::new())
+    } else {
+        (quote!(#[doc(hidden)]), quote!(#[doc(hidden)]))
+    };
+    let (marker_item, parameter) = match tool_declaration(func).filter(|_| kind == "tool") {
+        Some((_, marker)) => (
+            {
+                let marker_vis = marker_visibility(vis);
+                quote! {
+                    #[doc(hidden)]
+                    #[allow(non_camel_case_types, dead_code, unreachable_pub)]
+                    #marker_vis enum #marker {}
+                }
+            },
+            quote!(#marker),
+        ),
+        None => (TokenStream::new(), quote!(#p::NoMethod)),
+    };
     vec![
         quote! {
             #[doc(hidden)]
             mod #module {
-                #[doc(hidden)]
-                #[allow(non_camel_case_types, dead_code, unreachable_pub)]
-                pub type #ident = #p::#runtime_type<#p::NoMethod>;
+                #marker_item
+                #alias_docs
+                #[allow(non_camel_case_types, dead_code, unreachable_pub, private_interfaces)]
+                pub type #ident = #p::#runtime_type<#parameter>;
             }
         },
         quote! {
-            #[doc(hidden)]
+            #use_docs
             #[allow(unused_imports)]
             #vis use #module::*;
         },
     ]
+}
+
+/// The visibility of a tool's marker type, declared in the alias's module one level below the
+/// function: the function's own, as seen from there. The marker's impl names the handler's
+/// types, which rustc requires to be as visible as the marker (E0446), so a private handler
+/// must not get a `pub` marker. A `pub(in path)` not starting at `crate` becomes the
+/// function's module, the narrowest choice that still lets the function's module call it.
+fn marker_visibility(vis: &syn::Visibility) -> TokenStream {
+    match vis {
+        syn::Visibility::Public(_) => quote!(pub),
+        syn::Visibility::Inherited => quote!(pub(super)),
+        syn::Visibility::Restricted(r) => {
+            let first = r.path.segments.first().map(|s| s.ident.to_string());
+            match first.as_deref() {
+                Some("crate") => quote!(#vis),
+                Some("super") if r.path.segments.len() == 1 => quote!(pub(in super::super)),
+                _ => quote!(pub(super)),
+            }
+        }
+    }
+}
+
+/// The module and the marker type that a tool's hidden alias names (see [`name_as_type`]), or
+/// `None` for a function named like a primitive type, which gets no alias. The marker's name
+/// is the function's, prefixed: the glob import also brings it into the function's module, where
+/// only another tool of the same name could clash with it.
+pub(crate) fn tool_declaration(func: &ItemFn) -> Option<(Ident, Ident)> {
+    let ident = func.sig.ident.unraw();
+    if PRIMITIVE_TYPES.contains(&ident.to_string().as_str()) {
+        return None;
+    }
+    let module = format_ident!("__mcp_tool_{}", ident, span = Span::call_site());
+    let marker = format_ident!("__mcp_tool_declaration_{}", ident, span = Span::call_site());
+    Some((module, marker))
 }
 
 /// Refers to the function so that a registration rejected for an attribute error does not add a
@@ -467,6 +541,21 @@ fn fnv1a(parts: &[&str]) -> u64 {
         }
     }
     hash
+}
+
+/// Each extractor argument of a declaration, reported: a declaration has no request to extract
+/// from.
+fn extractors_are_errors(cx: &Ctxt, handler: &Handler<'_>, what: &str) {
+    for arg in handler.args.iter().filter(|a| a.role == Role::Extractor) {
+        cx.error_spanned_by(
+            quote::ToTokens::to_token_stream(arg.ty),
+            format!(
+                "a {what} declaration takes only its params: `{}` is an extractor, which belongs on the handler \
+                 that implements the declaration",
+                quote::ToTokens::to_token_stream(arg.ty)
+            ),
+        );
+    }
 }
 
 #[cfg(test)]

@@ -12,10 +12,16 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, Type};
 
-pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
+/// `declaration`: the function has no body (see `declaration.rs`): only the marker, its impl
+/// and its typed call are emitted.
+pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn, declaration: bool) -> Generated {
     let attrs = RpcAttrs::parse(cx, attr);
     let handler = Handler::from_fn(cx, func, &ArgRules::Params { macro_name: "mcp_rpc" });
     let returns = check::check_rpc(cx, &attrs, &handler);
+    if declaration {
+        served_keys_are_errors(cx, &attrs);
+        super::extractors_are_errors(cx, &handler, "method");
+    }
     let p = private();
     let group = group(attrs.group.as_ref());
     let method = lit_value(attrs.method.as_ref()).unwrap_or_default();
@@ -40,9 +46,17 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
     let nameable = func.sig.generics.params.is_empty() && !handler.params().is_some_and(ast::is_unnameable);
     let impl_items =
         checked_result.as_ref().filter(|_| nameable).map(|(_, result_item)| quote!(#params_item #result_item));
-    let beside = marker(func, impl_items, &method);
+    let unit: Type = syn::parse_quote!(());
+    let call_types =
+        returns.filter(|_| impl_items.is_some()).map(|(result, _)| (handler.params().unwrap_or(&unit), result));
+    let beside = marker(func, impl_items, call_types, &method);
     if cx.has_errors() {
         return Generated { beside, hidden: TokenStream::new() };
+    }
+    if declaration {
+        // The error type is named nowhere else, and its import must not be reported unused.
+        let output = handler.output.map(|ty| quote!(#[allow(dead_code)] type __Declared = #ty;));
+        return Generated { beside, hidden: output.unwrap_or_default() };
     }
     let (Some((result, error)), Some((checked_result, _)), Some(method_lit)) = (returns, checked_result, &attrs.method)
     else {
@@ -74,10 +88,12 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
     let site = site(handler.ident);
     let state = super::state_requirements(&handler);
     let guard = duplicate_guard(Guarded::Rpc, &group, &Named { value: method.clone(), span: method_lit.span() });
+    let implements = attrs.declared.as_ref().map(|path| implements_declaration(path, &params, result, &method));
 
     Generated {
         beside,
         hidden: quote! {
+            #implements
             #capabilities_fn
 
             fn __call(
@@ -118,7 +134,17 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> Generated {
 /// Emitted even when the annotation has errors, so that filters naming the RPC do not add
 /// "cannot find type" errors to the real ones. The impls need the result type: a handler whose
 /// return type is not `Result<T, E>` (`types` is `None`) gets the bare marker.
-fn marker(func: &ItemFn, types: Option<TokenStream>, method: &str) -> Vec<TokenStream> {
+///
+/// With the types, the marker also gets the typed call: `handler::call(&caller, params)` (`()`
+/// without params) returning the handler's `T` of `Result<T, E>`. Its serde bounds are
+/// higher-ranked so that they are checked where `call` is used, not here: a server's types need
+/// only what serving needs.
+fn marker(
+    func: &ItemFn,
+    types: Option<TokenStream>,
+    call_types: Option<(&Type, &Type)>,
+    method: &str,
+) -> Vec<TokenStream> {
     let p = private();
     let ident = &func.sig.ident;
     let vis = &func.vis;
@@ -133,6 +159,26 @@ fn marker(func: &ItemFn, types: Option<TokenStream>, method: &str) -> Vec<TokenS
                 impl #p::RpcMethod for #ident {
                     #types
                     const METHOD: &'static str = #method;
+                }
+            };
+        });
+    }
+    if let Some((params, result)) = call_types {
+        items.push(quote! {
+            const _: () = {
+                impl #ident {
+                    /// The typed call of this method (see `switchyard::call`).
+                    #[allow(dead_code, private_interfaces)]
+                    #vis fn call<'__c, __C: #p::Caller>(
+                        caller: &'__c __C,
+                        params: #params,
+                    ) -> impl #p::Future<Output = #p::Result<#result, __C::Error>> + #p::Send + '__c
+                    where
+                        for<'__a> #params: #p::CallParams,
+                        for<'__a> #result: #p::CallOutput,
+                    {
+                        #p::call_rpc::<#params, #result, __C>(caller, #method, params)
+                    }
                 }
             };
         });
@@ -187,4 +233,48 @@ fn required_capabilities(attrs: &RpcAttrs) -> Option<TokenStream> {
         return None;
     }
     Some(quote!(#p::serde_json::json!({ #(#entries),* })))
+}
+
+/// Each key of a body-less declaration besides the method, reported: they describe how the
+/// method is served, which is the handler's to say.
+fn served_keys_are_errors(cx: &Ctxt, attrs: &RpcAttrs) {
+    let spans = [
+        ("routing_name", attrs.routing_name.as_ref().map(Spanned::span)),
+        ("capability", attrs.capability.as_ref().map(Spanned::span)),
+        ("extension", attrs.extension.as_ref().map(Spanned::span)),
+        ("client_declares", attrs.client_declares.map(|(_, span)| span)),
+        ("eras", attrs.eras.as_ref().map(|e| e.span)),
+        ("group", attrs.group.as_ref().map(Spanned::span)),
+        ("roles", attrs.roles.as_ref().map(|r| r.array.span())),
+        ("scopes", attrs.scopes.as_ref().map(|r| r.array.span())),
+        ("declared", attrs.declared.as_ref().map(Spanned::span)),
+    ];
+    for (key, span) in spans {
+        if let Some(span) = span {
+            cx.error_at(
+                span,
+                format!(
+                    "`{key}` describes how the method is served: give it on the handler that implements this \
+                     declaration (`#[mcp_rpc(\"...\", declared = ...)]`); a declaration takes only the method name"
+                ),
+            );
+        }
+    }
+}
+
+/// The checks of `declared = path`: the method name, the params type and the result type are
+/// the declaration's, each a compile error at the part that differs.
+fn implements_declaration(path: &syn::Path, params: &TokenStream, result: &Type, method: &str) -> TokenStream {
+    let p = private();
+    let declaration = quote_spanned!(path.span()=> <#path as #p::TypedMethod>);
+    let method_check = quote_spanned! {path.span()=>
+        const _: () = #p::assert_declared_method(#declaration::METHOD, #method);
+    };
+    let params_check = quote_spanned! {params.span()=>
+        fn __declared_params(params: #params) -> #declaration::Params { params }
+    };
+    let result_check = quote_spanned! {result.span()=>
+        fn __declared_result(result: #result) -> #declaration::Result { result }
+    };
+    quote!(#method_check #params_check #result_check)
 }

@@ -103,7 +103,12 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     };
 
     let state = super::state_requirements(&handler);
+    let declaration = declaration_impl(func, &handler, name_text);
+    let implements = attrs.declared.as_ref().map(|path| implements_declaration(path, &handler, name_text));
     quote! {
+        #declaration
+        #implements
+
         #input_schema
         #output_schema_fn
         #annotations_fn
@@ -138,5 +143,61 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
         }
 
         #guard
+    }
+}
+
+/// `impl ToolDeclaration for` the tool's marker type: its name, params type (`()` without
+/// params) and return type, for the typed call `greet::call`. Left out when a type cannot be
+/// named outside the function (`impl Trait`), or the function has no alias.
+pub fn declaration_impl(func: &ItemFn, handler: &Handler<'_>, name: &str) -> TokenStream {
+    let p = private();
+    let Some((module, marker)) = super::tool_declaration(func) else { return TokenStream::new() };
+    let unit: syn::Type = syn::parse_quote!(());
+    let params = handler.params().unwrap_or(&unit);
+    let output = handler.output.unwrap_or(&unit);
+    if ast::is_unnameable(params) || ast::is_unnameable(output) {
+        return TokenStream::new();
+    }
+    quote! {
+        impl #p::ToolDeclaration for #module::#marker {
+            const NAME: &'static str = #name;
+            type Params = #params;
+            type Return = #output;
+        }
+    }
+}
+
+/// The checks of `declared = path`: the tool's name, its params type and its typed output (type
+/// and where in the result it is) are the declaration's, each a compile error at the part that
+/// differs.
+fn implements_declaration(path: &syn::Path, handler: &Handler<'_>, name: &str) -> TokenStream {
+    let p = private();
+    let unit: syn::Type = syn::parse_quote!(());
+    let params = handler.params().unwrap_or(&unit);
+    let output = handler.output.unwrap_or(&unit);
+    let declaration = quote_spanned!(path.span()=> <#path as #p::ToolDeclaration>);
+    let name_check = quote_spanned! {path.span()=>
+        const _: () = #p::assert_declared_name(#declaration::NAME, #name);
+    };
+    let params_check = quote_spanned! {params.span()=>
+        fn __declared_params(params: #params) -> #declaration::Params { params }
+    };
+    let output_check = (!ast::is_unnameable(output)).then(|| {
+        quote_spanned! {output.span()=>
+            fn __declared_output(
+                output: <#output as #p::ToolReturn>::Output,
+            ) -> <#declaration::Return as #p::ToolReturn>::Output {
+                output
+            }
+            const _: () = #p::assert_same_shape(
+                <#declaration::Return as #p::ToolReturn>::SHAPE,
+                <#output as #p::ToolReturn>::SHAPE,
+            );
+        }
+    });
+    quote! {
+        #name_check
+        #params_check
+        #output_check
     }
 }

@@ -21,6 +21,8 @@
 mod http;
 #[cfg(feature = "http")]
 pub use http::HttpTestServer;
+mod typed;
+pub use typed::TestCallError;
 
 use crate::protocol::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_VERSION};
 use crate::server::Server;

@@ -22,4 +22,5 @@ mod sessions;
 mod sse_wakeups;
 mod stdio_backlog;
 mod subscriptions;
+mod typed_calls;
 mod uri_templates;

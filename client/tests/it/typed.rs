@@ -1,0 +1,121 @@
+//! Typed calls through the client: the declarations of `typed_api` (a crate the server and the
+//! client share), implemented here with `declared = ...`, called over the stdio framing in
+//! both eras and over Streamable HTTP.
+
+use std::sync::Mutex;
+use switchyard::prelude::*;
+use switchyard::testing::HttpTestServer;
+use switchyard::transport::http::HttpConfig;
+use switchyard::transport::stdio::{StdioConfig, serve_io};
+use switchyard_client::{Client, ClientBuilder, ClientError};
+use typed_api::{Found, NewNote, Note, Query, Stats};
+
+#[derive(Default)]
+struct Notes(Mutex<Vec<Note>>);
+
+impl Notes {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Note>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Stores a note.
+#[mcp_tool(name = "notes.add", group = "typed", declared = typed_api::add_note)]
+async fn add_note(note: NewNote, notes: State<Notes>) -> Result<Json<Note>, ToolError> {
+    if note.text.is_empty() {
+        return Err(ToolError::new("a note needs some text"));
+    }
+    let mut notes = notes.lock();
+    let stored = Note { id: notes.len() as u64 + 1, text: note.text, tags: note.tags };
+    notes.push(stored.clone());
+    Ok(Json(stored))
+}
+
+/// Finds notes by tag.
+#[mcp_tool(group = "typed", declared = typed_api::find_notes)]
+async fn find_notes(query: Query, notes: State<Notes>) -> Json<Found> {
+    let notes = notes.lock();
+    Json(Found { notes: notes.iter().filter(|n| n.tags.contains(&query.tag)).cloned().collect() })
+}
+
+/// Forgets the notes.
+#[mcp_tool(group = "typed", declared = typed_api::clear)]
+async fn clear(notes: State<Notes>) -> String {
+    let n = std::mem::take(&mut *notes.lock()).len();
+    format!("forgot {n} notes")
+}
+
+#[mcp_rpc("acme/notes.stats", group = "typed", declared = typed_api::stats)]
+async fn stats(notes: State<Notes>) -> Result<Stats, McpError> {
+    let notes = notes.lock();
+    if notes.len() > 2 {
+        return Err(McpError::invalid_params("too many notes to count"));
+    }
+    Ok(Stats { notes: notes.len() as u64, tags: 0 })
+}
+
+fn server() -> Server {
+    Server::builder("typed", "0").groups(["typed"]).state(Notes::default()).build().expect("builds")
+}
+
+async fn over_pipe(version: &str) -> Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (server_reader, server_writer) = tokio::io::split(server_end);
+    tokio::spawn(serve_io(server(), server_reader, server_writer, StdioConfig::default()));
+    let (reader, writer) = tokio::io::split(client_end);
+    ClientBuilder::new("typed-test", "0")
+        .protocol_versions([version])
+        .connect_io(reader, writer)
+        .await
+        .expect("connects")
+}
+
+/// Every typed call of `typed_api`, its failures included, against a fresh server.
+async fn exercise(client: &Client) {
+    let note = typed_api::add_note::call(client, NewNote { text: "milk".into(), tags: vec!["errands".into()] });
+    assert_eq!(note.await.expect("adds"), Note { id: 1, text: "milk".into(), tags: vec!["errands".into()] });
+    typed_api::add_note::call(client, NewNote { text: "tea".into(), tags: Vec::new() }).await.expect("adds");
+
+    let found = typed_api::find_notes::call(client, Query { tag: "errands".into() }).await.expect("finds");
+    assert_eq!(found.notes.iter().map(|n| n.id).collect::<Vec<_>>(), [1]);
+    assert_eq!(typed_api::stats::call(client, ()).await.expect("counts"), Stats { notes: 2, tags: 0 });
+
+    let err = typed_api::add_note::call(client, NewNote { text: String::new(), tags: Vec::new() }).await;
+    match err {
+        Err(ClientError::ToolFailed { name, result }) => {
+            assert_eq!(name, "notes.add");
+            assert_eq!(result.is_error, Some(true));
+        }
+        other => panic!("expected ToolFailed, got {other:?}"),
+    }
+    typed_api::add_note::call(client, NewNote { text: "jam".into(), tags: Vec::new() }).await.expect("adds");
+    let err = typed_api::stats::call(client, ()).await.expect_err("three notes are too many");
+    assert_eq!(err.as_rpc().map(|e| e.code().0), Some(-32602), "{err:?}");
+
+    assert_eq!(typed_api::clear::call(client, ()).await.expect("clears"), "forgot 3 notes");
+    assert_eq!(typed_api::stats::call(client, ()).await.expect("counts"), Stats { notes: 0, tags: 0 });
+}
+
+#[tokio::test]
+async fn typed_calls_over_a_pipe_in_both_eras() {
+    for version in ["2026-07-28", "2025-11-25", "2025-06-18"] {
+        let client = over_pipe(version).await;
+        assert_eq!(client.protocol_version(), version);
+        exercise(&client).await;
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn typed_calls_over_streamable_http() {
+    for version in ["2026-07-28", "2025-11-25"] {
+        let http = HttpTestServer::start(server(), HttpConfig::default()).await.expect("a loopback port");
+        let client = ClientBuilder::new("typed-test", "0")
+            .protocol_versions([version])
+            .connect_http(http.url())
+            .await
+            .expect("connects");
+        exercise(&client).await;
+        client.close().await;
+    }
+}
