@@ -2,7 +2,7 @@
 //! serde_json; a plain read-parse-write loop on stdio), measured interleaved in one run.
 //!
 //! ```text
-//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,fanout,compile,schema] [--repeats N] [--allow-invalid] [--write-docs]
+//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,client,fanout,compile,schema] [--repeats N] [--allow-invalid] [--write-docs]
 //! ```
 //!
 //! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
@@ -27,6 +27,7 @@
 //! processes (`bench role NAME`) pinned to CPU 1; the load generators run on CPU 0.
 
 mod auth;
+mod clients;
 mod compile;
 mod fanout;
 mod load_http;
@@ -149,13 +150,14 @@ fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("role") => match args.get(1) {
+            Some(name) if name.starts_with("client-") => clients::run_role(name, &args[2..]),
             Some(name) => servers::run_role(name, &args[2..]),
             None => Err("role needs a name".into()),
         },
         Some("issuer") => auth::issuer_standalone(&args[1..]),
         Some("--help" | "-h") => {
             println!(
-                "usage: bench [--quick] [--only stdio,http,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout,auth] [--repeats N] [--allow-invalid] [--write-docs]"
+                "usage: bench [--quick] [--only stdio,http,client,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout,auth] [--repeats N] [--allow-invalid] [--write-docs]"
             );
             Ok(())
         }
@@ -198,6 +200,9 @@ fn pin_and_run(args: &[String]) -> Res<()> {
     }
     if plan.wants_fanout("h1") || plan.wants_fanout("h2") {
         rt.block_on(fan_out(&plan, &mut table))?;
+    }
+    if plan.wants("client") {
+        clients::rows(&plan, &mut table)?;
     }
     if plan.wants("compile") {
         compile(&plan, &mut table)?;

@@ -598,7 +598,13 @@ impl Client {
                 self.inner.session.version
             )));
         }
-        let params = self.inner.session.stamp(json!({ "notifications": filter }))?;
+        self.listen_with(json!({ "notifications": filter })).await
+    }
+
+    /// [`listen`](Self::listen) with the request's params as given (`notifications`, and a
+    /// `_meta` of the caller's, such as one declaring an extension); modern only.
+    pub(crate) async fn listen_with(&self, params: Value) -> Result<Subscription, ClientError> {
+        let params = self.inner.session.stamp(params)?;
         crate::listen::listen(self.inner.peer.clone(), params, self.inner.timeout).await
     }
 

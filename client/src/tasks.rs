@@ -5,9 +5,12 @@
 
 use crate::client::{Client, arguments_object, decode, meta_mut};
 use crate::error::ClientError;
+use crate::listen::Subscription;
+use futures::{Stream, StreamExt};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::time::Duration;
+use switchyard::call::{CallOutput, CallParams, ToolDeclaration, ToolOutput, ToolReturn, decode_tool_result};
 use switchyard::{CallToolResult, McpError};
 
 /// The extension's key in capabilities.
@@ -50,8 +53,29 @@ impl Client {
         decode("tools/call", result).map(ToolCall::Completed)
     }
 
+    /// [`call_tool_as_task`](Self::call_tool_as_task) of the tool `K` declares (a typed call's
+    /// type, `greet` of `greet::call`): `client.call_as_task::<greet>(GreetArgs { .. })`, whose
+    /// [`ToolCall::output`] decodes the result as `greet::call` does.
+    ///
+    /// Errors: as [`call_tool_as_task`](Self::call_tool_as_task).
+    pub async fn call_as_task<K>(&self, params: K::Params) -> Result<ToolCall, ClientError>
+    where
+        K: ToolDeclaration,
+        K::Params: CallParams,
+    {
+        self.call_tool_as_task(K::NAME, params).await
+    }
+
     /// A request declaring the Tasks extension besides the client's own capabilities.
     pub(crate) async fn tasks_request(&self, method: &str, mut params: Value) -> Result<Value, ClientError> {
+        self.declare_tasks(method, &mut params)?;
+        self.request(method, params).await
+    }
+
+    /// Puts the client's capabilities with the Tasks extension into `params._meta`.
+    ///
+    /// Errors: [`ClientError::Protocol`] on a session (the extension is 2026-07-28's).
+    fn declare_tasks(&self, method: &str, params: &mut Value) -> Result<(), ClientError> {
         if !self.session().modern {
             return Err(ClientError::Protocol(format!(
                 "{method} with the Tasks extension needs 2026-07-28, not a {} session",
@@ -65,8 +89,28 @@ impl Client {
                 extensions.insert(TASKS_EXTENSION.to_owned(), json!({}));
             }
         }
-        meta_mut(&mut params).insert(switchyard::protocol::META_CLIENT_CAPABILITIES.to_owned(), capabilities);
-        self.request(method, params).await
+        meta_mut(params).insert(switchyard::protocol::META_CLIENT_CAPABILITIES.to_owned(), capabilities);
+        Ok(())
+    }
+}
+
+impl ToolCall {
+    /// The result decoded as tool `K`'s typed output (as `K::call` decodes it), following the
+    /// task to its end first when the server made one.
+    ///
+    /// Errors: [`ClientError::ToolFailed`] for an `isError: true` result,
+    /// [`ClientError::Protocol`] for a result of another shape; as [`TaskHandle::result`].
+    pub async fn output<K>(self) -> Result<ToolOutput<K>, ClientError>
+    where
+        K: ToolDeclaration,
+        K::Return: ToolReturn,
+        ToolOutput<K>: CallOutput,
+    {
+        let result = match self {
+            ToolCall::Completed(result) => result,
+            ToolCall::Task(task) => task.result().await?,
+        };
+        Ok(decode_tool_result::<K>(result)?)
     }
 }
 
@@ -134,17 +178,38 @@ impl TaskHandle {
         self.client.tasks_request("tasks/cancel", json!({ "taskId": self.id })).await.map(drop)
     }
 
-    /// Follows the task to its end: `tasks/get` at the server's poll interval (100 ms to 60 s,
-    /// 1 s when it suggests none); an `input_required` task's questions go to the client's input
-    /// handlers and their answers back with `tasks/update`.
+    /// The task's states as they change, as a [`Stream`]: the state now first, then each
+    /// change, ending after a terminal one (`completed`, `failed`, `cancelled`).
+    ///
+    /// Where the server offers them, changes come as they happen: a `subscriptions/listen` for
+    /// the task's `notifications/tasks` (`taskIds`, [status
+    /// notifications](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md));
+    /// `tasks/get` at the server's poll interval (100 ms to 60 s, 1 s when it suggests none)
+    /// is the baseline either way, so a server that grants no subscription, or one that
+    /// notifies only some changes, is followed all the same. A state equal to the one before
+    /// (`_meta` aside) is not repeated.
+    ///
+    /// Errors: an item [`ClientError::Rpc`] `-32602` for a task the server no longer knows, and
+    /// whatever else `tasks/get` fails with; the stream ends after it.
+    pub fn updates(&self) -> impl Stream<Item = Result<TaskState, ClientError>> + Send + 'static {
+        let follow = Follow { task: self.clone(), subscription: None, started: false, last: None, done: false };
+        futures::stream::unfold(follow, |mut follow| async move {
+            let item = follow.next().await?;
+            Some((item, follow))
+        })
+    }
+
+    /// Follows the task to its end (see [`updates`](Self::updates)); an `input_required`
+    /// task's questions go to the client's input handlers and their answers back with
+    /// `tasks/update`.
     ///
     /// Errors: [`ClientError::Rpc`] with the task's error when it `failed`;
     /// [`ClientError::Cancelled`] when it was cancelled; [`ClientError::Protocol`] for input no
     /// handler gives or a result that is no `CallToolResult`; as [`Client::request`] otherwise.
     pub async fn result(&self) -> Result<CallToolResult, ClientError> {
-        let mut poll = self.poll;
-        loop {
-            let state = self.state().await?;
+        let mut updates = std::pin::pin!(self.updates());
+        while let Some(state) = updates.next().await {
+            let state = state?;
             match state.status.as_str() {
                 "completed" => {
                     let result = state.raw.get("result").cloned().unwrap_or(Value::Null);
@@ -168,16 +233,144 @@ impl TaskHandle {
                     let update = json!({ "taskId": self.id, "inputResponses": responses });
                     self.client.tasks_request("tasks/update", update).await?;
                 }
-                _ => {
-                    // The interval may change over the task's life; the last one given holds.
-                    if let Some(suggested) = suggested_poll(&state.raw) {
-                        poll = suggested;
-                    }
-                    tokio::time::sleep(poll).await;
-                }
+                _ => {}
+            }
+        }
+        Err(ClientError::Protocol(format!("task {}: its updates ended before a terminal state", self.id)))
+    }
+
+    /// The task's output decoded as tool `K`'s (see [`ToolCall::output`]).
+    ///
+    /// Errors: as [`result`](Self::result) and [`ToolCall::output`].
+    pub async fn output<K>(&self) -> Result<ToolOutput<K>, ClientError>
+    where
+        K: ToolDeclaration,
+        K::Return: ToolReturn,
+        ToolOutput<K>: CallOutput,
+    {
+        Ok(decode_tool_result::<K>(self.result().await?)?)
+    }
+
+    /// A `subscriptions/listen` for this task's `notifications/tasks`, when the server grants
+    /// it; `None` when it refuses or grants other ids (polling then carries on alone).
+    async fn subscribe(&self) -> Option<Subscription> {
+        let mut params = json!({ "notifications": { TASK_IDS: [self.id] } });
+        self.client.declare_tasks("subscriptions/listen", &mut params).ok()?;
+        // A server that neither acknowledges nor refuses cannot hold the first state long.
+        match tokio::time::timeout(SUBSCRIBE_WAIT, self.client.listen_with(params)).await.unwrap_or_else(|_| {
+            Err(ClientError::Timeout { method: "subscriptions/listen".into(), timeout: SUBSCRIBE_WAIT })
+        }) {
+            Ok(subscription) => {
+                let granted = subscription.granted().extra.get(TASK_IDS).and_then(Value::as_array);
+                granted.is_some_and(|ids| ids.iter().any(|id| id.as_str() == Some(&self.id))).then_some(subscription)
+            }
+            Err(e) => {
+                tracing::debug!(target: "switchyard_client", task = %self.id, error = %e, "no task notifications; polling");
+                None
             }
         }
     }
+}
+
+/// How long a task's subscription may take to be acknowledged before polling goes on alone.
+const SUBSCRIBE_WAIT: Duration = Duration::from_secs(5);
+
+/// The Tasks extension's key of `SubscriptionFilter`.
+const TASK_IDS: &str = "taskIds";
+
+/// The state of [`TaskHandle::updates`].
+struct Follow {
+    task: TaskHandle,
+    subscription: Option<Subscription>,
+    /// Whether the first state was given (and the subscription tried).
+    started: bool,
+    /// The last state given, without `_meta`.
+    last: Option<Value>,
+    done: bool,
+}
+
+impl Follow {
+    /// The next state that differs from the last one, or `None` after a terminal one or an
+    /// error.
+    async fn next(&mut self) -> Option<Result<TaskState, ClientError>> {
+        if self.done {
+            return None;
+        }
+        if !self.started {
+            self.started = true;
+            // Subscribed before the first `tasks/get`, so no change falls between the two.
+            self.subscription = self.task.subscribe().await;
+            let first = self.task.state().await;
+            return Some(self.give(first));
+        }
+        loop {
+            let poll = self.last.as_ref().and_then(suggested_poll).unwrap_or(self.task.poll);
+            let state = match self.subscription.as_mut() {
+                Some(subscription) => tokio::select! {
+                    note = subscription.next() => match note {
+                        Some(Ok(note)) => match task_note(&note, &self.task.id) {
+                            Some(state) => Ok(state),
+                            None => continue,
+                        },
+                        // The subscription ended or failed: polling carries on alone.
+                        _ => {
+                            self.subscription = None;
+                            continue;
+                        }
+                    },
+                    () = tokio::time::sleep(poll) => self.task.state().await,
+                },
+                None => {
+                    tokio::time::sleep(poll).await;
+                    self.task.state().await
+                }
+            };
+            let unchanged = state.as_ref().is_ok_and(|s| self.last.as_ref() == Some(&without_meta(&s.raw)));
+            if !unchanged {
+                return Some(self.give(state));
+            }
+        }
+    }
+
+    /// Records `state` as the last one given, and ends the stream after an error or a terminal
+    /// status.
+    fn give(&mut self, state: Result<TaskState, ClientError>) -> Result<TaskState, ClientError> {
+        match &state {
+            Ok(s) => {
+                self.last = Some(without_meta(&s.raw));
+                self.done = matches!(s.status.as_str(), "completed" | "failed" | "cancelled");
+            }
+            Err(_) => self.done = true,
+        }
+        if self.done {
+            // Ends the listen request at once rather than when the stream is dropped.
+            self.subscription = None;
+        }
+        state
+    }
+}
+
+/// The state a `notifications/tasks` of task `id` carries (a `DetailedTask`), or `None` for
+/// another notification.
+fn task_note(note: &switchyard::jsonrpc::Notification, id: &str) -> Option<TaskState> {
+    if note.method != "notifications/tasks" {
+        return None;
+    }
+    let raw = note.params.clone()?;
+    if raw.get("taskId").and_then(Value::as_str) != Some(id) {
+        return None;
+    }
+    let text = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_owned);
+    Some(TaskState { status: text("status")?, status_message: text("statusMessage"), raw: Value::Object(raw) })
+}
+
+/// `task` without `_meta`: what two reports of one state share.
+fn without_meta(task: &Value) -> Value {
+    let mut task = task.clone();
+    if let Some(object) = task.as_object_mut() {
+        object.remove("_meta");
+    }
+    task
 }
 
 /// The poll interval a task result suggests (`pollIntervalMs`), held to 100 ms..60 s.

@@ -7,6 +7,7 @@ mod adversarial;
 mod auth_flags;
 mod batches;
 mod client;
+mod client_tasks;
 mod cluster;
 mod drain;
 mod fairness;

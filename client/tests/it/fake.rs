@@ -412,3 +412,56 @@ async fn a_reused_server_request_id_is_refused_and_cancel_stops_the_first() {
     assert_eq!(stopped.load(Ordering::SeqCst), 1, "the cancelled handler was stopped");
     client.close().await;
 }
+
+/// A modern client connected to the fake, with the discovery played.
+async fn modern() -> (Fake, Client) {
+    let (mut fake, connecting) = start(ClientBuilder::new("test-client", "0.0.1"));
+    let probe = fake.recv().await;
+    let discovered = json!({
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": { "tools": {} },
+        "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "modern", "version": "2" } },
+    });
+    fake.send(json!({ "jsonrpc": "2.0", "id": probe["id"], "result": discovered })).await;
+    (fake, connecting.await.expect("joins").expect("connects"))
+}
+
+#[tokio::test]
+async fn a_server_that_refuses_task_subscriptions_is_polled_and_repeats_are_not_reported() {
+    use futures::StreamExt;
+    let (mut fake, client) = modern().await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool_as_task("job", json!({})).await }
+    });
+    let request = fake.recv().await;
+    let task = json!({ "resultType": "task", "taskId": "t1", "status": "working", "pollIntervalMs": 100 });
+    fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": task })).await;
+    let Ok(Ok(switchyard_client::ToolCall::Task(task))) = call.await else { panic!("a task") };
+    let updates = tokio::spawn(async move { task.updates().collect::<Vec<_>>().await });
+
+    let listen = fake.recv().await;
+    assert_eq!(listen["method"], "subscriptions/listen", "{listen}");
+    assert_eq!(listen["params"]["notifications"], json!({ "taskIds": ["t1"] }), "{listen}");
+    let declared = &listen["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"];
+    assert!(declared.get("io.modelcontextprotocol/tasks").is_some(), "the extension is declared: {listen}");
+    let refused = json!({ "code": -32601, "message": "Method not found" });
+    fake.send(json!({ "jsonrpc": "2.0", "id": listen["id"], "error": refused })).await;
+
+    // Three polls: working, working again (not reported), completed.
+    let states = [
+        json!({ "taskId": "t1", "status": "working", "pollIntervalMs": 100 }),
+        json!({ "taskId": "t1", "status": "working", "pollIntervalMs": 100, "_meta": { "x": 1 } }),
+        json!({ "taskId": "t1", "status": "completed", "result": { "content": [] } }),
+    ];
+    for state in states {
+        let get = fake.recv().await;
+        assert_eq!(get["method"], "tasks/get", "{get}");
+        assert_eq!(get["params"]["taskId"], "t1", "{get}");
+        fake.send(json!({ "jsonrpc": "2.0", "id": get["id"], "result": state })).await;
+    }
+    let states = updates.await.expect("joins");
+    let statuses: Vec<_> = states.iter().map(|s| s.as_ref().expect("a state").status.clone()).collect();
+    assert_eq!(statuses, ["working", "completed"]);
+}

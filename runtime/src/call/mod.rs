@@ -214,14 +214,28 @@ where
     let arguments = encode_object(&params).map_err(|message| TypedCallError::Encode { what: what(), message });
     async move {
         let result = caller.call_tool_value(K::NAME, arguments?).await?;
-        if result.is_error == Some(true) {
-            return Err(TypedCallError::ToolFailed { name: K::NAME.to_owned(), result: Box::new(result) }.into());
-        }
-        let value = output_value(result, <K::Return as ToolReturn>::SHAPE)
-            .map_err(|message| TypedCallError::Decode { what: what(), message })?;
-        serde_json::from_value(value)
-            .map_err(|e| TypedCallError::Decode { what: what(), message: e.to_string() }.into())
+        Ok(decode_tool_result::<K>(result)?)
     }
+}
+
+/// Tool `K`'s typed output from a `CallToolResult` it produced (the result of a task that ran
+/// it, say), as [`call_tool`] decodes it.
+///
+/// Errors: [`TypedCallError::ToolFailed`] for an `isError: true` result,
+/// [`TypedCallError::Decode`] when the result does not decode as declared.
+pub fn decode_tool_result<K>(result: CallToolResult) -> Result<ToolOutput<K>, TypedCallError>
+where
+    K: ToolDeclaration,
+    K::Return: ToolReturn,
+    ToolOutput<K>: CallOutput,
+{
+    let what = || format!("tool `{}`", K::NAME);
+    if result.is_error == Some(true) {
+        return Err(TypedCallError::ToolFailed { name: K::NAME.to_owned(), result: Box::new(result) });
+    }
+    let value = output_value(result, <K::Return as ToolReturn>::SHAPE)
+        .map_err(|message| TypedCallError::Decode { what: what(), message })?;
+    serde_json::from_value(value).map_err(|e| TypedCallError::Decode { what: what(), message: e.to_string() })
 }
 
 /// Sends the request `method` with `params` through `caller` and decodes its `result` as `R`:
