@@ -187,12 +187,14 @@ impl TaskHandle {
     /// `tasks/get` at the server's poll interval (100 ms to 60 s, 1 s when it suggests none)
     /// is the baseline either way, so a server that grants no subscription, or one that
     /// notifies only some changes, is followed all the same. A state equal to the one before
-    /// (`_meta` aside) is not repeated.
+    /// is not repeated (`_meta`, and the keys a result carries besides the task's, aside), and a
+    /// terminal notification without the task's result or error is completed by one `tasks/get`.
     ///
     /// Errors: an item [`ClientError::Rpc`] `-32602` for a task the server no longer knows, and
     /// whatever else `tasks/get` fails with; the stream ends after it.
     pub fn updates(&self) -> impl Stream<Item = Result<TaskState, ClientError>> + Send + 'static {
-        let follow = Follow { task: self.clone(), subscription: None, started: false, last: None, done: false };
+        let follow =
+            Follow { task: self.clone(), subscription: None, started: false, last: None, next_poll: None, done: false };
         futures::stream::unfold(follow, |mut follow| async move {
             let item = follow.next().await?;
             Some((item, follow))
@@ -286,6 +288,8 @@ struct Follow {
     started: bool,
     /// The last state given, without `_meta`.
     last: Option<Value>,
+    /// When the next `tasks/get` is due.
+    next_poll: Option<tokio::time::Instant>,
     done: bool,
 }
 
@@ -304,11 +308,18 @@ impl Follow {
             return Some(self.give(first));
         }
         loop {
+            // The next poll is due at a fixed time, however many notifications come before it.
             let poll = self.last.as_ref().and_then(suggested_poll).unwrap_or(self.task.poll);
+            let due = *self.next_poll.get_or_insert_with(|| tokio::time::Instant::now() + poll);
             let state = match self.subscription.as_mut() {
                 Some(subscription) => tokio::select! {
                     note = subscription.next() => match note {
                         Some(Ok(note)) => match task_note(&note, &self.task.id) {
+                            // A terminal state is given with its result or error: a notification
+                            // that carries neither is followed by one `tasks/get`.
+                            Some(state) if is_terminal(&state.status) && !has_outcome(&state.raw) => {
+                                self.task.state().await
+                            }
                             Some(state) => Ok(state),
                             None => continue,
                         },
@@ -318,10 +329,14 @@ impl Follow {
                             continue;
                         }
                     },
-                    () = tokio::time::sleep(poll) => self.task.state().await,
+                    () = tokio::time::sleep_until(due) => {
+                        self.next_poll = None;
+                        self.task.state().await
+                    }
                 },
                 None => {
-                    tokio::time::sleep(poll).await;
+                    tokio::time::sleep_until(due).await;
+                    self.next_poll = None;
                     self.task.state().await
                 }
             };
@@ -338,7 +353,7 @@ impl Follow {
         match &state {
             Ok(s) => {
                 self.last = Some(without_meta(&s.raw));
-                self.done = matches!(s.status.as_str(), "completed" | "failed" | "cancelled");
+                self.done = is_terminal(&s.status);
             }
             Err(_) => self.done = true,
         }
@@ -364,13 +379,32 @@ fn task_note(note: &switchyard::jsonrpc::Notification, id: &str) -> Option<TaskS
     Some(TaskState { status: text("status")?, status_message: text("statusMessage"), raw: Value::Object(raw) })
 }
 
-/// `task` without `_meta`: what two reports of one state share.
+/// `task` without what differs between a `tasks/get` result and a notification of the same
+/// state: `_meta`, and what the 2026-07-28 wire adds to a result (`resultType`, `ttlMs`,
+/// `cacheScope`; a task's own TTL is `ttlMs` as well, and never changes).
 fn without_meta(task: &Value) -> Value {
     let mut task = task.clone();
     if let Some(object) = task.as_object_mut() {
-        object.remove("_meta");
+        for key in ["_meta", "resultType", "ttlMs", "cacheScope"] {
+            object.remove(key);
+        }
     }
     task
+}
+
+/// Whether a task in `status` never changes again.
+fn is_terminal(status: &str) -> bool {
+    matches!(status, "completed" | "failed" | "cancelled")
+}
+
+/// Whether a terminal task's report carries what it ended with (`result` when completed,
+/// `error` when failed; a cancelled task has neither).
+fn has_outcome(task: &Value) -> bool {
+    match task.get("status").and_then(Value::as_str) {
+        Some("completed") => task.get("result").is_some(),
+        Some("failed") => task.get("error").is_some(),
+        _ => true,
+    }
 }
 
 /// The poll interval a task result suggests (`pollIntervalMs`), held to 100 ms..60 s.

@@ -123,17 +123,21 @@ use proc_macro::TokenStream;
 /// (`Json<U>` from `structuredContent`, `String` from the text blocks, ...), an `isError`
 /// result as `TypedCallError::ToolFailed`. A tool without params is called with `()`. The
 /// params need `serde::Serialize` and the output `serde::Deserialize` where `call` is used
-/// (never for serving). The params and output types must be as visible as the function.
+/// (never for serving). A handler's call is usable in the handler's module and the modules
+/// inside it (its tests, say), whatever the function's visibility, so that a public handler
+/// taking a private type keeps compiling; other crates call through a declaration. A function
+/// named like a primitive type (`u16`) or returning `impl Trait` has no typed call.
 ///
 /// # Declarations
 /// Without a body, `#[mcp_tool(name = "catalogue.search")] pub async fn search(args:
 /// SearchArgs) -> Json<Hits>;` is a declaration, for a crate the server and its clients share:
-/// it gives the typed call and registers nothing. It takes only `name`, and only the params
-/// (no extractors). The server implements it with `declared = path`:
+/// it gives the typed call, with the function's visibility (its params and output types must
+/// be as visible), and registers nothing. It takes only `name`, and only the params (no
+/// extractors). The server implements it with `declared = path`:
 /// `#[mcp_tool(name = "catalogue.search", declared = api::search)]` fails to compile when the
 /// handler's name, params type or output (the decoded type, and where in the result it is)
 /// differs from the declaration's; the handler may add extractors and wrap its output in
-/// `Result<_, ToolError>`.
+/// `Result<_, ToolError>`, and names its return type (no `impl Trait`).
 #[proc_macro_attribute]
 pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(Kind::Tool, attr.into(), item.into()).into()

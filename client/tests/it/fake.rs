@@ -451,9 +451,9 @@ async fn a_server_that_refuses_task_subscriptions_is_polled_and_repeats_are_not_
 
     // Three polls: working, working again (not reported), completed.
     let states = [
-        json!({ "taskId": "t1", "status": "working", "pollIntervalMs": 100 }),
-        json!({ "taskId": "t1", "status": "working", "pollIntervalMs": 100, "_meta": { "x": 1 } }),
-        json!({ "taskId": "t1", "status": "completed", "result": { "content": [] } }),
+        json!({ "resultType": "complete", "taskId": "t1", "status": "working", "pollIntervalMs": 100 }),
+        json!({ "resultType": "complete", "taskId": "t1", "status": "working", "pollIntervalMs": 100, "_meta": { "x": 1 } }),
+        json!({ "resultType": "complete", "taskId": "t1", "status": "completed", "result": { "content": [] } }),
     ];
     for state in states {
         let get = fake.recv().await;
@@ -464,4 +464,52 @@ async fn a_server_that_refuses_task_subscriptions_is_polled_and_repeats_are_not_
     let states = updates.await.expect("joins");
     let statuses: Vec<_> = states.iter().map(|s| s.as_ref().expect("a state").status.clone()).collect();
     assert_eq!(statuses, ["working", "completed"]);
+}
+
+#[tokio::test]
+async fn task_notifications_and_polls_of_one_state_are_one_update_and_a_bare_end_is_completed() {
+    use futures::StreamExt;
+    let (mut fake, client) = modern().await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool_as_task("job", json!({})).await }
+    });
+    let request = fake.recv().await;
+    // A poll interval of a minute: every tasks/get below is one the client needed.
+    let task = json!({ "resultType": "task", "taskId": "t1", "status": "working", "pollIntervalMs": 60000 });
+    fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": task })).await;
+    let Ok(Ok(switchyard_client::ToolCall::Task(task))) = call.await else { panic!("a task") };
+    let updates = tokio::spawn(async move { task.updates().collect::<Vec<_>>().await });
+
+    let listen = fake.recv().await;
+    assert_eq!(listen["method"], "subscriptions/listen", "{listen}");
+    let tag = json!({ "io.modelcontextprotocol/subscriptionId": listen["id"] });
+    let ack = json!({ "notifications": { "taskIds": ["t1"] }, "_meta": tag });
+    fake.send(json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": ack })).await;
+    let get = fake.recv().await;
+    assert_eq!(get["method"], "tasks/get", "{get}");
+    let working = json!({ "taskId": "t1", "status": "working", "ttlMs": 60000, "pollIntervalMs": 60000 });
+    let mut polled = working.clone();
+    polled["resultType"] = json!("complete");
+    polled["cacheScope"] = json!("private");
+    fake.send(json!({ "jsonrpc": "2.0", "id": get["id"], "result": polled })).await;
+    // The same state as a notification, then one for another task: neither is an update.
+    let mut noted = working.clone();
+    noted["_meta"] = tag.clone();
+    fake.send(json!({ "jsonrpc": "2.0", "method": "notifications/tasks", "params": noted })).await;
+    let other = json!({ "taskId": "t2", "status": "completed", "_meta": tag });
+    fake.send(json!({ "jsonrpc": "2.0", "method": "notifications/tasks", "params": other })).await;
+    // The end, without its result: one tasks/get fetches it.
+    let done = json!({ "taskId": "t1", "status": "completed", "_meta": tag });
+    fake.send(json!({ "jsonrpc": "2.0", "method": "notifications/tasks", "params": done })).await;
+    let get = fake.recv().await;
+    assert_eq!(get["method"], "tasks/get", "{get}");
+    let completed = json!({ "resultType": "complete", "taskId": "t1", "status": "completed",
+        "result": { "content": [{ "type": "text", "text": "done" }] } });
+    fake.send(json!({ "jsonrpc": "2.0", "id": get["id"], "result": completed })).await;
+
+    let states: Vec<_> = updates.await.expect("joins").into_iter().map(|s| s.expect("a state")).collect();
+    let statuses: Vec<_> = states.iter().map(|s| s.status.as_str()).collect();
+    assert_eq!(statuses, ["working", "completed"]);
+    assert_eq!(states[1].raw["result"]["content"][0]["text"], "done");
 }

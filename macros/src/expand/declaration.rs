@@ -78,6 +78,16 @@ fn tool_declaration(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> (Vec<TokenSt
         }
     }
     super::extractors_are_errors(cx, &handler, "tool");
+    if super::tool_declaration(func).is_none() {
+        cx.error_at(
+            handler.ident.span(),
+            format!(
+                "a declaration named like the primitive type `{0}` cannot have a typed call: rename the function \
+                 and keep the tool's name with `name = \"{0}\"`",
+                handler.ident
+            ),
+        );
+    }
     let beside = super::name_as_type_documented(func, "tool", "ToolFunction", true);
     let declaration = tool::declaration_impl(func, &handler, &name.value);
     (beside, declaration)

@@ -171,7 +171,7 @@ fn name_as_type_documented(func: &ItemFn, kind: &str, runtime_type: &str, docume
     let (marker_item, parameter) = match tool_declaration(func).filter(|_| kind == "tool") {
         Some((_, marker)) => (
             {
-                let marker_vis = marker_visibility(vis);
+                let marker_vis = if documented { marker_visibility(vis) } else { quote!(pub(super)) };
                 quote! {
                     #[doc(hidden)]
                     #[allow(non_camel_case_types, dead_code, unreachable_pub)]
@@ -200,11 +200,13 @@ fn name_as_type_documented(func: &ItemFn, kind: &str, runtime_type: &str, docume
     ]
 }
 
-/// The visibility of a tool's marker type, declared in the alias's module one level below the
-/// function: the function's own, as seen from there. The marker's impl names the handler's
-/// types, which rustc requires to be as visible as the marker (E0446), so a private handler
-/// must not get a `pub` marker. A `pub(in path)` not starting at `crate` becomes the
-/// function's module, the narrowest choice that still lets the function's module call it.
+/// The visibility of a body-less declaration's marker type, declared in the alias's module one
+/// level below the function: the function's own, as seen from there, so that other crates can
+/// call it. A handler's marker is `pub(super)` instead (the function's module and its children):
+/// its impl names the handler's types, which rustc requires to be as visible as the marker
+/// (E0446, an error even where the function itself only warns), and a server whose public
+/// handler takes a private type must keep compiling. A `pub(in path)` not starting at `crate`
+/// becomes the function's module.
 fn marker_visibility(vis: &syn::Visibility) -> TokenStream {
     match vis {
         syn::Visibility::Public(_) => quote!(pub),

@@ -19,6 +19,13 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let handler = Handler::from_fn(cx, func, &ArgRules::Params { macro_name: "mcp_tool" });
     let name = Named::literal_or_ident(attrs.common.name.as_ref(), handler.ident);
     check::check_tool(cx, &attrs, &name, &handler);
+    if let (Some(_), Some(output)) = (&attrs.declared, handler.output.filter(|ty| ast::is_unnameable(ty))) {
+        cx.error_spanned_by(
+            output,
+            "a handler that implements a declaration names its return type (the declaration's, or it inside \
+             `Result<_, ToolError>`), so that its output is checked against the declaration's",
+        );
+    }
     if cx.has_errors() {
         return TokenStream::new();
     }

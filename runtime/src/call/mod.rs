@@ -128,7 +128,7 @@ pub trait ToolDeclaration {
 ///
 /// | return type | typed output | decoded from |
 /// |---|---|---|
-/// | `Json<T>` | `T` | `structuredContent`, else the first text block parsed as JSON |
+/// | `Json<T>` | `T` | `structuredContent` (a session's `{"result": t}` for a `t` that is no object), else the first text block parsed as JSON |
 /// | `String`, `&'static str` | `String` | the text blocks, joined by newlines |
 /// | `()` | `()` | nothing |
 /// | `Content` | `Content` | the first content block |
@@ -233,9 +233,29 @@ where
     if result.is_error == Some(true) {
         return Err(TypedCallError::ToolFailed { name: K::NAME.to_owned(), result: Box::new(result) });
     }
-    let value = output_value(result, <K::Return as ToolReturn>::SHAPE)
-        .map_err(|message| TypedCallError::Decode { what: what(), message })?;
-    serde_json::from_value(value).map_err(|e| TypedCallError::Decode { what: what(), message: e.to_string() })
+    let shape = <K::Return as ToolReturn>::SHAPE;
+    let value = output_value(result, shape).map_err(|message| TypedCallError::Decode { what: what(), message })?;
+    let decoded = match shape {
+        // Session revisions carry a structured output that is no object as `{"result": v}`.
+        OutputShape::Structured => decode_unwrapping(value, "result"),
+        _ => serde_json::from_value(value).map_err(|e| e.to_string()),
+    };
+    decoded.map_err(|message| TypedCallError::Decode { what: what(), message })
+}
+
+/// `value` as `T`, where a server may have wrapped a `T` that is no JSON object as
+/// `{key: t}` (every MCP result, and a session's `structuredContent`, is an object). An object
+/// of that one key holding no object is read as the wrapped value first, else as itself; any
+/// other value as itself.
+fn decode_unwrapping<T: DeserializeOwned>(value: Value, key: &str) -> Result<T, String> {
+    let wrapped = match &value {
+        Value::Object(object) if object.len() == 1 => object.get(key).filter(|inner| !inner.is_object()),
+        _ => None,
+    };
+    if let Some(Ok(t)) = wrapped.map(T::deserialize) {
+        return Ok(t);
+    }
+    serde_json::from_value(value).map_err(|e| e.to_string())
 }
 
 /// Sends the request `method` with `params` through `caller` and decodes its `result` as `R`:
@@ -261,18 +281,19 @@ where
     }
 }
 
-/// `result` as `R`. A result that is no JSON object travels the 2026-07-28 wire as
-/// `{"value": result, "resultType": "complete", ..}`, since every result there is an object:
-/// when `R` does not decode from the object itself, it is tried from `value`.
+/// `result` as `R`: the handler's value, without what the 2026-07-28 wire adds to every result
+/// (`resultType`, `_meta`, `ttlMs`, `cacheScope`; a result that carries `resultType` is taken
+/// for such), and unwrapped from `{"value": ..}` when it is no object (see
+/// [`decode_unwrapping`]).
 fn decode_rpc_result<R: DeserializeOwned>(mut result: Value) -> Result<R, String> {
-    let error = match R::deserialize(&result) {
-        Ok(r) => return Ok(r),
-        Err(e) => e.to_string(),
+    let Some(object) = result.as_object_mut().filter(|o| o.contains_key("resultType")) else {
+        // A session's result is the handler's value as is.
+        return serde_json::from_value(result).map_err(|e| e.to_string());
     };
-    match result.get_mut("value").map(Value::take) {
-        Some(value) => serde_json::from_value(value).map_err(|_| error),
-        None => Err(error),
+    for key in ["resultType", "_meta", "ttlMs", "cacheScope"] {
+        object.remove(key);
     }
+    decode_unwrapping(result, "value")
 }
 
 /// `params` as a JSON object; `()` (and anything serializing to `null`) is `{}`.

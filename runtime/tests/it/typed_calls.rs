@@ -52,6 +52,22 @@ async fn counted() -> Json<u32> {
     Json(7)
 }
 
+/// Structured output that is no object: sessions see it wrapped as `{"result": [..]}`.
+#[mcp_tool(group = "typed")]
+async fn listed() -> Json<Vec<u32>> {
+    Json(vec![1, 2, 3])
+}
+
+#[mcp_rpc("acme/counts", group = "typed")]
+async fn counts() -> Result<std::collections::HashMap<String, u32>, McpError> {
+    Ok([("a".to_owned(), 1)].into_iter().collect())
+}
+
+#[mcp_rpc("acme/anything", group = "typed")]
+async fn anything() -> Result<serde_json::Value, McpError> {
+    Ok(json!([1, "two"]))
+}
+
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 struct SumParams {
     a: i64,
@@ -87,6 +103,18 @@ async fn a_tool_call_is_typed_both_ways() {
         nothing::call(&client, ()).await.expect("nothing");
         let contents = blocks::call(&client, ()).await.expect("blocks");
         assert_eq!(contents.iter().filter_map(Content::as_text).collect::<Vec<_>>(), ["one", "two"]);
+        assert_eq!(listed::call(&client, ()).await.expect("lists"), [1, 2, 3]);
+    }
+}
+
+#[tokio::test]
+async fn an_rpc_result_is_the_handler_s_value_in_both_eras() {
+    for client in [TestClient::modern(server()), TestClient::legacy(server(), "2025-11-25").await.expect("initialize")]
+    {
+        let counts = counts::call(&client, ()).await.expect("counts");
+        assert_eq!(counts.len(), 1, "nothing the wire adds: {counts:?}");
+        assert_eq!(counts.get("a"), Some(&1));
+        assert_eq!(anything::call(&client, ()).await.expect("anything"), json!([1, "two"]));
     }
 }
 

@@ -37,6 +37,12 @@ async fn negate(n: Mine) -> Result<u64, McpError> {
     Ok(n.a as u64)
 }
 
+/// An output the declaration cannot be checked against.
+#[mcp_tool(name = "add", group = "opaque", declared = api::add)]
+async fn add_opaque(args: api::Add) -> impl switchyard::handler::IntoToolOutcome {
+    Json(args.a)
+}
+
 /// Not a declaration.
 #[mcp_tool(name = "nothing", declared = api::Add)]
 async fn nothing() {}
