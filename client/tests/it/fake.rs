@@ -187,18 +187,7 @@ async fn a_revision_the_client_did_not_offer_is_refused() {
 
 #[tokio::test]
 async fn a_modern_server_gets_meta_on_every_request_and_no_session() {
-    let (mut fake, connecting) = start(ClientBuilder::new("test-client", "0.0.1"));
-    let probe = fake.recv().await;
-    let discovered = json!({
-        "resultType": "complete",
-        "supportedVersions": ["2026-07-28"],
-        "capabilities": { "tools": {} },
-        "ttlMs": 0,
-        "cacheScope": "private",
-        "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "modern", "version": "2" } },
-    });
-    fake.send(json!({ "jsonrpc": "2.0", "id": probe["id"], "result": discovered })).await;
-    let client = connecting.await.expect("joins").expect("connects");
+    let (mut fake, client) = modern().await;
     assert_eq!(client.protocol_version(), "2026-07-28");
     let call = tokio::spawn({
         let client = client.clone();
@@ -427,19 +416,24 @@ async fn modern() -> (Fake, Client) {
     (fake, connecting.await.expect("joins").expect("connects"))
 }
 
-#[tokio::test]
-async fn a_server_that_refuses_task_subscriptions_is_polled_and_repeats_are_not_reported() {
+type Updates = JoinHandle<Vec<Result<switchyard_client::TaskState, ClientError>>>;
+
+/// A modern client whose `tools/call` of `job` the fake turned into task `t1` suggesting
+/// `poll_ms`, and the task's updates being collected.
+async fn task_updates(poll_ms: u64) -> (Fake, Updates) {
     use futures::StreamExt;
     let (mut fake, client) = modern().await;
-    let call = tokio::spawn({
-        let client = client.clone();
-        async move { client.call_tool_as_task("job", json!({})).await }
-    });
+    let call = tokio::spawn(async move { client.call_tool_as_task("job", json!({})).await });
     let request = fake.recv().await;
-    let task = json!({ "resultType": "task", "taskId": "t1", "status": "working", "pollIntervalMs": 100 });
+    let task = json!({ "resultType": "task", "taskId": "t1", "status": "working", "pollIntervalMs": poll_ms });
     fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": task })).await;
     let Ok(Ok(switchyard_client::ToolCall::Task(task))) = call.await else { panic!("a task") };
-    let updates = tokio::spawn(async move { task.updates().collect::<Vec<_>>().await });
+    (fake, tokio::spawn(async move { task.updates().collect::<Vec<_>>().await }))
+}
+
+#[tokio::test]
+async fn a_server_that_refuses_task_subscriptions_is_polled_and_repeats_are_not_reported() {
+    let (mut fake, updates) = task_updates(100).await;
 
     let listen = fake.recv().await;
     assert_eq!(listen["method"], "subscriptions/listen", "{listen}");
@@ -468,18 +462,8 @@ async fn a_server_that_refuses_task_subscriptions_is_polled_and_repeats_are_not_
 
 #[tokio::test]
 async fn task_notifications_and_polls_of_one_state_are_one_update_and_a_bare_end_is_completed() {
-    use futures::StreamExt;
-    let (mut fake, client) = modern().await;
-    let call = tokio::spawn({
-        let client = client.clone();
-        async move { client.call_tool_as_task("job", json!({})).await }
-    });
-    let request = fake.recv().await;
     // A poll interval of a minute: every tasks/get below is one the client needed.
-    let task = json!({ "resultType": "task", "taskId": "t1", "status": "working", "pollIntervalMs": 60000 });
-    fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": task })).await;
-    let Ok(Ok(switchyard_client::ToolCall::Task(task))) = call.await else { panic!("a task") };
-    let updates = tokio::spawn(async move { task.updates().collect::<Vec<_>>().await });
+    let (mut fake, updates) = task_updates(60_000).await;
 
     let listen = fake.recv().await;
     assert_eq!(listen["method"], "subscriptions/listen", "{listen}");
