@@ -16,7 +16,8 @@
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, OnceLock};
 use switchyard_client::{
-    Client, ClientBuilder, ClientError, CreateMessageResult, ElicitAction, ElicitResult, ElicitationModes, OAuthConfig,
+    Client, ClientBuilder, ClientError, CreateMessageResult, ElicitAction, ElicitResult, ElicitationModes,
+    IdentityProvider, OAuthConfig,
 };
 
 #[tokio::main(flavor = "current_thread")]
@@ -116,6 +117,26 @@ fn oauth(scenario: &str) -> Result<OAuthConfig, ClientError> {
                 let algorithm = Some(text("signing_algorithm")).filter(|a| !a.is_empty()).unwrap_or("ES256".into());
                 OAuthConfig::client_credentials_jwt(text("client_id"), text("private_key_pem"), algorithm)
             });
+        }
+        "auth/wif-jwt-bearer" => {
+            let context = context()?;
+            let text = |key: &str| context.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let token = text("valid_jwt");
+            let workload = OAuthConfig::workload_identity(move |_audience: String| {
+                let token = token.clone();
+                async move { Ok(token) }
+            });
+            return Ok(workload.pre_registered(text("client_id"), None));
+        }
+        "auth/enterprise-managed-authorization" => {
+            let context = context()?;
+            let text = |key: &str| context.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let id_token = text("idp_id_token");
+            let idp = IdentityProvider::new(text("idp_token_endpoint"), text("idp_client_id"), move |_: String| {
+                let id_token = id_token.clone();
+                async move { Ok(id_token) }
+            });
+            return Ok(OAuthConfig::enterprise_managed(idp, text("client_id"), Some(text("client_secret"))));
         }
         _ => {}
     }

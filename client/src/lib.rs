@@ -86,7 +86,7 @@ pub use input::{ElicitRequest, ElicitationModes, SamplingRequest};
 pub use listen::{Subscription, SubscriptionFilter};
 pub use model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 #[cfg(feature = "oauth")]
-pub use oauth::{Authorizer, OAuthConfig};
+pub use oauth::{Authorizer, IdentityProvider, OAuthConfig, TokenSource};
 pub use options::{ProgressUpdate, RequestOptions};
 pub use tasks::{TaskHandle, TaskState, ToolCall};
 // The wire types in this crate's signatures, from the server crate that defines them, so a

@@ -78,6 +78,7 @@ pub(crate) struct Offer<'a> {
 /// Errors: [`ClientError::Protocol`] when the server accepts none of the offered revisions or
 /// answers the handshake with something that is not its result; transport errors as they come.
 pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, ClientError> {
+    let mut probe_timed_out = false;
     if offer.versions.iter().any(|v| v == MODERN_VERSION) {
         let mut meta = Map::new();
         modern_meta(&mut meta, &offer.client_info, &offer.capabilities);
@@ -101,7 +102,8 @@ pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, 
             // A session-era server does not know the method, refuses a request before
             // `initialize` (over HTTP: a 4xx without a modern error), or never answers it: each
             // means "use initialize".
-            Err(ClientError::Rpc { .. } | ClientError::Timeout { .. }) => {}
+            Err(ClientError::Rpc { .. }) => {}
+            Err(ClientError::Timeout { .. }) => probe_timed_out = true,
             Err(ClientError::Http { status: 400..=499, .. }) => {}
             Err(other) => return Err(other),
         }
@@ -118,6 +120,16 @@ pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, 
     });
     let result = peer.request("initialize", params, offer.timeout).await?;
     let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
+    // The probe went unanswered (a slow start), yet the server says it speaks 2026-07-28: ask
+    // again, with the handshake's whole timeout.
+    if probe_timed_out && version == MODERN_VERSION {
+        let mut meta = Map::new();
+        modern_meta(&mut meta, &offer.client_info, &offer.capabilities);
+        let discovered = peer.request("server/discover", json!({ "_meta": meta }), offer.timeout).await?;
+        if speaks_modern(&discovered) {
+            return Ok(modern_session(discovered, offer.client_info, offer.capabilities));
+        }
+    }
     // Offered, and a session revision this crate speaks (2026-07-28 is never agreed through
     // `initialize`).
     if !offer.versions.contains(&version) || !LEGACY_VERSIONS.contains(&version.as_str()) {

@@ -688,3 +688,49 @@ async fn our_client_signs_in_steps_up_and_calls_a_tool_on_both_wires() {
         client.close().await;
     }
 }
+
+/// Our own client against `everything` with `--auth-dpop required` and a real authorization
+/// server, both asking for DPoP nonces: the 401's `DPoP` challenge and the resource metadata
+/// make the client bind its token to a key of the connection; the token endpoint's and the MCP
+/// server's `use_dpop_nonce` are answered with a new proof each; a bearer token would be
+/// refused, so the served tool call proves the whole DPoP path. Both wires.
+#[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(all(svc_npm, svc_python)), ignore = "needs npm and python3 (then tests/oauth/install.sh)")]
+async fn our_client_binds_its_token_with_dpop_and_answers_nonces() {
+    let test = "oauth_e2e::our_client_binds_its_token_with_dpop_and_answers_nonces";
+    if !tools_present(test) {
+        return;
+    }
+    for version in [common::MODERN, "2025-11-25"] {
+        let auth = AuthServer::start_with(&["--dpop-nonces"]);
+        let secret = "a test secret of more than 32 bytes, for DPoP nonces";
+        let server = protected_everything_with(
+            &auth.issuer,
+            "mcp",
+            &["--auth-dpop", "required"],
+            &[("SWITCHYARD_AUTH_DPOP_NONCE_SECRET", secret)],
+        );
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let client = switchyard_client::ClientBuilder::new("switchyard-tests", "1.0.0")
+            .protocol_versions([version])
+            .oauth(browser(asked.clone()))
+            .connect_http(&server.url)
+            .await
+            .unwrap_or_else(|e| panic!("{version}: connects after signing in: {e}\n{}", auth.drained()));
+        let result = client.call_tool("test_simple_text", serde_json::json!({})).await.expect("tools/call");
+        assert_eq!(
+            result.content.first().and_then(|c| c.as_text()),
+            Some("This is a simple text response for testing.")
+        );
+        assert_eq!(asked.lock().expect("not poisoned").len(), 1, "{version}: one sign-in");
+        client.close().await;
+
+        // Told never to bind its token, the client is refused by this server.
+        let refused = switchyard_client::ClientBuilder::new("switchyard-tests", "1.0.0")
+            .protocol_versions([version])
+            .oauth(browser(asked.clone()).dpop(false))
+            .connect_http(&server.url)
+            .await;
+        assert!(refused.is_err(), "{version}: a bearer token is refused where DPoP is required");
+    }
+}

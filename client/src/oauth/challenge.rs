@@ -1,11 +1,12 @@
-//! The `Bearer` challenge of a `WWW-Authenticate` header
+//! The `Bearer` or `DPoP` challenge of a `WWW-Authenticate` header
 //! ([RFC 6750 §3](https://www.rfc-editor.org/rfc/rfc6750#section-3),
+//! [RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1),
 //! [RFC 9728 §5.1](https://www.rfc-editor.org/rfc/rfc9728#section-5.1)): `error`, `scope` and
 //! `resource_metadata` tell the client where to sign in and what to ask for.
 
 use std::collections::HashMap;
 
-/// What a resource server's `Bearer` challenge says.
+/// What a resource server's `Bearer` (or `DPoP`) challenge says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Challenge {
     /// `error`: `invalid_token`, `insufficient_scope`, ...
@@ -14,22 +15,25 @@ pub(crate) struct Challenge {
     pub(crate) scope: Option<String>,
     /// `resource_metadata`: the URL of the protected resource metadata (RFC 9728).
     pub(crate) resource_metadata: Option<String>,
+    /// Whether the server offered the `DPoP` scheme (it wants tokens bound to a key).
+    pub(crate) dpop: bool,
 }
 
 impl Challenge {
-    /// The `Bearer` challenge among the header values `values`; an empty one when there is
-    /// none (a server may send a bare `401`).
+    /// The challenge among the header values `values`: the `DPoP` one when the server offers
+    /// that scheme, else the `Bearer` one; an empty one when there is neither (a server may
+    /// send a bare `401`).
     pub(crate) fn from_headers<'a>(values: impl IntoIterator<Item = &'a str>) -> Challenge {
-        values.into_iter().find_map(bearer).unwrap_or_default()
+        let all: Vec<_> = values.into_iter().flat_map(challenges).collect();
+        let scheme = |name: &str| all.iter().find(|(scheme, _)| scheme.eq_ignore_ascii_case(name));
+        let (dpop, params) = match (scheme("dpop"), scheme("bearer")) {
+            (Some((_, params)), _) => (true, params),
+            (None, Some((_, params))) => (false, params),
+            (None, None) => return Challenge::default(),
+        };
+        let get = |name: &str| params.get(name).cloned();
+        Challenge { error: get("error"), scope: get("scope"), resource_metadata: get("resource_metadata"), dpop }
     }
-}
-
-/// The parameters of the `Bearer` challenge in one header value (which may hold several
-/// challenges, comma-separated, each `scheme param=value, ...`).
-fn bearer(value: &str) -> Option<Challenge> {
-    let params = challenges(value).into_iter().find(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))?.1;
-    let get = |name: &str| params.get(name).cloned();
-    Some(Challenge { error: get("error"), scope: get("scope"), resource_metadata: get("resource_metadata") })
 }
 
 /// Splits a header value into `(scheme, params)` pairs: auth-params are `name=token` or
@@ -113,5 +117,20 @@ mod tests {
             let _ = Challenge::from_headers([garbage]);
         }
         assert_eq!(Challenge::from_headers(["Bearer scope=\"open"]).scope.as_deref(), Some("open"));
+    }
+
+    #[test]
+    fn a_dpop_challenge_is_read_and_preferred() {
+        let c = Challenge::from_headers([
+            r#"Bearer scope="a""#,
+            r#"DPoP error="use_dpop_nonce", resource_metadata="https://h/.well-known/oauth-protected-resource/mcp""#,
+        ]);
+        assert!(c.dpop);
+        assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(c.resource_metadata.as_deref(), Some("https://h/.well-known/oauth-protected-resource/mcp"));
+        assert!(!Challenge::from_headers([r#"Bearer scope="a""#]).dpop);
+        let c = Challenge::from_headers([r#"dpop algs="ES256 PS256""#]);
+        assert!(c.dpop);
+        assert_eq!(c.scope, None);
     }
 }

@@ -22,6 +22,9 @@ pub(crate) struct ResourceMetadata {
     pub(crate) authorization_servers: Vec<String>,
     #[serde(default)]
     pub(crate) scopes_supported: Vec<String>,
+    /// The resource accepts only DPoP-bound tokens (RFC 9728 §2).
+    #[serde(default)]
+    pub(crate) dpop_bound_access_tokens_required: bool,
 }
 
 /// An authorization server metadata document (the fields the client uses).
@@ -44,6 +47,9 @@ pub(crate) struct ServerMetadata {
     pub(crate) authorization_response_iss_parameter_supported: bool,
     #[serde(default)]
     pub(crate) client_id_metadata_document_supported: bool,
+    /// The proof algorithms the server accepts (RFC 9449 §5.1); absent: no DPoP.
+    #[serde(default)]
+    pub(crate) dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 /// The protected resource metadata of the MCP server at `server`: from the challenge's

@@ -5,7 +5,9 @@
 use super::bounded::Bounded;
 use super::challenge::Challenge;
 use super::discovery::{self, ServerMetadata, origin, read_limited};
-use super::{AuthFailure, MachineCredential, OAuthConfig, fail};
+use super::dpop::{self, DpopKey};
+use super::grant::{self, ClientAuth, GrantError};
+use super::{AuthFailure, IdentityProvider, MachineCredential, OAuthConfig, TokenSource, fail};
 use crate::error::ClientError;
 use oauth2::basic::BasicClient;
 use oauth2::url::Url;
@@ -14,7 +16,7 @@ use oauth2::{
     RefreshToken, Scope, TokenResponse, TokenUrl,
 };
 use serde_json::{Value, json};
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 /// A token this close to its expiry is refreshed before it is used.
@@ -31,6 +33,15 @@ struct Current {
     access: Option<String>,
     expires_at: Option<Instant>,
     generation: u64,
+    /// The key the token is bound to (a `DPoP` token type); `None` for a bearer token.
+    bound_to: Option<Arc<DpopKey>>,
+}
+
+/// What a request to the MCP server carries: its `Authorization` header value
+/// (`Bearer <token>` or `DPoP <token>`) and, for a bound token, the `DPoP` proof header.
+pub(crate) struct Credentials {
+    pub(crate) authorization: String,
+    pub(crate) proof: Option<String>,
 }
 
 /// Where the tokens come from.
@@ -45,6 +56,10 @@ struct Grant {
     /// The `resource` sent with each request to the authorization server (RFC 8707).
     resource: Option<String>,
     endpoints: Option<Endpoints>,
+    /// The key token requests prove possession of, when the tokens are DPoP-bound.
+    dpop: Option<Arc<DpopKey>>,
+    /// A workload assertion the authorization server refused, and why: not sent again.
+    refused: Option<(String, String)>,
 }
 
 #[derive(Clone)]
@@ -69,6 +84,8 @@ pub(crate) struct OAuthSession {
     http: reqwest::Client,
     current: RwLock<Current>,
     grant: tokio::sync::Mutex<Grant>,
+    /// The connection's DPoP key, generated when first needed.
+    dpop_key: std::sync::Mutex<Option<Arc<DpopKey>>>,
 }
 
 impl OAuthSession {
@@ -95,12 +112,54 @@ impl OAuthSession {
             http,
             current: RwLock::new(Current::default()),
             grant: tokio::sync::Mutex::new(Grant::default()),
+            dpop_key: std::sync::Mutex::new(None),
         })
     }
 
-    /// The access token to send now (refreshed first when it is about to expire and can be),
-    /// and its generation.
-    pub(crate) async fn token(&self) -> (Option<String>, u64) {
+    /// What a request with `method` to the MCP server carries (the token refreshed first when
+    /// it is about to expire and can be), and the token's generation.
+    pub(crate) async fn credentials(&self, method: &str) -> (Option<Credentials>, u64) {
+        let (current, generation) = self.token().await;
+        let Some(access) = current.access else { return (None, generation) };
+        let Some(key) = current.bound_to else {
+            return (Some(Credentials { authorization: format!("Bearer {access}"), proof: None }), generation);
+        };
+        let proof = key
+            .proof(method, &self.server, Some(&access))
+            .inspect_err(|e| tracing::warn!(target: "switchyard_client", error = %e.message, "no DPoP proof"))
+            .ok();
+        (Some(Credentials { authorization: format!("DPoP {access}"), proof }), generation)
+    }
+
+    /// Takes the `DPoP-Nonce` of an answer from the MCP server when the token is bound to a
+    /// key; returns whether the nonce is one the client has not sent yet.
+    pub(crate) fn remember_nonce(&self, headers: &http::HeaderMap) -> bool {
+        let bound_to = self.current.read().unwrap_or_else(|p| p.into_inner()).bound_to.clone();
+        match (bound_to, dpop::nonce_header(headers)) {
+            (Some(key), Some(nonce)) => key.remember_nonce(&self.server, nonce),
+            _ => false,
+        }
+    }
+
+    /// The connection's DPoP key (generated on first use).
+    fn dpop_key(&self) -> Result<Arc<DpopKey>, AuthFailure> {
+        let mut slot = self.dpop_key.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(key) = slot.as_ref() {
+            return Ok(key.clone());
+        }
+        let key = Arc::new(DpopKey::generate()?);
+        *slot = Some(key.clone());
+        Ok(key)
+    }
+
+    /// The HTTP client of this grant's token requests (with its DPoP key, if any).
+    fn token_http(&self, grant: &Grant) -> Bounded {
+        Bounded { http: self.http.clone(), dpop: grant.dpop.clone() }
+    }
+
+    /// The token to send now (refreshed first when it is about to expire and can be), and its
+    /// generation.
+    async fn token(&self) -> (Current, u64) {
         let current = self.current.read().unwrap_or_else(|p| p.into_inner()).clone();
         let expiring = current.expires_at.is_some_and(|at| at <= Instant::now() + EXPIRY_MARGIN);
         if current.access.is_some() && expiring {
@@ -112,9 +171,11 @@ impl OAuthSession {
                 tracing::debug!(target: "switchyard_client", error = %e.message, "refreshing the token failed");
             }
             let current = self.current.read().unwrap_or_else(|p| p.into_inner()).clone();
-            return (current.access, current.generation);
+            let generation = current.generation;
+            return (current, generation);
         }
-        (current.access, current.generation)
+        let generation = current.generation;
+        (current, generation)
     }
 
     fn generation(&self) -> u64 {
@@ -182,8 +243,16 @@ impl OAuthSession {
             None => return Err(fail(format!("the authorization server {issuer} publishes no metadata"))),
         };
         let scopes = self.scopes(grant, challenge, step_up, resource.as_ref(), metadata.as_ref());
-        if let Some(machine) = &self.config.machine {
-            return self.client_credentials(grant, machine, &issuer, endpoints, scopes).await;
+        grant.dpop = self.dpop_for(challenge, resource.as_ref(), metadata.as_ref(), &issuer)?;
+        match &self.config.machine {
+            Some(MachineCredential::WorkloadIdentity(source)) => {
+                return self.workload_identity(grant, source.as_ref(), &issuer, endpoints, scopes).await;
+            }
+            Some(MachineCredential::Enterprise(idp)) => {
+                return self.enterprise(grant, idp, &issuer, endpoints, scopes).await;
+            }
+            Some(machine) => return self.client_credentials(grant, machine, &issuer, endpoints, scopes).await,
+            None => {}
         }
         if let Some(m) = &metadata {
             discovery::check_code_flow(m)?;
@@ -219,13 +288,36 @@ impl OAuthSession {
             exchange = exchange.add_extra_param("resource", resource.clone());
         }
         let token = exchange
-            .request_async(&Bounded(self.http.clone()))
+            .request_async(&self.token_http(grant))
             .await
             .map_err(|e| AuthFailure::with_source(format!("the token request to {} failed", endpoints.token), e))?;
         grant.scopes = scopes;
-        grant.refresh = token.refresh_token().cloned();
-        self.publish(token.access_token().secret().clone(), token.expires_in());
+        self.publish(grant, &token, false);
         Ok(())
+    }
+
+    /// The key to bind tokens to, if any: DPoP as configured, or (by default) when the
+    /// resource asks for it and the authorization server supports it.
+    ///
+    /// Errors: DPoP is required (by the configuration or the resource's metadata) and the
+    /// authorization server does not support `ES256` proofs.
+    fn dpop_for(
+        &self,
+        challenge: &Challenge,
+        resource: Option<&discovery::ResourceMetadata>,
+        metadata: Option<&ServerMetadata>,
+        issuer: &str,
+    ) -> Result<Option<Arc<DpopKey>>, AuthFailure> {
+        let required = self.config.dpop == Some(true) || resource.is_some_and(|r| r.dpop_bound_access_tokens_required);
+        let wanted = self.config.dpop.unwrap_or(required || challenge.dpop);
+        if !wanted {
+            return Ok(None);
+        }
+        if dpop::supported(metadata.and_then(|m| m.dpop_signing_alg_values_supported.as_deref())) {
+            return self.dpop_key().map(Some);
+        }
+        // A server that offers DPoP beside bearer tokens still takes a bearer token.
+        if required { Err(dpop::unsupported(issuer)) } else { Ok(None) }
     }
 
     /// Gets a token with the client credentials grant (no user): the client secret, or a JWT
@@ -252,14 +344,110 @@ impl OAuthSession {
                 .add_extra_param("client_assertion", client_assertion(&id, issuer, pem, algorithm)?);
         }
         let token = request
-            .request_async(&Bounded(self.http.clone()))
+            .request_async(&self.token_http(grant))
             .await
             .map_err(|e| AuthFailure::with_source(format!("the token request to {} failed", endpoints.token), e))?;
         grant.client = Some(client);
         grant.endpoints = Some(endpoints);
         grant.scopes = scopes;
-        grant.refresh = token.refresh_token().cloned();
-        self.publish(token.access_token().secret().clone(), token.expires_in());
+        self.publish(grant, &token, false);
+        Ok(())
+    }
+
+    /// Gets a token with the JWT bearer grant, the workload's identity token the assertion.
+    /// An assertion the server refused is not sent again: the refusal is repeated instead.
+    async fn workload_identity(
+        &self,
+        grant: &mut Grant,
+        source: &dyn TokenSource,
+        issuer: &str,
+        endpoints: Endpoints,
+        scopes: Vec<String>,
+    ) -> Result<(), AuthFailure> {
+        let assertion = source
+            .token(issuer.to_owned())
+            .await
+            .map_err(|e| fail(format!("the workload identity token could not be read: {e}")))?;
+        if let Some((refused, why)) = &grant.refused
+            && *refused == assertion
+        {
+            return Err(fail(format!("{why} (the same workload identity token is not sent again)")));
+        }
+        let client = self.config.pre_registered.as_ref().map(|(id, secret)| Registered {
+            id: id.clone(),
+            secret: secret.clone(),
+            method: None,
+        });
+        let scope = scopes.join(" ");
+        let mut params = vec![("grant_type", grant::JWT_BEARER), ("assertion", assertion.as_str())];
+        push_common(&mut params, &scope, grant.resource.as_deref());
+        let auth = client_auth(client.as_ref(), endpoints.auth_methods.as_deref());
+        let issued = match grant::request(&self.token_http(grant), &endpoints.token, auth, &params).await {
+            Ok(issued) => issued,
+            Err(GrantError::Refused(why)) => {
+                grant.refused = Some((assertion.clone(), why.message.clone()));
+                return Err(why);
+            }
+            Err(GrantError::Failed(why)) => return Err(why),
+        };
+        grant.refused = None;
+        grant.client = client;
+        grant.endpoints = Some(endpoints);
+        grant.scopes = scopes;
+        self.publish(grant, &issued.token, false);
+        Ok(())
+    }
+
+    /// Enterprise-managed authorization (SEP-990): the user's ID token exchanged at the
+    /// identity provider for an ID-JAG whose audience is `issuer`, then the ID-JAG presented to
+    /// `issuer` in the JWT bearer grant.
+    async fn enterprise(
+        &self,
+        grant: &mut Grant,
+        idp: &IdentityProvider,
+        issuer: &str,
+        endpoints: Endpoints,
+        scopes: Vec<String>,
+    ) -> Result<(), AuthFailure> {
+        let id_token = idp
+            .id_token
+            .token(idp.token_endpoint.clone())
+            .await
+            .map_err(|e| fail(format!("the user's ID token could not be read: {e}")))?;
+        let resource = grant.resource.clone().unwrap_or_else(|| self.server.to_string());
+        let scope = scopes.join(" ");
+        let mut params = vec![
+            ("grant_type", grant::TOKEN_EXCHANGE),
+            ("requested_token_type", grant::ID_JAG_TYPE),
+            ("audience", issuer),
+            ("subject_token", id_token.as_str()),
+            ("subject_token_type", grant::ID_TOKEN_TYPE),
+        ];
+        push_common(&mut params, &scope, Some(&resource));
+        let at_idp = Registered { id: idp.client_id.clone(), secret: idp.client_secret.clone(), method: None };
+        let exchanged =
+            grant::request(&Bounded::plain(&self.http), &idp.token_endpoint, client_auth(Some(&at_idp), None), &params)
+                .await?;
+        if let Some(other) = exchanged.issued_token_type.as_deref().filter(|t| *t != grant::ID_JAG_TYPE) {
+            return Err(fail(format!(
+                "the identity provider {} issued a {other}, not an identity assertion grant",
+                idp.token_endpoint
+            )));
+        }
+        let jag = exchanged.token.access_token().secret().clone();
+        let client = self.config.pre_registered.as_ref().map(|(id, secret)| Registered {
+            id: id.clone(),
+            secret: secret.clone(),
+            method: None,
+        });
+        let mut params = vec![("grant_type", grant::JWT_BEARER), ("assertion", jag.as_str())];
+        push_common(&mut params, &scope, grant.resource.as_deref());
+        let auth = client_auth(client.as_ref(), endpoints.auth_methods.as_deref());
+        let issued = grant::request(&self.token_http(grant), &endpoints.token, auth, &params).await?;
+        grant.client = client;
+        grant.endpoints = Some(endpoints);
+        grant.scopes = scopes;
+        self.publish(grant, &issued.token, false);
         Ok(())
     }
 
@@ -361,13 +549,10 @@ impl OAuthSession {
         if let Some(resource) = &grant.resource {
             request = request.add_extra_param("resource", resource.clone());
         }
-        let token = request.request_async(&Bounded(self.http.clone())).await;
+        let token = request.request_async(&self.token_http(grant)).await;
         match token {
             Ok(token) => {
-                if let Some(next) = token.refresh_token() {
-                    grant.refresh = Some(next.clone());
-                }
-                self.publish(token.access_token().secret().clone(), token.expires_in());
+                self.publish(grant, &token, true);
                 Ok(())
             }
             Err(e) => {
@@ -381,12 +566,43 @@ impl OAuthSession {
         }
     }
 
-    fn publish(&self, access: String, expires_in: Option<Duration>) {
+    /// Makes `token` the one requests carry (bound to the grant's key when its type is
+    /// `DPoP`), and keeps its refresh token (an answer to a refresh without one keeps the old
+    /// one).
+    fn publish(&self, grant: &mut Grant, token: &oauth2::basic::BasicTokenResponse, refreshing: bool) {
+        match token.refresh_token() {
+            Some(refresh) => grant.refresh = Some(refresh.clone()),
+            None if !refreshing => grant.refresh = None,
+            None => {}
+        }
+        let bound = token.token_type().as_ref().eq_ignore_ascii_case("dpop");
         let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
-        current.access = Some(access);
+        current.access = Some(token.access_token().secret().clone());
+        current.bound_to = grant.dpop.clone().filter(|_| bound);
         // A lifetime beyond a year (or one that overflows the clock) is taken as a year.
-        current.expires_at = expires_in.map(|d| Instant::now() + d.min(MAX_TOKEN_LIFETIME));
+        current.expires_at = token.expires_in().map(|d| Instant::now() + d.min(MAX_TOKEN_LIFETIME));
         current.generation += 1;
+    }
+}
+
+/// `scope` (when not empty) and `resource` (RFC 8707, when known) of a token request.
+fn push_common<'a>(params: &mut Vec<(&'static str, &'a str)>, scope: &'a str, resource: Option<&'a str>) {
+    if !scope.is_empty() {
+        params.push(("scope", scope));
+    }
+    if let Some(resource) = resource {
+        params.push(("resource", resource));
+    }
+}
+
+/// The token endpoint authentication of an extension grant, chosen as for the `oauth2`
+/// crate's grants ([`auth_method`]); no client at all when none is configured.
+fn client_auth<'a>(client: Option<&'a Registered>, supported: Option<&[String]>) -> ClientAuth<'a> {
+    let Some(client) = client else { return ClientAuth::Anonymous };
+    match (auth_method(client, supported), client.secret.as_deref()) {
+        (Method::Basic(_), Some(secret)) => ClientAuth::Basic { id: &client.id, secret },
+        (Method::Post(_), Some(secret)) => ClientAuth::Post { id: &client.id, secret },
+        _ => ClientAuth::Public { id: &client.id },
     }
 }
 

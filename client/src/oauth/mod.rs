@@ -8,16 +8,23 @@
 //! `insufficient_scope` asks again for the union of the scopes held and those the challenge
 //! names; an expired token is refreshed.
 //!
+//! Without a user, the client signs in with the client credentials grant, a workload identity
+//! token ([`OAuthConfig::workload_identity`]) or the user's enterprise identity provider
+//! ([`OAuthConfig::enterprise_managed`]). Tokens are bound to a key of the connection (DPoP)
+//! where the server asks for it ([`OAuthConfig::dpop`]).
+//!
 //! The OAuth exchanges themselves (authorization URL, PKCE, token and refresh requests, client
 //! authentication) are the `oauth2` crate's.
 
 mod bounded;
 mod challenge;
 mod discovery;
+mod dpop;
 mod flow;
+mod grant;
 
 pub(crate) use challenge::Challenge;
-pub(crate) use flow::OAuthSession;
+pub(crate) use flow::{Credentials, OAuthSession};
 
 use futures::future::BoxFuture;
 use std::future::Future;
@@ -48,6 +55,73 @@ where
     }
 }
 
+/// Hands the client a token it presents as an assertion: a workload identity token
+/// ([`OAuthConfig::workload_identity`]) or the user's ID token
+/// ([`IdentityProvider::new`]).
+///
+/// `token(audience)` gets who the token will be presented to (the authorization server's
+/// issuer URL for a workload identity token, the identity provider's token endpoint for an ID
+/// token) and returns the token, a compact JWT. It is called at every sign-in, so a platform
+/// token that rotates (a Kubernetes projected service account token, a CI job's OIDC token) is
+/// read fresh. An `Err` fails the sign-in with [`ClientError::Auth`](crate::ClientError::Auth).
+///
+/// Any `Fn(String) -> impl Future<Output = Result<String, String>>` is a `TokenSource`.
+pub trait TokenSource: Send + Sync + 'static {
+    /// The token to present to `audience`.
+    fn token(&self, audience: String) -> BoxFuture<'static, Result<String, String>>;
+}
+
+impl<F, Fut> TokenSource for F
+where
+    F: Fn(String) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<String, String>> + Send + 'static,
+{
+    fn token(&self, audience: String) -> BoxFuture<'static, Result<String, String>> {
+        Box::pin(self(audience))
+    }
+}
+
+/// The enterprise identity provider of [`OAuthConfig::enterprise_managed`]: where the user's
+/// ID token is exchanged for an identity assertion authorization grant (ID-JAG), and as which
+/// client.
+#[derive(Clone)]
+pub struct IdentityProvider {
+    pub(crate) token_endpoint: String,
+    pub(crate) client_id: String,
+    pub(crate) client_secret: Option<String>,
+    pub(crate) id_token: Arc<dyn TokenSource>,
+}
+
+impl std::fmt::Debug for IdentityProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IdentityProvider")
+            .field("token_endpoint", &self.token_endpoint)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl IdentityProvider {
+    /// The identity provider whose token endpoint is `token_endpoint`
+    /// (`https://idp.example.com/oauth2/token`), where this application is the client
+    /// `client_id` (a public client unless [`client_secret`](Self::client_secret) is set), and
+    /// `id_token` gives the signed-in user's OpenID Connect ID token.
+    pub fn new(token_endpoint: impl Into<String>, client_id: impl Into<String>, id_token: impl TokenSource) -> Self {
+        IdentityProvider {
+            token_endpoint: token_endpoint.into(),
+            client_id: client_id.into(),
+            client_secret: None,
+            id_token: Arc::new(id_token),
+        }
+    }
+
+    /// The client secret at the identity provider (sent as `client_secret_basic`).
+    pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
+        self.client_secret = Some(secret.into());
+        self
+    }
+}
+
 /// How the client signs in to a protected server: its redirect URI, its identity, and the
 /// [`Authorizer`] that shows the user the sign-in page. Pass it to
 /// [`ClientBuilder::oauth`](crate::ClientBuilder::oauth).
@@ -75,11 +149,13 @@ pub struct OAuthConfig {
     pub(crate) client_metadata_url: Option<String>,
     pub(crate) pre_registered: Option<(String, Option<String>)>,
     pub(crate) scopes: Option<Vec<String>>,
-    /// Set for the client credentials grant: no user, no redirect.
+    /// Set for the grants with no user and no redirect.
     pub(crate) machine: Option<MachineCredential>,
+    /// Whether tokens are bound to a key (DPoP): `None` when the server asks for it.
+    pub(crate) dpop: Option<bool>,
 }
 
-/// How a client authenticates itself in the client credentials grant.
+/// How a client with no user gets its tokens.
 #[derive(Clone)]
 pub(crate) enum MachineCredential {
     /// A client secret, sent as the token endpoint's metadata asks (basic or post).
@@ -87,6 +163,11 @@ pub(crate) enum MachineCredential {
     /// A JWT signed with this private key (`private_key_jwt`,
     /// [RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)).
     PrivateKeyJwt { pem: String, algorithm: String },
+    /// The JWT bearer grant with a workload identity token as the assertion.
+    WorkloadIdentity(Arc<dyn TokenSource>),
+    /// The user's ID token exchanged at the identity provider for an ID-JAG, which is the
+    /// assertion of the JWT bearer grant.
+    Enterprise(IdentityProvider),
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -97,6 +178,7 @@ impl std::fmt::Debug for OAuthConfig {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("pre_registered", &self.pre_registered.as_ref().map(|(id, _)| id))
             .field("scopes", &self.scopes)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -119,6 +201,7 @@ impl OAuthConfig {
             pre_registered: None,
             scopes: None,
             machine: None,
+            dpop: None,
         }
     }
 
@@ -150,6 +233,75 @@ impl OAuthConfig {
         config.machine =
             Some(MachineCredential::PrivateKeyJwt { pem: private_key_pem.into(), algorithm: algorithm.into() });
         config
+    }
+
+    /// A workload that signs in as itself with a token its platform issued
+    /// ([SEP-1933](https://github.com/modelcontextprotocol/modelcontextprotocol/pull/1933),
+    /// workload identity federation): the JWT bearer grant
+    /// ([RFC 7523 §2.1](https://www.rfc-editor.org/rfc/rfc7523#section-2.1)) with the token
+    /// `assertion` gives for the authorization server's issuer as its audience. Discovery,
+    /// `resource` and scopes as for the other flows; no registration, no browser. The grant
+    /// names no client unless [`pre_registered`](Self::pre_registered) gives a client id.
+    ///
+    /// A refused grant (`invalid_grant`, `invalid_scope`, `unauthorized_client`) fails the
+    /// request with [`ClientError::Auth`](crate::ClientError::Auth) carrying the server's
+    /// error, and is not retried with the same token, nor with another grant type.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), switchyard_client::ClientError> {
+    /// use switchyard_client::{ClientBuilder, OAuthConfig};
+    ///
+    /// // A Kubernetes projected service account token, read again at each sign-in.
+    /// let oauth = OAuthConfig::workload_identity(|_audience: String| async {
+    ///     std::fs::read_to_string("/var/run/secrets/tokens/mcp").map(|t| t.trim().to_owned()).map_err(|e| e.to_string())
+    /// });
+    /// let client = ClientBuilder::new("batch-job", "1.0.0").oauth(oauth).connect_http("https://mcp.example.com/mcp").await?;
+    /// # let _ = client; Ok(()) }
+    /// ```
+    pub fn workload_identity(assertion: impl TokenSource) -> Self {
+        let mut config = OAuthConfig::new("", no_user);
+        config.machine = Some(MachineCredential::WorkloadIdentity(Arc::new(assertion)));
+        config
+    }
+
+    /// Signs in with the user's enterprise single sign-on
+    /// ([SEP-990](https://github.com/modelcontextprotocol/ext-auth), enterprise-managed
+    /// authorization): the user's ID token is exchanged at `idp`
+    /// ([RFC 8693](https://www.rfc-editor.org/rfc/rfc8693) token exchange, `audience` the MCP
+    /// server's authorization server, `resource` the MCP server) for an identity assertion
+    /// authorization grant, which the client presents to the authorization server in the JWT
+    /// bearer grant as `client_id` (with `client_secret` when it is a confidential client). No
+    /// browser: the identity provider's policy decides, not a consent screen.
+    ///
+    /// A refusal at either server fails the request with
+    /// [`ClientError::Auth`](crate::ClientError::Auth) naming that server and its error.
+    pub fn enterprise_managed(
+        idp: IdentityProvider,
+        client_id: impl Into<String>,
+        client_secret: Option<String>,
+    ) -> Self {
+        let mut config = OAuthConfig::new("", no_user);
+        config.pre_registered = Some((client_id.into(), client_secret));
+        config.machine = Some(MachineCredential::Enterprise(idp));
+        config
+    }
+
+    /// Whether access tokens are bound to a key this connection holds
+    /// ([RFC 9449](https://www.rfc-editor.org/rfc/rfc9449) DPoP, the MCP DPoP extension):
+    /// every token request and every request to the MCP server then carries a fresh proof
+    /// signed with a P-256 key generated for the connection, and the token goes out as
+    /// `Authorization: DPoP <token>`.
+    ///
+    /// `true` requires it (signing in fails with
+    /// [`ClientError::Auth`](crate::ClientError::Auth) when the authorization server does not
+    /// list `ES256` in `dpop_signing_alg_values_supported`); `false` never uses it. By default
+    /// the client uses DPoP when the MCP server asks for it (a `DPoP` challenge in its `401`, or
+    /// `dpop_bound_access_tokens_required` in its protected resource metadata) and the
+    /// authorization server supports it. Nonces the servers require (`use_dpop_nonce`) are
+    /// picked up and the request sent again, once.
+    pub fn dpop(mut self, required: bool) -> Self {
+        self.dpop = Some(required);
+        self
     }
 
     /// The `client_name` sent with dynamic registration.

@@ -23,7 +23,7 @@
 
 use crate::error::ClientError;
 #[cfg(feature = "oauth")]
-use crate::oauth::{Challenge, OAuthSession};
+use crate::oauth::{Challenge, Credentials, OAuthSession};
 use crate::param_headers::ParamHeaders;
 use crate::peer::Incoming;
 use futures::{Sink, Stream, StreamExt};
@@ -207,15 +207,16 @@ impl Endpoint {
         let modern = message.pointer(&format!("/params/_meta/{}", META_PROTOCOL_VERSION.replace('/', "~1")));
         let body = bytes::Bytes::from(serde_json::to_vec(message).map_err(|e| ClientError::Encode(e.to_string()))?);
         // Sign-ins this message has caused: one for a 401, one for a 403 step-up (a first token
-        // may lack a scope the server wants), never more.
+        // may lack a scope the server wants), never more; and one more try with a DPoP nonce
+        // the server asked for.
         #[cfg(feature = "oauth")]
-        let mut renewed = (false, false);
+        let mut renewed = (false, false, false);
         // Without sign-in there is nothing to retry: one pass.
         #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop))]
         let response = loop {
             let request = self.post_request(message, method, modern.and_then(Value::as_str));
             #[cfg(feature = "oauth")]
-            let (request, generation) = self.with_token(request).await;
+            let (request, generation) = self.with_token(request, "POST").await;
             let response = request
                 .body(body.clone())
                 .send()
@@ -223,7 +224,14 @@ impl Endpoint {
                 .map_err(|e| ClientError::transport(format!("POST {}", self.url), e))?;
             // A server that refuses the new token as well answers the request with its status.
             #[cfg(feature = "oauth")]
+            let fresh_nonce = self.auth.as_ref().is_some_and(|auth| auth.remember_nonce(response.headers()));
+            #[cfg(feature = "oauth")]
             if let Some((auth, status, challenge)) = self.refusal(&response) {
+                // RFC 9449 §9: the server wants a nonce in the proof; the token is fine.
+                if challenge.error.as_deref() == Some("use_dpop_nonce") && fresh_nonce && !renewed.2 {
+                    renewed.2 = true;
+                    continue;
+                }
                 let done = if status == 401 { &mut renewed.0 } else { &mut renewed.1 };
                 if !*done {
                     *done = true;
@@ -415,14 +423,18 @@ impl Endpoint {
         request
     }
 
-    /// `request` with the current access token, and the token's generation.
+    /// `request` (an HTTP `method` to the endpoint) with the current access token (and its
+    /// DPoP proof when the token is bound to a key), and the token's generation.
     #[cfg(feature = "oauth")]
-    async fn with_token(&self, request: reqwest::RequestBuilder) -> (reqwest::RequestBuilder, u64) {
+    async fn with_token(&self, request: reqwest::RequestBuilder, method: &str) -> (reqwest::RequestBuilder, u64) {
         let Some(auth) = &self.auth else { return (request, 0) };
-        match auth.token().await {
-            (Some(token), generation) => (request.bearer_auth(token), generation),
-            (None, generation) => (request, generation),
+        let (credentials, generation) = auth.credentials(method).await;
+        let Some(Credentials { authorization, proof }) = credentials else { return (request, generation) };
+        let mut request = request.header(reqwest::header::AUTHORIZATION, authorization);
+        if let Some(proof) = proof {
+            request = request.header("dpop", proof);
         }
+        (request, generation)
     }
 
     /// The sign-in and the challenge when `response` refuses the request's token: a `401`, or
@@ -496,7 +508,7 @@ impl Endpoint {
         let mut request = self.http.get(&self.url).header(reqwest::header::ACCEPT, "text/event-stream");
         #[cfg(feature = "oauth")]
         {
-            request = self.with_token(request).await.0;
+            request = self.with_token(request, "GET").await.0;
         }
         if let Some(last_event_id) = last_event_id {
             request = request.header("last-event-id", last_event_id);
@@ -537,7 +549,7 @@ impl Endpoint {
         let Some((Some(id), version)) = session else { return };
         let request = self.http.delete(&self.url).header(SESSION_HEADER, id).header(VERSION_HEADER, version);
         #[cfg(feature = "oauth")]
-        let request = self.with_token(request).await.0;
+        let request = self.with_token(request, "DELETE").await.0;
         let deleted = request.send().await;
         if let Err(e) = deleted {
             tracing::debug!(target: "switchyard_client", error = %e, "DELETE of the session failed");

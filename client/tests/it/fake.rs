@@ -174,6 +174,35 @@ async fn a_server_that_never_answers_the_probe_gets_initialize_after_the_probe_t
     assert_eq!(client.protocol_version(), "2025-11-25");
 }
 
+/// A modern server too slow for the probe, which answers `initialize` with 2026-07-28, is asked
+/// again with the whole handshake timeout, and the connection is modern.
+#[tokio::test]
+async fn a_probe_that_timed_out_is_asked_again_when_initialize_names_2026_07_28() {
+    let (mut fake, connecting) =
+        start(ClientBuilder::new("test-client", "0.0.1").probe_timeout(Duration::from_millis(200)));
+    let probe = fake.recv().await;
+    assert_eq!(probe["method"], "server/discover");
+    let cancelled = fake.recv().await;
+    assert_eq!(cancelled["method"], "notifications/cancelled", "{cancelled}");
+    let init = fake.recv().await;
+    assert_eq!(init["method"], "initialize", "{init}");
+    let result =
+        json!({ "protocolVersion": "2026-07-28", "capabilities": {}, "serverInfo": { "name": "x", "version": "1" } });
+    fake.send(json!({ "jsonrpc": "2.0", "id": init["id"], "result": result })).await;
+    let again = fake.recv().await;
+    assert_eq!(again["method"], "server/discover", "{again}");
+    // Slower than the probe's timeout, well within the handshake's.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let discovered = json!({
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": { "tools": {} },
+    });
+    fake.send(json!({ "jsonrpc": "2.0", "id": again["id"], "result": discovered })).await;
+    let client = connecting.await.expect("joins").expect("connects");
+    assert_eq!(client.protocol_version(), "2026-07-28");
+}
+
 #[tokio::test]
 async fn a_revision_the_client_did_not_offer_is_refused() {
     let (mut fake, connecting) = start(session_client());
