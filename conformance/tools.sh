@@ -49,14 +49,18 @@ run_suite() {
 }
 
 # Builds example NAME in the profile CONFORMANCE_PROFILE names (debug: the build the workspace
-# tests already made, so nothing is rebuilt; default release) and prints its path.
+# tests already made, so nothing is rebuilt; default release) and prints its path, in the
+# target directory cargo uses (CARGO_TARGET_DIR or the configuration's, not always target/).
 build_example() {
+  local target
+  target="$(cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
   if [ "${CONFORMANCE_PROFILE:-release}" = debug ]; then
     # The same command as the wire tests' (tests/it/common), so after them it builds nothing.
     cargo build --quiet --examples -p switchyard-examples
-    echo "$ROOT/target/debug/examples/$1"
+    echo "$target/debug/examples/$1"
   else
     cargo build --release --quiet --example "$1"
-    echo "$ROOT/target/release/examples/$1"
+    echo "$target/release/examples/$1"
   fi
 }

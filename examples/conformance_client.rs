@@ -191,8 +191,36 @@ async fn scenario_calls(scenario: &str, client: &Client) -> Result<(), ClientErr
             Ok(())
         }
         "http-invalid-tool-headers" => call_every_tool(client).await,
+        skills if skills.starts_with("sep-2640-client-") => skills_scenario(skills, client).await,
         other => Err(ClientError::Protocol(format!("scenario {other:?} is not supported by this client yet"))),
     }
+}
+
+/// The Skills extension as a host uses it (SEP-2640): list the skills, then, except in the
+/// no-prefetch scenario (which grades that listing reads nothing), load each one as if the user
+/// had activated it and read its supporting files. Loading verifies `SKILL.md` against the entry
+/// (size, digest, frontmatter); a failure is an error exit, which the verify scenarios expect,
+/// and nothing of that skill is read after it.
+async fn skills_scenario(scenario: &str, client: &Client) -> Result<(), ClientError> {
+    use switchyard_skills::client::{SkillError, list_skills, load_skill, server_declares_skills};
+    let failed = |e: SkillError<ClientError>| match e {
+        SkillError::Request { source, .. } => source,
+        refused => ClientError::Protocol(refused.to_string()),
+    };
+    if !server_declares_skills(client.capabilities()) {
+        return Err(ClientError::Protocol("the server does not declare io.modelcontextprotocol/skills".into()));
+    }
+    let skills = list_skills(client).await.map_err(failed)?;
+    if scenario == "sep-2640-client-no-prefetch" {
+        return Ok(());
+    }
+    for entry in &skills {
+        let skill = load_skill(client, entry).await.map_err(failed)?;
+        for file in skill.files() {
+            skill.read(client, &file.uri).await.map_err(failed)?;
+        }
+    }
+    Ok(())
 }
 
 /// Lists the tools and calls each with arguments made up from its schema.

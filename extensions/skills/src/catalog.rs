@@ -337,7 +337,8 @@ fn check_path(rel: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn digest(bytes: &[u8]) -> String {
+/// `sha256:<64 lowercase hex digits>` of `bytes`: the digest format of SEP-2640 entries.
+pub(crate) fn digest(bytes: &[u8]) -> String {
     let hash = Sha256::digest(bytes);
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");

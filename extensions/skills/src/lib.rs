@@ -78,8 +78,19 @@
 //!
 //! The crate's registrations (`skills/list`, `skills/get`, `resources/directory/read`) are in
 //! group `"default"`: a server that selects groups with `ServerBuilder::groups` must include it.
+//!
+//! ## Features
+//! - `watch`: `SkillLibrary::watch`, reloading a skills folder when its files change (the
+//!   `notify` crate).
+//! - `client`: the host side, module `client`: list a server's skills (`skills/list`,
+//!   `skills/get`), load one (its `SKILL.md` checked against the entry's `size`, `digest` and
+//!   `frontmatter`) and read its supporting files, verified the same way, over any
+//!   `switchyard::call::Caller`. The guide `docs/skills.md` ("Skills from the client side")
+//!   shows it.
 
 mod catalog;
+#[cfg(feature = "client")]
+pub mod client;
 mod error;
 mod frontmatter;
 mod methods;
@@ -97,6 +108,11 @@ pub use methods::{DirectoryReadParams, SkillsGetParams, SkillsListParams};
 pub use switchyard_skills_macros::include_skills;
 #[cfg(feature = "watch")]
 pub use watch::{SkillsWatcher, WatchError};
+
+/// The guide's client-side example (docs/skills.md), compiled as a doctest.
+#[cfg(all(doctest, feature = "client"))]
+#[doc = include_str!("../../../docs/skills.md")]
+pub struct SkillsGuideDoctests;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};

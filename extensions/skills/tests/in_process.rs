@@ -1,36 +1,13 @@
 //! The extension in process (`switchyard::testing::TestClient`): settings, and reloading a
 //! folder onto a running server.
 
+mod common;
+
+use common::Folder;
 use serde_json::json;
-use std::path::PathBuf;
 use switchyard::Server;
 use switchyard::testing::TestClient;
 use switchyard_skills::{EXTENSION, SkillsExtension};
-
-/// A scratch skills folder with one skill, removed on drop.
-struct Folder(PathBuf);
-
-impl Folder {
-    fn new(tag: &str) -> Folder {
-        let dir = std::env::temp_dir().join(format!("switchyard-skills-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let folder = Folder(dir);
-        folder.write("alpha/SKILL.md", "---\nname: alpha\ndescription: The first\n---\nBody\n");
-        folder
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let path = self.0.join(rel);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 #[tokio::test]
 async fn directory_read_can_be_turned_off() {
