@@ -642,6 +642,26 @@ fn browser(asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> switchyard_c
     .client_name("switchyard-tests")
 }
 
+/// Our own client, signed in with `oauth`, connected to `server` on `version`, having called
+/// `test_simple_text`.
+async fn our_client_calls_a_tool(
+    version: &str,
+    oauth: switchyard_client::OAuthConfig,
+    server: &HttpServer,
+    auth: &AuthServer,
+) -> switchyard_client::Client {
+    let client = switchyard_client::ClientBuilder::new("switchyard-tests", "1.0.0")
+        .protocol_versions([version])
+        .oauth(oauth)
+        .connect_http(&server.url)
+        .await
+        .unwrap_or_else(|e| panic!("{version}: connects after signing in: {e}\n{}", auth.drained()));
+    assert_eq!(client.protocol_version(), version);
+    let result = client.call_tool("test_simple_text", serde_json::json!({})).await.expect("tools/call");
+    assert_eq!(result.content.first().and_then(|c| c.as_text()), Some("This is a simple text response for testing."));
+    client
+}
+
 /// Our own client against a real authorization server (oidc-provider) and `everything`
 /// requiring `mcp files:read`, the first consent granting only `mcp`: it discovers from the
 /// 401, registers, signs in with PKCE and `resource`, is refused with 403 `insufficient_scope`,
@@ -658,18 +678,7 @@ async fn our_client_signs_in_steps_up_and_calls_a_tool_on_both_wires() {
         let server = protected_everything(&auth.issuer, "mcp,files:read");
         auth.admin("/test/limit-consent?scope=mcp").await;
         let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let client = switchyard_client::ClientBuilder::new("switchyard-tests", "1.0.0")
-            .protocol_versions([version])
-            .oauth(browser(asked.clone()))
-            .connect_http(&server.url)
-            .await
-            .unwrap_or_else(|e| panic!("{version}: connects after signing in: {e}\n{}", auth.drained()));
-        assert_eq!(client.protocol_version(), version);
-        let result = client.call_tool("test_simple_text", serde_json::json!({})).await.expect("tools/call");
-        assert_eq!(
-            result.content.first().and_then(|c| c.as_text()),
-            Some("This is a simple text response for testing.")
-        );
+        let client = our_client_calls_a_tool(version, browser(asked.clone()), &server, &auth).await;
 
         let asked = asked.lock().expect("not poisoned").clone();
         assert_eq!(asked.len(), 2, "{version}: a sign-in and one step-up: {asked:#?}");
@@ -711,17 +720,7 @@ async fn our_client_binds_its_token_with_dpop_and_answers_nonces() {
             &[("SWITCHYARD_AUTH_DPOP_NONCE_SECRET", secret)],
         );
         let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let client = switchyard_client::ClientBuilder::new("switchyard-tests", "1.0.0")
-            .protocol_versions([version])
-            .oauth(browser(asked.clone()))
-            .connect_http(&server.url)
-            .await
-            .unwrap_or_else(|e| panic!("{version}: connects after signing in: {e}\n{}", auth.drained()));
-        let result = client.call_tool("test_simple_text", serde_json::json!({})).await.expect("tools/call");
-        assert_eq!(
-            result.content.first().and_then(|c| c.as_text()),
-            Some("This is a simple text response for testing.")
-        );
+        let client = our_client_calls_a_tool(version, browser(asked.clone()), &server, &auth).await;
         assert_eq!(asked.lock().expect("not poisoned").len(), 1, "{version}: one sign-in");
         client.close().await;
 

@@ -152,6 +152,12 @@ impl OAuthSession {
         Ok(key)
     }
 
+    /// The client id (and secret) the configuration names, if any.
+    fn configured_client(&self) -> Option<Registered> {
+        let (id, secret) = self.config.pre_registered.clone()?;
+        Some(Registered { id, secret, method: None })
+    }
+
     /// The HTTP client of this grant's token requests (with its DPoP key, if any).
     fn token_http(&self, grant: &Grant) -> Bounded {
         Bounded { http: self.http.clone(), dpop: grant.dpop.clone() }
@@ -373,11 +379,7 @@ impl OAuthSession {
         {
             return Err(fail(format!("{why} (the same workload identity token is not sent again)")));
         }
-        let client = self.config.pre_registered.as_ref().map(|(id, secret)| Registered {
-            id: id.clone(),
-            secret: secret.clone(),
-            method: None,
-        });
+        let client = self.configured_client();
         let scope = scopes.join(" ");
         let mut params = vec![("grant_type", grant::JWT_BEARER), ("assertion", assertion.as_str())];
         push_common(&mut params, &scope, grant.resource.as_deref());
@@ -435,11 +437,7 @@ impl OAuthSession {
             )));
         }
         let jag = exchanged.token.access_token().secret().clone();
-        let client = self.config.pre_registered.as_ref().map(|(id, secret)| Registered {
-            id: id.clone(),
-            secret: secret.clone(),
-            method: None,
-        });
+        let client = self.configured_client();
         let mut params = vec![("grant_type", grant::JWT_BEARER), ("assertion", jag.as_str())];
         push_common(&mut params, &scope, grant.resource.as_deref());
         let auth = client_auth(client.as_ref(), endpoints.auth_methods.as_deref());
