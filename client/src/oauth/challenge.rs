@@ -25,14 +25,23 @@ impl Challenge {
     /// send a bare `401`).
     pub(crate) fn from_headers<'a>(values: impl IntoIterator<Item = &'a str>) -> Challenge {
         let all: Vec<_> = values.into_iter().flat_map(challenges).collect();
-        let scheme = |name: &str| all.iter().find(|(scheme, _)| scheme.eq_ignore_ascii_case(name));
-        let (dpop, params) = match (scheme("dpop"), scheme("bearer")) {
-            (Some((_, params)), _) => (true, params),
-            (None, Some((_, params))) => (false, params),
+        let scheme = |name: &str| all.iter().find(|(scheme, _)| scheme.eq_ignore_ascii_case(name)).map(|(_, p)| p);
+        let (dpop, bearer) = (scheme("dpop"), scheme("bearer"));
+        // The error rides in the challenge of the scheme the refused token was sent with
+        // (RFC 9449 §7.1, RFC 6750 §3): prefer the challenge that carries one, DPoP on a tie.
+        let (primary, other) = match (dpop, bearer) {
+            (Some(d), Some(b)) if !d.contains_key("error") && b.contains_key("error") => (b, Some(d)),
+            (Some(d), b) => (d, b),
+            (None, Some(b)) => (b, None),
             (None, None) => return Challenge::default(),
         };
-        let get = |name: &str| params.get(name).cloned();
-        Challenge { error: get("error"), scope: get("scope"), resource_metadata: get("resource_metadata"), dpop }
+        let get = |name: &str| primary.get(name).or_else(|| other.and_then(|o| o.get(name))).cloned();
+        Challenge {
+            error: primary.get("error").cloned(),
+            scope: get("scope"),
+            resource_metadata: get("resource_metadata"),
+            dpop: dpop.is_some(),
+        }
     }
 }
 
@@ -132,5 +141,35 @@ mod tests {
         let c = Challenge::from_headers([r#"dpop algs="ES256 PS256""#]);
         assert!(c.dpop);
         assert_eq!(c.scope, None);
+    }
+
+    // RFC 9449 §7.2 / RFC 6750 §3: a server that takes both schemes sends both challenges; the
+    // error of a refused bearer token rides in the Bearer one.
+    #[test]
+    fn a_bearer_error_beside_a_dpop_offer_is_the_one_read() {
+        let c = Challenge::from_headers([
+            r#"Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://h/.well-known/oauth-protected-resource/mcp""#,
+            r#"DPoP algs="ES256 PS256""#,
+        ]);
+        assert_eq!(c.error.as_deref(), Some("insufficient_scope"), "{c:?}");
+        assert_eq!(c.scope.as_deref(), Some("files:read files:write"), "{c:?}");
+        assert!(c.resource_metadata.is_some(), "{c:?}");
+    }
+
+    #[test]
+    fn hostile_dpop_headers_are_survived() {
+        for h in [
+            "DPoP",
+            "DPoP =",
+            "=,=,=",
+            "DPoP a=\"",
+            "DPoP a=\"\\",
+            "\u{1F600} x=\u{1F600}",
+            ",,,, ,",
+            "DPoP \u{0}=\u{0}",
+            "DPoP abc==, Bearer error=x",
+        ] {
+            let _ = Challenge::from_headers([h]);
+        }
     }
 }

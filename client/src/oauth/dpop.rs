@@ -7,7 +7,6 @@
 //! The key pair is ring's; the proofs are jsonwebtoken's ES256 JWTs with the public key in the
 //! `jwk` header.
 
-use super::discovery::origin;
 use super::{AuthFailure, fail};
 use base64::Engine;
 use jsonwebtoken::jwk::Jwk;
@@ -74,7 +73,7 @@ impl DpopKey {
             let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
             claims["ath"] = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest.as_ref()).into();
         }
-        if let Some(nonce) = self.nonces.lock().unwrap_or_else(|p| p.into_inner()).get(&origin(url)) {
+        if let Some(nonce) = self.nonces.lock().unwrap_or_else(|p| p.into_inner()).get(target.as_str()) {
             claims["nonce"] = nonce.clone().into();
         }
         let mut header = Header::new(Algorithm::ES256);
@@ -89,14 +88,21 @@ impl DpopKey {
     /// asked again.
     pub(crate) fn remember_nonce(&self, url: &Url, nonce: &str) -> bool {
         // A nonce goes back in a JWT claim: only short visible ASCII is taken.
-        if nonce.is_empty() || nonce.len() > MAX_NONCE_BYTES || !nonce.bytes().all(|b| b.is_ascii_graphic()) {
+        // RFC 9449 §8.1: nonce = 1*NQCHAR; NQCHAR = %x21 / %x23-5B / %x5D-7E.
+        let nqchar = |b: u8| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E);
+        if nonce.is_empty() || nonce.len() > MAX_NONCE_BYTES || !nonce.bytes().all(nqchar) {
             return false;
         }
         let mut nonces = self.nonces.lock().unwrap_or_else(|p| p.into_inner());
-        if nonces.len() >= MAX_NONCES {
+        // Kept per endpoint (the htu), not per origin: an MCP server and its authorization
+        // server often share an origin, and each hands out nonces of its own (§8, §9).
+        let mut key = url.clone();
+        key.set_query(None);
+        key.set_fragment(None);
+        if nonces.len() >= MAX_NONCES && !nonces.contains_key(key.as_str()) {
             nonces.clear();
         }
-        nonces.insert(origin(url), nonce.to_owned()).as_deref() != Some(nonce)
+        nonces.insert(key.into(), nonce.to_owned()).as_deref() != Some(nonce)
     }
 }
 
@@ -167,5 +173,28 @@ mod tests {
         for garbage in ["", "with space", "new\nline", &"x".repeat(2000)] {
             assert!(!key.remember_nonce(&other, garbage));
         }
+    }
+
+    // RFC 9449 §8.1: nonce = 1*NQCHAR, NQCHAR = %x21 / %x23-5B / %x5D-7E (no `"`, no `\`).
+    #[test]
+    fn nonces_follow_the_nqchar_grammar() {
+        let key = DpopKey::generate().expect("a key");
+        let url = Url::parse("https://rs.example/mcp").expect("url");
+        assert!(!key.remember_nonce(&url, "a\"b"), "DQUOTE is not NQCHAR");
+        assert!(!key.remember_nonce(&url, "a\\b"), "backslash is not NQCHAR");
+    }
+
+    // The AS's token endpoint and the MCP server on one origin (a server that is its own AS):
+    // the RS's nonce ends up in the proof sent to the token endpoint and vice versa.
+    #[test]
+    fn nonces_of_two_endpoints_on_one_origin_are_kept_apart() {
+        let key = DpopKey::generate().expect("a key");
+        let rs = Url::parse("https://h.example/mcp").expect("url");
+        let token = Url::parse("https://h.example/oauth/token").expect("url");
+        assert!(key.remember_nonce(&token, "as-nonce"));
+        assert!(key.remember_nonce(&rs, "rs-nonce"));
+        let proof = key.proof("POST", &token, None).expect("proof");
+        let claims = decode(&proof).1;
+        assert_eq!(claims["nonce"], "as-nonce", "the token endpoint gets the RS nonce: {claims}");
     }
 }

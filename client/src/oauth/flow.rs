@@ -141,6 +141,11 @@ impl OAuthSession {
         }
     }
 
+    /// Whether the current token is DPoP-bound.
+    pub(crate) fn holds_bound_token(&self) -> bool {
+        self.current.read().unwrap_or_else(|p| p.into_inner()).bound_to.is_some()
+    }
+
     /// The connection's DPoP key (generated on first use).
     fn dpop_key(&self) -> Result<Arc<DpopKey>, AuthFailure> {
         let mut slot = self.dpop_key.lock().unwrap_or_else(|p| p.into_inner());
@@ -430,10 +435,12 @@ impl OAuthSession {
         let exchanged =
             grant::request(&Bounded::plain(&self.http), &idp.token_endpoint, client_auth(Some(&at_idp), None), &params)
                 .await?;
-        if let Some(other) = exchanged.issued_token_type.as_deref().filter(|t| *t != grant::ID_JAG_TYPE) {
+        // RFC 8693 §2.2.1: `issued_token_type` is required; anything but an ID-JAG is no grant.
+        if exchanged.issued_token_type.as_deref() != Some(grant::ID_JAG_TYPE) {
             return Err(fail(format!(
-                "the identity provider {} issued a {other}, not an identity assertion grant",
-                idp.token_endpoint
+                "the identity provider {} issued {}, not an identity assertion grant",
+                idp.token_endpoint,
+                exchanged.issued_token_type.as_deref().unwrap_or("a token of no stated type")
             )));
         }
         let jag = exchanged.token.access_token().secret().clone();

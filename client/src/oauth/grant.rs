@@ -94,6 +94,12 @@ pub(crate) async fn request(
     let body: Value = serde_json::from_slice(answer.body()).map_err(|e| {
         GrantError::Failed(fail(format!("{endpoint} answered HTTP {} with no JSON: {e}", answer.status())))
     })?;
+    // RFC 6749 §5.2: an error response is a 400 (or 401 for client authentication) with an
+    // `error` code; a 5xx, a 429 or a proxy's page is no verdict on the assertion.
+    let oauth_error = matches!(answer.status().as_u16(), 400 | 401) && body.get("error").is_some_and(Value::is_string);
+    if !answer.status().is_success() && !oauth_error {
+        return Err(GrantError::Failed(fail(format!("{endpoint} answered HTTP {}", answer.status()))));
+    }
     if !answer.status().is_success() {
         let text = |key: &str| body.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
         let error =
@@ -114,4 +120,107 @@ fn encode_form(params: &[(&str, &str)]) -> Vec<u8> {
         form.append_pair(name, value);
     }
     form.finish().into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A token endpoint answering every request with `answer(n)` (n = request count); returns its
+    /// URL, the request counter, and the heads of the requests seen.
+    async fn endpoint(
+        answer: impl Fn(usize) -> Vec<u8> + Send + Sync + 'static,
+    ) -> (String, Arc<AtomicUsize>, Arc<std::sync::Mutex<Vec<String>>>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("http://{}/token", listener.local_addr().expect("addr"));
+        let count = Arc::new(AtomicUsize::new(0));
+        let heads = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (c, h) = (count.clone(), heads.clone());
+        let answer = Arc::new(answer);
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut sock, _)) = listener.accept().await else { return };
+                let (c, h, answer) = (c.clone(), h.clone(), answer.clone());
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 65536];
+                    let n = sock.read(&mut buf).await.unwrap_or(0);
+                    h.lock().expect("not poisoned").push(String::from_utf8_lossy(&buf[..n]).into_owned());
+                    let k = c.fetch_add(1, Ordering::SeqCst);
+                    let _ = sock.write_all(&answer(k)).await;
+                    let _ = sock.shutdown().await;
+                });
+            }
+        });
+        (url, count, heads)
+    }
+
+    fn http(status: &str, headers: &str, body: &[u8]) -> Vec<u8> {
+        let mut out = format!(
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        out.extend_from_slice(body);
+        out
+    }
+
+    #[tokio::test]
+    async fn a_server_error_is_no_refusal_of_the_assertion() {
+        let (url, _, _) =
+            endpoint(|_| http("503 Service Unavailable", "", br#"{"error":"temporarily_unavailable"}"#)).await;
+        let plain = Bounded::plain(&reqwest::Client::new());
+        let r = request(&plain, &url, ClientAuth::Anonymous, &[("grant_type", JWT_BEARER), ("assertion", "a")]).await;
+        assert!(matches!(r, Err(GrantError::Failed(_))), "a 503 marks the assertion as refused for good");
+    }
+
+    #[tokio::test]
+    async fn ten_megabytes_and_garbage_fail_cleanly() {
+        let big = vec![b'x'; 10 * 1024 * 1024];
+        let (url, _, _) = endpoint(move |_| http("200 OK", "", &big)).await;
+        let plain = Bounded::plain(&reqwest::Client::new());
+        let r = request(&plain, &url, ClientAuth::Anonymous, &[("grant_type", JWT_BEARER)]).await;
+        assert!(matches!(r, Err(GrantError::Failed(_))));
+        let (url, _, _) = endpoint(|_| http("200 OK", "", b"\xff\xfe garbage")).await;
+        let r = request(&plain, &url, ClientAuth::Anonymous, &[("grant_type", JWT_BEARER)]).await;
+        assert!(matches!(r, Err(GrantError::Failed(_))));
+        let (url, _, _) = endpoint(|_| http("200 OK", "", br#"{"access_token":5}"#)).await;
+        let r = request(&plain, &url, ClientAuth::Anonymous, &[("grant_type", JWT_BEARER)]).await;
+        assert!(matches!(r, Err(GrantError::Failed(_))));
+    }
+
+    #[tokio::test]
+    async fn basic_auth_is_form_encoded_then_base64() {
+        let (url, _, heads) = endpoint(|_| http("200 OK", "", br#"{"access_token":"t","token_type":"Bearer"}"#)).await;
+        let plain = Bounded::plain(&reqwest::Client::new());
+        let r = request(&plain, &url, ClientAuth::Basic { id: "my client:1", secret: "s%e/c+r" }, &[]).await;
+        assert!(r.is_ok(), "a token response");
+        let head = heads.lock().expect("not poisoned")[0].to_ascii_lowercase();
+        let expected = base64::engine::general_purpose::STANDARD.encode("my+client%3A1:s%25e%2Fc%2Br");
+        assert!(head.contains(&format!("authorization: basic {}", expected.to_ascii_lowercase())), "{head}");
+    }
+
+    #[tokio::test]
+    async fn the_dpop_nonce_retry_is_bounded_and_carries_the_nonce() {
+        let (url, count, heads) =
+            endpoint(|n| http("400 Bad Request", &format!("dpop-nonce: n{n}\r\n"), br#"{"error":"use_dpop_nonce"}"#))
+                .await;
+        let key = Arc::new(super::super::dpop::DpopKey::generate().expect("key"));
+        let bounded = Bounded { http: reqwest::Client::new(), dpop: Some(key) };
+        let r = request(&bounded, &url, ClientAuth::Anonymous, &[("grant_type", JWT_BEARER)]).await;
+        assert!(matches!(r, Err(GrantError::Refused(_))));
+        assert_eq!(count.load(Ordering::SeqCst), 2, "one retry, never more");
+        let second = heads.lock().expect("not poisoned")[1].clone();
+        let line = second.lines().find(|l| l.to_ascii_lowercase().starts_with("dpop:")).expect("a proof");
+        let proof = line.split_once(':').map(|(_, v)| v.trim()).unwrap_or_default();
+        let payload = proof.split('.').nth(1).expect("a JWT");
+        let decoded = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).expect("base64url");
+        let claims: Value = serde_json::from_slice(&decoded).expect("JSON claims");
+        assert_eq!(claims["nonce"], "n0");
+        assert_eq!(claims["htm"], "POST");
+        assert_eq!(claims["htu"], url);
+        assert!(claims.get("ath").is_none());
+    }
 }

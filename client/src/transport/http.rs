@@ -228,9 +228,14 @@ impl Endpoint {
             #[cfg(feature = "oauth")]
             if let Some((auth, status, challenge)) = self.refusal(&response) {
                 // RFC 9449 §9: the server wants a nonce in the proof; the token is fine.
-                if challenge.error.as_deref() == Some("use_dpop_nonce") && fresh_nonce && !renewed.2 {
-                    renewed.2 = true;
-                    continue;
+                // Never a reason to sign in again (and perhaps open a browser): a nonce that
+                // came back, or a second one, ends the message with the server's status.
+                if challenge.error.as_deref() == Some("use_dpop_nonce") && auth.holds_bound_token() {
+                    if fresh_nonce && !renewed.2 {
+                        renewed.2 = true;
+                        continue;
+                    }
+                    break response;
                 }
                 let done = if status == 401 { &mut renewed.0 } else { &mut renewed.1 };
                 if !*done {
@@ -520,6 +525,12 @@ impl Endpoint {
             }
         }
         let response = request.send().await.map_err(|e| ClientError::transport(format!("GET {}", self.url), e))?;
+        // A nonce handed out here (with a `use_dpop_nonce` refusal or not) goes into the next
+        // proof, so the stream's reopening carries it.
+        #[cfg(feature = "oauth")]
+        if let Some(auth) = &self.auth {
+            auth.remember_nonce(response.headers());
+        }
         let status = response.status();
         let is_stream = response
             .headers()

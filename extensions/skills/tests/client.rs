@@ -239,3 +239,28 @@ async fn entries_that_cannot_be_verified_are_not_read() {
 
     assert_eq!(host.requests(), ["skills/list", "skills/list"], "nothing was read");
 }
+
+/// SEP-2640 Resources: "Each `uri` MUST be the skill's `SKILL.md` or a file within the skill's
+/// directory." An entry (rewritten by the server or a gateway) that lists another skill's file
+/// as alpha's must not let alpha's loaded skill read it.
+#[tokio::test]
+async fn a_listed_file_outside_the_skill_root_is_refused() {
+    let folder = folder("client-review-outside");
+    let (_, server) = serve(&folder);
+    let beta = "---\nname: beta\ndescription: The second\n---\n";
+    let (d, size) = (digest(beta.as_bytes()), beta.len());
+    let host = Gateway::new(server).rewriting(move |method, result| {
+        if method == "skills/list" {
+            for skill in result["skills"].as_array_mut().into_iter().flatten() {
+                if skill["uri"] == "skill://alpha/SKILL.md" {
+                    skill["resources"].as_array_mut().expect("resources").push(json!({
+                        "uri": "skill://beta/SKILL.md", "digest": d, "size": size
+                    }));
+                }
+            }
+        }
+    });
+    let entry = list_skills(&host).await.expect("listed").remove(0);
+    let loaded = load_skill(&host, &entry).await;
+    assert!(matches!(loaded, Err(SkillError::Malformed { .. })), "the entry is refused: {:?}", loaded.map(|_| ()));
+}

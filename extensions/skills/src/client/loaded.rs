@@ -53,7 +53,7 @@ impl LoadedSkill {
 
     /// The supporting files the entry lists (every listed file but `SKILL.md`), not read yet.
     pub fn files(&self) -> impl Iterator<Item = &SkillResource> {
-        self.entry.resources.iter().flatten().filter(|r| r.uri != self.entry.uri)
+        self.entry.resources.iter().flatten().filter(|r| r.uri != self.entry.uri && within(&self.root, &r.uri))
     }
 
     /// Reads the skill file `path` with `resources/read` and verifies it against the entry.
@@ -67,6 +67,9 @@ impl LoadedSkill {
     pub async fn read<C: Caller>(&self, caller: &C, path: &str) -> Result<VerifiedFile, SkillError<C::Error>> {
         let not_listed = |uri: &str| SkillError::NotListed { skill: self.entry.uri.clone(), uri: uri.to_owned() };
         let uri = resolve(&self.root, path).ok_or_else(|| not_listed(path))?;
+        if uri != self.entry.uri && !within(&self.root, &uri) {
+            return Err(not_listed(&uri));
+        }
         let listed = self.entry.resource(&uri).ok_or_else(|| not_listed(&uri))?;
         fetch::read_verified(caller, listed).await
     }
@@ -97,6 +100,11 @@ pub async fn load_skill<C: Caller>(caller: &C, entry: &SkillEntry) -> Result<Loa
             ),
         ));
     }
+    // SEP-2640 Resources: "Each `uri` MUST be the skill's `SKILL.md` or a file within the
+    // skill's directory."
+    if let Some(outside) = entry.resources.iter().flatten().find(|r| r.uri != *uri && !within(root, &r.uri)) {
+        return Err(SkillError::malformed(uri.clone(), format!("the entry lists {} outside the skill", outside.uri)));
+    }
     let listed = entry.resource(uri).ok_or_else(|| SkillError::NotListed { skill: uri.clone(), uri: uri.clone() })?;
     let file = fetch::read_verified(caller, listed).await?;
     let unreadable = |reason: String| SkillError::UnreadableSkillMd { uri: uri.clone(), reason };
@@ -107,6 +115,13 @@ pub async fn load_skill<C: Caller>(caller: &C, entry: &SkillEntry) -> Result<Loa
         return Err(SkillError::FrontmatterMismatch { uri: uri.clone(), fields });
     }
     Ok(LoadedSkill { root: root.to_owned(), entry: entry.clone(), text })
+}
+
+/// Whether `uri` names a file below `root` (`<root>/<segments>`, no empty, `.` or `..` segment).
+fn within(root: &str, uri: &str) -> bool {
+    uri.strip_prefix(root)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|rest| rest.split('/').all(|s| !matches!(s, "" | "." | "..")))
 }
 
 /// The URI of `path` in the skill rooted at `root`; `None` when it climbs above the root or
