@@ -5,6 +5,7 @@
 use crate::common::*;
 use serde_json::{Value, json};
 use std::time::Duration;
+use switchyard_client::{Client, ClientBuilder, ClientError};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
@@ -56,8 +57,9 @@ impl Wire {
     }
 }
 
-fn trace(msg: &Value) -> Vec<String> {
-    serde_json::from_value(msg["result"]["_meta"][TRACE].clone()).unwrap_or_else(|_| panic!("a trace in {msg}"))
+/// The filters' trace in a `result`.
+fn trace(result: &Value) -> Vec<String> {
+    serde_json::from_value(result["_meta"][TRACE].clone()).unwrap_or_else(|_| panic!("a trace in {result}"))
 }
 
 async fn both(test: impl AsyncFn(Wire)) {
@@ -65,22 +67,48 @@ async fn both(test: impl AsyncFn(Wire)) {
     test(Wire::http()).await;
 }
 
+/// Runs `test` with the client on 2026-07-28, over the fixture's stdio and over HTTP.
+async fn both_clients(test: impl AsyncFn(&Client)) {
+    let builder = || ClientBuilder::new("switchyard-tests", "1.0.0").protocol_versions([MODERN]);
+    let mut command = tokio::process::Command::new(example("fixture"));
+    command.arg("--stdio").stderr(std::process::Stdio::null());
+    let stdio = builder().connect_stdio(command).await.expect("connects over stdio");
+    test(&stdio).await;
+    stdio.close().await;
+    let server = HttpServer::start("fixture");
+    let http = builder().connect_http(&server.url).await.expect("connects over HTTP");
+    test(&http).await;
+    http.close().await;
+}
+
+/// The result of `method`, which must succeed.
+async fn ok(c: &Client, method: &str, params: Value) -> Value {
+    c.request(method, params).await.unwrap_or_else(|e| panic!("{method}: {e}"))
+}
+
+/// The JSON-RPC error code of a failed request.
+fn code<T: std::fmt::Debug>(r: Result<T, ClientError>) -> Option<i64> {
+    match r {
+        Ok(r) => panic!("an error expected, got {r:?}"),
+        Err(e) => e.as_rpc().map(|e| i64::from(e.code().0)),
+    }
+}
+
 #[tokio::test]
 async fn b1_typed_rpc_params_and_results() {
-    both(async |mut w| {
-        let r = w.request(1, "acme/sum", json!({ "a": 1, "b": 2 })).await;
-        assert_eq!(r["result"]["sum"], 3);
-        assert_eq!(r["result"]["resultType"], "complete");
-        let r = w.request(2, "acme/sum", json!({ "a": "x", "b": 2 })).await;
-        assert_eq!(r["error"]["code"], -32602, "{r}");
+    both_clients(async |c| {
+        let r = ok(c, "acme/sum", json!({ "a": 1, "b": 2 })).await;
+        assert_eq!(r["sum"], 3);
+        assert_eq!(r["resultType"], "complete");
+        assert_eq!(code(c.request("acme/sum", json!({ "a": "x", "b": 2 })).await), Some(-32602));
     })
     .await;
 }
 
 #[tokio::test]
 async fn b3_raw_filters_wrap_typed_filters_wrap_the_handler() {
-    both(async |mut w| {
-        let r = w.request(1, "acme/sum", json!({ "a": 1, "b": 2 })).await;
+    both_clients(async |c| {
+        let r = ok(c, "acme/sum", json!({ "a": 1, "b": 2 })).await;
         assert_eq!(trace(&r), [">r1", ">r2", ">t1", ">t2", "<t2", "<t1", "<r2", "<r1"]);
     })
     .await;
@@ -88,13 +116,13 @@ async fn b3_raw_filters_wrap_typed_filters_wrap_the_handler() {
 
 #[tokio::test]
 async fn b4_raw_filters_cover_built_ins_and_typed_filters_stay_on_their_method() {
-    both(async |mut w| {
-        w.request(1, "fixture/reset", json!({})).await;
-        let r = w.request(2, "tools/list", json!({})).await;
+    both_clients(async |c| {
+        ok(c, "fixture/reset", json!({})).await;
+        let r = ok(c, "tools/list", json!({})).await;
         assert_eq!(trace(&r), [">r1", ">r2", "<r2", "<r1"]);
-        w.request(3, "acme/sum", json!({ "a": 1, "b": 1 })).await;
-        let r = w.request(4, "fixture/counters", json!({})).await;
-        let counts = &r["result"]["counts"];
+        ok(c, "acme/sum", json!({ "a": 1, "b": 1 })).await;
+        let r = ok(c, "fixture/counters", json!({})).await;
+        let counts = &r["counts"];
         // reset itself ran through r1 after zeroing; tools/list, acme/sum and counters add three.
         assert_eq!(counts["r1"], 3, "{counts}");
         assert_eq!(counts["t1"], 1, "{counts}");
@@ -116,41 +144,39 @@ async fn b7_unknown_methods_are_method_not_found() {
 
 #[tokio::test]
 async fn a2_ordinary_filters_run_in_order_around_the_tool_once() {
-    both(async |mut w| {
-        w.request(1, "fixture/reset", json!({})).await;
-        let r = w.request(2, "tools/call", json!({ "name": "echo", "arguments": { "text": "hi" } })).await;
-        assert_eq!(r["result"]["content"], json!([{ "type": "text", "text": "hi" }]));
+    both_clients(async |c| {
+        ok(c, "fixture/reset", json!({})).await;
+        let r = ok(c, "tools/call", json!({ "name": "echo", "arguments": { "text": "hi" } })).await;
+        assert_eq!(r["content"], json!([{ "type": "text", "text": "hi" }]));
         assert_eq!(trace(&r), [">r1", ">r2", ">alt1", ">ord1", ">ord2", "<ord2", "<ord1", "<alt1", "<r2", "<r1"]);
-        let r = w.request(3, "fixture/counters", json!({})).await;
-        assert_eq!(r["result"]["counts"]["ord1"], 1);
-        assert_eq!(r["result"]["counts"]["tool:echo"], 1);
+        let r = ok(c, "fixture/counters", json!({})).await;
+        assert_eq!(r["counts"]["ord1"], 1);
+        assert_eq!(r["counts"]["tool:echo"], 1);
     })
     .await;
 }
 
 #[tokio::test]
 async fn a9_a10_failures_map_to_results_or_errors() {
-    both(async |mut w| {
-        let r = w.request(1, "tools/call", json!({ "name": "boom", "arguments": {} })).await;
-        assert_eq!(r["result"]["isError"], true, "{r}");
-        assert!(r.get("error").is_none());
-        let r = w.request(2, "tools/call", json!({ "name": "proto", "arguments": {} })).await;
-        assert_eq!(r["error"]["code"], -32603);
-        let r = w.request(3, "tools/call", json!({ "name": "nope" })).await;
-        assert_eq!(r["error"]["code"], -32602);
+    both_clients(async |c| {
+        // A tool that fails is a result with isError, not an error.
+        let r = c.call_tool("boom", json!({})).await.expect("a tool error is a result");
+        assert_eq!(r.is_error, Some(true), "{r:?}");
+        assert_eq!(code(c.call_tool("proto", json!({})).await), Some(-32603));
+        assert_eq!(code(c.request("tools/call", json!({ "name": "nope" })).await), Some(-32602));
     })
     .await;
 }
 
 #[tokio::test]
 async fn an_ordinary_filter_can_swap_the_tool() {
-    both(async |mut w| {
-        w.request(1, "fixture/reset", json!({})).await;
-        let r = w.request(2, "tools/call", json!({ "name": "swap_to_secret", "arguments": {} })).await;
-        assert_eq!(r["result"]["content"][0]["text"], "secret");
-        let r = w.request(3, "fixture/counters", json!({})).await;
-        assert_eq!(r["result"]["counts"]["tool:secret"], 1);
-        assert!(r["result"]["counts"].get("tool:swap_to_secret").is_none());
+    both_clients(async |c| {
+        ok(c, "fixture/reset", json!({})).await;
+        let r = c.call_tool("swap_to_secret", json!({})).await.expect("tools/call");
+        assert_eq!(r.content.first().and_then(|c| c.as_text()), Some("secret"), "{r:?}");
+        let r = ok(c, "fixture/counters", json!({})).await;
+        assert_eq!(r["counts"]["tool:secret"], 1);
+        assert!(r["counts"].get("tool:swap_to_secret").is_none());
     })
     .await;
 }

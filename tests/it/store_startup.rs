@@ -5,6 +5,7 @@
 use crate::common::*;
 use serde_json::json;
 use std::time::Duration;
+use switchyard_client::{ClientBuilder, ToolCall};
 
 const HOW: &str = "needs PostgreSQL: SWITCHYARD_TEST_PG=postgres://postgres@127.0.0.1:5432/test \
                    cargo test -p switchyard-tests --test it store_startup::";
@@ -57,10 +58,14 @@ async fn an_instance_started_before_its_database_waits_for_it() {
     .await
     .expect("the instance came up once the database did");
     opening.await.expect("the relay opened");
-    let caps = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
-    let params = json!({ "name": "slow", "arguments": { "seconds": 0 }, "_meta": meta(caps) });
-    let r = send(modern(&client(), &server.url, json!(1), "tools/call", params)).await;
-    assert_eq!(r.last()["result"]["resultType"], "task", "a task stored in PostgreSQL: {:?}", r.messages);
+    let client = ClientBuilder::new("switchyard-tests", "1.0.0")
+        .protocol_versions([MODERN])
+        .connect_http(&server.url)
+        .await
+        .expect("connects");
+    let call = client.call_tool_as_task("slow", json!({ "seconds": 0 })).await.expect("tools/call");
+    assert!(matches!(call, ToolCall::Task(_)), "a task stored in PostgreSQL: {call:?}");
+    client.close().await;
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use crate::common::*;
 use serde_json::{Value, json};
 use std::time::Duration;
+use switchyard_client::{ClientBuilder, ToolCall};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
@@ -441,14 +442,14 @@ async fn delegation_to_a_worker_process_through_the_sqlite_store() {
     let _ = std::fs::remove_file(&db);
     let db_arg = db.display().to_string();
     // Not `stdio_child`: `--stdio` is a flag of the `serve` subcommand, so it comes after it.
-    let mut server = tokio::process::Command::new(example("tasks_worker"))
-        .args(["serve", "--db", &db_arg, "--stdio"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the server starts");
+    let mut server = tokio::process::Command::new(example("tasks_worker"));
+    server.args(["serve", "--db", &db_arg, "--stdio"]).stderr(std::process::Stdio::null());
+    let client = ClientBuilder::new("switchyard-tests", "1.0.0")
+        .protocol_versions([MODERN])
+        .request_timeout(Duration::from_secs(10))
+        .connect_stdio(server)
+        .await
+        .expect("the server starts and connects");
     let mut worker = tokio::process::Command::new(example("tasks_worker"))
         .args(["work", "--db", &db_arg])
         .stdin(std::process::Stdio::null())
@@ -456,22 +457,22 @@ async fn delegation_to_a_worker_process_through_the_sqlite_store() {
         .kill_on_drop(true)
         .spawn()
         .expect("the worker starts");
-    let mut w = Wire::Stdio {
-        stdin: server.stdin.take().expect("stdin"),
-        out: Box::new(BufReader::new(server.stdout.take().expect("stdout")).lines()),
-        _child: server,
-        seen: Vec::new(),
-    };
     // Without the extension the tool runs in the server itself.
-    let r = w.req(1, "tools/call", json!({ "name": "crunch_numbers", "arguments": { "n": 4 } }), m()).await;
-    assert_eq!(r["result"]["content"][0]["text"], "sum of 1..=4 is 10", "{r}");
+    let r = client.call_tool("crunch_numbers", json!({ "n": 4 })).await.expect("tools/call");
+    assert_eq!(r.content.first().and_then(|c| c.as_text()), Some("sum of 1..=4 is 10"), "{r:?}");
     // As a task it is handed to the worker process, which records the result in the store.
-    let id = w.start_task(2, "crunch_numbers", json!({ "n": 100 })).await["taskId"].as_str().expect("id").to_owned();
-    let done = w.wait_terminal(3, &id).await;
-    assert_eq!(done["status"], "completed", "{done}");
-    assert_eq!(done["result"]["content"][0]["text"], "sum of 1..=100 is 5050");
+    let task = match client.call_tool_as_task("crunch_numbers", json!({ "n": 100 })).await.expect("tools/call") {
+        ToolCall::Task(task) => task,
+        other => panic!("a task: {other:?}"),
+    };
+    // `result` is the completed task's result; a failed or cancelled one is an error.
+    let done = tokio::time::timeout(Duration::from_secs(10), task.result())
+        .await
+        .expect("the task ends within 10 s")
+        .expect("the task completed");
+    assert_eq!(done.content.first().and_then(|c| c.as_text()), Some("sum of 1..=100 is 5050"), "{done:?}");
     let _ = worker.kill().await;
-    drop(w);
+    client.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 
