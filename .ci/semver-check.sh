@@ -52,20 +52,24 @@ cleanup() {
 trap cleanup EXIT
 git worktree add --quiet --detach "$work/baseline" "$baseline"
 
-# rustdoc JSON of every crate, from the tree at $1, copied to $2/<lib>.json.
+# rustdoc JSON of every crate, from the tree at $1 built in target directory $3, copied to
+# $2/<lib>.json.
 document() {
-  local tree="$1" out="$2"
+  local tree="$1" out="$2" target="$3"
   mkdir -p "$out"
   for entry in "${CRATES[@]}"; do
     read -r pkg lib <<<"$entry"
-    rm -f "$target_dir/doc/$lib.json"
-    (cd "$tree" && CARGO_TARGET_DIR="$target_dir" cargo +"$TOOLCHAIN" rustdoc --quiet -p "$pkg" --lib --all-features -- \
+    rm -f "$target/doc/$lib.json"
+    (cd "$tree" && CARGO_TARGET_DIR="$target" cargo +"$TOOLCHAIN" rustdoc --quiet -p "$pkg" --lib --all-features -- \
       -Z unstable-options --output-format json --cap-lints allow)
-    cp "$target_dir/doc/$lib.json" "$out/$lib.json"
+    cp "$target/doc/$lib.json" "$out/$lib.json"
   done
 }
-document "$work/baseline" "$work/old"
-document "$PWD" "$work/new"
+# Each tree in a target directory of its own: cargo names a workspace path crate's artifacts
+# without its path, so one tree's `switchyard` could stand in for the other's when a crate
+# depends on API the baseline lacks (a crate of the tree then fails to document).
+document "$work/baseline" "$work/old" "$target_dir/semver-baseline"
+document "$PWD" "$work/new" "$target_dir"
 
 version_of() { # the workspace version in the Cargo.toml at $1
   python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["workspace"]["package"]["version"])' "$1/Cargo.toml"
