@@ -1,7 +1,10 @@
-//! Tasks (the `io.modelcontextprotocol/tasks` extension, 2026-07-28): a `tools/call` the server
-//! may turn into a task, followed with `tasks/get` at the server's poll interval, answered with
-//! `tasks/update` when it needs input, stopped with `tasks/cancel`
-//! ([tasks](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md)).
+//! Tasks: a `tools/call` the server may turn into a task, followed with `tasks/get` at the
+//! server's poll interval, stopped with `tasks/cancel`. On 2026-07-28 it is the
+//! `io.modelcontextprotocol/tasks` extension, answered with `tasks/update` when it needs input
+//! ([tasks](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md));
+//! on a 2025-11-25 session the core tasks of that revision, the call carrying a `task` param and
+//! the result read with `tasks/result`
+//! ([tasks](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks)).
 
 use crate::client::{Client, arguments_object, decode, meta_mut};
 use crate::error::ClientError;
@@ -22,10 +25,18 @@ const MIN_POLL: Duration = Duration::from_millis(100);
 const MAX_POLL: Duration = Duration::from_secs(60);
 
 impl Client {
-    /// Calls tool `name` declaring the Tasks extension, so the server may make a task of it
-    /// (2026-07-28, [tasks](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md)):
-    /// [`ToolCall::Completed`] when it answered at once, else [`ToolCall::Task`], whose
+    /// Calls tool `name` so that the server may make a task of it: [`ToolCall::Completed`]
+    /// when it answered at once, else [`ToolCall::Task`], whose
     /// [`result`](crate::TaskHandle::result) follows it to the end.
+    ///
+    /// - On 2026-07-28 the call declares the Tasks extension in its capabilities
+    ///   ([tasks](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md));
+    ///   the server decides.
+    /// - On a 2025-11-25 session the call carries a `task` param (`{}`: the server's TTL) when
+    ///   the server declares `tasks.requests.tools.call` and the tool's
+    ///   `execution.taskSupport` is `optional` or `required`, read from a `tools/list`
+    ///   first (a mismatch is `-32601` there); otherwise it is a plain call
+    ///   ([tasks](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks)).
     ///
     /// ```no_run
     /// # async fn run(client: switchyard_client::Client) -> Result<(), switchyard_client::ClientError> {
@@ -42,15 +53,54 @@ impl Client {
     /// # let _ = result; Ok(()) }
     /// ```
     ///
-    /// Errors: [`ClientError::Protocol`] on a session (the extension is 2026-07-28's); as
-    /// [`call_tool`](Self::call_tool) otherwise.
+    /// Errors: [`ClientError::Protocol`] for a task result without a `taskId`; as
+    /// [`call_tool`](Self::call_tool) and [`list_tools`](Self::list_tools) otherwise.
     pub async fn call_tool_as_task(&self, name: &str, arguments: impl Serialize) -> Result<ToolCall, ClientError> {
         let arguments = arguments_object(arguments)?;
-        let result = self.tasks_request("tools/call", json!({ "name": name, "arguments": arguments })).await?;
+        let mut params = json!({ "name": name, "arguments": arguments });
+        if !self.session().modern {
+            if self.session_task_support(name).await? {
+                params["task"] = json!({});
+            }
+            let result = self.request("tools/call", params).await?;
+            return match result.get("task") {
+                Some(task) => TaskHandle::new(self.clone(), task, false).map(ToolCall::Task),
+                None => decode("tools/call", result).map(ToolCall::Completed),
+            };
+        }
+        let result = self.tasks_request("tools/call", params).await?;
         if result.get("resultType").and_then(Value::as_str) == Some("task") {
-            return TaskHandle::new(self.clone(), &result).map(ToolCall::Task);
+            return TaskHandle::new(self.clone(), &result, true).map(ToolCall::Task);
         }
         decode("tools/call", result).map(ToolCall::Completed)
+    }
+
+    /// A handle on task `id`, made earlier (by this connection or another one to the same
+    /// server, as the server's task access rules allow): to follow it, read its result or
+    /// cancel it after a restart. Nothing is sent until it is used; a task the server does not
+    /// know fails there with `-32602`. It polls every second until the server suggests an
+    /// interval.
+    pub fn task(&self, id: impl Into<String>) -> TaskHandle {
+        TaskHandle { client: self.clone(), id: id.into(), poll: DEFAULT_POLL, modern: self.session().modern }
+    }
+
+    /// Whether a session's `tools/call` of `name` may carry a `task` param: the server
+    /// declares task-augmented `tools/call`, and the tool's `execution.taskSupport` is
+    /// `optional` or `required` (absent means `forbidden`; an unlisted tool is called plainly,
+    /// for the server to refuse as unknown).
+    async fn session_task_support(&self, name: &str) -> Result<bool, ClientError> {
+        if self.capabilities().pointer("/tasks/requests/tools/call").is_none() {
+            return Ok(false);
+        }
+        let mut tools = std::pin::pin!(self.tools());
+        while let Some(tool) = tools.next().await {
+            let tool = tool?;
+            if tool.name == name {
+                let support = tool.extra.get("execution").and_then(|e| e.get("taskSupport")).and_then(Value::as_str);
+                return Ok(matches!(support, Some("optional" | "required")));
+            }
+        }
+        Ok(false)
     }
 
     /// [`call_tool_as_task`](Self::call_tool_as_task) of the tool `K` declares (a typed call's
@@ -130,9 +180,12 @@ pub struct TaskHandle {
     client: Client,
     id: String,
     poll: Duration,
+    /// Whether it is a 2026-07-28 task (the extension) rather than a session's core task.
+    modern: bool,
 }
 
-/// A task's state as `tasks/get` reports it (`DetailedTask`).
+/// A task's state as `tasks/get` reports it (`DetailedTask` on 2026-07-28, `Task` on a
+/// 2025-11-25 session).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct TaskState {
@@ -140,18 +193,31 @@ pub struct TaskState {
     pub status: String,
     /// A human-readable note, when the server gives one.
     pub status_message: Option<String>,
-    /// The whole `tasks/get` result, as sent (`result`, `error`, `inputRequests`, `ttlMs`, ...).
+    /// The whole `tasks/get` result, as sent (2026-07-28: `result`, `error`, `inputRequests`,
+    /// `ttlMs`, ...; a session: `createdAt`, `lastUpdatedAt`, `ttl`, `pollInterval`, ...).
     pub raw: Value,
 }
 
 impl TaskHandle {
-    pub(crate) fn new(client: Client, created: &Value) -> Result<TaskHandle, ClientError> {
+    /// The handle of the task `created` describes (the 2026-07-28 `CreateTaskResult`, or a
+    /// session's `CreateTaskResult.task`).
+    pub(crate) fn new(client: Client, created: &Value, modern: bool) -> Result<TaskHandle, ClientError> {
         let id = created
             .get("taskId")
             .and_then(Value::as_str)
             .ok_or_else(|| ClientError::Protocol("tools/call: a task result without taskId".into()))?
             .to_owned();
-        Ok(TaskHandle { client, id, poll: poll_interval(created) })
+        Ok(TaskHandle { client, id, poll: poll_interval(created), modern })
+    }
+
+    /// A request about this task: with the Tasks extension declared on 2026-07-28, plain on a
+    /// session.
+    async fn task_request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        if self.modern {
+            self.client.tasks_request(method, params).await
+        } else {
+            self.client.request(method, params).await
+        }
     }
 
     /// The task's id.
@@ -164,7 +230,7 @@ impl TaskHandle {
     /// Errors: [`ClientError::Rpc`] `-32602` for a task the server no longer knows (expired);
     /// as [`Client::request`] otherwise.
     pub async fn state(&self) -> Result<TaskState, ClientError> {
-        let raw = self.client.tasks_request("tasks/get", json!({ "taskId": self.id })).await?;
+        let raw = self.task_request("tasks/get", json!({ "taskId": self.id })).await?;
         let text = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_owned);
         let status = text("status").ok_or_else(|| ClientError::Protocol("tasks/get: no status".into()))?;
         Ok(TaskState { status, status_message: text("statusMessage"), raw })
@@ -175,17 +241,17 @@ impl TaskHandle {
     ///
     /// Errors: as [`Client::request`].
     pub async fn cancel(&self) -> Result<(), ClientError> {
-        self.client.tasks_request("tasks/cancel", json!({ "taskId": self.id })).await.map(drop)
+        self.task_request("tasks/cancel", json!({ "taskId": self.id })).await.map(drop)
     }
 
     /// The task's states as they change, as a [`Stream`]: the state now first, then each
     /// change, ending after a terminal one (`completed`, `failed`, `cancelled`).
     ///
-    /// Where the server offers them, changes come as they happen: a `subscriptions/listen` for
-    /// the task's `notifications/tasks` (`taskIds`, [status
+    /// Where the server offers them (2026-07-28), changes come as they happen: a
+    /// `subscriptions/listen` for the task's `notifications/tasks` (`taskIds`, [status
     /// notifications](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md));
-    /// `tasks/get` at the server's poll interval (100 ms to 60 s, 1 s when it suggests none)
-    /// is the baseline either way, so a server that grants no subscription, or one that
+    /// `tasks/get` at the server's poll interval (`pollIntervalMs`, or a session's
+    /// `pollInterval`: 100 ms to 60 s, 1 s when it suggests none) is the baseline either way, so a server that grants no subscription, or one that
     /// notifies only some changes, is followed all the same. A state equal to the one before
     /// is not repeated (`_meta`, and the keys a result carries besides the task's, aside), and a
     /// terminal notification without the task's result or error is completed by one `tasks/get`.
@@ -201,17 +267,35 @@ impl TaskHandle {
         })
     }
 
-    /// Follows the task to its end (see [`updates`](Self::updates)); an `input_required`
-    /// task's questions go to the client's input handlers and their answers back with
-    /// `tasks/update`.
+    /// Follows the task to its end (see [`updates`](Self::updates)) and gives its result.
     ///
-    /// Errors: [`ClientError::Rpc`] with the task's error when it `failed`;
+    /// - On 2026-07-28 the result comes with the terminal `tasks/get`; an `input_required`
+    ///   task's questions go to the client's input handlers and their answers back with
+    ///   `tasks/update`.
+    /// - On a session, `tasks/result` is asked once the task is terminal or `input_required`:
+    ///   the server sends its questions as requests of its own while that request is open (the
+    ///   handlers answer them) and answers it when the task ends. Should it not end within the
+    ///   request timeout, following goes on by `tasks/get` and `tasks/result` is asked again.
+    ///
+    /// Errors: [`ClientError::Rpc`] with the task's error when it `failed` with one;
     /// [`ClientError::Cancelled`] when it was cancelled; [`ClientError::Protocol`] for input no
     /// handler gives or a result that is no `CallToolResult`; as [`Client::request`] otherwise.
+    /// A tool that failed with an `isError: true` result is `Ok`, as from
+    /// [`Client::call_tool`].
     pub async fn result(&self) -> Result<CallToolResult, ClientError> {
         let mut updates = std::pin::pin!(self.updates());
         while let Some(state) = updates.next().await {
             let state = state?;
+            if !self.modern {
+                match state.status.as_str() {
+                    "cancelled" => return Err(ClientError::Cancelled { method: "tools/call".into() }),
+                    "completed" | "failed" | "input_required" => match self.session_result().await {
+                        Err(ClientError::Timeout { .. }) if state.status == "input_required" => continue,
+                        other => return other,
+                    },
+                    _ => continue,
+                }
+            }
             match state.status.as_str() {
                 "completed" => {
                     let result = state.raw.get("result").cloned().unwrap_or(Value::Null);
@@ -241,6 +325,17 @@ impl TaskHandle {
         Err(ClientError::Protocol(format!("task {}: its updates ended before a terminal state", self.id)))
     }
 
+    /// A session's `tasks/result`: what the `tools/call` would have answered (its result, or
+    /// its JSON-RPC error as [`ClientError::Rpc`] of `tools/call`).
+    async fn session_result(&self) -> Result<CallToolResult, ClientError> {
+        let params = json!({ "taskId": self.id });
+        match self.client.request("tasks/result", params).await {
+            Ok(result) => decode("tasks/result", result),
+            Err(ClientError::Rpc { error, .. }) => Err(ClientError::Rpc { method: "tools/call".into(), error }),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The task's output decoded as tool `K`'s (see [`ToolCall::output`]).
     ///
     /// Errors: as [`result`](Self::result) and [`ToolCall::output`].
@@ -256,6 +351,9 @@ impl TaskHandle {
     /// A `subscriptions/listen` for this task's `notifications/tasks`, when the server grants
     /// it; `None` when it refuses or grants other ids (polling then carries on alone).
     async fn subscribe(&self) -> Option<Subscription> {
+        if !self.modern {
+            return None;
+        }
         let mut params = json!({ "notifications": { TASK_IDS: [self.id] } });
         self.client.declare_tasks("subscriptions/listen", &mut params).ok()?;
         // A server that neither acknowledges nor refuses cannot hold the first state long.
@@ -407,9 +505,11 @@ fn has_outcome(task: &Value) -> bool {
     }
 }
 
-/// The poll interval a task result suggests (`pollIntervalMs`), held to 100 ms..60 s.
+/// The poll interval a task result suggests (`pollIntervalMs` on 2026-07-28, `pollInterval`
+/// on a session, both in milliseconds), held to 100 ms..60 s.
 fn suggested_poll(task: &Value) -> Option<Duration> {
-    task.get("pollIntervalMs").and_then(Value::as_u64).map(|ms| Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL))
+    let ms = task.get("pollIntervalMs").or_else(|| task.get("pollInterval")).and_then(Value::as_u64)?;
+    Some(Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL))
 }
 
 /// The poll interval of a new task: its suggestion, else 1 s.

@@ -29,6 +29,7 @@ mod probes;
 mod proxies;
 mod readme;
 mod real_client;
+mod reference_server;
 mod skills;
 mod soak;
 mod state_rotation;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what tests/oauth runs, pinned, once per change of the pins: oidc-provider, the
-# TypeScript MCP SDK and jose (the DPoP host), and the Node.js 22 they run on (npm ci of
+# TypeScript MCP SDK and jose (the DPoP host), the reference everything-server (the client's
+# interoperability tests), and the Node.js 22 they run on (npm ci of
 # package-lock.json into node_modules/), and the MCP Python SDK (requirements.txt into the venv
 # .venv/). Run by .ci/run, and on first use by as.sh, client.sh and dpop_client.sh; safe to run
 # from several tests at once (a lock), quick when nothing changed.
@@ -18,7 +19,7 @@ if [ "$what" = node ] || [ "$what" = all ]; then
   stamp="$HERE/node_modules/.installed-from"
   if [ "$(cat "$stamp" 2>/dev/null)" != "$(pins package-lock.json)" ]; then
     command -v npm >/dev/null || { say "npm is needed to install oidc-provider and the TypeScript MCP SDK"; exit 2; }
-    say "installing oidc-provider, the TypeScript MCP SDK and Node.js 22 (npm ci)"
+    say "installing oidc-provider, the TypeScript MCP SDK, its everything-server and Node.js 22 (npm ci)"
     (cd "$HERE" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
     pins package-lock.json > "$stamp"
   fi
