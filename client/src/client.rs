@@ -260,9 +260,12 @@ impl ClientBuilder {
     /// the session is ended with `DELETE` when the client closes. Negotiation as
     /// [`connect_io`](Self::connect_io).
     ///
-    /// Not yet: the GET stream a session server may push notifications on outside requests,
-    /// resumption with `Last-Event-ID`, OAuth (a bearer token can be set with
-    /// [`connect_http_with`](Self::connect_http_with)).
+    /// On a session the `GET` stream the server pushes notifications and requests on is kept
+    /// open, and a broken stream is resumed with `Last-Event-ID`
+    /// ([resumability](https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery)).
+    /// A protected server is signed in to as [`oauth`](Self::oauth) configures; a fixed bearer
+    /// token can instead be set on the `reqwest::Client` of
+    /// [`connect_http_with`](Self::connect_http_with).
     ///
     /// Errors: as [`connect_io`](Self::connect_io); an HTTP status without a JSON-RPC error
     /// body is [`ClientError::Transport`] naming the status.

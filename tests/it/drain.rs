@@ -290,17 +290,16 @@ async fn an_instance_that_stops_fails_its_running_tasks_at_once_and_says_why() {
     let args = ["--tasks", "--task-store", &store, "--task-lease-ms", "60000", "--drain-timeout", "1"];
     let mut a = HttpServer::start_with("fixture", &args);
     let b = HttpServer::start_with("fixture", &args);
-    let c = client();
-    let caps = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
-    let mut call = json!({ "name": "slow", "arguments": { "seconds": 120 } });
-    call["_meta"] = meta(caps.clone());
-    let created = send(modern(&c, &a.url, json!(1), "tools/call", call)).await;
-    let task = created.last()["result"]["taskId"].as_str().expect("a task id").to_owned();
-    let mut get = json!({ "taskId": task });
-    get["_meta"] = meta(caps);
-    let status = |reply: &Reply| reply.last()["result"]["status"].as_str().unwrap_or_default().to_owned();
-    let before = send(modern(&c, &b.url, json!(2), "tasks/get", get.clone()).header("mcp-name", task.as_str())).await;
-    assert_eq!(status(&before), "working", "{:?}", before.messages);
+    let connect = async |url: &str| {
+        let builder = switchyard_client::ClientBuilder::new("switchyard-tests", "1.0.0").protocol_versions([MODERN]);
+        builder.connect_http(url).await.expect("connects")
+    };
+    let (to_a, to_b) = (connect(&a.url).await, connect(&b.url).await);
+    let started = to_a.call_tool_as_task("slow", json!({ "seconds": 120 })).await.expect("tools/call");
+    let switchyard_client::ToolCall::Task(started) = started else { panic!("a task: {started:?}") };
+    // The other instance follows the same task through the shared store.
+    let task = to_b.task(started.id());
+    assert_eq!(task.state().await.expect("tasks/get").status, "working");
 
     sigterm(a.pid());
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -308,9 +307,15 @@ async fn an_instance_that_stops_fails_its_running_tasks_at_once_and_says_why() {
         assert!(Instant::now() < deadline, "the instance did not exit");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let after = send(modern(&c, &b.url, json!(3), "tasks/get", get).header("mcp-name", task.as_str())).await;
-    assert_eq!(status(&after), "failed", "{:?}", after.messages);
-    let error = &after.last()["result"]["error"];
+    let after = task.state().await.expect("tasks/get");
+    assert_eq!(after.status, "failed", "{after:?}");
+    let error = &after.raw["error"];
     assert_eq!(error["code"], -32603, "{error}");
     assert!(error["message"].as_str().is_some_and(|m| m.contains("shut down")), "{error}");
+    match task.result().await {
+        Err(switchyard_client::ClientError::Rpc { error, .. }) => {
+            assert!(error.message().contains("shut down"), "{error:?}")
+        }
+        other => panic!("the stopped task fails: {other:?}"),
+    }
 }

@@ -411,26 +411,40 @@ async fn sqlite_store_survives_a_restart() {
     let db = dir.join("tasks.db");
     let _ = std::fs::remove_file(&db);
     let store = format!("sqlite:{}", db.display());
-    let args = ["--tasks", "--task-store", store.as_str()];
-    let (running, finished) = {
-        let mut w = Wire::stdio(&args);
-        let running =
-            w.start_task(1, "slow", json!({ "seconds": 60 })).await["taskId"].as_str().expect("id").to_owned();
-        let finished =
-            w.start_task(2, "slow", json!({ "seconds": 0 })).await["taskId"].as_str().expect("id").to_owned();
-        assert_eq!(w.wait_terminal(3, &finished).await["status"], "completed");
-        (running, finished)
-        // Dropping the wire kills the process mid-task.
+    let connect = async || {
+        let mut fixture = tokio::process::Command::new(example("fixture"));
+        fixture.args(["--stdio", "--tasks", "--task-store", store.as_str()]).stderr(std::process::Stdio::null());
+        let builder = ClientBuilder::new("switchyard-tests", "1.0.0").protocol_versions([MODERN]);
+        builder.request_timeout(Duration::from_secs(10)).connect_stdio(fixture).await.expect("the fixture connects")
     };
-    let mut w = Wire::stdio(&args);
-    let r = w.get(1, &finished).await;
-    assert_eq!(r["result"]["status"], "completed", "{r}");
-    assert_eq!(r["result"]["result"]["content"][0]["text"], "slept 0 s");
-    let r = w.get(2, &running).await;
-    assert_eq!(r["result"]["status"], "failed", "{r}");
-    assert_eq!(r["result"]["error"]["code"], -32603);
-    assert!(r["result"]["statusMessage"].as_str().is_some_and(|m| m.contains("server stopped")), "{r}");
-    drop(w);
+    let as_task = async |client: &switchyard_client::Client, seconds: u64| match client
+        .call_tool_as_task("slow", json!({ "seconds": seconds }))
+        .await
+        .expect("tools/call")
+    {
+        ToolCall::Task(task) => task,
+        other => panic!("a task: {other:?}"),
+    };
+    let (running, finished) = {
+        let client = connect().await;
+        let running = as_task(&client, 60).await;
+        let finished = as_task(&client, 0).await;
+        let done = finished.result().await.expect("the short task completes");
+        assert_eq!(done.content.first().and_then(|c| c.as_text()), Some("slept 0 s"), "{done:?}");
+        (running.id().to_owned(), finished.id().to_owned())
+        // Dropping the last handle on the client kills the process mid-task.
+    };
+    let client = connect().await;
+    let done = client.task(&finished).result().await.expect("the result survives the restart");
+    assert_eq!(done.content.first().and_then(|c| c.as_text()), Some("slept 0 s"), "{done:?}");
+    let lost = client.task(&running).state().await.expect("the interrupted task is still known");
+    assert_eq!(lost.status, "failed", "{lost:?}");
+    assert!(lost.status_message.as_deref().is_some_and(|m| m.contains("server stopped")), "{lost:?}");
+    match client.task(&running).result().await {
+        Err(switchyard_client::ClientError::Rpc { error, .. }) => assert_eq!(error.code().0, -32603, "{error:?}"),
+        other => panic!("the interrupted task fails: {other:?}"),
+    }
+    client.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 

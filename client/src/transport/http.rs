@@ -206,11 +206,8 @@ impl Endpoint {
     async fn exchange(self: &Arc<Self>, message: &Value, method: Option<&str>) -> Result<(), ClientError> {
         let modern = message.pointer(&format!("/params/_meta/{}", META_PROTOCOL_VERSION.replace('/', "~1")));
         let body = bytes::Bytes::from(serde_json::to_vec(message).map_err(|e| ClientError::Encode(e.to_string()))?);
-        // Sign-ins this message has caused: one for a 401, one for a 403 step-up (a first token
-        // may lack a scope the server wants), never more; and one more try with a DPoP nonce
-        // the server asked for.
         #[cfg(feature = "oauth")]
-        let mut renewed = (false, false, false);
+        let mut retried = Retried::default();
         // Without sign-in there is nothing to retry: one pass.
         #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop))]
         let response = loop {
@@ -231,13 +228,13 @@ impl Endpoint {
                 // Never a reason to sign in again (and perhaps open a browser): a nonce that
                 // came back, or a second one, ends the message with the server's status.
                 if challenge.error.as_deref() == Some("use_dpop_nonce") && auth.holds_bound_token() {
-                    if fresh_nonce && !renewed.2 {
-                        renewed.2 = true;
+                    if fresh_nonce && !retried.nonce {
+                        retried.nonce = true;
                         continue;
                     }
                     break response;
                 }
-                let done = if status == 401 { &mut renewed.0 } else { &mut renewed.1 };
+                let done = if status == 401 { &mut retried.sign_in } else { &mut retried.step_up };
                 if !*done {
                     *done = true;
                     auth.renew(status, &challenge, generation).await?;
@@ -600,4 +597,15 @@ fn http_error(status: reqwest::StatusCode, body: &[u8]) -> ClientError {
     let shown = String::from_utf8_lossy(&body[..body.len().min(300)]).trim().to_owned();
     let message = if shown.is_empty() { status.canonical_reason().unwrap_or("no reason").to_owned() } else { shown };
     ClientError::Http { status: status.as_u16(), message }
+}
+
+/// The retries one message has caused: a sign-in for a 401, one for a 403 step-up (a first
+/// token may lack a scope the server wants), never more of either; and one more try with a
+/// DPoP nonce the server asked for (RFC 9449 §9).
+#[cfg(feature = "oauth")]
+#[derive(Default)]
+struct Retried {
+    sign_in: bool,
+    step_up: bool,
+    nonce: bool,
 }
