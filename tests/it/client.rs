@@ -4,12 +4,13 @@
 //! (sessions only). Both scripts sit in tests/oauth/ beside the SDK installs the OAuth tests use.
 
 use crate::common;
+use futures::StreamExt;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::Stdio;
 use switchyard_client::{
     Client, ClientBuilder, ClientError, CompletionRef, ElicitAction, ElicitResult, ElicitationModes, LogLevel,
-    RequestOptions, Root,
+    RequestOptions, Root, SubscriptionFilter,
 };
 
 fn peers_dir() -> PathBuf {
@@ -73,6 +74,35 @@ async fn exercise_foreign(client: &Client, server: (&str, &str), language: &str)
     assert_eq!(booked.content.first().and_then(|c| c.as_text()), Some("Ada x2, roots: file:///work"), "{booked:?}");
 }
 
+/// The Python server's resource update: through a `subscriptions/listen` stream on
+/// 2026-07-28, as a notification of the session otherwise.
+async fn python_notes_update_arrive(client: &Client) {
+    let updated = |note: &switchyard::jsonrpc::Notification| {
+        note.method == "notifications/resources/updated"
+            && note.params.as_ref().and_then(|p| p.get("uri")) == Some(&json!("notes://py"))
+    };
+    let within = std::time::Duration::from_secs(10);
+    if client.protocol_version() == "2026-07-28" {
+        let mut listen = client.listen(SubscriptionFilter::new().resource("notes://py")).await.expect("listen");
+        client.call_tool("touch_notes", json!({})).await.expect("touch_notes");
+        let note = tokio::time::timeout(within, listen.next()).await.expect("an update within 10 s");
+        let note = note.expect("the stream goes on").expect("a notification");
+        assert!(updated(&note), "{note:?}");
+    } else {
+        let mut notes = std::pin::pin!(client.notifications());
+        client.call_tool("touch_notes", json!({})).await.expect("touch_notes");
+        let found = tokio::time::timeout(within, async {
+            while let Some(note) = notes.next().await {
+                if updated(&note) {
+                    return;
+                }
+            }
+            panic!("the connection ended first");
+        });
+        found.await.expect("an update within 10 s");
+    }
+}
+
 #[tokio::test]
 #[cfg_attr(not(svc_python), ignore = "needs python3 (then tests/oauth/install.sh python)")]
 async fn a_python_sdk_server_is_spoken_to_statelessly_and_in_a_session() {
@@ -85,11 +115,13 @@ async fn a_python_sdk_server_is_spoken_to_statelessly_and_in_a_session() {
     let modern = builder().connect_stdio(command()).await.expect("connects");
     assert_eq!(modern.protocol_version(), "2026-07-28", "the Python SDK answers server/discover");
     exercise_foreign(&modern, ("py-server", "3.1.4"), "Python").await;
+    python_notes_update_arrive(&modern).await;
     modern.close().await;
 
     let session = builder().protocol_versions(["2025-11-25"]).connect_stdio(command()).await.expect("connects");
     assert_eq!(session.protocol_version(), "2025-11-25");
     exercise_foreign(&session, ("py-server", "3.1.4"), "Python").await;
+    python_notes_update_arrive(&session).await;
     session.close().await;
 }
 
@@ -134,10 +166,12 @@ async fn a_python_sdk_server_over_http_is_spoken_to_statelessly_and_in_a_session
     let modern = builder().connect_http(&peer.url).await.expect("connects");
     assert_eq!(modern.protocol_version(), "2026-07-28");
     exercise_foreign(&modern, ("py-server", "3.1.4"), "Python").await;
+    python_notes_update_arrive(&modern).await;
     modern.close().await;
     let session = builder().protocol_versions(["2025-11-25"]).connect_http(&peer.url).await.expect("connects");
     assert_eq!(session.protocol_version(), "2025-11-25");
     exercise_foreign(&session, ("py-server", "3.1.4"), "Python").await;
+    python_notes_update_arrive(&session).await;
     session.close().await;
 }
 
@@ -186,7 +220,6 @@ async fn our_everything_server_over_a_child_s_stdio_on_both_eras() {
         client.set_logging_level(LogLevel::Debug).await.expect("a level");
         client.call_tool("test_tool_with_logging", ()).await.expect("tools/call with logging");
         let note = tokio::time::timeout(std::time::Duration::from_secs(10), async {
-            use futures::StreamExt;
             loop {
                 let n = notes.next().await.expect("the connection is open");
                 if n.method == "notifications/message" {
@@ -219,7 +252,8 @@ async fn our_everything_server_over_a_child_s_stdio_on_both_eras() {
 mod rmcp_peer {
     use rmcp::handler::server::router::tool::ToolRouter;
     use rmcp::handler::server::wrapper::Parameters;
-    use rmcp::model::{ServerCapabilities, ServerConfig};
+    use rmcp::model::{ErrorData, ServerCapabilities, ServerConfig, SubscriptionFilter};
+    use rmcp::service::SubscriptionContext;
     use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 
     #[derive(Debug, Clone)]
@@ -251,7 +285,18 @@ mod rmcp_peer {
     #[tool_handler]
     impl ServerHandler for Peer {
         fn get_info(&self) -> ServerConfig {
-            ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
+        }
+
+        fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+            Some(requested.clone())
+        }
+
+        /// Each `subscriptions/listen` is told once that the tools changed, then held open.
+        async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+            let _ = context.sink().notify_tool_list_changed().await;
+            context.cancelled().await;
+            Ok(())
         }
     }
 }
@@ -264,6 +309,13 @@ async fn exercise_rmcp(client: &Client) {
     assert_eq!(said.content.first().and_then(|c| c.as_text()), Some("from rust"), "{said:?}");
     let unknown = client.call_tool("no_such_tool", json!({})).await;
     assert!(unknown.is_err() || unknown.as_ref().is_ok_and(|r| r.is_error == Some(true)), "{unknown:?}");
+    if client.protocol_version() == "2026-07-28" {
+        let mut changes = client.listen(SubscriptionFilter::new().tools()).await.expect("subscriptions/listen");
+        let within = std::time::Duration::from_secs(10);
+        let note = tokio::time::timeout(within, changes.next()).await.expect("a change within 10 s");
+        let note = note.expect("the stream goes on").expect("a notification");
+        assert_eq!(note.method, "notifications/tools/list_changed", "{note:?}");
+    }
 }
 
 /// rmcp speaks 2026-07-28 and sessions: each is agreed and used, over a pipe (as over a

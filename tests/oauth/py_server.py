@@ -3,7 +3,7 @@ stdio: the client's interoperability tests (tests/it/client.rs) talk to it."""
 
 from typing import Annotated
 
-from mcp.server.mcpserver import Elicit, ListRoots, MCPServer, Resolve
+from mcp.server.mcpserver import Context, Elicit, ListRoots, MCPServer, Resolve
 from mcp_types import ListRootsResult
 from pydantic import BaseModel
 
@@ -42,6 +42,17 @@ def add(a: int, b: int) -> int:
 def fail(reason: str) -> str:
     """Always fails, with `reason`."""
     raise ValueError(reason)
+
+
+@server.tool()
+async def touch_notes(ctx: Context) -> str:
+    """Tells whoever follows notes://py that it changed: `subscriptions/listen` streams on
+    2026-07-28, the caller's session on earlier revisions."""
+    if ctx.protocol_version == "2026-07-28":
+        await ctx.notify_resource_updated("notes://py")
+    else:
+        await ctx.session.send_resource_updated("notes://py")
+    return "touched"
 
 
 @server.prompt()
