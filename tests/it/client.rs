@@ -1,7 +1,9 @@
-//! The Rust client (`switchyard-mcp-client`) over a child process's stdio and over Streamable
-//! HTTP, against our `everything` server and against two servers we did not write: one built
-//! with the official Python SDK (it speaks 2026-07-28) and one with the official TypeScript SDK
-//! (sessions only). Both scripts sit in tests/oauth/ beside the SDK installs the OAuth tests use.
+//! The Rust client (`switchyard-mcp-client`) over a child process's stdio, a pipe and
+//! Streamable HTTP, against our `everything` server and against servers we did not write: one
+//! built with the official Python SDK (it speaks 2026-07-28), one with the official TypeScript
+//! SDK (sessions only), and one with rmcp, the official Rust SDK (both eras). The Python and
+//! TypeScript scripts sit in tests/oauth/ beside the SDK installs the OAuth tests use; the
+//! reference everything-server has a file of its own (reference_server.rs).
 
 use crate::common;
 use futures::StreamExt;
@@ -248,13 +250,22 @@ async fn our_everything_server_over_a_child_s_stdio_on_both_eras() {
     }
 }
 
-/// A server written with rmcp, the official Rust SDK: `echo` and `add`.
+/// A server written with rmcp, the official Rust SDK: `echo`, `book` (asks who is coming), the
+/// `haiku` prompt, the `notes://rs` resource, and a tools list change for each
+/// `subscriptions/listen`.
 mod rmcp_peer {
     use rmcp::handler::server::router::tool::ToolRouter;
+    use rmcp::handler::server::tool::InputResponses;
     use rmcp::handler::server::wrapper::Parameters;
-    use rmcp::model::{ErrorData, ServerCapabilities, ServerConfig, SubscriptionFilter};
-    use rmcp::service::SubscriptionContext;
+    use rmcp::model::{
+        CallToolResponse, CallToolResult, ElicitRequestParams, ErrorData, GetPromptRequestParams, GetPromptResponse,
+        InputRequests, InputRequiredResult, ListPromptsResult, ListResourcesResult, PaginatedRequestParams,
+        ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+        SubscriptionFilter,
+    };
+    use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
     use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+    use serde_json::{Value, json};
 
     #[derive(Debug, Clone)]
     pub struct Peer {
@@ -269,6 +280,33 @@ mod rmcp_peer {
         text: String,
     }
 
+    /// Decodes a value the test writes as JSON into one of rmcp's types.
+    fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+        serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    /// The form `book` asks for (the seat count defaults to 2).
+    fn booking_form() -> Value {
+        json!({
+            "mode": "form",
+            "message": "Who is coming?",
+            "requestedSchema": {
+                "type": "object",
+                "properties": { "name": { "type": "string" }, "seats": { "type": "integer", "default": 2 } },
+                "required": ["name"]
+            }
+        })
+    }
+
+    /// The answer to the booking form, as `book` reports it.
+    fn booked(answer: &Value) -> Result<CallToolResponse, ErrorData> {
+        let content = answer.get("content").cloned().unwrap_or_default();
+        let name = content["name"].as_str().unwrap_or("nobody");
+        let seats = content["seats"].as_u64().unwrap_or(2);
+        let result = json!({ "content": [{ "type": "text", "text": format!("{name} x{seats}") }] });
+        from_json::<CallToolResult>(result).map(CallToolResponse::Complete)
+    }
+
     #[tool_router]
     impl Peer {
         pub fn new() -> Self {
@@ -280,12 +318,42 @@ mod rmcp_peer {
         async fn echo(&self, Parameters(args): Parameters<EchoArgs>) -> String {
             args.text
         }
+
+        /// Asks who is coming: an `input_required` result on 2026-07-28, an
+        /// `elicitation/create` request on a session.
+        #[tool(description = "Books a table")]
+        async fn book(
+            &self,
+            context: RequestContext<RoleServer>,
+            InputResponses(responses): InputResponses,
+        ) -> Result<CallToolResponse, ErrorData> {
+            if context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28) {
+                if let Some(answer) = responses.as_ref().and_then(|r| r.get("who")) {
+                    return booked(answer);
+                }
+                let requests: InputRequests =
+                    from_json(json!({ "who": { "method": "elicitation/create", "params": booking_form() } }))?;
+                return Ok(InputRequiredResult::from_input_requests(requests).into());
+            }
+            let params: ElicitRequestParams = from_json(booking_form())?;
+            let answer = context
+                .peer
+                .create_elicitation(params)
+                .await
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            booked(&serde_json::to_value(answer).map_err(|e| ErrorData::internal_error(e.to_string(), None))?)
+        }
     }
 
     #[tool_handler]
     impl ServerHandler for Peer {
         fn get_info(&self) -> ServerConfig {
-            ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
+            let capabilities = ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_prompts()
+                .enable_resources();
+            ServerConfig::new(capabilities.build())
         }
 
         fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
@@ -298,6 +366,53 @@ mod rmcp_peer {
             context.cancelled().await;
             Ok(())
         }
+
+        async fn list_prompts(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListPromptsResult, ErrorData> {
+            from_json(json!({ "prompts": [{
+                "name": "haiku",
+                "description": "A haiku about a topic.",
+                "arguments": [{ "name": "topic", "required": true }]
+            }] }))
+        }
+
+        async fn get_prompt(
+            &self,
+            request: GetPromptRequestParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<GetPromptResponse, ErrorData> {
+            if request.name != "haiku" {
+                return Err(ErrorData::invalid_params(format!("no prompt {}", request.name), None));
+            }
+            let topic = request.arguments.as_ref().and_then(|a| a.get("topic")).and_then(Value::as_str).unwrap_or("");
+            let text = format!("Write a haiku about {topic}.");
+            let result = json!({ "messages": [{ "role": "user", "content": { "type": "text", "text": text } }] });
+            Ok(GetPromptResponse::Complete(from_json(result)?))
+        }
+
+        async fn list_resources(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListResourcesResult, ErrorData> {
+            from_json(json!({ "resources": [{ "uri": "notes://rs", "name": "notes", "mimeType": "text/plain" }] }))
+        }
+
+        async fn read_resource(
+            &self,
+            request: ReadResourceRequestParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ReadResourceResponse, ErrorData> {
+            if request.uri != "notes://rs" {
+                return Err(ErrorData::resource_not_found(format!("no resource {}", request.uri), None));
+            }
+            let contents =
+                json!({ "contents": [{ "uri": "notes://rs", "mimeType": "text/plain", "text": "written in Rust" }] });
+            Ok(ReadResourceResponse::Complete(from_json(contents)?))
+        }
     }
 }
 
@@ -309,6 +424,19 @@ async fn exercise_rmcp(client: &Client) {
     assert_eq!(said.content.first().and_then(|c| c.as_text()), Some("from rust"), "{said:?}");
     let unknown = client.call_tool("no_such_tool", json!({})).await;
     assert!(unknown.is_err() || unknown.as_ref().is_ok_and(|r| r.is_error == Some(true)), "{unknown:?}");
+    // The form handler answers with a name; the seat count comes from the schema's default.
+    let booked = client.call_tool("book", json!({})).await.expect("tools/call with input");
+    assert_eq!(booked.content.first().and_then(|c| c.as_text()), Some("Ada x2"), "{booked:?}");
+
+    let prompts = client.list_prompts().await.expect("prompts/list");
+    assert!(prompts.iter().any(|p| p.name == "haiku"), "{prompts:?}");
+    let haiku = client.get_prompt("haiku", [("topic", "rust")]).await.expect("prompts/get");
+    assert!(format!("{:?}", haiku.messages).contains("Write a haiku about rust."), "{haiku:?}");
+    let resources = client.list_resources().await.expect("resources/list");
+    assert!(resources.iter().any(|r| r.uri == "notes://rs"), "{resources:?}");
+    let notes = client.read_resource("notes://rs").await.expect("resources/read");
+    assert!(format!("{:?}", notes.contents).contains("written in Rust"), "{notes:?}");
+
     if client.protocol_version() == "2026-07-28" {
         let mut changes = client.listen(SubscriptionFilter::new().tools()).await.expect("subscriptions/listen");
         let within = std::time::Duration::from_secs(10);
