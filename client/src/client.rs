@@ -13,8 +13,9 @@ use futures::Stream;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 use std::process::Stdio;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use switchyard::input::{CreateMessageResult, ElicitResult, Root};
 use switchyard::jsonrpc::Notification;
@@ -336,6 +337,7 @@ impl ClientBuilder {
             max_input_rounds: self.max_input_rounds,
             handlers: self.handlers,
             param_headers,
+            task_support: Arc::default(),
             log_level: std::sync::RwLock::new(None),
             progress_tokens: std::sync::atomic::AtomicU64::new(1),
             child: None,
@@ -363,6 +365,9 @@ struct Inner {
     max_input_rounds: usize,
     handlers: InputHandlers,
     param_headers: Arc<ParamHeaders>,
+    /// Per tool of the last listing, whether a session's `tools/call` of it may carry a `task`
+    /// param (`execution.taskSupport` `optional` or `required`).
+    task_support: Arc<Mutex<HashMap<String, bool>>>,
     /// The level asked for with `set_logging_level`, sent in each 2026-07-28 request's `_meta`.
     log_level: std::sync::RwLock<Option<LogLevel>>,
     progress_tokens: std::sync::atomic::AtomicU64,
@@ -388,6 +393,17 @@ impl Client {
     /// What was agreed with the server (for the extensions built on the client).
     pub(crate) fn session(&self) -> &Session {
         &self.inner.session
+    }
+
+    /// Whether the last listing said tool `name` may run as a 2025-11-25 task; `None` for a
+    /// tool it did not name.
+    pub(crate) fn known_task_support(&self, name: &str) -> Option<bool> {
+        self.inner.task_support.lock().unwrap_or_else(|p| p.into_inner()).get(name).copied()
+    }
+
+    /// The client's timeout for one request.
+    pub(crate) fn request_timeout(&self) -> Duration {
+        self.inner.timeout
     }
 
     /// The agreed protocol revision: `"2026-07-28"` (stateless, every request carries its
@@ -710,7 +726,13 @@ impl Client {
     pub fn tools(&self) -> impl Stream<Item = Result<Tool, ClientError>> + Send + 'static {
         use futures::StreamExt;
         let param_headers = self.inner.param_headers.clone();
+        let task_support = self.inner.task_support.clone();
         self.pages("tools/list", "tools").filter_map(move |tool: Result<Tool, ClientError>| {
+            if let Ok(tool) = &tool {
+                let support = tool.extra.get("execution").and_then(|e| e.get("taskSupport")).and_then(Value::as_str);
+                let may = matches!(support, Some("optional" | "required"));
+                task_support.lock().unwrap_or_else(|p| p.into_inner()).insert(tool.name.clone(), may);
+            }
             let kept = match tool {
                 Ok(tool) => match param_headers.learn(&tool.name, &tool.input_schema) {
                     Ok(()) => Some(Ok(tool)),

@@ -20,6 +20,12 @@ use switchyard::{ErrorCode, McpError, RequestId};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+/// The `_meta` key tying a message to a task (2025-11-25,
+/// [tasks](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#related-task-metadata)).
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+/// Where [`RELATED_TASK`] sits in a request's params.
+const RELATED_TASK_POINTER: &str = "/_meta/io.modelcontextprotocol~1related-task";
+
 /// What arrives from the transport.
 pub(crate) enum Incoming {
     /// One JSON-RPC message (or batch) as the server sent it.
@@ -247,7 +253,16 @@ impl Peer {
         }
         let task = tokio::spawn(async move {
             let params = Value::Object(request.params.unwrap_or_default());
-            let outcome = peer.handlers.answer(&request.method, params).await;
+            // A question asked for a task (2025-11-25) is answered as that task's: the answer
+            // carries the same `related-task` key.
+            let related = params.pointer(RELATED_TASK_POINTER).cloned();
+            let mut outcome = peer.handlers.answer(&request.method, params).await;
+            if let (Some(related), Ok(Value::Object(result))) = (related, outcome.as_mut()) {
+                let meta = result.entry("_meta").or_insert_with(|| Value::Object(Default::default()));
+                if let Some(meta) = meta.as_object_mut() {
+                    meta.insert(RELATED_TASK.to_owned(), related);
+                }
+            }
             peer.serving.lock().unwrap_or_else(|p| p.into_inner()).remove(&serving);
             peer.answer(&request.id, outcome);
         });

@@ -57,16 +57,9 @@ impl Client {
     /// [`call_tool`](Self::call_tool) and [`list_tools`](Self::list_tools) otherwise.
     pub async fn call_tool_as_task(&self, name: &str, arguments: impl Serialize) -> Result<ToolCall, ClientError> {
         let arguments = arguments_object(arguments)?;
-        let mut params = json!({ "name": name, "arguments": arguments });
+        let params = json!({ "name": name, "arguments": arguments });
         if !self.session().modern {
-            if self.session_task_support(name).await? {
-                params["task"] = json!({});
-            }
-            let result = self.request("tools/call", params).await?;
-            return match result.get("task") {
-                Some(task) => TaskHandle::new(self.clone(), task, false).map(ToolCall::Task),
-                None => decode("tools/call", result).map(ToolCall::Completed),
-            };
+            return self.call_tool_as_session_task(name, params).await;
         }
         let result = self.tasks_request("tools/call", params).await?;
         if result.get("resultType").and_then(Value::as_str) == Some("task") {
@@ -75,32 +68,70 @@ impl Client {
         decode("tools/call", result).map(ToolCall::Completed)
     }
 
-    /// A handle on task `id`, made earlier (by this connection or another one to the same
-    /// server, as the server's task access rules allow): to follow it, read its result or
-    /// cancel it after a restart. Nothing is sent until it is used; a task the server does not
-    /// know fails there with `-32602`. It polls every second until the server suggests an
-    /// interval.
+    /// A handle on task `id`, made earlier: to follow it, read its result or cancel it
+    /// elsewhere in the program, or from a new connection where the server allows it (a server
+    /// whose tasks outlive the connection, with the same credentials; many servers, the MCP
+    /// reference server among them, know a task only on the session that made it). Nothing is
+    /// sent until it is used; a task the server does not know fails there with `-32602`. It
+    /// polls every second until the server suggests an interval.
     pub fn task(&self, id: impl Into<String>) -> TaskHandle {
         TaskHandle { client: self.clone(), id: id.into(), poll: DEFAULT_POLL, modern: self.session().modern }
     }
 
-    /// Whether a session's `tools/call` of `name` may carry a `task` param: the server
-    /// declares task-augmented `tools/call`, and the tool's `execution.taskSupport` is
-    /// `optional` or `required` (absent means `forbidden`; an unlisted tool is called plainly,
-    /// for the server to refuse as unknown).
-    async fn session_task_support(&self, name: &str) -> Result<bool, ClientError> {
-        if self.capabilities().pointer("/tasks/requests/tools/call").is_none() {
-            return Ok(false);
+    /// [`call_tool_as_task`](Self::call_tool_as_task) on a 2025-11-25 session. A `-32601`
+    /// (a mismatch with the tool's `taskSupport`, which may have changed since it was listed)
+    /// lists the tools again and, when that changes the answer, sends the call once more.
+    async fn call_tool_as_session_task(&self, name: &str, params: Value) -> Result<ToolCall, ClientError> {
+        let offered = self.capabilities().pointer("/tasks/requests/tools/call").is_some();
+        let mut as_task = offered && self.session_task_support(name, false).await;
+        let mut relisted = false;
+        loop {
+            let mut sent = params.clone();
+            if as_task {
+                sent["task"] = json!({});
+            }
+            let result = match self.request("tools/call", sent).await {
+                Err(ClientError::Rpc { error, .. })
+                    if offered && !relisted && error.code() == switchyard::ErrorCode::METHOD_NOT_FOUND =>
+                {
+                    relisted = true;
+                    let fresh = self.session_task_support(name, true).await;
+                    if fresh != as_task {
+                        as_task = fresh;
+                        continue;
+                    }
+                    return Err(ClientError::Rpc { method: "tools/call".into(), error });
+                }
+                other => other?,
+            };
+            return match result.get("task") {
+                Some(task) => TaskHandle::new(self.clone(), task, false).map(ToolCall::Task),
+                None => decode("tools/call", result).map(ToolCall::Completed),
+            };
+        }
+    }
+
+    /// Whether a session's `tools/call` of `name` may carry a `task` param: its
+    /// `execution.taskSupport` is `optional` or `required` (absent means `forbidden`). Read
+    /// from the last listing when it named the tool (unless `fresh`), else from a new one,
+    /// read only as far as the tool. A tool no listing names, or a listing that fails, means a
+    /// plain call, for the server to judge.
+    async fn session_task_support(&self, name: &str, fresh: bool) -> bool {
+        if !fresh && let Some(known) = self.known_task_support(name) {
+            return known;
         }
         let mut tools = std::pin::pin!(self.tools());
         while let Some(tool) = tools.next().await {
-            let tool = tool?;
-            if tool.name == name {
-                let support = tool.extra.get("execution").and_then(|e| e.get("taskSupport")).and_then(Value::as_str);
-                return Ok(matches!(support, Some("optional" | "required")));
+            match tool {
+                Ok(tool) if tool.name == name => break,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::debug!(target: "switchyard_client", tool = name, error = %e, "no taskSupport: tools/list failed");
+                    break;
+                }
             }
         }
-        Ok(false)
+        self.known_task_support(name).unwrap_or(false)
     }
 
     /// [`call_tool_as_task`](Self::call_tool_as_task) of the tool `K` declares (a typed call's
@@ -267,35 +298,31 @@ impl TaskHandle {
         })
     }
 
-    /// Follows the task to its end (see [`updates`](Self::updates)) and gives its result.
+    /// Follows the task to its end and gives its result.
     ///
-    /// - On 2026-07-28 the result comes with the terminal `tasks/get`; an `input_required`
-    ///   task's questions go to the client's input handlers and their answers back with
-    ///   `tasks/update`.
-    /// - On a session, `tasks/result` is asked once the task is terminal or `input_required`:
-    ///   the server sends its questions as requests of its own while that request is open (the
-    ///   handlers answer them) and answers it when the task ends. Should it not end within the
-    ///   request timeout, following goes on by `tasks/get` and `tasks/result` is asked again.
+    /// - On 2026-07-28 it follows [`updates`](Self::updates), and the result comes with the
+    ///   terminal state; an `input_required` task's questions go to the client's input
+    ///   handlers and their answers back with `tasks/update`.
+    /// - On a session it polls `tasks/get`, and asks `tasks/result` once the task is terminal
+    ///   or `input_required`: the server sends its questions as requests of its own while that
+    ///   request is open (the handlers answer them) and answers it when the task ends. That
+    ///   request waits as long as the task may live (its `ttl`), at least the request timeout;
+    ///   should it time out first, polling goes on and `tasks/result` is asked again while the
+    ///   task still wants input.
     ///
-    /// Errors: [`ClientError::Rpc`] with the task's error when it `failed` with one;
-    /// [`ClientError::Cancelled`] when it was cancelled; [`ClientError::Protocol`] for input no
-    /// handler gives or a result that is no `CallToolResult`; as [`Client::request`] otherwise.
-    /// A tool that failed with an `isError: true` result is `Ok`, as from
-    /// [`Client::call_tool`].
+    /// Errors: [`ClientError::Rpc`] with the task's error when it `failed` with one (on a
+    /// session, a tool that failed with an `isError: true` result is `Ok`, as from
+    /// [`Client::call_tool`]); [`ClientError::Cancelled`] when it was cancelled, also while
+    /// `tasks/result` waited; [`ClientError::Protocol`] for a result that is no
+    /// `CallToolResult`, or (2026-07-28) input no handler gives; as [`Client::request`]
+    /// otherwise.
     pub async fn result(&self) -> Result<CallToolResult, ClientError> {
+        if !self.modern {
+            return self.session_result().await;
+        }
         let mut updates = std::pin::pin!(self.updates());
         while let Some(state) = updates.next().await {
             let state = state?;
-            if !self.modern {
-                match state.status.as_str() {
-                    "cancelled" => return Err(ClientError::Cancelled { method: "tools/call".into() }),
-                    "completed" | "failed" | "input_required" => match self.session_result().await {
-                        Err(ClientError::Timeout { .. }) if state.status == "input_required" => continue,
-                        other => return other,
-                    },
-                    _ => continue,
-                }
-            }
             match state.status.as_str() {
                 "completed" => {
                     let result = state.raw.get("result").cloned().unwrap_or(Value::Null);
@@ -325,13 +352,45 @@ impl TaskHandle {
         Err(ClientError::Protocol(format!("task {}: its updates ended before a terminal state", self.id)))
     }
 
-    /// A session's `tasks/result`: what the `tools/call` would have answered (its result, or
-    /// its JSON-RPC error as [`ClientError::Rpc`] of `tools/call`).
+    /// [`result`](Self::result) of a session's task: `tasks/get` at the suggested interval,
+    /// `tasks/result` when the task is terminal or wants input.
     async fn session_result(&self) -> Result<CallToolResult, ClientError> {
-        let params = json!({ "taskId": self.id });
-        match self.client.request("tasks/result", params).await {
+        loop {
+            let state = self.state().await?;
+            match state.status.as_str() {
+                "cancelled" => return Err(ClientError::Cancelled { method: "tools/call".into() }),
+                "completed" | "failed" | "input_required" => match self.ask_result(&state).await {
+                    Err(ClientError::Timeout { .. }) if state.status == "input_required" => {}
+                    other => return other,
+                },
+                _ => {}
+            }
+            tokio::time::sleep(suggested_poll(&state.raw).unwrap_or(self.poll)).await;
+        }
+    }
+
+    /// A session's `tasks/result`: what the `tools/call` would have answered (its result, or
+    /// its JSON-RPC error as [`ClientError::Rpc`] of `tools/call`, with a failed task's
+    /// `statusMessage` as `data` when the error has none). An error there from a task that was
+    /// cancelled meanwhile is [`ClientError::Cancelled`].
+    async fn ask_result(&self, state: &TaskState) -> Result<CallToolResult, ClientError> {
+        let lives = state.raw.get("ttl").and_then(Value::as_u64).map(Duration::from_millis);
+        let wait = lives.unwrap_or_default().max(self.client.request_timeout());
+        let options = crate::options::RequestOptions::new().timeout(wait);
+        match self.client.request_with("tasks/result", json!({ "taskId": self.id }), options).await {
             Ok(result) => decode("tasks/result", result),
-            Err(ClientError::Rpc { error, .. }) => Err(ClientError::Rpc { method: "tools/call".into(), error }),
+            Err(ClientError::Rpc { mut error, .. }) => match self.state().await {
+                Ok(now) if now.status == "cancelled" => Err(ClientError::Cancelled { method: "tools/call".into() }),
+                Ok(now) => {
+                    // A store that keeps no result for a failed task says why in the status.
+                    if let (Some(message), None) = (now.status_message.filter(|_| now.status == "failed"), error.data())
+                    {
+                        error = Box::new(error.with_data(json!({ "statusMessage": message })));
+                    }
+                    Err(ClientError::Rpc { method: "tools/call".into(), error })
+                }
+                Err(_) => Err(ClientError::Rpc { method: "tools/call".into(), error }),
+            },
             Err(e) => Err(e),
         }
     }
@@ -508,8 +567,9 @@ fn has_outcome(task: &Value) -> bool {
 /// The poll interval a task result suggests (`pollIntervalMs` on 2026-07-28, `pollInterval`
 /// on a session, both in milliseconds), held to 100 ms..60 s.
 fn suggested_poll(task: &Value) -> Option<Duration> {
-    let ms = task.get("pollIntervalMs").or_else(|| task.get("pollInterval")).and_then(Value::as_u64)?;
-    Some(Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL))
+    let ms = task.get("pollIntervalMs").or_else(|| task.get("pollInterval")).and_then(Value::as_f64)?;
+    let ms = ms.clamp(MIN_POLL.as_secs_f64() * 1e3, MAX_POLL.as_secs_f64() * 1e3);
+    Some(Duration::from_secs_f64(ms / 1e3))
 }
 
 /// The poll interval of a new task: its suggestion, else 1 s.

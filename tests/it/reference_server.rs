@@ -241,6 +241,74 @@ async fn exercise_tasks(client: &Client, asked: &Asked) {
     assert!(matches!(unknown, Err(ClientError::Rpc { .. })), "{unknown:?}");
 }
 
+/// A task cancelled while its question is open with the user: the server ends the waiting
+/// `tasks/result` with an error, and `result()` reports the cancellation.
+async fn cancel_while_the_user_answers(builder: ClientBuilder, connect: impl AsyncFnOnce(ClientBuilder) -> Client) {
+    let (asked_tx, asked_rx) = tokio::sync::oneshot::channel::<()>();
+    let asked_tx = Arc::new(Mutex::new(Some(asked_tx)));
+    let release = Arc::new(tokio::sync::Notify::new());
+    let released = release.clone();
+    let builder = builder.on_elicitation(ElicitationModes::Form, move |_| {
+        let (asked_tx, released) = (asked_tx.clone(), released.clone());
+        async move {
+            if let Some(tx) = asked_tx.lock().expect("not poisoned").take() {
+                let _ = tx.send(());
+            }
+            released.notified().await;
+            Ok(ElicitResult { action: ElicitAction::Decline, content: None })
+        }
+    });
+    let client = connect(builder).await;
+    let research = json!({ "topic": "python", "ambiguous": true });
+    let ToolCall::Task(task) = client.call_tool_as_task("simulate-research-query", research).await.expect("a task")
+    else {
+        panic!("the research query is made a task");
+    };
+    let following = tokio::spawn({
+        let task = task.clone();
+        async move { task.result().await }
+    });
+    tokio::time::timeout(Duration::from_secs(20), asked_rx).await.expect("asked within 20 s").expect("asked");
+    task.cancel().await.expect("tasks/cancel");
+    let end = tokio::time::timeout(Duration::from_secs(20), following).await.expect("ends within 20 s").expect("joins");
+    assert!(matches!(end, Err(ClientError::Cancelled { .. })), "{end:?}");
+    release.notify_one();
+    client.close().await;
+}
+
+#[tokio::test]
+#[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh node)")]
+async fn a_task_cancelled_while_the_user_answers_is_cancelled_on_both_transports() {
+    install();
+    let stdio = async |builder: ClientBuilder| {
+        let mut command = tokio::process::Command::new(node());
+        command.arg(everything_js()).arg("stdio").stderr(Stdio::null());
+        builder.connect_stdio(command).await.expect("connects")
+    };
+    cancel_while_the_user_answers(ClientBuilder::new("switchyard-tests", "1.0.0"), stdio).await;
+    let server = http_server();
+    let http = async |builder: ClientBuilder| builder.connect_http(server.1.clone()).await.expect("connects");
+    cancel_while_the_user_answers(ClientBuilder::new("switchyard-tests", "1.0.0"), http).await;
+}
+
+/// The reference server on Streamable HTTP, on a free port: the process (killed when dropped)
+/// and its endpoint.
+fn http_server() -> (tokio::process::Child, String) {
+    let port = common::free_port();
+    let server = tokio::process::Command::new(node())
+        .arg(everything_js())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the reference server starts");
+    common::wait_for_port(port, "the reference everything-server");
+    (server, format!("http://127.0.0.1:{port}/mcp"))
+}
+
 #[tokio::test]
 #[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh node)")]
 async fn the_reference_everything_server_over_stdio() {
@@ -258,20 +326,9 @@ async fn the_reference_everything_server_over_stdio() {
 #[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh node)")]
 async fn the_reference_everything_server_over_streamable_http() {
     install();
-    let port = common::free_port();
-    let _server = tokio::process::Command::new(node())
-        .arg(everything_js())
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the reference server starts");
-    common::wait_for_port(port, "the reference everything-server");
+    let (_server, url) = http_server();
     let asked = Asked::default();
-    let client = builder(&asked).connect_http(format!("http://127.0.0.1:{port}/mcp")).await.expect("connects");
+    let client = builder(&asked).connect_http(url).await.expect("connects");
     exercise(&client, &asked).await;
     exercise_tasks(&client, &asked).await;
     client.close().await;

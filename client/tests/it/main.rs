@@ -7,4 +7,5 @@ mod input;
 mod listen;
 mod raw_http;
 mod served;
+mod session_tasks;
 mod typed;
