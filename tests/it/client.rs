@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use switchyard_client::{
     Client, ClientBuilder, ClientError, CompletionRef, ElicitAction, ElicitResult, ElicitationModes, LogLevel,
-    RequestOptions, Root, SubscriptionFilter,
+    RequestOptions, Root, SubscriptionFilter, ToolCall,
 };
 
 fn peers_dir() -> PathBuf {
@@ -250,22 +250,28 @@ async fn our_everything_server_over_a_child_s_stdio_on_both_eras() {
     }
 }
 
-/// A server written with rmcp, the official Rust SDK: `echo`, `book` (asks who is coming), the
-/// `haiku` prompt, the `notes://rs` resource, and a tools list change for each
-/// `subscriptions/listen`.
+/// A server written with rmcp, the official Rust SDK: `echo`, `book` (asks who is coming),
+/// `report` (a task that asks who it is for; 2026-07-28), the `haiku` prompt, the `notes://rs`
+/// resource, and a tools list change for each `subscriptions/listen`.
 mod rmcp_peer {
     use rmcp::handler::server::router::tool::ToolRouter;
     use rmcp::handler::server::tool::InputResponses;
     use rmcp::handler::server::wrapper::Parameters;
     use rmcp::model::{
-        CallToolResponse, CallToolResult, ElicitRequestParams, ErrorData, GetPromptRequestParams, GetPromptResponse,
-        InputRequests, InputRequiredResult, ListPromptsResult, ListResourcesResult, PaginatedRequestParams,
-        ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-        SubscriptionFilter,
+        CallToolResponse, CallToolResult, CancelTaskParams, CreateTaskResult, ElicitRequestParams, ErrorData,
+        GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, InputRequest, InputRequests,
+        InputRequiredResult, ListPromptsResult, ListResourcesResult, PaginatedRequestParams, ProtocolVersion,
+        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscriptionFilter,
+        UpdateTaskParams,
     };
     use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
+    use rmcp::task_manager::{TaskManager, TaskOptions};
     use rmcp::{ServerHandler, tool, tool_handler, tool_router};
     use serde_json::{Value, json};
+    use std::sync::LazyLock;
+
+    /// The tasks of every instance: rmcp's stateless HTTP mode makes an instance per request.
+    static TASKS: LazyLock<TaskManager> = LazyLock::new(TaskManager::new);
 
     #[derive(Debug, Clone)]
     pub struct Peer {
@@ -343,6 +349,22 @@ mod rmcp_peer {
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
             booked(&serde_json::to_value(answer).map_err(|e| ErrorData::internal_error(e.to_string(), None))?)
         }
+
+        /// A task that asks who the report is for (through `tasks/get` and `tasks/update`),
+        /// then writes it.
+        #[tool(description = "Writes a report, as a task")]
+        async fn report(&self) -> Result<CallToolResponse, ErrorData> {
+            let task = TASKS.spawn(TaskOptions::new().with_poll_interval_ms(100), |context| {
+                Box::pin(async move {
+                    let form: InputRequest =
+                        from_json(json!({ "method": "elicitation/create", "params": booking_form() }))?;
+                    let answer = context.request_input("who", form).await?;
+                    let name = answer["content"]["name"].as_str().unwrap_or("nobody").to_owned();
+                    Ok(from_json(json!({ "content": [{ "type": "text", "text": format!("a report for {name}") }] }))?)
+                })
+            });
+            Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+        }
     }
 
     #[tool_handler]
@@ -352,8 +374,33 @@ mod rmcp_peer {
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_prompts()
-                .enable_resources();
+                .enable_resources()
+                .enable_tasks();
             ServerConfig::new(capabilities.build())
+        }
+
+        async fn get_task(
+            &self,
+            request: GetTaskParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<GetTaskResult, ErrorData> {
+            TASKS.get_task(&request.task_id).map(GetTaskResult::new)
+        }
+
+        async fn update_task(
+            &self,
+            request: UpdateTaskParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<(), ErrorData> {
+            TASKS.update_task(&request.task_id, request.input_responses)
+        }
+
+        async fn cancel_task(
+            &self,
+            request: CancelTaskParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<(), ErrorData> {
+            TASKS.cancel_task(&request.task_id)
         }
 
         fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
@@ -438,6 +485,20 @@ async fn exercise_rmcp(client: &Client) {
     assert!(format!("{:?}", notes.contents).contains("written in Rust"), "{notes:?}");
 
     if client.protocol_version() == "2026-07-28" {
+        // rmcp's tasks: the question through tasks/get and tasks/update, then the result; a
+        // task cancelled while it waits for input ends cancelled.
+        let ToolCall::Task(report) = client.call_tool_as_task("report", json!({})).await.expect("a task") else {
+            panic!("report is made a task");
+        };
+        let written = report.result().await.expect("the task's result");
+        assert_eq!(written.content.first().and_then(|c| c.as_text()), Some("a report for Ada"), "{written:?}");
+        let ToolCall::Task(doomed) = client.call_tool_as_task("report", json!({})).await.expect("a task") else {
+            panic!("report is made a task");
+        };
+        doomed.cancel().await.expect("tasks/cancel");
+        let end = doomed.result().await;
+        assert!(matches!(end, Err(ClientError::Cancelled { .. })), "{end:?}");
+
         let mut changes = client.listen(SubscriptionFilter::new().tools()).await.expect("subscriptions/listen");
         let within = std::time::Duration::from_secs(10);
         let note = tokio::time::timeout(within, changes.next()).await.expect("a change within 10 s");
