@@ -58,6 +58,9 @@ struct Grant {
     endpoints: Option<Endpoints>,
     /// The key token requests prove possession of, when the tokens are DPoP-bound.
     dpop: Option<Arc<DpopKey>>,
+    /// Whether a token that is not bound (`token_type` other than `DPoP`) is refused: DPoP
+    /// forced on, or required by the MCP server.
+    dpop_required: bool,
     /// A workload assertion the authorization server refused, and why: not sent again.
     refused: Option<(String, String)>,
 }
@@ -255,6 +258,9 @@ impl OAuthSession {
         };
         let scopes = self.scopes(grant, challenge, step_up, resource.as_ref(), metadata.as_ref());
         grant.dpop = self.dpop_for(challenge, resource.as_ref(), metadata.as_ref(), &issuer)?;
+        grant.dpop_required = grant.dpop.is_some()
+            && (self.config.dpop == Some(true)
+                || resource.as_ref().is_some_and(|r| r.dpop_bound_access_tokens_required));
         match &self.config.machine {
             Some(MachineCredential::WorkloadIdentity(source)) => {
                 return self.workload_identity(grant, source.as_ref(), &issuer, endpoints, scopes).await;
@@ -303,8 +309,7 @@ impl OAuthSession {
             .await
             .map_err(|e| AuthFailure::with_source(format!("the token request to {} failed", endpoints.token), e))?;
         grant.scopes = scopes;
-        self.publish(grant, &token, false);
-        Ok(())
+        self.publish(grant, &token, false)
     }
 
     /// The key to bind tokens to, if any: DPoP as configured, or (by default) when the
@@ -361,8 +366,7 @@ impl OAuthSession {
         grant.client = Some(client);
         grant.endpoints = Some(endpoints);
         grant.scopes = scopes;
-        self.publish(grant, &token, false);
-        Ok(())
+        self.publish(grant, &token, false)
     }
 
     /// Gets a token with the JWT bearer grant, the workload's identity token the assertion.
@@ -401,8 +405,7 @@ impl OAuthSession {
         grant.client = client;
         grant.endpoints = Some(endpoints);
         grant.scopes = scopes;
-        self.publish(grant, &issued.token, false);
-        Ok(())
+        self.publish(grant, &issued.token, false)
     }
 
     /// Enterprise-managed authorization (SEP-990): the user's ID token exchanged at the
@@ -452,8 +455,7 @@ impl OAuthSession {
         grant.client = client;
         grant.endpoints = Some(endpoints);
         grant.scopes = scopes;
-        self.publish(grant, &issued.token, false);
-        Ok(())
+        self.publish(grant, &issued.token, false)
     }
 
     /// The scopes to ask for: those asked before (or the configured ones, or the challenge's,
@@ -556,10 +558,7 @@ impl OAuthSession {
         }
         let token = request.request_async(&self.token_http(grant)).await;
         match token {
-            Ok(token) => {
-                self.publish(grant, &token, true);
-                Ok(())
-            }
+            Ok(token) => self.publish(grant, &token, true),
             Err(e) => {
                 // The authorization server refused the refresh token: it is spent. A network
                 // failure leaves it for the next try.
@@ -574,19 +573,35 @@ impl OAuthSession {
     /// Makes `token` the one requests carry (bound to the grant's key when its type is
     /// `DPoP`), and keeps its refresh token (an answer to a refresh without one keeps the old
     /// one).
-    fn publish(&self, grant: &mut Grant, token: &oauth2::basic::BasicTokenResponse, refreshing: bool) {
+    ///
+    /// Errors: a token that is not bound where a bound one is required (the authorization
+    /// server ignored the proof); it is not used.
+    fn publish(
+        &self,
+        grant: &mut Grant,
+        token: &oauth2::basic::BasicTokenResponse,
+        refreshing: bool,
+    ) -> Result<(), AuthFailure> {
+        let bound = token.token_type().as_ref().eq_ignore_ascii_case("dpop");
+        if grant.dpop_required && !bound {
+            let issuer = grant.issuer.as_deref().unwrap_or("the authorization server");
+            return Err(fail(format!(
+                "{issuer} answered a {:?} token where a DPoP-bound one is required (RFC 9449 §5)",
+                token.token_type().as_ref()
+            )));
+        }
         match token.refresh_token() {
             Some(refresh) => grant.refresh = Some(refresh.clone()),
             None if !refreshing => grant.refresh = None,
             None => {}
         }
-        let bound = token.token_type().as_ref().eq_ignore_ascii_case("dpop");
         let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
         current.access = Some(token.access_token().secret().clone());
         current.bound_to = grant.dpop.clone().filter(|_| bound);
         // A lifetime beyond a year (or one that overflows the clock) is taken as a year.
         current.expires_at = token.expires_in().map(|d| Instant::now() + d.min(MAX_TOKEN_LIFETIME));
         current.generation += 1;
+        Ok(())
     }
 }
 
@@ -780,5 +795,25 @@ mod tests {
         ] {
             assert!(read_redirect(bad, "s", Some(&metadata)).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_bearer_token_where_a_bound_one_is_required_is_refused_and_not_used() {
+        let config = OAuthConfig::client_credentials("c", "s").dpop(true);
+        let session = OAuthSession::new(config, "https://mcp.example.com/mcp").expect("a session");
+        let key = Arc::new(DpopKey::generate().expect("a key"));
+        let mut grant = Grant { dpop: Some(key), dpop_required: true, ..Grant::default() };
+        let token = |kind: &str| -> oauth2::basic::BasicTokenResponse {
+            serde_json::from_value(json!({ "access_token": "t", "token_type": kind })).expect("a token response")
+        };
+        let refused = session.publish(&mut grant, &token("Bearer"), false);
+        assert!(refused.is_err_and(|e| e.message.contains("DPoP-bound")));
+        assert!(session.current.read().expect("not poisoned").access.is_none(), "the bearer token is not used");
+        session.publish(&mut grant, &token("DPoP"), false).expect("a bound token is taken");
+        assert!(session.holds_bound_token());
+        // Where binding is only preferred, a bearer answer is taken as it is.
+        grant.dpop_required = false;
+        session.publish(&mut grant, &token("Bearer"), false).expect("taken");
+        assert!(!session.holds_bound_token());
     }
 }

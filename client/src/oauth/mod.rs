@@ -294,7 +294,9 @@ impl OAuthConfig {
     ///
     /// `true` requires it (signing in fails with
     /// [`ClientError::Auth`](crate::ClientError::Auth) when the authorization server does not
-    /// list `ES256` in `dpop_signing_alg_values_supported`); `false` never uses it. By default
+    /// list `ES256` in `dpop_signing_alg_values_supported`, or answers with a token whose
+    /// `token_type` is not `DPoP`, as also where the MCP server requires bound tokens);
+    /// `false` never uses it. By default
     /// the client uses DPoP when the MCP server asks for it (a `DPoP` challenge in its `401`, or
     /// `dpop_bound_access_tokens_required` in its protected resource metadata) and the
     /// authorization server supports it. Nonces the servers require (`use_dpop_nonce`) are
