@@ -89,6 +89,7 @@ pub use model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 pub use oauth::{Authorizer, IdentityProvider, OAuthConfig, TokenSource};
 pub use options::{ProgressUpdate, RequestOptions};
 pub use tasks::{TaskHandle, TaskState, ToolCall};
+pub use typed::WithOptions;
 // The wire types in this crate's signatures, from the server crate that defines them, so a
 // client needs no direct dependency on it.
 pub use switchyard::input::{CreateMessageResult, ElicitAction, ElicitResult, Root};

@@ -53,6 +53,25 @@ async fn stats() -> Result<Stats, McpError> {
     Ok(Stats { notes: notes.len() as u64, tags: 0 })
 }
 
+/// The params of `count_to`.
+#[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Count {
+    /// Where to stop.
+    to: u32,
+}
+
+/// Counts to `to`, reporting each step as progress; waits a minute first when `to` is 0.
+#[mcp_tool(group = "typed")]
+async fn count_to(ctx: RequestContext, count: Count) -> String {
+    if count.to == 0 {
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    }
+    for step in 1..=count.to {
+        ctx.progress().report(f64::from(step), Some(f64::from(count.to)), None).await;
+    }
+    format!("counted to {}", count.to)
+}
+
 fn server() -> Server {
     Server::builder("typed", "0").groups(["typed"]).build().expect("builds")
 }
@@ -93,6 +112,33 @@ async fn exercise(client: &Client) {
 
     assert_eq!(typed_api::clear::call(client, ()).await.expect("clears"), "forgot 3 notes");
     assert_eq!(typed_api::stats::call(client, ()).await.expect("counts"), Stats { notes: 0, tags: 0 });
+}
+
+/// A typed call carries the client's per-request options: progress reports reach the callback,
+/// and the call's own timeout and cancellation token apply.
+#[tokio::test]
+async fn typed_calls_take_request_options() {
+    use std::sync::Arc;
+    use switchyard_client::RequestOptions;
+    for version in ["2026-07-28", "2025-11-25"] {
+        let client = over_pipe(version).await;
+        let steps = Arc::new(Mutex::new(Vec::new()));
+        let seen = steps.clone();
+        let options = RequestOptions::new().on_progress(move |p| seen.lock().expect("not poisoned").push(p.progress));
+        let counted = count_to::call(&client.with_options(options), Count { to: 3 }).await.expect("counts");
+        assert_eq!(counted, "counted to 3");
+        assert_eq!(*steps.lock().expect("not poisoned"), [1.0, 2.0, 3.0], "{version}");
+
+        let hurried = RequestOptions::new().timeout(std::time::Duration::from_millis(100));
+        let late = count_to::call(&client.with_options(hurried), Count { to: 0 }).await;
+        assert!(matches!(late, Err(ClientError::Timeout { .. })), "{late:?}");
+        let token = tokio_util::sync::CancellationToken::new();
+        token.cancel();
+        let stopped =
+            count_to::call(&client.with_options(RequestOptions::new().cancel_with(token)), Count { to: 0 }).await;
+        assert!(matches!(stopped, Err(ClientError::Cancelled { .. })), "{stopped:?}");
+        client.close().await;
+    }
 }
 
 /// One test for every wire, so the calls on the static notes never interleave.
