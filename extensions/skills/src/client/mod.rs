@@ -69,10 +69,12 @@ pub fn server_declares_skills(capabilities: &Value) -> bool {
 ///
 /// Errors: [`SkillError::Request`] (a server without the extension answers `-32601`);
 /// [`SkillError::Malformed`] for a page that is not `{skills: [entry], nextCursor?}`, a
-/// cursor handed out twice in a row, or more than [`MAX_LIST_PAGES`] pages.
+/// cursor handed out a second time (a listing that would go round forever), or more than
+/// [`MAX_LIST_PAGES`] pages.
 pub async fn list_skills<C: Caller>(caller: &C) -> Result<Vec<SkillEntry>, SkillError<C::Error>> {
     let mut skills = Vec::new();
     let mut cursor: Option<String> = None;
+    let mut seen = std::collections::HashSet::new();
     for _ in 0..MAX_LIST_PAGES {
         let params = match &cursor {
             Some(c) => json!({ "cursor": c }),
@@ -88,7 +90,7 @@ pub async fn list_skills<C: Caller>(caller: &C) -> Result<Vec<SkillEntry>, Skill
         skills.extend(page.skills);
         match page.next_cursor {
             None => return Ok(skills),
-            Some(next) if cursor.as_ref() == Some(&next) => {
+            Some(next) if !seen.insert(next.clone()) => {
                 return Err(SkillError::malformed("skills/list result", format!("the cursor {next:?} came back")));
             }
             next => cursor = next,
@@ -116,4 +118,36 @@ pub async fn get_skill<C: Caller>(caller: &C, uri: &str) -> Result<SkillEntry, S
         return Err(SkillError::malformed(what(), format!("the entry is for {}", result.skill.uri)));
     }
     Ok(result.skill)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use switchyard::CallToolResult;
+    use switchyard::call::TypedCallError;
+
+    /// A server whose `skills/list` cursors go round: `a`, `b`, `a`, ...
+    struct GoingRound(AtomicUsize);
+
+    impl Caller for GoingRound {
+        type Error = TypedCallError;
+
+        async fn call_tool_value(&self, _: &str, _: Value) -> Result<CallToolResult, TypedCallError> {
+            unreachable!("listing calls no tool")
+        }
+
+        async fn request_value(&self, _: &str, _: Value) -> Result<Value, TypedCallError> {
+            let page = self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(json!({ "skills": [], "nextCursor": if page.is_multiple_of(2) { "a" } else { "b" } }))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_listing_whose_cursors_go_round_is_refused_when_one_comes_back() {
+        let server = GoingRound(AtomicUsize::new(0));
+        let refused = list_skills(&server).await;
+        assert!(matches!(&refused, Err(SkillError::Malformed { .. })), "{refused:?}");
+        assert_eq!(server.0.load(Ordering::Relaxed), 3, "the third page repeats the first cursor");
+    }
 }
