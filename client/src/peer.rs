@@ -107,7 +107,7 @@ impl Peer {
     }
 
     /// [`request`](Self::request) with the id `id` (from [`reserve_id`](Self::reserve_id)),
-    /// waiting without limit when `timeout` is `None`.
+    /// waiting without limit when `timeout` is `None` (or too long for the clock).
     pub(crate) async fn request_as(
         &self,
         id: i64,
@@ -115,7 +115,9 @@ impl Peer {
         params: Value,
         timeout: Option<Duration>,
     ) -> Result<Value, ClientError> {
-        let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+        // A timeout beyond what the clock can count (`Duration::MAX`, a server's vast `ttl`)
+        // is none.
+        let deadline = timeout.and_then(|t| tokio::time::Instant::now().checked_add(t));
         let timed_out = || ClientError::Timeout { method: method.to_owned(), timeout: timeout.unwrap_or_default() };
         let expired = || async move {
             match deadline {

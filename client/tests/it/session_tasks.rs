@@ -299,3 +299,26 @@ async fn a_listing_that_cannot_be_read_leaves_a_plain_call() {
     fake.answer(&request, json!({ "content": [] })).await;
     assert!(matches!(call.await.expect("joins"), Ok(ToolCall::Completed(_))));
 }
+
+/// A task whose `ttl` is beyond what a clock can count: `tasks/result` then waits without a
+/// deadline rather than failing (or panicking on the sum).
+#[tokio::test]
+async fn a_task_with_a_vast_ttl_is_read_all_the_same() {
+    let (mut fake, client) = session(builder()).await;
+    let run = tokio::spawn({
+        let client = client.clone();
+        async move {
+            let ToolCall::Task(task) = client.call_tool_as_task("slow", json!({})).await? else { panic!("a task") };
+            task.result().await
+        }
+    });
+    create(&mut fake, "slow", "t7").await;
+    let mut done = task("t7", "completed", "2025-11-25T10:00:01Z");
+    done["ttl"] = json!(u64::MAX);
+    let get = fake.expect("tasks/get").await;
+    fake.answer(&get, done).await;
+    let result = fake.expect("tasks/result").await;
+    fake.answer(&result, json!({ "content": [{ "type": "text", "text": "kept" }] })).await;
+    let out = run.await.expect("joins").expect("the result");
+    assert_eq!(out.content[0].as_text(), Some("kept"));
+}
