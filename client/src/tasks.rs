@@ -104,7 +104,8 @@ impl Client {
                 }
                 other => other?,
             };
-            return match result.get("task") {
+            // Only a call that asked for a task can be answered with one.
+            return match result.get("task").filter(|_| as_task) {
                 Some(task) => TaskHandle::new(self.clone(), task, false).map(ToolCall::Task),
                 None => decode("tools/call", result).map(ToolCall::Completed),
             };
@@ -305,10 +306,14 @@ impl TaskHandle {
     ///   handlers and their answers back with `tasks/update`.
     /// - On a session it polls `tasks/get`, and asks `tasks/result` once the task is terminal
     ///   or `input_required`: the server sends its questions as requests of its own while that
-    ///   request is open (the handlers answer them) and answers it when the task ends. That
-    ///   request waits as long as the task may live (its `ttl`), at least the request timeout;
-    ///   should it time out first, polling goes on and `tasks/result` is asked again while the
-    ///   task still wants input.
+    ///   request is open (the handlers answer them) and answers it when the task ends. Asked
+    ///   for input, that request waits as long as the task may live (its `ttl`), at least the
+    ///   request timeout; should it time out first, polling goes on and `tasks/result` is
+    ///   asked again while the task still wants input.
+    ///
+    /// It waits as long as the task runs: a task that never ends is followed forever. Bound it
+    /// with `tokio::time::timeout` (dropping the future stops following; the task goes on
+    /// until [`cancel`](Self::cancel)).
     ///
     /// Errors: [`ClientError::Rpc`] with the task's error when it `failed` with one (on a
     /// session, a tool that failed with an `isError: true` result is `Ok`, as from
@@ -374,7 +379,11 @@ impl TaskHandle {
     /// `statusMessage` as `data` when the error has none). An error there from a task that was
     /// cancelled meanwhile is [`ClientError::Cancelled`].
     async fn ask_result(&self, state: &TaskState) -> Result<CallToolResult, ClientError> {
-        let lives = state.raw.get("ttl").and_then(Value::as_u64).map(Duration::from_millis);
+        // A terminal task's result is there at once; one that wants input may take as long as
+        // it lives.
+        let lives = state.raw.get("ttl").and_then(Value::as_f64).filter(|ms| *ms > 0.0);
+        let lives =
+            lives.filter(|_| state.status == "input_required").map(|ms| Duration::from_secs_f64(ms.min(1e15) / 1e3));
         let wait = lives.unwrap_or_default().max(self.client.request_timeout());
         let options = crate::options::RequestOptions::new().timeout(wait);
         match self.client.request_with("tasks/result", json!({ "taskId": self.id }), options).await {

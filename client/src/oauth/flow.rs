@@ -584,6 +584,9 @@ impl OAuthSession {
     ) -> Result<(), AuthFailure> {
         let bound = token.token_type().as_ref().eq_ignore_ascii_case("dpop");
         if grant.dpop_required && !bound {
+            // Its refresh token would only bring another unbound token (and one kept from
+            // before may be spent by rotation): the next sign-in starts afresh.
+            grant.refresh = None;
             let issuer = grant.issuer.as_deref().unwrap_or("the authorization server");
             return Err(fail(format!(
                 "{issuer} answered a {:?} token where a DPoP-bound one is required (RFC 9449 §5)",
@@ -806,8 +809,10 @@ mod tests {
         let token = |kind: &str| -> oauth2::basic::BasicTokenResponse {
             serde_json::from_value(json!({ "access_token": "t", "token_type": kind })).expect("a token response")
         };
-        let refused = session.publish(&mut grant, &token("Bearer"), false);
+        grant.refresh = Some(oauth2::RefreshToken::new("r".into()));
+        let refused = session.publish(&mut grant, &token("Bearer"), true);
         assert!(refused.is_err_and(|e| e.message.contains("DPoP-bound")));
+        assert!(grant.refresh.is_none(), "the refresh token is dropped with the refused token");
         assert!(session.current.read().expect("not poisoned").access.is_none(), "the bearer token is not used");
         session.publish(&mut grant, &token("DPoP"), false).expect("a bound token is taken");
         assert!(session.holds_bound_token());

@@ -129,6 +129,12 @@ async fn typed_calls_take_request_options() {
         assert_eq!(counted, "counted to 3");
         assert_eq!(*steps.lock().expect("not poisoned"), [1.0, 2.0, 3.0], "{version}");
 
+        // `Duration::MAX` is no deadline at all.
+        let patient = RequestOptions::new().timeout(std::time::Duration::MAX);
+        assert_eq!(
+            count_to::call(&client.with_options(patient), Count { to: 1 }).await.expect("counts"),
+            "counted to 1"
+        );
         let hurried = RequestOptions::new().timeout(std::time::Duration::from_millis(100));
         let late = count_to::call(&client.with_options(hurried), Count { to: 0 }).await;
         assert!(matches!(late, Err(ClientError::Timeout { .. })), "{late:?}");
