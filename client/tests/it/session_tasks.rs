@@ -3,7 +3,8 @@
 
 use serde_json::{Value, json};
 use std::time::Duration;
-use switchyard_client::{ClientBuilder, ClientError, ElicitAction, ElicitResult, ElicitationModes, ToolCall};
+use switchyard::CallToolResult;
+use switchyard_client::{Client, ClientBuilder, ClientError, ElicitAction, ElicitResult, ElicitationModes, ToolCall};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
 
 struct Fake {
@@ -47,7 +48,7 @@ impl Fake {
 }
 
 /// A session with a server declaring task-augmented `tools/call`.
-async fn session(builder: ClientBuilder) -> (Fake, switchyard_client::Client) {
+async fn session(builder: ClientBuilder) -> (Fake, Client) {
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     let (reader, writer) = tokio::io::split(client_end);
     let connecting = tokio::spawn(builder.protocol_versions(["2025-11-25"]).connect_io(reader, writer));
@@ -59,6 +60,15 @@ async fn session(builder: ClientBuilder) -> (Fake, switchyard_client::Client) {
     fake.answer(&init, result).await;
     fake.expect("notifications/initialized").await;
     (fake, connecting.await.expect("joins").expect("connects"))
+}
+
+/// Calls `slow` as a task and follows it to its result, on a task of its own.
+fn follow(client: &Client) -> tokio::task::JoinHandle<Result<CallToolResult, ClientError>> {
+    let client = client.clone();
+    tokio::spawn(async move {
+        let ToolCall::Task(task) = client.call_tool_as_task("slow", json!({})).await? else { panic!("a task") };
+        task.result().await
+    })
 }
 
 fn builder() -> ClientBuilder {
@@ -94,13 +104,7 @@ async fn create(fake: &mut Fake, name: &str, id: &str) {
 #[tokio::test]
 async fn a_tool_on_a_later_page_and_a_task_with_a_null_ttl() {
     let (mut fake, client) = session(builder()).await;
-    let run = tokio::spawn({
-        let client = client.clone();
-        async move {
-            let ToolCall::Task(task) = client.call_tool_as_task("slow", json!({})).await? else { panic!("a task") };
-            task.result().await
-        }
-    });
+    let run = follow(&client);
     let first = fake.expect("tools/list").await;
     fake.answer(&first, json!({ "tools": [tool("other", None)], "nextCursor": "2" })).await;
     let second = fake.expect("tools/list").await;
@@ -123,13 +127,7 @@ async fn a_tool_on_a_later_page_and_a_task_with_a_null_ttl() {
 #[tokio::test]
 async fn a_failed_task_s_status_message_comes_with_its_error() {
     let (mut fake, client) = session(builder()).await;
-    let run = tokio::spawn({
-        let client = client.clone();
-        async move {
-            let ToolCall::Task(task) = client.call_tool_as_task("slow", json!({})).await? else { panic!("a task") };
-            task.result().await
-        }
-    });
+    let run = follow(&client);
     create(&mut fake, "slow", "t2").await;
     let mut failed = task("t2", "failed", "2025-11-25T10:00:01Z");
     failed["statusMessage"] = json!("Tool execution failed: API rate limit exceeded");
@@ -151,13 +149,7 @@ async fn a_failed_task_s_status_message_comes_with_its_error() {
 #[tokio::test]
 async fn a_task_cancelled_while_its_result_is_awaited_is_cancelled() {
     let (mut fake, client) = session(builder()).await;
-    let run = tokio::spawn({
-        let client = client.clone();
-        async move {
-            let ToolCall::Task(task) = client.call_tool_as_task("slow", json!({})).await? else { panic!("a task") };
-            task.result().await
-        }
-    });
+    let run = follow(&client);
     create(&mut fake, "slow", "t5").await;
     let get = fake.expect("tasks/get").await;
     fake.answer(&get, task("t5", "input_required", "2025-11-25T10:00:01Z")).await;
@@ -175,13 +167,7 @@ async fn a_task_cancelled_while_its_result_is_awaited_is_cancelled() {
 #[tokio::test]
 async fn after_a_timed_out_tasks_result_a_task_still_waiting_is_asked_again() {
     let (mut fake, client) = session(builder().request_timeout(Duration::from_millis(400))).await;
-    let run = tokio::spawn({
-        let client = client.clone();
-        async move {
-            let ToolCall::Task(task) = client.call_tool_as_task("slow", json!({})).await? else { panic!("a task") };
-            task.result().await
-        }
-    });
+    let run = follow(&client);
     create(&mut fake, "slow", "t3").await;
     let waiting = {
         let mut t = task("t3", "input_required", "2025-11-25T10:00:01Z");
@@ -211,13 +197,7 @@ async fn the_answer_to_a_task_s_question_carries_its_related_task_meta() {
         Ok(ElicitResult { action: ElicitAction::Accept, content: json!({ "name": "Ada" }).as_object().cloned() })
     });
     let (mut fake, client) = session(builder).await;
-    let run = tokio::spawn({
-        let client = client.clone();
-        async move {
-            let ToolCall::Task(task) = client.call_tool_as_task("slow", json!({})).await? else { panic!("a task") };
-            task.result().await
-        }
-    });
+    let run = follow(&client);
     create(&mut fake, "slow", "t4").await;
     let get = fake.expect("tasks/get").await;
     fake.answer(&get, task("t4", "input_required", "2025-11-25T10:00:01Z")).await;
@@ -305,13 +285,7 @@ async fn a_listing_that_cannot_be_read_leaves_a_plain_call() {
 #[tokio::test]
 async fn a_task_with_a_vast_ttl_is_read_all_the_same() {
     let (mut fake, client) = session(builder()).await;
-    let run = tokio::spawn({
-        let client = client.clone();
-        async move {
-            let ToolCall::Task(task) = client.call_tool_as_task("slow", json!({})).await? else { panic!("a task") };
-            task.result().await
-        }
-    });
+    let run = follow(&client);
     create(&mut fake, "slow", "t7").await;
     let mut done = task("t7", "completed", "2025-11-25T10:00:01Z");
     done["ttl"] = json!(u64::MAX);
