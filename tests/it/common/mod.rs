@@ -4,6 +4,7 @@
 
 pub mod haproxy;
 pub mod otlp;
+pub mod peers;
 pub mod relay;
 pub mod schema;
 
