@@ -6,8 +6,8 @@
 use crate::ctxt::Ctxt;
 use crate::symbol::{
     ALTERNATE, ARGUMENT, CAPABILITY, CLIENT_DECLARES, DECLARED, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP,
-    IDEMPOTENT, INPUT_SCHEMA, KEY, METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY, RESOURCE, ROLES,
-    ROUTING_NAME, RPC, SCOPES, Symbol, TASK_SUPPORT, TITLE, URI,
+    ICONS, IDEMPOTENT, INPUT_SCHEMA, KEY, META, METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY,
+    RESOURCE, ROLES, ROUTING_NAME, RPC, SCOPES, SIZE, SIZES, SRC, Symbol, TASK_SUPPORT, THEME, TITLE, URI,
 };
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -42,9 +42,13 @@ pub struct Common {
     pub group: Option<LitStr>,
     pub roles: Option<Roles>,
     pub scopes: Option<Roles>,
+    /// `icons = [...]`, each element parsed; checked by `check::check_decoration`.
+    pub icons: Option<Vec<IconLit>>,
+    /// `meta = r#"{...}"#`: a JSON object as text; checked by `check::check_decoration`.
+    pub meta: Option<LitStr>,
 }
 
-const COMMON_KEYS: [Symbol; 6] = [NAME, TITLE, DESCRIPTION, GROUP, ROLES, SCOPES];
+const COMMON_KEYS: [Symbol; 8] = [NAME, TITLE, DESCRIPTION, GROUP, ROLES, SCOPES, ICONS, META];
 
 impl Common {
     /// Takes `key` if it is a common one; false otherwise.
@@ -57,11 +61,16 @@ impl Common {
             self.scopes = names(cx, meta, ListKind::Scopes);
             return true;
         }
+        if key == ICONS {
+            self.icons = icons(cx, meta);
+            return true;
+        }
         let slot = match key {
             k if k == NAME => &mut self.name,
             k if k == TITLE => &mut self.title,
             k if k == DESCRIPTION => &mut self.description,
             k if k == GROUP => &mut self.group,
+            k if k == META => &mut self.meta,
             _ => return false,
         };
         *slot = string(cx, key, meta);
@@ -145,6 +154,99 @@ fn names(cx: &Ctxt, meta: &Meta, kind: ListKind) -> Option<Roles> {
     Some(Roles { names, array: array.clone() })
 }
 
+/// One element of `icons = [...]`: `"https://…"` (the `src` alone) or
+/// `icon(src = "…", mime_type = "image/png", sizes = ["48x48"], theme = "dark")`.
+pub struct IconLit {
+    pub src: LitStr,
+    pub mime_type: Option<LitStr>,
+    pub sizes: Vec<LitStr>,
+    pub theme: Option<LitStr>,
+}
+
+const ICON_USAGE: &str = "`icons` takes an array of URLs or `icon(...)` entries, e.g. \
+     `icons = [\"https://example.com/a.png\", icon(src = \"data:image/svg+xml;base64,...\", mime_type = \"image/svg+xml\", sizes = [\"any\"], theme = \"dark\")]`";
+
+/// The array of `icons = [...]`; a malformed element is reported and skipped.
+fn icons(cx: &Ctxt, meta: &Meta) -> Option<Vec<IconLit>> {
+    let array = match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Array(array) => array,
+            other => {
+                cx.error_spanned_by(other, ICON_USAGE);
+                return None;
+            }
+        },
+        other => {
+            cx.error_spanned_by(other, ICON_USAGE);
+            return None;
+        }
+    };
+    let mut out = Vec::new();
+    for element in &array.elems {
+        match element {
+            Expr::Lit(ExprLit { lit: Lit::Str(src), .. }) => {
+                out.push(IconLit { src: src.clone(), mime_type: None, sizes: Vec::new(), theme: None })
+            }
+            Expr::Call(call) if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("icon")) => {
+                if let Some(icon) = icon_call(cx, call) {
+                    out.push(icon);
+                }
+            }
+            other => cx.error_spanned_by(other, ICON_USAGE),
+        }
+    }
+    Some(out)
+}
+
+/// `icon(src = "…", mime_type = "…", sizes = [...], theme = "…")`.
+fn icon_call(cx: &Ctxt, call: &syn::ExprCall) -> Option<IconLit> {
+    let (mut src, mut mime_type, mut sizes, mut theme) = (None, None, Vec::new(), None);
+    let mut seen: Vec<String> = Vec::new();
+    for arg in &call.args {
+        let Expr::Assign(assign) = arg else {
+            cx.error_spanned_by(arg, "`icon(...)` takes `key = value` arguments: src, mime_type, sizes, theme");
+            continue;
+        };
+        let key = quote::ToTokens::to_token_stream(&assign.left).to_string();
+        if seen.contains(&key) {
+            cx.error_spanned_by(&assign.left, format!("`{key}` is given twice"));
+            continue;
+        }
+        seen.push(key.clone());
+        let lit = |cx: &Ctxt| match &*assign.right {
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
+            other => {
+                cx.error_spanned_by(other, format!("`{key}` takes a string literal"));
+                None
+            }
+        };
+        match key.as_str() {
+            k if k == SRC.as_str() => src = lit(cx),
+            k if k == MIME_TYPE.as_str() => mime_type = lit(cx),
+            k if k == THEME.as_str() => theme = lit(cx),
+            k if k == SIZES.as_str() => match &*assign.right {
+                Expr::Array(a) => {
+                    for e in &a.elems {
+                        match e {
+                            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => sizes.push(s.clone()),
+                            other => cx.error_spanned_by(other, "sizes are string literals, e.g. `[\"48x48\"]`"),
+                        }
+                    }
+                }
+                other => cx.error_spanned_by(other, "`sizes` takes an array, e.g. `sizes = [\"48x48\", \"any\"]`"),
+            },
+            _ => cx.error_spanned_by(
+                &assign.left,
+                format!("unknown `icon` key `{key}` (expected one of: src, mime_type, sizes, theme)"),
+            ),
+        }
+    }
+    if src.is_none() {
+        cx.error_spanned_by(call, "`icon(...)` needs `src = \"https://...\"`");
+    }
+    Some(IconLit { src: src?, mime_type, sizes, theme })
+}
+
 /// One tool annotation hint (`read_only` → `readOnlyHint`).
 pub struct Hint {
     pub key: Symbol,
@@ -226,12 +328,14 @@ pub struct ResourceAttrs {
     pub uri: Option<LitStr>,
     pub common: Common,
     pub mime_type: Option<LitStr>,
+    /// `size = 1024`: the contents' size in bytes (static resources).
+    pub size: Option<LitInt>,
 }
 
 impl ResourceAttrs {
     pub fn parse(cx: &Ctxt, tokens: TokenStream) -> ResourceAttrs {
         let mut attrs = ResourceAttrs::default();
-        let keys: Vec<Symbol> = [URI].into_iter().chain(COMMON_KEYS).chain([MIME_TYPE]).collect();
+        let keys: Vec<Symbol> = [URI].into_iter().chain(COMMON_KEYS).chain([MIME_TYPE, SIZE]).collect();
         for_each_key(cx, "mcp_resource", tokens, &keys, |key, meta| {
             if attrs.common.accept(cx, key, meta) {
                 return;
@@ -240,6 +344,15 @@ impl ResourceAttrs {
                 attrs.uri = string(cx, key, meta);
             } else if key == MIME_TYPE {
                 attrs.mime_type = string(cx, key, meta);
+            } else if key == SIZE {
+                match meta {
+                    Meta::NameValue(nv) if matches!(&nv.value, Expr::Lit(ExprLit { lit: Lit::Int(_), .. })) => {
+                        if let Expr::Lit(ExprLit { lit: Lit::Int(n), .. }) = &nv.value {
+                            attrs.size = Some(n.clone());
+                        }
+                    }
+                    other => cx.error_spanned_by(other, "`size` takes the size in bytes, e.g. `size = 1024`"),
+                }
             }
         });
         attrs

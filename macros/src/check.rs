@@ -10,6 +10,7 @@ use crate::attr::{
 use crate::ctxt::Ctxt;
 use crate::symbol::{ARGUMENT, DESCRIPTION, DESTRUCTIVE, GROUP, NAME, PROMPT, READ_ONLY, ROUTING_NAME, TITLE, URI};
 use crate::uri_template;
+use crate::vocab::metadata::{check_icon_mime_type, check_icon_size, check_icon_src, check_icon_theme, check_meta_key};
 use crate::vocab::methods::{self, LISTEN_KEYS, Owner};
 use proc_macro2::Span;
 use syn::{ItemFn, LitStr, Type};
@@ -420,6 +421,36 @@ pub fn report(cx: &Ctxt, span: Span, rule: Result<(), String>) {
     }
 }
 
+/// `icons` and `meta`: every icon field and every top-level `_meta` key by the rules the runtime
+/// applies to run-time definitions, each error at its literal.
+fn check_decoration(cx: &Ctxt, common: &Common) {
+    for icon in common.icons.iter().flatten() {
+        report(cx, icon.src.span(), check_icon_src(&icon.src.value()));
+        if let Some(mime) = &icon.mime_type {
+            report(cx, mime.span(), check_icon_mime_type(&mime.value()));
+        }
+        for size in &icon.sizes {
+            report(cx, size.span(), check_icon_size(&size.value()));
+        }
+        if let Some(theme) = &icon.theme {
+            report(cx, theme.span(), check_icon_theme(&theme.value()));
+        }
+    }
+    if let Some(meta) = &common.meta {
+        report(cx, meta.span(), meta_object(&meta.value()).map(drop));
+    }
+}
+
+/// The text of `meta = "..."` as a JSON object whose keys follow the `_meta` naming rules.
+pub fn meta_object(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("`meta` is not valid JSON: {e}"))?;
+    let serde_json::Value::Object(map) = value else {
+        return Err("`meta` must be a JSON object, e.g. `meta = r#\"{\"com.example/rank\": 1}\"#`".to_owned());
+    };
+    map.keys().try_for_each(|k| check_meta_key(k))?;
+    Ok(map)
+}
+
 /// An explicit but blank value is a mistake, never a request for the default.
 /// Tool names are left to [`tool_name`], which says more.
 fn common_non_empty(cx: &Ctxt, common: &Common, with_name: bool) {
@@ -463,6 +494,7 @@ fn hints_agree(cx: &Ctxt, attrs: &ToolAttrs) {
 pub fn check_tool(cx: &Ctxt, attrs: &ToolAttrs, name: &Named, handler: &Handler<'_>) {
     report(cx, name.span, tool_name(&name.value));
     common_non_empty(cx, &attrs.common, false);
+    check_decoration(cx, &attrs.common);
     description_required(cx, "tool", name, attrs.common.description.as_ref(), handler);
     if let Some(schema) = &attrs.input_schema {
         report(cx, schema.span(), raw_input_schema(&schema.value()));
@@ -490,6 +522,7 @@ pub fn task_support(value: &str) -> Result<&'static str, String> {
 
 pub fn check_prompt(cx: &Ctxt, attrs: &PromptAttrs, name: &Named, handler: &Handler<'_>) {
     common_non_empty(cx, &attrs.common, true);
+    check_decoration(cx, &attrs.common);
     description_required(cx, "prompt", name, attrs.common.description.as_ref(), handler);
     check_roles(cx, attrs.common.roles.as_ref());
     check_scopes(cx, attrs.common.scopes.as_ref());
@@ -506,6 +539,14 @@ pub fn check_resource(cx: &Ctxt, attrs: &ResourceAttrs) -> Vec<String> {
     };
     non_empty(cx, Some(uri), URI.as_str());
     common_non_empty(cx, &attrs.common, true);
+    check_decoration(cx, &attrs.common);
+    if let Some(size) = &attrs.size {
+        if let Err(e) = size.base10_parse::<u64>() {
+            cx.error_spanned_by(size, format!("`size` is a number of bytes: {e}"));
+        } else if uri_template::is_template(&uri.value()) {
+            cx.error_spanned_by(size, "`size` is for a static resource; a template's resources have their own sizes");
+        }
+    }
     if let Some(mime) = &attrs.mime_type {
         report(cx, mime.span(), mime_type(&mime.value()));
     }

@@ -48,6 +48,12 @@ pub const EXTRACT: Symbol = Symbol("extract");
 /// The argument attribute that marks the params argument, whatever its type is named.
 pub const PARAMS: Symbol = Symbol("params");
 pub const DECLARED: Symbol = Symbol("declared");
+pub const ICONS: Symbol = Symbol("icons");
+pub const META: Symbol = Symbol("meta");
+pub const SIZE: Symbol = Symbol("size");
+pub const SRC: Symbol = Symbol("src");
+pub const SIZES: Symbol = Symbol("sizes");
+pub const THEME: Symbol = Symbol("theme");
 
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {

@@ -83,8 +83,9 @@ pub use handler::outcome::{ToolError, ToolFailure};
 pub use jsonrpc::error::{ErrorCode, McpError};
 pub use jsonrpc::id::RequestId;
 pub use model::{
-    CallToolResult, Completion, CompletionArgument, CompletionRef, CompletionRequest, Content, EmbeddedResource,
-    GetPromptResult, Json, PromptArgument, PromptMessage, ReadResourceResult, ResourceContents, Role, input_schema,
+    Annotations, CallToolResult, Completion, CompletionArgument, CompletionRef, CompletionRequest, Content,
+    EmbeddedResource, GetPromptResult, Icon, Json, PromptArgument, PromptMessage, ReadResourceResult, ResourceContents,
+    Role, input_schema,
 };
 pub use pipeline::{
     AltNext, Alternate, CallToolParams, GetPromptParams, Next, RawNext, RawRequest, RawResponse, ReadResourceParams,
@@ -118,6 +119,28 @@ pub struct ObservabilityGuideDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/subscriptions.md")]
 pub struct SubscriptionsGuideDoctests;
+
+/// A [`ServerBuilder`] named, versioned and described after the calling crate's `Cargo.toml`:
+/// `name`, `version`, `description` and `homepage` (else `repository`) become the
+/// `serverInfo` fields `name`, `version`, `description` and `websiteUrl`
+/// ([`Implementation`](https://modelcontextprotocol.io/specification/2025-11-25/schema#implementation)).
+/// Empty fields are left out; the builder's own setters still apply after it.
+///
+/// ```
+/// let server = switchyard::server_builder!().title("Dice").groups(["none"]).build()?;
+/// assert_eq!(server.server_info()["name"], env!("CARGO_PKG_NAME"));
+/// # Ok::<(), switchyard::BuildError>(())
+/// ```
+#[macro_export]
+macro_rules! server_builder {
+    () => {
+        $crate::Server::builder(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION")).cargo_package(
+            ::core::env!("CARGO_PKG_DESCRIPTION"),
+            ::core::env!("CARGO_PKG_HOMEPAGE"),
+            ::core::env!("CARGO_PKG_REPOSITORY"),
+        )
+    };
+}
 
 /// The names most servers need: `use switchyard::prelude::*;`.
 pub mod prelude {

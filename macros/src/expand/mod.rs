@@ -272,6 +272,37 @@ fn opt_str(value: Option<String>) -> TokenStream {
     }
 }
 
+/// The `icons` and `meta` fields of a registration: JSON text the runtime parses at `build()`
+/// (`None` when the key is absent or, after an error already reported, unreadable).
+fn decoration(common: &crate::attr::Common) -> (TokenStream, TokenStream) {
+    let icons = common.icons.as_ref().map(|icons| {
+        let list: Vec<serde_json::Value> = icons
+            .iter()
+            .map(|icon| {
+                let mut obj = serde_json::Map::new();
+                obj.insert("src".into(), icon.src.value().into());
+                if let Some(m) = &icon.mime_type {
+                    obj.insert("mimeType".into(), m.value().into());
+                }
+                if !icon.sizes.is_empty() {
+                    obj.insert("sizes".into(), icon.sizes.iter().map(LitStr::value).collect::<Vec<_>>().into());
+                }
+                if let Some(t) = &icon.theme {
+                    obj.insert("theme".into(), t.value().into());
+                }
+                serde_json::Value::Object(obj)
+            })
+            .collect();
+        serde_json::Value::Array(list).to_string()
+    });
+    let meta = common
+        .meta
+        .as_ref()
+        .and_then(|m| crate::check::meta_object(&m.value()).ok())
+        .map(|m| serde_json::Value::Object(m).to_string());
+    (opt_str(icons), opt_str(meta))
+}
+
 fn lit_value(lit: Option<&LitStr>) -> Option<String> {
     lit.map(LitStr::value)
 }

@@ -2,7 +2,7 @@
 //! params type and converts the return value with `IntoPromptResult`.
 
 use super::{
-    Guarded, ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, names, opt_str,
+    Guarded, ShimInputs, bind_args, convert_return, decoration, duplicate_guard, group, lit_value, names, opt_str,
     params_assertion, private, shim_param, site, uses,
 };
 use crate::ast::{ArgRules, Handler, Role};
@@ -61,6 +61,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
     let roles = names(attrs.common.roles.as_ref());
     let scopes = names(attrs.common.scopes.as_ref());
+    let (icons, meta) = decoration(&attrs.common);
     let site = site(handler.ident);
     let guard = duplicate_guard(Guarded::Prompt, &group, &name);
 
@@ -85,6 +86,8 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 description: #description,
                 group: #group,
                 arguments: __arguments,
+                icons: #icons,
+                meta: #meta,
                 roles: #roles,
                 scopes: #scopes,
                 handler: __get,

@@ -4,8 +4,8 @@
 
 use super::ShimInputs;
 use super::{
-    Guarded, bind_args, convert_return, duplicate_guard, group, lit_value, names, opt_str, private, shim_param, site,
-    uses,
+    Guarded, bind_args, convert_return, decoration, duplicate_guard, group, lit_value, names, opt_str, private,
+    shim_param, site, uses,
 };
 use crate::ast::{ArgRules, Handler, Role};
 use crate::attr::{Named, ResourceAttrs};
@@ -47,6 +47,11 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
     let roles = names(attrs.common.roles.as_ref());
     let scopes = names(attrs.common.scopes.as_ref());
+    let (icons, meta) = decoration(&attrs.common);
+    let size = match attrs.size.as_ref().and_then(|n| n.base10_parse::<u64>().ok()) {
+        Some(n) => quote!(#p::Some(#n)),
+        None => quote!(#p::None),
+    };
     let site = site(handler.ident);
     // The key is the URI: that is what `resources/read` looks a resource up by.
     let guard_key = Named { value: uri.clone(), span: attrs.uri.as_ref().map_or(name.span, |u| u.span()) };
@@ -72,6 +77,10 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 title: #title,
                 description: #description,
                 mime_type: #mime,
+                size: #size,
+                annotations: #p::None,
+                icons: #icons,
+                meta: #meta,
                 group: #group,
                 roles: #roles,
                 scopes: #scopes,

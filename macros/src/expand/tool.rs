@@ -2,7 +2,7 @@
 //! awaits the function and converts its return value with `IntoToolOutcome`.
 
 use super::{
-    Guarded, ShimInputs, bind_args, convert_return, duplicate_guard, group, lit_value, names, opt_str,
+    Guarded, ShimInputs, bind_args, convert_return, decoration, duplicate_guard, group, lit_value, names, opt_str,
     params_assertion, private, shim_param, site, uses,
 };
 use crate::ast::{self, ArgRules, Handler, Role};
@@ -99,6 +99,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
     let description = opt_str(lit_value(attrs.common.description.as_ref()).or_else(|| handler.docs.clone()));
     let roles = names(attrs.common.roles.as_ref());
     let scopes = names(attrs.common.scopes.as_ref());
+    let (icons, meta) = decoration(&attrs.common);
     let site = site(handler.ident);
     let guard = duplicate_guard(Guarded::Tool, &group, &name);
     let task_support = match attrs.task_support.as_ref().map(|m| check::task_support(&m.value())) {
@@ -140,6 +141,8 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 schema_origin: #schema_origin,
                 output_schema: #output_schema,
                 annotations: #annotations,
+                icons: #icons,
+                meta: #meta,
                 roles: #roles,
                 scopes: #scopes,
                 task_support: #task_support,

@@ -70,6 +70,7 @@ pub fn prompt_arguments<T: JsonSchema>() -> Vec<PromptArgument> {
         .iter()
         .map(|(name, prop)| PromptArgument {
             name: name.clone(),
+            title: prop.get("title").and_then(Value::as_str).map(str::to_owned),
             description: prop.get("description").and_then(Value::as_str).map(str::to_owned),
             required: required.contains(&name.as_str()),
         })

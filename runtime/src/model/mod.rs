@@ -3,6 +3,7 @@
 
 mod completion;
 mod content;
+mod metadata;
 mod prompt;
 mod resource;
 mod schema;
@@ -10,6 +11,8 @@ mod tool;
 
 pub use completion::{Completion, CompletionArgument, CompletionRef, CompletionRequest};
 pub use content::{Content, EmbeddedResource, ResourceContents};
+pub(crate) use metadata::check_icons;
+pub use metadata::{Annotations, Icon, check_meta};
 pub use prompt::{GetPromptResult, PromptArgument, PromptMessage, Role};
 pub use resource::ReadResourceResult;
 pub use schema::input_schema;

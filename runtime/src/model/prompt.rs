@@ -58,12 +58,17 @@ pub struct GetPromptResult {
     pub meta: Option<Map<String, Value>>,
 }
 
-/// A prompt argument as listed by `prompts/list`: `{"name":..,"description"?:..,"required"?:bool}`.
+/// A prompt argument as listed by `prompts/list`:
+/// `{"name":..,"title"?:..,"description"?:..,"required"?:bool}` (`title` from 2025-06-18 on;
+/// derived from the field's `#[schemars(title = "...")]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PromptArgument {
     /// The argument name.
     pub name: String,
+    /// Its display title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// Its description (from the field's doc comment).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -93,12 +98,18 @@ impl GetPromptResult {
 impl PromptArgument {
     /// `{"name":..,"required":..}`.
     pub fn new(name: impl Into<String>, required: bool) -> Self {
-        PromptArgument { name: name.into(), description: None, required }
+        PromptArgument { name: name.into(), title: None, description: None, required }
     }
 
     /// Sets `description`.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
+        self
+    }
+
+    /// Sets `title`, the name a client shows.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
         self
     }
 }

@@ -11,7 +11,7 @@ use crate::registry::{BoxFuture, DispatchTable};
 use crate::subscriptions::replacement::ListenReplacement;
 use crate::subscriptions::{DeliveryHub, EncodedEvents, ListenSlots, OpenSubscriptions, SubscriptionFieldRegistration};
 use arc_swap::ArcSwap;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -73,6 +73,8 @@ impl CacheConfig {
 pub(crate) struct Engine {
     pub(crate) name: String,
     pub(crate) version: String,
+    /// The `Implementation` object (`serverInfo`) with every field the server set.
+    pub(crate) info: Value,
     pub(crate) instructions: Option<String>,
     pub(crate) table: ArcSwap<DispatchTable>,
     pub(crate) state: Arc<StateMap>,
@@ -140,9 +142,10 @@ impl Engine {
             .ok_or_else(|| McpError::internal("this request context was not made by a running server"))
     }
 
-    /// The server's `Implementation` object `{name, version}`.
+    /// The server's `Implementation` object (`{name, version, title?, description?,
+    /// websiteUrl?, icons?}`) as 2026-07-28 and 2025-11-25 have it.
     pub(crate) fn server_info(&self) -> Value {
-        json!({ "name": self.name, "version": self.version })
+        self.info.clone()
     }
 
     /// A snapshot of the current dispatch table (lock-free).

@@ -292,7 +292,17 @@ impl Engine {
             principal: origin.principal,
             connection: origin.connection,
         };
-        Either::Right(self.run(target, parts, params, Some(session.clone()), Some(channel)))
+        let run = self.run(target, parts, params, Some(session.clone()), Some(channel));
+        if crate::protocol::revision::has_every_key(Era::Legacy(session.version)) {
+            return Either::Right(Either::Left(run));
+        }
+        // An older revision's results lose the content keys its schema lacks.
+        let era = Era::Legacy(session.version);
+        Either::Right(Either::Right(async move {
+            let mut result = run.await?;
+            crate::protocol::revision::fit_result(&mut result, era);
+            Ok(result)
+        }))
     }
 
     /// Runs one request through the raw filters to its method, until it ends or (except a
@@ -399,7 +409,11 @@ impl Engine {
         let mut result = json!({
             "protocolVersion": version,
             "capabilities": self.capabilities_for(streams),
-            "serverInfo": self.server_info(),
+            "serverInfo": crate::protocol::revision::fit_definition(
+                crate::protocol::revision::Definition::Implementation,
+                &self.info,
+                Era::Legacy(version),
+            ),
         });
         if let Some(i) = &self.instructions {
             result["instructions"] = json!(i);

@@ -2,6 +2,7 @@
 
 pub(crate) mod level;
 mod meta;
+pub(crate) mod revision;
 mod trace;
 mod version;
 

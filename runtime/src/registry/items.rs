@@ -67,6 +67,12 @@ pub struct ToolRegistration {
     pub output_schema: Option<fn() -> Value>,
     /// `annotations` object (`readOnlyHint`, ...), when any were given.
     pub annotations: Option<fn() -> Value>,
+    /// `icons` as JSON text (an array of `Icon`), written and checked by the macro; checked
+    /// again by `build()`.
+    pub icons: Option<&'static str>,
+    /// `_meta` as JSON text (an object), written and checked by the macro; checked again by
+    /// `build()`.
+    pub meta: Option<&'static str>,
     /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
     /// authorization, see `switchyard::auth`.
     pub roles: &'static [&'static str],
@@ -101,6 +107,12 @@ pub struct PromptRegistration {
     pub group: &'static str,
     /// The arguments list, derived from the params type's schema.
     pub arguments: fn() -> Vec<PromptArgument>,
+    /// `icons` as JSON text (an array of `Icon`), written and checked by the macro; checked
+    /// again by `build()`.
+    pub icons: Option<&'static str>,
+    /// `_meta` as JSON text (an object), written and checked by the macro; checked again by
+    /// `build()`.
+    pub meta: Option<&'static str>,
     /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's
     /// authorization, see `switchyard::auth`.
     pub roles: &'static [&'static str],
@@ -148,6 +160,16 @@ pub struct ResourceRegistration {
     pub description: Option<&'static str>,
     /// MIME type of the contents, if known.
     pub mime_type: Option<&'static str>,
+    /// Size of the contents in bytes, if known (static resources only).
+    pub size: Option<u64>,
+    /// `annotations` as JSON text (`{"audience":[..],"priority":..}`), written by the macro.
+    pub annotations: Option<&'static str>,
+    /// `icons` as JSON text (an array of `Icon`), written and checked by the macro; checked
+    /// again by `build()`.
+    pub icons: Option<&'static str>,
+    /// `_meta` as JSON text (an object), written and checked by the macro; checked again by
+    /// `build()`.
+    pub meta: Option<&'static str>,
     /// Registration group.
     pub group: &'static str,
     /// Roles a caller needs (any one of them); empty: anyone. Enforced by the server's

@@ -25,7 +25,7 @@ pub(crate) use table::BuildError;
 pub use table::{
     CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ResourceReadFn, ToolCallFn, ToolEntry,
 };
-pub(crate) use table::{ToolParts, build_tool};
+pub(crate) use table::{Decoration, ToolParts, build_tool};
 pub use task_support::TaskSupport;
 pub(crate) use tool_schema::{argument_error, problem};
 pub use uri_template::UriTemplate;

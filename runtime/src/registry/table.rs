@@ -6,7 +6,7 @@ use super::items::{
 use super::tool_schema::{ToolSchemas, legacy_output_schema};
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
-use crate::model::{CallToolResult, PromptArgument, ReadResourceResult};
+use crate::model::{CallToolResult, Icon, PromptArgument, ReadResourceResult, check_icons, check_meta};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -217,6 +217,47 @@ pub enum CompletionKey {
     Resource(String),
 }
 
+/// The icons and `_meta` a definition declares, checked: at `build()` for a registration, when
+/// it is added for a run-time definition.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Decoration {
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Option<Map<String, Value>>,
+}
+
+impl Decoration {
+    /// Reads the JSON text a macro wrote for `icons` and `meta`.
+    ///
+    /// Errors: what is wrong, as a sentence (the macro checked the same, so only a hand-made
+    /// registration gets here).
+    pub(crate) fn from_json_text(icons: Option<&str>, meta: Option<&str>) -> Result<Decoration, String> {
+        let icons = match icons {
+            Some(text) => serde_json::from_str(text).map_err(|e| format!("icons are not an array of icons: {e}"))?,
+            None => Vec::new(),
+        };
+        let meta = match meta {
+            Some(text) => Some(serde_json::from_str(text).map_err(|e| format!("_meta is not a JSON object: {e}"))?),
+            None => None,
+        };
+        Ok(Decoration { icons, meta })
+    }
+
+    /// Checks the icons and the `_meta` keys, then writes them into `def`.
+    ///
+    /// Errors: the first icon field or `_meta` key that breaks the rules, as a sentence.
+    pub(crate) fn apply(self, def: &mut Map<String, Value>) -> Result<(), String> {
+        check_icons(&self.icons)?;
+        if !self.icons.is_empty() {
+            def.insert("icons".into(), json!(self.icons));
+        }
+        if let Some(meta) = self.meta {
+            check_meta(&meta)?;
+            def.insert("_meta".into(), Value::Object(meta));
+        }
+        Ok(())
+    }
+}
+
 fn set_opt(obj: &mut Map<String, Value>, key: &str, v: Option<&str>) {
     if let Some(v) = v {
         obj.insert(key.to_owned(), Value::String(v.to_owned()));
@@ -252,7 +293,10 @@ impl DispatchTable {
                 errors.push(duplicate("prompt", reg.name, prev, reg.site));
                 continue;
             }
-            table.prompts.push((reg.name.to_owned(), prompt_entry(reg)));
+            match prompt_entry(reg) {
+                Ok(entry) => table.prompts.push((reg.name.to_owned(), entry)),
+                Err(e) => errors.push(e),
+            }
         }
         let mut resource_sites: HashMap<&str, Site> = HashMap::new();
         for reg in groups.select::<ResourceRegistration>() {
@@ -461,6 +505,7 @@ pub(crate) struct ToolParts<'a> {
     pub(crate) schema_origin: SchemaOrigin,
     pub(crate) output_schema: Option<Value>,
     pub(crate) annotations: Option<Value>,
+    pub(crate) decoration: Decoration,
     pub(crate) roles: &'static [&'static str],
     pub(crate) scopes: &'static [&'static str],
     pub(crate) task_support: super::TaskSupport,
@@ -493,6 +538,7 @@ pub(crate) fn build_tool(parts: ToolParts<'_>, call: ToolCallFn) -> Result<ToolE
     if let Some(ann) = parts.annotations {
         def.insert("annotations".into(), ann);
     }
+    parts.decoration.apply(&mut def)?;
     let legacy_definition = legacy_output.map(|out| {
         let mut legacy = def.clone();
         legacy.insert("outputSchema".into(), out);
@@ -525,6 +571,9 @@ fn schema_object(schema: Value) -> Value {
 
 /// The entry of a `#[mcp_tool]` registration.
 fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, BuildError> {
+    let invalid =
+        |reason| BuildError::Invalid { kind: "tool", name: reg.name.to_owned(), site: reg.site.to_string(), reason };
+    let decoration = Decoration::from_json_text(reg.icons, reg.meta).map_err(invalid)?;
     let parts = ToolParts {
         name: reg.name,
         title: reg.title,
@@ -533,17 +582,13 @@ fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, Bui
         schema_origin: reg.schema_origin,
         output_schema: reg.output_schema.map(|f| f()),
         annotations: reg.annotations.map(|f| f()),
+        decoration,
         roles: reg.roles,
         scopes: reg.scopes,
         task_support: reg.task_support,
         site: Some(reg.site),
     };
-    build_tool(parts, call).map_err(|reason| BuildError::Invalid {
-        kind: "tool",
-        name: reg.name.to_owned(),
-        site: reg.site.to_string(),
-        reason,
-    })
+    build_tool(parts, call).map_err(invalid)
 }
 
 /// Reads `x-mcp-header` annotations from top-level properties and checks the constraints of the
@@ -572,7 +617,9 @@ fn param_headers(schema: &Value) -> Result<Vec<ParamHeader>, String> {
     Ok(out)
 }
 
-fn prompt_entry(reg: &PromptRegistration) -> PromptEntry {
+fn prompt_entry(reg: &PromptRegistration) -> Result<PromptEntry, BuildError> {
+    let invalid =
+        |reason| BuildError::Invalid { kind: "prompt", name: reg.name.to_owned(), site: reg.site.to_string(), reason };
     let arguments = (reg.arguments)();
     let mut def = Map::new();
     def.insert("name".into(), json!(reg.name));
@@ -581,13 +628,14 @@ fn prompt_entry(reg: &PromptRegistration) -> PromptEntry {
     if !arguments.is_empty() {
         def.insert("arguments".into(), json!(arguments));
     }
-    PromptEntry {
+    Decoration::from_json_text(reg.icons, reg.meta).and_then(|d| d.apply(&mut def)).map_err(invalid)?;
+    Ok(PromptEntry {
         definition: Value::Object(def),
         arguments,
         handler: reg.handler,
         roles: reg.roles,
         scopes: reg.scopes,
-    }
+    })
 }
 
 fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry), BuildError> {
@@ -609,6 +657,17 @@ fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry),
     set_opt(&mut def, "title", reg.title);
     set_opt(&mut def, "description", reg.description);
     set_opt(&mut def, "mimeType", reg.mime_type);
+    if let Some(size) = reg.size {
+        def.insert("size".into(), json!(size));
+    }
+    let invalid =
+        |reason| BuildError::Invalid { kind: "resource", name: reg.uri.to_owned(), site: reg.site.to_string(), reason };
+    if let Some(text) = reg.annotations {
+        let annotations: crate::model::Annotations =
+            serde_json::from_str(text).map_err(|e| invalid(format!("annotations do not parse: {e}")))?;
+        def.insert("annotations".into(), json!(annotations));
+    }
+    Decoration::from_json_text(reg.icons, reg.meta).and_then(|d| d.apply(&mut def)).map_err(invalid)?;
     Ok((
         reg.uri.to_owned(),
         ResourceEntry {

@@ -121,7 +121,7 @@ impl ToolSchemas {
         let unwrapped_text = structured.to_string();
         let wrapped = wrap_structured_content(structured);
         for block in &mut result.content {
-            if let Content::Text { text } = block
+            if let Content::Text { text, .. } = block
                 && *text == unwrapped_text
             {
                 *text = wrapped.to_string();

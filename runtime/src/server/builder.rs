@@ -22,6 +22,10 @@ use std::time::Duration;
 pub struct ServerBuilder {
     name: String,
     version: String,
+    title: Option<String>,
+    description: Option<String>,
+    website_url: Option<String>,
+    icons: Vec<crate::Icon>,
     instructions: Option<String>,
     groups: Option<Vec<String>>,
     state: StateMap,
@@ -59,6 +63,10 @@ impl ServerBuilder {
         ServerBuilder {
             name: name.into(),
             version: version.into(),
+            title: None,
+            description: None,
+            website_url: None,
+            icons: Vec::new(),
             instructions: None,
             groups: None,
             state: StateMap::default(),
@@ -79,6 +87,75 @@ impl ServerBuilder {
             readiness_checks: Vec::new(),
             metrics_sources: Vec::new(),
         }
+    }
+
+    /// The server's display `title` in its `Implementation` (`serverInfo`), from 2025-06-18 on
+    /// (<https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization>).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The server's `description` in `serverInfo` (2025-11-25 and later clients see it).
+    /// [`server_builder!`](crate::server_builder) sets it from `Cargo.toml`'s `description`.
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+
+    /// The server's `websiteUrl` in `serverInfo` (2025-11-25 and later): an `https:` or `http:`
+    /// URL, checked by [`build`](Self::build). [`server_builder!`](crate::server_builder) sets it
+    /// from `Cargo.toml`'s `homepage`, else `repository`.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon to `serverInfo.icons` (2025-11-25 and later, SEP-973); checked by
+    /// [`build`](Self::build) as [`Icon::check`](crate::Icon::check) says.
+    pub fn icon(mut self, icon: crate::Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
+    /// Fills `description` and `websiteUrl` from a package's metadata, skipping empty values
+    /// and keeping values already set. Called by [`server_builder!`](crate::server_builder).
+    #[doc(hidden)]
+    pub fn cargo_package(mut self, description: &str, homepage: &str, repository: &str) -> Self {
+        if self.description.is_none() && !description.trim().is_empty() {
+            self.description = Some(description.trim().to_owned());
+        }
+        let site = [homepage, repository].into_iter().map(str::trim).find(|s| !s.is_empty());
+        if self.website_url.is_none()
+            && let Some(site) = site
+        {
+            self.website_url = Some(site.to_owned());
+        }
+        self
+    }
+
+    /// The `Implementation` object (`serverInfo`) with every field set.
+    ///
+    /// Errors: a sentence for an icon or `websiteUrl` that breaks the rules.
+    fn implementation(&self) -> Result<serde_json::Value, String> {
+        let mut info = serde_json::Map::new();
+        info.insert("name".into(), self.name.clone().into());
+        info.insert("version".into(), self.version.clone().into());
+        if let Some(t) = &self.title {
+            info.insert("title".into(), t.clone().into());
+        }
+        if let Some(d) = &self.description {
+            info.insert("description".into(), d.clone().into());
+        }
+        if let Some(url) = &self.website_url {
+            crate::vocab::metadata::check_web_url(url).map_err(|e| format!("websiteUrl: {e}"))?;
+            info.insert("websiteUrl".into(), url.clone().into());
+        }
+        crate::model::check_icons(&self.icons)?;
+        if !self.icons.is_empty() {
+            info.insert("icons".into(), serde_json::json!(self.icons));
+        }
+        Ok(serde_json::Value::Object(info))
     }
 
     /// `instructions` sent in `server/discover` and the legacy `initialize` result.
@@ -312,6 +389,15 @@ impl ServerBuilder {
         let pipelines = crate::pipeline::build(groups);
         let fields = crate::subscriptions::collect_fields(groups);
         let mut errors = super::state_check::missing_state(&self.state, groups);
+        let info = self.implementation().unwrap_or_else(|reason| {
+            errors.push(BuildError::Invalid {
+                kind: "server",
+                name: self.name.clone(),
+                site: "ServerBuilder".to_owned(),
+                reason,
+            });
+            serde_json::Value::Null
+        });
         if let Some((_, at)) = &self.tools_call
             && let Some(sites) = pipelines.as_ref().ok().and_then(|p| p.filter_sites.get(ToolsCall::METHOD))
         {
@@ -403,6 +489,7 @@ impl ServerBuilder {
             engine: Arc::new(Engine {
                 name: self.name,
                 version: self.version,
+                info,
                 instructions: self.instructions,
                 table: ArcSwap::from_pointee(table),
                 state: Arc::new(self.state),

@@ -275,6 +275,7 @@ impl Server {
             schema_origin: crate::registry::SchemaOrigin::Written,
             output_schema: None,
             annotations: None,
+            decoration: crate::registry::Decoration::default(),
             roles: tool.roles,
             scopes: tool.scopes,
             task_support: tool.task_support,

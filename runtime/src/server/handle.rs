@@ -41,7 +41,9 @@ impl Server {
         &self.engine
     }
 
-    /// The server's `Implementation` object `{name, version}`.
+    /// The server's `Implementation` object as the newest revisions see it:
+    /// `{"name","version","title"?,"description"?,"websiteUrl"?,"icons"?}` (older sessions are
+    /// sent the keys their schema has).
     pub fn server_info(&self) -> Value {
         self.engine().server_info()
     }

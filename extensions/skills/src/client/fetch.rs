@@ -106,7 +106,8 @@ mod tests {
         assert!(contents_of("skill://a/z.md", both).is_err());
         assert!(contents_of("skill://a/other", vec![text]).is_ok(), "a sole item answers the read");
         assert!(contents_of("skill://a/x.md", Vec::new()).is_err());
-        let bad = ResourceContents::Blob { uri: "skill://a/y.bin".into(), mime_type: None, blob: "%%".into() };
+        let bad: ResourceContents =
+            serde_json::from_value(serde_json::json!({"uri": "skill://a/y.bin", "blob": "%%"})).expect("contents");
         assert!(contents_of("skill://a/y.bin", vec![bad]).is_err());
     }
 }

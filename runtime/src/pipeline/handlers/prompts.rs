@@ -6,6 +6,7 @@ use crate::model::GetPromptResult;
 use crate::pipeline::Engine;
 use crate::pipeline::method::Method;
 use crate::pipeline::{ErasedValue, GetPromptParams, decode_erased, encode_erased, rpc_shim};
+use crate::protocol::revision::{Definition, fit_definition};
 use crate::registry::BoxFuture;
 use serde_json::{Map, Value};
 
@@ -16,7 +17,8 @@ pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, V
         let name = p.definition.get("name").and_then(Value::as_str).unwrap_or_default();
         server.allows(ctx, Primitive::Prompt(name), p.roles, p.scopes)
     });
-    page("prompts", visible.map(|p| p.definition.clone()), params, server.page_size)
+    let era = *ctx.era();
+    page("prompts", visible.map(|p| fit_definition(Definition::Prompt, &p.definition, era)), params, server.page_size)
 }
 
 /// `prompts/get`: decodes the params, matches the prompt, then runs the method's alternate and

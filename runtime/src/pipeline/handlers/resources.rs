@@ -6,6 +6,7 @@ use crate::model::ReadResourceResult;
 use crate::pipeline::Engine;
 use crate::pipeline::method::Method;
 use crate::pipeline::{ErasedValue, ReadResourceParams, decode_erased, encode_erased, rpc_shim};
+use crate::protocol::revision::{Definition, fit_definition};
 use crate::registry::{BoxFuture, ResourceEntry, ResourceRequest};
 use serde_json::{Map, Value};
 
@@ -13,14 +14,22 @@ use serde_json::{Map, Value};
 pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.resources().filter(|r| allowed(server, ctx, r));
-    page("resources", visible.map(|r| r.definition.clone()), params, server.page_size)
+    let era = *ctx.era();
+    page(
+        "resources",
+        visible.map(|r| fit_definition(Definition::Resource, &r.definition, era)),
+        params,
+        server.page_size,
+    )
 }
 
 /// `resources/templates/list`: the URI templates the caller may use, in order, paginated.
 pub(crate) fn templates(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.templates().filter(|r| allowed(server, ctx, r));
-    page("resourceTemplates", visible.map(|r| r.definition.clone()), params, server.page_size)
+    let era = *ctx.era();
+    let fitted = visible.map(|r| fit_definition(Definition::Resource, &r.definition, era));
+    page("resourceTemplates", fitted, params, server.page_size)
 }
 
 fn allowed(server: &Engine, ctx: &RequestContext, r: &ResourceEntry) -> bool {

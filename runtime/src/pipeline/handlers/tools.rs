@@ -6,6 +6,7 @@ use crate::model::CallToolResult;
 use crate::pipeline::Engine;
 use crate::pipeline::method::Method;
 use crate::pipeline::{CallToolParams, ErasedValue, encode_erased, rpc_shim};
+use crate::protocol::revision::{Definition, fit_definition};
 use crate::registry::BoxFuture;
 use serde_json::{Map, Value};
 
@@ -13,8 +14,9 @@ use serde_json::{Map, Value};
 pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.tools().filter(|t| server.allows(ctx, Primitive::Tool(&t.name), t.roles, t.scopes));
-    let modern = ctx.era().is_modern();
-    page("tools", visible.map(|t| t.definition_for(modern).clone()), params, server.page_size)
+    let era = *ctx.era();
+    let fitted = visible.map(|t| fit_definition(Definition::Tool, t.definition_for(era.is_modern()), era));
+    page("tools", fitted, params, server.page_size)
 }
 
 /// `tools/call`: decodes the params, matches the tool, then runs the method's alternate and

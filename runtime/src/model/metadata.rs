@@ -1,0 +1,139 @@
+use super::Role;
+use crate::vocab::metadata::{check_icon_mime_type, check_icon_size, check_icon_src, check_icon_theme, check_meta_key};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// An icon a client may show beside a tool, prompt, resource, template or the server itself
+/// (schema `Icon`, SEP-973,
+/// <https://modelcontextprotocol.io/specification/2025-11-25/basic/index#icons>).
+///
+/// JSON: `{"src":"https://…/icon.png","mimeType"?:"image/png","sizes"?:["48x48"],"theme"?:"light"|"dark"}`.
+/// Only 2025-11-25 and 2026-07-28 clients see icons; older sessions are sent none.
+///
+/// Checked when the server is built or the definition added ([`Icon::check`]): `src` is an
+/// `https:`/`http:` URL or a `data:image/…` URI (never `javascript:`, `file:`, …), `mimeType` an
+/// `image/*` type, each size `WxH` or `any`, the theme `light` or `dark`.
+///
+/// ```
+/// # use switchyard::Icon;
+/// let icon = Icon::new("https://example.com/dice.svg").mime_type("image/svg+xml").sizes(["any"]);
+/// assert!(icon.check().is_ok());
+/// assert!(Icon::new("javascript:alert(1)").check().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Icon {
+    /// An `https:` URL or a `data:image/…;base64,…` URI.
+    pub src: String,
+    /// The image type, when the URL does not tell it (`image/png`, `image/svg+xml`).
+    #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Sizes it can be shown at: `"48x48"`, or `"any"` for scalable images; empty: any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<String>,
+    /// `light` or `dark`: the background it is drawn for; `None`: either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+}
+
+impl Icon {
+    /// An icon at `src`.
+    pub fn new(src: impl Into<String>) -> Self {
+        Icon { src: src.into(), mime_type: None, sizes: Vec::new(), theme: None }
+    }
+
+    /// Sets `mimeType`.
+    pub fn mime_type(mut self, mime: impl Into<String>) -> Self {
+        self.mime_type = Some(mime.into());
+        self
+    }
+
+    /// Sets `sizes` (`"48x48"`, `"any"`).
+    pub fn sizes<S: Into<String>>(mut self, sizes: impl IntoIterator<Item = S>) -> Self {
+        self.sizes = sizes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets `theme` (`"light"` or `"dark"`).
+    pub fn theme(mut self, theme: impl Into<String>) -> Self {
+        self.theme = Some(theme.into());
+        self
+    }
+
+    /// Checks the icon against the rules above.
+    ///
+    /// Errors: a sentence naming the first field that breaks them.
+    pub fn check(&self) -> Result<(), String> {
+        check_icon_src(&self.src)?;
+        if let Some(mime) = &self.mime_type {
+            check_icon_mime_type(mime)?;
+        }
+        self.sizes.iter().try_for_each(|s| check_icon_size(s))?;
+        self.theme.as_deref().map_or(Ok(()), check_icon_theme)
+    }
+}
+
+/// Hints for the client about a content block or resource (schema `Annotations`,
+/// <https://modelcontextprotocol.io/specification/2025-11-25/server/resources#annotations>).
+///
+/// JSON: `{"audience"?:["user","assistant"],"priority"?:0.0..=1.0,"lastModified"?:"2025-01-12T15:00:58Z"}`.
+/// `lastModified` is sent to 2025-06-18 and later clients only.
+///
+/// ```
+/// # use switchyard::{Annotations, Content, Role};
+/// let note = Content::text("for the user only")
+///     .with_annotations(Annotations::new().audience([Role::User]).priority(0.2));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Annotations {
+    /// Who the data is for; empty: not said.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audience: Vec<Role>,
+    /// How important it is, from 0 (optional) to 1 (required).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<f64>,
+    /// When it last changed, an ISO 8601 date-time (`2025-01-12T15:00:58Z`).
+    #[serde(rename = "lastModified", skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+}
+
+impl Annotations {
+    /// No hints.
+    pub fn new() -> Self {
+        Annotations::default()
+    }
+
+    /// Sets `audience`.
+    pub fn audience(mut self, roles: impl IntoIterator<Item = Role>) -> Self {
+        self.audience = roles.into_iter().collect();
+        self
+    }
+
+    /// Sets `priority`, held to 0..=1 (a NaN is dropped).
+    pub fn priority(mut self, priority: f64) -> Self {
+        self.priority = (!priority.is_nan()).then(|| priority.clamp(0.0, 1.0));
+        self
+    }
+
+    /// Sets `lastModified` (ISO 8601, e.g. `2025-01-12T15:00:58Z`).
+    pub fn last_modified(mut self, when: impl Into<String>) -> Self {
+        self.last_modified = Some(when.into());
+        self
+    }
+}
+
+/// Checks the top-level keys of a declared `_meta` object
+/// (<https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta>): each follows
+/// the naming rules and none uses a reserved prefix (`io.modelcontextprotocol/`, `dev.mcp/`).
+/// Values are free-form.
+///
+/// Errors: a sentence naming the first key that breaks the rules.
+pub fn check_meta(meta: &Map<String, Value>) -> Result<(), String> {
+    meta.keys().try_for_each(|k| check_meta_key(k))
+}
+
+/// Checks every icon of a definition.
+pub(crate) fn check_icons(icons: &[Icon]) -> Result<(), String> {
+    icons.iter().try_for_each(Icon::check)
+}
