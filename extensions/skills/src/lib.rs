@@ -254,7 +254,10 @@ impl SkillLibrary {
         server.remove_resources(summary.removed.iter().map(String::as_str));
         // Every file is re-added: a changed SKILL.md may change its listed name or description,
         // and add_resources announces a list change only when a listed object differs.
-        server.add_resources(self.resources());
+        // Skill files declare no icons or `_meta`, the only things add_resources refuses.
+        if let Err(e) = server.add_resources(self.resources()) {
+            tracing::warn!(error = %e, "skills reloaded, but their files could not be served");
+        }
         let publisher = server.publisher();
         for uri in &summary.changed {
             publisher.resource_updated(uri.clone());

@@ -75,6 +75,8 @@ pub(crate) struct Engine {
     pub(crate) version: String,
     /// The `Implementation` object (`serverInfo`) with every field the server set.
     pub(crate) info: Value,
+    /// What shapes each client's lists, in registration order.
+    pub(crate) listing: Vec<Arc<dyn crate::registry::ListingFilter>>,
     pub(crate) instructions: Option<String>,
     pub(crate) table: ArcSwap<DispatchTable>,
     pub(crate) state: Arc<StateMap>,

@@ -52,12 +52,19 @@ pub(crate) fn has_every_key(era: Era) -> bool {
 /// `definition` as `era`'s schema has it: the same object when it has every key, else a copy
 /// without the keys it lacks.
 pub(crate) fn fit_definition(kind: Definition, definition: &Value, era: Era) -> Value {
-    let revision = Revision::of(era);
     let mut out = definition.clone();
-    if revision == Revision::Newest {
-        return out;
+    if let Some(obj) = out.as_object_mut() {
+        fit_in_place(kind, obj, era);
     }
-    let Some(obj) = out.as_object_mut() else { return out };
+    out
+}
+
+/// [`fit_definition`] on an object the caller owns already.
+pub(crate) fn fit_in_place(kind: Definition, obj: &mut Map<String, Value>, era: Era) {
+    let revision = Revision::of(era);
+    if revision == Revision::Newest {
+        return;
+    }
     obj.remove("icons");
     if kind == Definition::Implementation {
         obj.remove("description");
@@ -81,7 +88,6 @@ pub(crate) fn fit_definition(kind: Definition, definition: &Value, era: Era) -> 
             Definition::Implementation => {}
         }
     }
-    out
 }
 
 /// Fits the content blocks and resource contents of a `tools/call`, `prompts/get` or

@@ -6,6 +6,7 @@
 //! sorted, immutable [`DispatchTable`].
 
 pub(crate) mod items;
+mod listing;
 mod selection;
 pub(crate) mod table;
 mod task_support;
@@ -16,10 +17,13 @@ mod uri_template;
 pub use items::BoxFuture;
 pub(crate) use items::ResourceRequest;
 // The registrations the macros submit are reachable only through `switchyard::__private`.
+pub use crate::model::check_meta;
 pub(crate) use items::{
     CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, SchemaOrigin, Site,
     ToolRegistration,
 };
+pub(crate) use listing::BuildCheck;
+pub use listing::{ListedKind, ListingFilter};
 pub(crate) use selection::{Groups, Registration, registrations};
 pub(crate) use table::BuildError;
 pub use table::{

@@ -26,6 +26,8 @@ pub struct ServerBuilder {
     description: Option<String>,
     website_url: Option<String>,
     icons: Vec<crate::Icon>,
+    listing: Vec<Arc<dyn crate::registry::ListingFilter>>,
+    build_checks: Vec<(crate::registry::BuildCheck, String)>,
     instructions: Option<String>,
     groups: Option<Vec<String>>,
     state: StateMap,
@@ -67,6 +69,8 @@ impl ServerBuilder {
             description: None,
             website_url: None,
             icons: Vec::new(),
+            listing: Vec::new(),
+            build_checks: Vec::new(),
             instructions: None,
             groups: None,
             state: StateMap::default(),
@@ -115,6 +119,26 @@ impl ServerBuilder {
     /// [`build`](Self::build) as [`Icon::check`](crate::Icon::check) says.
     pub fn icon(mut self, icon: crate::Icon) -> Self {
         self.icons.push(icon);
+        self
+    }
+
+    /// Adds a [`ListingFilter`](crate::registry::ListingFilter): it shapes every definition a
+    /// list answer holds for the client asking (filters run in the order added).
+    pub fn listing_filter(mut self, filter: impl crate::registry::ListingFilter) -> Self {
+        self.listing.push(Arc::new(filter));
+        self
+    }
+
+    /// Adds a check [`build`](Self::build) runs over the finished dispatch table (every
+    /// registration and run-time resource in it): an error it returns fails the build beside
+    /// every other problem found. Extensions use it for rules across definitions.
+    #[track_caller]
+    pub fn build_check(
+        mut self,
+        check: impl FnOnce(&DispatchTable) -> Result<(), BuildError> + Send + 'static,
+    ) -> Self {
+        let at = std::panic::Location::caller().to_string();
+        self.build_checks.push((Box::new(check), at));
         self
     }
 
@@ -457,7 +481,7 @@ impl ServerBuilder {
             });
         }
         let (table, pipelines, fields) = match (table, pipelines, fields) {
-            (Ok(t), Ok(p), Ok(f)) if errors.is_empty() => (t, p, f),
+            (Ok(t), Ok(p), Ok(f)) => (t, p, f),
             (t, p, f) => {
                 let mut all: Vec<BuildError> = [t.err(), p.err(), f.err()].into_iter().flatten().collect();
                 all.append(&mut errors);
@@ -467,8 +491,34 @@ impl ServerBuilder {
         let table = if self.resources.is_empty() {
             table
         } else {
-            table.with_resources(self.resources.into_iter().map(super::DynamicResource::into_entry).collect())
+            let mut entries = Vec::with_capacity(self.resources.len());
+            for resource in self.resources {
+                let uri = resource.uri().to_owned();
+                match resource.into_entry() {
+                    Ok(entry) => entries.push(entry),
+                    Err(reason) => errors.push(BuildError::Invalid {
+                        kind: "resource",
+                        name: uri,
+                        site: "ServerBuilder::resource".to_owned(),
+                        reason,
+                    }),
+                }
+            }
+            table.with_resources(entries)
         };
+        for (check, at) in self.build_checks {
+            if let Err(e) = check(&table) {
+                errors.push(match e {
+                    BuildError::Invalid { kind, name, site, reason } if site.is_empty() => {
+                        BuildError::Invalid { kind, name, site: at, reason }
+                    }
+                    other => other,
+                });
+            }
+        }
+        if let Some(e) = BuildError::from_all(errors) {
+            return Err(e);
+        }
         let request_state = Arc::new(
             crate::input::StateCodec::new(self.request_state_key.map(|(k, _)| k), self.request_state_ttl)
                 .with_previous(self.request_state_previous_keys.into_iter().map(|(k, _)| k).collect()),
@@ -490,6 +540,7 @@ impl ServerBuilder {
                 name: self.name,
                 version: self.version,
                 info,
+                listing: self.listing,
                 instructions: self.instructions,
                 table: ArcSwap::from_pointee(table),
                 state: Arc::new(self.state),

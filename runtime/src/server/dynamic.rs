@@ -117,6 +117,9 @@ pub struct DynamicResource {
     title: Option<String>,
     description: Option<String>,
     mime_type: Option<String>,
+    size: Option<u64>,
+    annotations: Option<crate::Annotations>,
+    decoration: crate::registry::Decoration,
     roles: &'static [&'static str],
     scopes: &'static [&'static str],
     read: crate::registry::ResourceReadFn,
@@ -142,6 +145,9 @@ impl DynamicResource {
             title: None,
             description: None,
             mime_type: None,
+            size: None,
+            annotations: None,
+            decoration: crate::registry::Decoration::default(),
             roles: &[],
             scopes: &[],
             read: Arc::new(move |ctx, req| Box::pin(read(ctx, req))),
@@ -166,6 +172,31 @@ impl DynamicResource {
         self
     }
 
+    /// Sets `size`, the contents' size in bytes (as `#[mcp_resource(size = ..)]`).
+    pub fn size(mut self, bytes: u64) -> Self {
+        self.size = Some(bytes);
+        self
+    }
+
+    /// Sets the listed `annotations` (audience, priority, lastModified).
+    pub fn annotations(mut self, annotations: crate::Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Adds an icon (as `#[mcp_resource(icons = [..])]`), checked when the resource is added.
+    pub fn icon(mut self, icon: crate::Icon) -> Self {
+        self.decoration.icons.push(icon);
+        self
+    }
+
+    /// Sets the listed `_meta` (as `#[mcp_resource(meta = ..)]`); its keys are checked when the
+    /// resource is added (naming rules, no reserved prefix).
+    pub fn meta(mut self, meta: serde_json::Map<String, Value>) -> Self {
+        self.decoration.meta = Some(meta);
+        self
+    }
+
     /// Restricts the resource to callers holding one of `roles` (as `#[mcp_resource(roles = [..])]`).
     pub fn roles(mut self, roles: &'static [&'static str]) -> Self {
         self.roles = roles;
@@ -185,7 +216,9 @@ impl DynamicResource {
     }
 
     /// The dispatch-table entry.
-    pub(crate) fn into_entry(self) -> ResourceEntry {
+    ///
+    /// Errors: an icon or `_meta` key that breaks the rules, as a sentence.
+    pub(crate) fn into_entry(self) -> Result<ResourceEntry, String> {
         let mut def = serde_json::Map::new();
         def.insert("uri".into(), json!(self.uri));
         def.insert("name".into(), json!(self.name));
@@ -194,13 +227,20 @@ impl DynamicResource {
                 def.insert(key.into(), json!(v));
             }
         }
-        ResourceEntry {
+        if let Some(size) = self.size {
+            def.insert("size".into(), json!(size));
+        }
+        if let Some(annotations) = self.annotations {
+            def.insert("annotations".into(), json!(annotations));
+        }
+        self.decoration.apply(&mut def)?;
+        Ok(ResourceEntry {
             definition: Value::Object(def),
             template: None,
             handler: self.read,
             roles: self.roles,
             scopes: self.scopes,
-        }
+        })
     }
 }
 
@@ -211,10 +251,19 @@ impl Server {
     /// changed (a resource is new, or its listed object differs); replacing only the reader
     /// announces nothing (publish [`resource_updated`](crate::subscriptions::Publisher::resource_updated)
     /// for changed contents). Returns whether the listing changed.
-    pub fn add_resources(&self, resources: impl IntoIterator<Item = DynamicResource>) -> bool {
-        let entries: Vec<ResourceEntry> = resources.into_iter().map(DynamicResource::into_entry).collect();
+    ///
+    /// Errors: `-32602` naming the resource when one has an icon or `_meta` key that breaks the
+    /// rules ([`Icon::check`](crate::Icon::check), [`check_meta`](crate::registry::check_meta)); then none
+    /// of them is added.
+    pub fn add_resources(&self, resources: impl IntoIterator<Item = DynamicResource>) -> Result<bool, McpError> {
+        let mut entries: Vec<ResourceEntry> = Vec::new();
+        for resource in resources {
+            let uri = resource.uri.clone();
+            let entry = resource.into_entry().map_err(|e| McpError::invalid_params(format!("resource {uri}: {e}")))?;
+            entries.push(entry);
+        }
         if entries.is_empty() {
-            return false;
+            return Ok(false);
         }
         let mut listing_changed = false;
         self.engine().table.rcu(|t| {
@@ -228,7 +277,7 @@ impl Server {
         if listing_changed {
             self.publisher().resources_list_changed();
         }
-        listing_changed
+        Ok(listing_changed)
     }
 
     /// Removes the static resources `uris` (those a `#[mcp_resource]` declared too); publishes

@@ -13,6 +13,7 @@ mod input;
 mod introspection;
 mod jwks;
 mod listen_replacement;
+mod metadata;
 mod observability;
 mod outside_transport;
 mod pipeline;

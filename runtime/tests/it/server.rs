@@ -244,11 +244,11 @@ async fn resources_change_at_run_time() {
     let r = client.request("resources/read", json!({ "uri": "notes://a" })).await;
     assert_eq!(r.result()["contents"][0]["text"], "first");
     // A new resource changes the listing; a new reader behind the same listed object does not.
-    assert!(server.add_resources([note("notes://b", "second")]));
-    assert!(!server.add_resources([note("notes://a", "first, again")]));
+    assert_eq!(server.add_resources([note("notes://b", "second")]), Ok(true));
+    assert_eq!(server.add_resources([note("notes://a", "first, again")]), Ok(false));
     let r = client.request("resources/read", json!({ "uri": "notes://a" })).await;
     assert_eq!(r.result()["contents"][0]["text"], "first, again", "the reader was replaced");
-    assert!(server.add_resources([note("notes://a", "x").description("now described")]));
+    assert_eq!(server.add_resources([note("notes://a", "x").description("now described")]), Ok(true));
     let r = client.request("resources/list", json!({})).await;
     let listed: Vec<&Value> = r.result()["resources"].as_array().expect("resources").iter().collect();
     let a = listed.iter().find(|r| r["uri"] == "notes://a").expect("listed");

@@ -33,6 +33,32 @@ pub(crate) fn page(
     Ok(result)
 }
 
+/// One definition as `ctx`'s client is listed it: the listing filters applied (`None` when one
+/// leaves it out), then fitted to the client's revision.
+pub(crate) fn listed(
+    server: &crate::pipeline::Engine,
+    ctx: &crate::context::RequestContext,
+    kind: crate::registry::ListedKind,
+    definition: &Value,
+) -> Option<Value> {
+    use crate::protocol::revision::{Definition, fit_in_place};
+    use crate::registry::ListedKind;
+    let mut out = definition.clone();
+    let Value::Object(obj) = &mut out else { return Some(out) };
+    for filter in &server.listing {
+        if !filter.filter(ctx, kind, obj) {
+            return None;
+        }
+    }
+    let shape = match kind {
+        ListedKind::Tool => Definition::Tool,
+        ListedKind::Prompt => Definition::Prompt,
+        _ => Definition::Resource,
+    };
+    fit_in_place(shape, obj, *ctx.era());
+    Some(out)
+}
+
 fn decode(cursor: &str) -> Option<usize> {
     let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
     std::str::from_utf8(&bytes).ok()?.strip_prefix('o')?.parse().ok()

@@ -1,4 +1,4 @@
-use super::page::page;
+use super::page::{listed, page};
 use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
@@ -6,8 +6,8 @@ use crate::model::GetPromptResult;
 use crate::pipeline::Engine;
 use crate::pipeline::method::Method;
 use crate::pipeline::{ErasedValue, GetPromptParams, decode_erased, encode_erased, rpc_shim};
-use crate::protocol::revision::{Definition, fit_definition};
 use crate::registry::BoxFuture;
+use crate::registry::ListedKind;
 use serde_json::{Map, Value};
 
 /// `prompts/list`: the prompts the caller may use, in name order, paginated.
@@ -17,8 +17,8 @@ pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, V
         let name = p.definition.get("name").and_then(Value::as_str).unwrap_or_default();
         server.allows(ctx, Primitive::Prompt(name), p.roles, p.scopes)
     });
-    let era = *ctx.era();
-    page("prompts", visible.map(|p| fit_definition(Definition::Prompt, &p.definition, era)), params, server.page_size)
+    let listed = visible.filter_map(|p| listed(server, ctx, ListedKind::Prompt, &p.definition));
+    page("prompts", listed, params, server.page_size)
 }
 
 /// `prompts/get`: decodes the params, matches the prompt, then runs the method's alternate and

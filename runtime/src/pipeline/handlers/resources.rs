@@ -1,4 +1,4 @@
-use super::page::page;
+use super::page::{listed, page};
 use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
@@ -6,7 +6,7 @@ use crate::model::ReadResourceResult;
 use crate::pipeline::Engine;
 use crate::pipeline::method::Method;
 use crate::pipeline::{ErasedValue, ReadResourceParams, decode_erased, encode_erased, rpc_shim};
-use crate::protocol::revision::{Definition, fit_definition};
+use crate::registry::ListedKind;
 use crate::registry::{BoxFuture, ResourceEntry, ResourceRequest};
 use serde_json::{Map, Value};
 
@@ -14,22 +14,16 @@ use serde_json::{Map, Value};
 pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.resources().filter(|r| allowed(server, ctx, r));
-    let era = *ctx.era();
-    page(
-        "resources",
-        visible.map(|r| fit_definition(Definition::Resource, &r.definition, era)),
-        params,
-        server.page_size,
-    )
+    let listed = visible.filter_map(|r| listed(server, ctx, ListedKind::Resource, &r.definition));
+    page("resources", listed, params, server.page_size)
 }
 
 /// `resources/templates/list`: the URI templates the caller may use, in order, paginated.
 pub(crate) fn templates(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.templates().filter(|r| allowed(server, ctx, r));
-    let era = *ctx.era();
-    let fitted = visible.map(|r| fit_definition(Definition::Resource, &r.definition, era));
-    page("resourceTemplates", fitted, params, server.page_size)
+    let listed = visible.filter_map(|r| listed(server, ctx, ListedKind::ResourceTemplate, &r.definition));
+    page("resourceTemplates", listed, params, server.page_size)
 }
 
 fn allowed(server: &Engine, ctx: &RequestContext, r: &ResourceEntry) -> bool {

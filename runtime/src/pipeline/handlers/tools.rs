@@ -1,4 +1,4 @@
-use super::page::page;
+use super::page::{listed, page};
 use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
@@ -6,17 +6,17 @@ use crate::model::CallToolResult;
 use crate::pipeline::Engine;
 use crate::pipeline::method::Method;
 use crate::pipeline::{CallToolParams, ErasedValue, encode_erased, rpc_shim};
-use crate::protocol::revision::{Definition, fit_definition};
 use crate::registry::BoxFuture;
+use crate::registry::ListedKind;
 use serde_json::{Map, Value};
 
 /// `tools/list`: the enabled tools the caller may use, in name order, paginated.
 pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
     let table = server.table();
     let visible = table.tools().filter(|t| server.allows(ctx, Primitive::Tool(&t.name), t.roles, t.scopes));
-    let era = *ctx.era();
-    let fitted = visible.map(|t| fit_definition(Definition::Tool, t.definition_for(era.is_modern()), era));
-    page("tools", fitted, params, server.page_size)
+    let modern = ctx.era().is_modern();
+    let listed = visible.filter_map(|t| listed(server, ctx, ListedKind::Tool, t.definition_for(modern)));
+    page("tools", listed, params, server.page_size)
 }
 
 /// `tools/call`: decodes the params, matches the tool, then runs the method's alternate and
