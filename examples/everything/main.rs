@@ -91,6 +91,10 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     cli.serve.init_tracing();
     let mut builder = Server::builder("switchyard-everything", env!("CARGO_PKG_VERSION"))
+        .title("Switchyard everything server")
+        .description("Every MCP feature Switchyard serves, for the conformance suite and the wire tests")
+        .website_url("https://github.com/switchyard-rs/switchyard")
+        .icon(switchyard::Icon::new("https://modelcontextprotocol.io/favicon.ico").sizes(["any"]))
         .instructions("Conformance fixtures: tools, resources, prompts and completions for every scenario.");
     // The Tasks extension (`tasks-*` scenarios), with the in-process executor and, unless a
     // flag says otherwise, the in-memory store.

@@ -33,6 +33,29 @@ pub fn silent_wav() -> Vec<u8> {
     w
 }
 
+/// Shows the metadata a tool and its content may carry: a title, icons, `_meta`, and content
+/// annotated for its audience and priority.
+#[mcp_tool(
+    title = "Metadata showcase",
+    read_only,
+    icons = [
+        "https://modelcontextprotocol.io/favicon.ico",
+        icon(src = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGMAAQAABQABDQottAAAAABJRU5ErkJggg==", mime_type = "image/png", sizes = ["1x1"], theme = "light")
+    ],
+    meta = r#"{"dev.switchyard/example": "metadata"}"#
+)]
+async fn test_metadata() -> CallToolResult {
+    let mut meta = serde_json::Map::new();
+    meta.insert("dev.switchyard/source".into(), serde_json::json!("examples/everything"));
+    CallToolResult::success(vec![
+        Content::text("Shown to the user first.")
+            .with_annotations(switchyard::Annotations::new().audience([switchyard::Role::User]).priority(1.0)),
+        Content::text("Context for the assistant.")
+            .with_annotations(switchyard::Annotations::new().audience([switchyard::Role::Assistant]).priority(0.3))
+            .with_meta(meta),
+    ])
+}
+
 /// Returns a simple text response.
 #[mcp_tool]
 async fn test_simple_text() -> Result<String, ToolError> {

@@ -103,6 +103,8 @@ use proc_macro::TokenStream;
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | `true`/`false`, or the bare key for `true`: the `annotations` hints | not sent |
 /// | `roles` | an array of role names, e.g. `["admin", "ops"]`: a caller needs any one of them (see the [crate docs](crate#roles)) | anyone may call it |
 /// | `scopes` | an array of OAuth scopes, e.g. `["files:read"]`: the caller's token must grant all of them (see the [crate docs](crate#scopes)) | no scope needed |
+/// | `icons` | an array of icon URLs or `icon(src = "...", mime_type = "image/png", sizes = ["48x48"], theme = "dark")` entries (SEP-973): `src` is `https:`/`http:` or `data:image/...`, never `javascript:` or `file:`; checked here; sent to 2025-11-25 and later clients | none |
+/// | `meta` | a JSON object as a string, e.g. `r#"{"com.example/rank": 1}"#`: the definition's `_meta`; keys follow the `_meta` naming rules and may not use the reserved `io.modelcontextprotocol/` or `dev.mcp/` prefixes (checked here); sent to 2025-06-18 and later clients | none |
 /// | `declared` | the path of the body-less declaration the handler implements, e.g. `api::search` (see [Declarations](#declarations)) | none |
 /// | `task_support` | `"optional"` or `"required"`: whether the Tasks extension (crate `switchyard-mcp-tasks`) may or must run the call as a task; `"escalate"`: the tool starts on the request path (it may gather input first) and becomes a task when it calls `switchyard_tasks::escalate`; stored as `TaskSupport` on the tool's registration, never sent | never a task |
 ///
@@ -164,11 +166,13 @@ pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// of the two is required), `group` (default `"default"`), `roles` (e.g. `roles = ["editor"]`:
 /// a caller needs any one of them, see the [crate docs](crate#roles); default: anyone), `scopes`
 /// (e.g. `scopes = ["docs:read"]`: the token must grant all of them, see the
-/// [crate docs](crate#scopes); default: none).
+/// [crate docs](crate#scopes); default: none), `icons` and `meta` (as on
+/// [`mcp_tool`](macro@mcp_tool#keys): icons and `_meta`, checked here).
 ///
 /// # Arguments
 /// Extractors and at most one params type, whose top-level fields become the prompt's
-/// `arguments` (required unless `Option`). Clients send prompt arguments as strings, so the
+/// `arguments` (required unless `Option`; a field's `#[schemars(title = "...")]` becomes the
+/// argument's `title`). Clients send prompt arguments as strings, so the
 /// fields are usually `String` or `Option<String>`.
 ///
 /// # Return type
@@ -204,6 +208,9 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | `title` | display title | none |
 /// | `description` | description | the doc comment, if any |
 /// | `mime_type` | `type/subtype` of the contents | none |
+/// | `size` | the contents' size in bytes (static resources only) | none |
+/// | `icons` | an array of icon URLs or `icon(src = "...", mime_type = "image/png", sizes = ["48x48"], theme = "dark")` entries (SEP-973): `src` is `https:`/`http:` or `data:image/...`, never `javascript:` or `file:`; checked here; sent to 2025-11-25 and later clients | none |
+/// | `meta` | a JSON object as a string, e.g. `r#"{"com.example/rank": 1}"#`: the definition's `_meta`; keys follow the `_meta` naming rules and may not use the reserved `io.modelcontextprotocol/` or `dev.mcp/` prefixes (checked here); sent to 2025-06-18 and later clients | none |
 /// | `group` | registration group | `"default"` |
 /// | `roles` | an array of role names, e.g. `["auditor"]`: a caller needs any one of them to read it (see the [crate docs](crate#roles)) | anyone may read it |
 /// | `scopes` | an array of OAuth scopes, e.g. `["audit:read"]`: the caller's token must grant all of them (see the [crate docs](crate#scopes)) | no scope needed |

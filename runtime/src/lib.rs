@@ -115,6 +115,11 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../docs/observability.md")]
 pub struct ObservabilityGuideDoctests;
 
+/// The metadata guide's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/metadata.md")]
+pub struct MetadataGuideDoctests;
+
 /// The subscriptions guide's examples, compiled as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/subscriptions.md")]
