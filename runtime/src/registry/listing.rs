@@ -45,4 +45,4 @@ where
 /// A check [`ServerBuilder::build`](crate::ServerBuilder::build) runs over the finished table,
 /// registered with [`ServerBuilder::build_check`](crate::ServerBuilder::build_check): extensions
 /// refuse what only the whole server shows (a tool linked to a view that does not exist).
-pub(crate) type BuildCheck = Box<dyn FnOnce(&super::DispatchTable) -> Result<(), super::BuildError> + Send>;
+pub(crate) type BuildCheck = Box<dyn FnOnce(&super::DispatchTable) -> Result<(), super::BuildError> + Send + Sync>;

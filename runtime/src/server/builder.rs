@@ -135,7 +135,7 @@ impl ServerBuilder {
     #[track_caller]
     pub fn build_check(
         mut self,
-        check: impl FnOnce(&DispatchTable) -> Result<(), BuildError> + Send + 'static,
+        check: impl FnOnce(&DispatchTable) -> Result<(), BuildError> + Send + Sync + 'static,
     ) -> Self {
         let at = std::panic::Location::caller().to_string();
         self.build_checks.push((Box::new(check), at));
