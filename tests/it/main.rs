@@ -6,6 +6,7 @@ mod common;
 mod adversarial;
 mod auth_flags;
 mod batches;
+mod catalogue;
 mod client;
 mod client_tasks;
 mod cluster;
