@@ -15,7 +15,9 @@ use std::sync::Arc;
 ///
 /// The listed object is the MCP `Resource`
 /// (<https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource>):
-/// `{uri, name, title?, description?, mimeType?}`.
+/// `{uri, name, title?, description?, mimeType?, size?, annotations?, icons?, _meta?}`. Each
+/// session sees the keys its revision's schema has: 2025-03-26 none of `title`, `icons`, `_meta`
+/// or `annotations.lastModified`; 2025-06-18 no `icons`.
 ///
 /// ```
 /// # use switchyard::{ReadResourceResult, ResourceContents, Server, server::DynamicResource};
