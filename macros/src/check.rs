@@ -10,37 +10,12 @@ use crate::attr::{
 use crate::ctxt::Ctxt;
 use crate::symbol::{ARGUMENT, DESCRIPTION, DESTRUCTIVE, GROUP, NAME, PROMPT, READ_ONLY, ROUTING_NAME, TITLE, URI};
 use crate::uri_template;
+use crate::vocab::definitions::mime_type;
+pub use crate::vocab::definitions::tool_name;
 use crate::vocab::metadata::{check_icon_mime_type, check_icon_size, check_icon_src, check_icon_theme, check_meta_key};
-use crate::vocab::methods::{self, LISTEN_KEYS, Owner};
+use crate::vocab::methods::{self, LISTEN_KEYS};
 use proc_macro2::Span;
 use syn::{ItemFn, LitStr, Type};
-
-/// MCP tool names: 1–128 characters of `[A-Za-z0-9_.-]`, and not a method name of MCP (a
-/// client that confuses the two namespaces would call MCP's method).
-pub fn tool_name(name: &str) -> Result<(), String> {
-    match methods::method_owner(name) {
-        Some(Owner::Core) => {
-            return Err(format!("`{name}` is a method of MCP itself; choose another tool name"));
-        }
-        Some(Owner::Namespace(ns)) => {
-            return Err(format!("`{name}` is in MCP's `{ns}` namespace of method names; choose another tool name"));
-        }
-        None => {}
-    }
-    if name.is_empty() {
-        return Err("tool names must not be empty".to_owned());
-    }
-    if let Some(bad) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
-        return Err(format!(
-            "tool name `{name}` contains {bad:?}; tool names use only A-Z, a-z, 0-9, `_`, `.` and `-`"
-        ));
-    }
-    let len = name.chars().count();
-    if len > 128 {
-        return Err(format!("tool name `{name}` is {len} characters long; the limit is 128"));
-    }
-    Ok(())
-}
 
 /// A hand-written input schema: valid JSON with `"type": "object"` at the root.
 pub fn raw_input_schema(text: &str) -> Result<(), String> {
@@ -52,14 +27,6 @@ pub fn raw_input_schema(text: &str) -> Result<(), String> {
             Err("`input_schema` must have `\"type\": \"object\"` at its root: tool arguments are a JSON object"
                 .to_owned())
         }
-    }
-}
-
-/// A MIME type of the form `type/subtype`.
-pub fn mime_type(text: &str) -> Result<(), String> {
-    match text.split_once('/') {
-        Some((kind, sub)) if !kind.is_empty() && !sub.is_empty() && !text.contains(char::is_whitespace) => Ok(()),
-        _ => Err(format!("`mime_type` {text:?} is not of the form `type/subtype`, e.g. `text/plain`")),
     }
 }
 
@@ -612,34 +579,6 @@ mod tests {
         for key in LISTEN_KEYS {
             assert!(subscription_field_key(key).expect_err("core").contains("is a core key"), "{key}");
         }
-    }
-
-    #[test]
-    fn valid_tool_names_pass() {
-        for name in ["echo", "get_weather", "files.read-v2", "A", &"x".repeat(128)] {
-            assert_eq!(tool_name(name), Ok(()), "{name}");
-        }
-    }
-
-    #[test]
-    fn invalid_tool_names_say_why() {
-        assert!(tool_name("").expect_err("empty").contains("must not be empty"));
-        assert!(tool_name("get weather").expect_err("space").contains("contains ' '"));
-        assert!(tool_name("wetter/heute").expect_err("slash").contains("contains '/'"));
-        assert!(tool_name("café").expect_err("accent").contains("contains 'é'"));
-        assert!(tool_name(&"x".repeat(129)).expect_err("long").contains("129 characters"));
-    }
-
-    #[test]
-    fn tool_names_cannot_be_mcp_method_names() {
-        for name in ["tools/call", "initialize", "ping", "server/discover", "subscriptions/listen"] {
-            let err = tool_name(name).expect_err("core");
-            assert_eq!(err, format!("`{name}` is a method of MCP itself; choose another tool name"));
-        }
-        let err = tool_name("tasks/get").expect_err("namespace");
-        assert!(err.contains("is in MCP's `tasks/` namespace of method names"), "{err}");
-        assert_eq!(tool_name("tools"), Ok(()));
-        assert_eq!(tool_name("pings"), Ok(()));
     }
 
     #[test]

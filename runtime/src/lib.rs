@@ -85,7 +85,7 @@ pub use jsonrpc::id::RequestId;
 pub use model::{
     Annotations, CallToolResult, Completion, CompletionArgument, CompletionRef, CompletionRequest, Content,
     EmbeddedResource, GetPromptResult, Icon, Json, PromptArgument, PromptMessage, ReadResourceResult, ResourceContents,
-    Role, input_schema,
+    Role, ToolAnnotations, input_schema,
 };
 pub use pipeline::{
     AltNext, Alternate, CallToolParams, GetPromptParams, Next, RawNext, RawRequest, RawResponse, ReadResourceParams,

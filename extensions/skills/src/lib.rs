@@ -254,7 +254,8 @@ impl SkillLibrary {
         server.remove_resources(summary.removed.iter().map(String::as_str));
         // Every file is re-added: a changed SKILL.md may change its listed name or description,
         // and add_resources announces a list change only when a listed object differs.
-        // Skill files declare no icons or `_meta`, the only things add_resources refuses.
+        // Skill files declare no icons or `_meta` and a `type/subtype` MIME type, so nothing
+        // in them breaks a rule add_resources checks.
         if let Err(e) = server.add_resources(self.resources()) {
             tracing::warn!(error = %e, "skills reloaded, but their files could not be served");
         }

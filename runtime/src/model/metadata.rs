@@ -123,6 +123,102 @@ impl Annotations {
     }
 }
 
+/// Hints about a tool's behavior (schema `ToolAnnotations`,
+/// <https://modelcontextprotocol.io/specification/2025-11-25/schema#toolannotations>): what
+/// `#[mcp_tool(read_only, destructive = false, ..)]` declares, for a tool added at run time
+/// ([`DynamicTool::annotations`](crate::server::DynamicTool::annotations)). Clients must treat
+/// them as untrusted hints from the server, never as guarantees.
+///
+/// JSON: `{"title"?:"..","readOnlyHint"?:bool,"destructiveHint"?:bool,"idempotentHint"?:bool,"openWorldHint"?:bool}`;
+/// every revision from 2025-03-26 on has all five keys.
+///
+/// Checked when the tool is added ([`ToolAnnotations::check`]): a tool cannot be both read-only
+/// and destructive.
+///
+/// ```
+/// # use switchyard::ToolAnnotations;
+/// let hints = ToolAnnotations::new().read_only_hint(true).open_world_hint(false);
+/// assert_eq!(serde_json::to_value(&hints)?, serde_json::json!({"readOnlyHint": true, "openWorldHint": false}));
+/// assert!(ToolAnnotations::new().read_only_hint(true).destructive_hint(true).check().is_err());
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    /// A display title for the tool (the tool's own `title` takes precedence in clients).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `readOnlyHint`: the tool does not modify its environment (default `false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// `destructiveHint`: an update may destroy data (default `true`; meaningful only when the
+    /// tool is not read-only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// `idempotentHint`: calling it again with the same arguments has no further effect
+    /// (default `false`; meaningful only when the tool is not read-only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// `openWorldHint`: the tool reaches entities outside a closed domain, such as the web
+    /// (default `true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// No hints: `{}`.
+    pub fn new() -> Self {
+        ToolAnnotations::default()
+    }
+
+    /// Sets `title`.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `readOnlyHint` (as `#[mcp_tool(read_only)]`).
+    pub fn read_only_hint(mut self, value: bool) -> Self {
+        self.read_only_hint = Some(value);
+        self
+    }
+
+    /// Sets `destructiveHint` (as `#[mcp_tool(destructive)]`).
+    pub fn destructive_hint(mut self, value: bool) -> Self {
+        self.destructive_hint = Some(value);
+        self
+    }
+
+    /// Sets `idempotentHint` (as `#[mcp_tool(idempotent)]`).
+    pub fn idempotent_hint(mut self, value: bool) -> Self {
+        self.idempotent_hint = Some(value);
+        self
+    }
+
+    /// Sets `openWorldHint` (as `#[mcp_tool(open_world)]`).
+    pub fn open_world_hint(mut self, value: bool) -> Self {
+        self.open_world_hint = Some(value);
+        self
+    }
+
+    /// Checks the hints agree, as the macro checks `read_only` and `destructive`.
+    ///
+    /// Errors: a sentence when `readOnlyHint` and `destructiveHint` are both `true` (a tool that
+    /// modifies nothing destroys nothing), or when `title` is blank.
+    pub fn check(&self) -> Result<(), String> {
+        if self.read_only_hint == Some(true) && self.destructive_hint == Some(true) {
+            return Err("a read-only tool cannot be destructive: it does not modify anything \
+                        (`readOnlyHint` and `destructiveHint` are both true)"
+                .to_owned());
+        }
+        if self.title.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            return Err("the annotations' `title` must not be empty".to_owned());
+        }
+        Ok(())
+    }
+}
+
 /// Checks the top-level keys of a declared `_meta` object
 /// (<https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta>): each follows
 /// the naming rules and none uses a reserved prefix (`io.modelcontextprotocol/`, `dev.mcp/`).

@@ -12,7 +12,7 @@ mod tool;
 pub use completion::{Completion, CompletionArgument, CompletionRef, CompletionRequest};
 pub use content::{Content, EmbeddedResource, ResourceContents};
 pub(crate) use metadata::check_icons;
-pub use metadata::{Annotations, Icon, check_meta};
+pub use metadata::{Annotations, Icon, ToolAnnotations, check_meta};
 pub use prompt::{GetPromptResult, PromptArgument, PromptMessage, Role};
 pub use resource::ReadResourceResult;
 pub use schema::input_schema;

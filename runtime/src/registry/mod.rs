@@ -27,7 +27,8 @@ pub use listing::{ListedKind, ListingFilter};
 pub(crate) use selection::{Groups, Registration, registrations};
 pub(crate) use table::BuildError;
 pub use table::{
-    CompletionKey, DispatchTable, ParamHeader, PromptEntry, ResourceEntry, ResourceReadFn, ToolCallFn, ToolEntry,
+    CompletionKey, DispatchTable, ParamHeader, PromptEntry, PromptGetFn, ResourceEntry, ResourceReadFn, ToolCallFn,
+    ToolEntry,
 };
 pub(crate) use table::{Decoration, ToolParts, build_tool};
 pub use task_support::TaskSupport;

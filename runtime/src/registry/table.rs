@@ -1,12 +1,14 @@
 use super::UriTemplate;
 use super::items::{
-    BoxFuture, CompletionHandler, CompletionRegistration, CompletionTarget, PromptHandler, PromptRegistration,
-    ResourceRegistration, ResourceRequest, SchemaOrigin, Site, ToolRegistration,
+    BoxFuture, CompletionHandler, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration,
+    ResourceRequest, SchemaOrigin, Site, ToolRegistration,
 };
 use super::tool_schema::{ToolSchemas, legacy_output_schema};
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
-use crate::model::{CallToolResult, Icon, PromptArgument, ReadResourceResult, check_icons, check_meta};
+use crate::model::{
+    CallToolResult, GetPromptResult, Icon, PromptArgument, ReadResourceResult, check_icons, check_meta,
+};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -83,6 +85,12 @@ pub type ToolCallFn = Arc<dyn Fn(RequestContext, Value) -> BoxFuture<Result<Call
 pub type ResourceReadFn =
     Arc<dyn Fn(RequestContext, ResourceRequest) -> BoxFuture<Result<ReadResourceResult, McpError>> + Send + Sync>;
 
+/// The renderer of a prompt: a `#[mcp_prompt]` function's shim or a run-time prompt's closure
+/// ([`DynamicPrompt`](crate::server::DynamicPrompt)); receives the context and the `arguments`
+/// map (string values).
+pub type PromptGetFn =
+    Arc<dyn Fn(RequestContext, Map<String, Value>) -> BoxFuture<Result<GetPromptResult, McpError>> + Send + Sync>;
+
 /// A `Mcp-Param-{name}` header declared by an `x-mcp-header` annotation on a top-level property.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParamHeader {
@@ -154,18 +162,28 @@ impl std::fmt::Debug for ToolEntry {
 }
 
 /// One prompt in the dispatch table.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct PromptEntry {
     /// The `Prompt` object listed by `prompts/list`.
     pub definition: Value,
     /// Its arguments (for the required-argument check).
     pub arguments: Vec<PromptArgument>,
-    /// The handler shim.
-    pub handler: PromptHandler,
+    /// The renderer.
+    pub handler: PromptGetFn,
     /// Roles a caller needs (any one); empty: anyone.
     pub roles: &'static [&'static str],
     /// OAuth scopes a caller's token must grant (all); empty: none.
     pub scopes: &'static [&'static str],
+}
+
+impl std::fmt::Debug for PromptEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptEntry")
+            .field("definition", &self.definition)
+            .field("arguments", &self.arguments)
+            .field("roles", &self.roles)
+            .finish_non_exhaustive()
+    }
 }
 
 /// One resource or resource template in the dispatch table.
@@ -472,6 +490,50 @@ impl DispatchTable {
         Some(t)
     }
 
+    /// A copy with the prompt `name` added or replaced.
+    pub fn with_prompt(&self, name: &str, prompt: PromptEntry) -> DispatchTable {
+        let mut t = self.clone();
+        t.prompts.retain(|(n, _)| n != name);
+        t.prompts.push((name.to_owned(), prompt));
+        t.reindex();
+        t
+    }
+
+    /// A copy without the prompt `name`; `None` when there was no such prompt.
+    pub fn without_prompt(&self, name: &str) -> Option<DispatchTable> {
+        self.prompt_index.get(name)?;
+        let mut t = self.clone();
+        t.prompts.retain(|(n, _)| n != name);
+        t.reindex();
+        Some(t)
+    }
+
+    /// A copy with the resource template `entry` added, replacing the one with the same
+    /// `uriTemplate` (compared as written).
+    pub fn with_template(&self, entry: ResourceEntry) -> DispatchTable {
+        let key = entry.definition.get("uriTemplate").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let mut t = self.clone();
+        t.templates.retain(|(k, _)| *k != key);
+        t.templates.push((key, entry));
+        t.reindex();
+        t
+    }
+
+    /// The resource template whose `uriTemplate` is `template` (compared as written).
+    pub fn template(&self, template: &str) -> Option<&ResourceEntry> {
+        self.templates.iter().find(|(k, _)| k == template).map(|(_, e)| e)
+    }
+
+    /// A copy without the resource template `template` (compared as written); `None` when
+    /// there was no such template.
+    pub fn without_template(&self, template: &str) -> Option<DispatchTable> {
+        self.template(template)?;
+        let mut t = self.clone();
+        t.templates.retain(|(k, _)| k != template);
+        t.reindex();
+        Some(t)
+    }
+
     /// A copy without the tool `name`; `None` when there was no such tool.
     pub fn without_tool(&self, name: &str) -> Option<DispatchTable> {
         self.tool_index.get(name)?;
@@ -632,7 +694,7 @@ fn prompt_entry(reg: &PromptRegistration) -> Result<PromptEntry, BuildError> {
     Ok(PromptEntry {
         definition: Value::Object(def),
         arguments,
-        handler: reg.handler,
+        handler: Arc::new(reg.handler),
         roles: reg.roles,
         scopes: reg.scopes,
     })

@@ -46,6 +46,9 @@ pub struct ServerBuilder {
     request_state_ttl: Duration,
     extensions: serde_json::Map<String, serde_json::Value>,
     resources: Vec<super::DynamicResource>,
+    tools: Vec<super::DynamicTool>,
+    prompts: Vec<super::DynamicPrompt>,
+    templates: Vec<super::DynamicResourceTemplate>,
     listen_limits: crate::subscriptions::ListenLimits,
     readiness_checks: Vec<(String, crate::pipeline::lifecycle::ReadinessProbe)>,
     metrics_sources: Vec<super::metrics::MetricsSource>,
@@ -87,6 +90,9 @@ impl ServerBuilder {
             request_state_ttl: Duration::from_secs(600),
             extensions: serde_json::Map::new(),
             resources: Vec::new(),
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            templates: Vec::new(),
             listen_limits: crate::subscriptions::ListenLimits::default(),
             readiness_checks: Vec::new(),
             metrics_sources: Vec::new(),
@@ -301,6 +307,43 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves `tool` from the start, beside the `#[mcp_tool]` registrations (it replaces one
+    /// of the same name; of two given here, the last). Tools whose set is only known at run
+    /// time (from configuration, a plugin, a remote catalog) come in this way;
+    /// [`Server::add_tool`](crate::Server::add_tool) and
+    /// [`remove_tool`](crate::Server::remove_tool) change them later.
+    ///
+    /// [`build`](Self::build) fails with [`BuildError::Invalid`] (kind `tool`) when it breaks a
+    /// check of [`DynamicTool`](super::DynamicTool).
+    pub fn tool(mut self, tool: super::DynamicTool) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Serves `prompt` from the start, beside the `#[mcp_prompt]` registrations (it replaces
+    /// one of the same name; of two given here, the last);
+    /// [`Server::add_prompt`](crate::Server::add_prompt) and
+    /// [`remove_prompt`](crate::Server::remove_prompt) change them later.
+    ///
+    /// [`build`](Self::build) fails with [`BuildError::Invalid`] (kind `prompt`) when it breaks
+    /// a check of [`DynamicPrompt`](super::DynamicPrompt).
+    pub fn prompt(mut self, prompt: super::DynamicPrompt) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Serves `template` from the start, beside the `#[mcp_resource]` templates (it replaces
+    /// one written the same way; of two given here, the last);
+    /// [`Server::add_resource_template`](crate::Server::add_resource_template) and
+    /// [`remove_resource_template`](crate::Server::remove_resource_template) change them later.
+    ///
+    /// [`build`](Self::build) fails with [`BuildError::Invalid`] (kind `resource`) when it
+    /// breaks a check of [`DynamicResourceTemplate`](super::DynamicResourceTemplate).
+    pub fn resource_template(mut self, template: super::DynamicResourceTemplate) -> Self {
+        self.templates.push(template);
+        self
+    }
+
     /// Adds a message filter (see [`MessageFilter`](crate::pipeline::MessageFilter)); the first
     /// added is the outermost in both directions.
     pub fn message_filter(mut self, filter: impl crate::pipeline::MessageFilter) -> Self {
@@ -488,7 +531,13 @@ impl ServerBuilder {
                 return Err(BuildError::from_all(all).unwrap_or(BuildError::Several(Vec::new())));
             }
         };
-        let table = if self.resources.is_empty() {
+        let invalid = |kind: &'static str, name: String, site: &str, reason: String| BuildError::Invalid {
+            kind,
+            name,
+            site: format!("ServerBuilder::{site}"),
+            reason,
+        };
+        let mut table = if self.resources.is_empty() {
             table
         } else {
             let mut entries = Vec::with_capacity(self.resources.len());
@@ -496,16 +545,32 @@ impl ServerBuilder {
                 let uri = resource.uri().to_owned();
                 match resource.into_entry() {
                     Ok(entry) => entries.push(entry),
-                    Err(reason) => errors.push(BuildError::Invalid {
-                        kind: "resource",
-                        name: uri,
-                        site: "ServerBuilder::resource".to_owned(),
-                        reason,
-                    }),
+                    Err(reason) => errors.push(invalid("resource", uri, "resource", reason)),
                 }
             }
             table.with_resources(entries)
         };
+        for tool in self.tools {
+            let name = tool.name().to_owned();
+            match tool.into_entry() {
+                Ok(entry) => table = table.with_tool(entry),
+                Err(reason) => errors.push(invalid("tool", name, "tool", reason)),
+            }
+        }
+        for prompt in self.prompts {
+            let name = prompt.name().to_owned();
+            match prompt.into_entry() {
+                Ok(entry) => table = table.with_prompt(&name, entry),
+                Err(reason) => errors.push(invalid("prompt", name, "prompt", reason)),
+            }
+        }
+        for template in self.templates {
+            let key = template.uri_template().to_owned();
+            match template.into_entry() {
+                Ok(entry) => table = table.with_template(entry),
+                Err(reason) => errors.push(invalid("resource", key, "resource_template", reason)),
+            }
+        }
         for (check, at) in self.build_checks {
             if let Err(e) = check(&table) {
                 errors.push(match e {

@@ -6,6 +6,7 @@
 
 mod alternate;
 mod dpop;
+mod dynamic;
 mod http_body;
 mod http_connections;
 mod http_reply;

@@ -64,7 +64,7 @@ fn render(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedVa
                 p.name, missing.name
             )));
         }
-        let handler = prompt.handler;
+        let handler = prompt.handler.clone();
         drop(table);
         handler(ctx, p.arguments).await
     })

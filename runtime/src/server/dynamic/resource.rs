@@ -1,95 +1,12 @@
-use super::Server;
+use crate::Server;
 use crate::context::RequestContext;
-use crate::handler::IntoToolOutcome;
 use crate::jsonrpc::McpError;
 use crate::model::ReadResourceResult;
-use crate::registry::{DispatchTable, ResourceEntry, ResourceRequest, ToolCallFn, ToolParts, build_tool};
+use crate::registry::{ResourceEntry, ResourceRequest};
+use crate::vocab::definitions::mime_type;
 use serde_json::{Value, json};
 use std::future::Future;
 use std::sync::Arc;
-
-/// A tool defined at run time (not by `#[mcp_tool]`): name, description, input schema and a
-/// closure. Add it with [`Server::add_tool`].
-///
-/// ```
-/// # use switchyard::{Server, ToolError, server::DynamicTool};
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// # let server = Server::builder("doc", "0").groups(["none"]).build()?;
-/// server.add_tool(
-///     DynamicTool::new("shout", |_ctx, args: serde_json::Value| async move {
-///         Ok::<_, ToolError>(args["text"].as_str().unwrap_or_default().to_uppercase())
-///     })
-///     .description("Upper-cases text"),
-/// )?;
-/// # Ok(()) }
-/// ```
-pub struct DynamicTool {
-    name: String,
-    description: Option<String>,
-    input_schema: Value,
-    call: ToolCallFn,
-    roles: &'static [&'static str],
-    scopes: &'static [&'static str],
-    task_support: crate::registry::TaskSupport,
-}
-
-impl DynamicTool {
-    /// A tool `name` whose handler receives the context and the raw `arguments` object and
-    /// returns anything a `#[mcp_tool]` function may return. The input schema defaults to an
-    /// object with no declared properties.
-    pub fn new<F, Fut, R>(name: impl Into<String>, handler: F) -> Self
-    where
-        F: Fn(RequestContext, Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolOutcome,
-    {
-        let handler = Arc::new(handler);
-        DynamicTool {
-            name: name.into(),
-            description: None,
-            input_schema: json!({ "type": "object", "properties": {} }),
-            roles: &[],
-            scopes: &[],
-            task_support: crate::registry::TaskSupport::Forbidden,
-            call: Arc::new(move |ctx, args| {
-                let fut = handler(ctx, args);
-                Box::pin(async move { fut.await.into_tool_outcome() })
-            }),
-        }
-    }
-
-    /// Sets the description.
-    pub fn description(mut self, text: impl Into<String>) -> Self {
-        self.description = Some(text.into());
-        self
-    }
-
-    /// Restricts the tool to callers holding one of `roles` (as `#[mcp_tool(roles = [..])]`).
-    pub fn roles(mut self, roles: &'static [&'static str]) -> Self {
-        self.roles = roles;
-        self
-    }
-
-    /// Restricts the tool to callers whose token grants all of `scopes` (as
-    /// `#[mcp_tool(scopes = [..])]`).
-    pub fn scopes(mut self, scopes: &'static [&'static str]) -> Self {
-        self.scopes = scopes;
-        self
-    }
-
-    /// Lets the tool run as a task of the Tasks extension (as `#[mcp_tool(task_support = ..)]`;
-    /// default [`TaskSupport::Forbidden`](crate::registry::TaskSupport::Forbidden)).
-    pub fn task_support(mut self, mode: crate::registry::TaskSupport) -> Self {
-        self.task_support = mode;
-        self
-    }
-
-    /// Sets the input schema (must have `"type": "object"` at the root).
-    pub fn input_schema(mut self, schema: Value) -> Self {
-        self.input_schema = schema;
-        self
-    }
-}
 
 /// A static resource defined at run time (not by `#[mcp_resource]`): its URI, listing
 /// metadata and a closure that reads it. Give it to [`ServerBuilder::resource`](crate::ServerBuilder::resource)
@@ -98,7 +15,9 @@ impl DynamicTool {
 ///
 /// The listed object is the MCP `Resource`
 /// (<https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource>):
-/// `{uri, name, title?, description?, mimeType?}`.
+/// `{uri, name, title?, description?, mimeType?, size?, annotations?, icons?, _meta?}`. Each
+/// session sees the keys its revision's schema has: 2025-03-26 none of `title`, `icons`, `_meta`
+/// or `annotations.lastModified`; 2025-06-18 no `icons`.
 ///
 /// ```
 /// # use switchyard::{ReadResourceResult, ResourceContents, Server, server::DynamicResource};
@@ -217,8 +136,13 @@ impl DynamicResource {
 
     /// The dispatch-table entry.
     ///
-    /// Errors: an icon or `_meta` key that breaks the rules, as a sentence.
+    /// Errors: a blank `name`, `title` or `description`, a `mimeType` that is not
+    /// `type/subtype`, an icon or `_meta` key that breaks the rules, as a sentence.
     pub(crate) fn into_entry(self) -> Result<ResourceEntry, String> {
+        super::non_blank("name", Some(&self.name))?;
+        super::non_blank("title", self.title.as_deref())?;
+        super::non_blank("description", self.description.as_deref())?;
+        self.mime_type.as_deref().map_or(Ok(()), mime_type)?;
         let mut def = serde_json::Map::new();
         def.insert("uri".into(), json!(self.uri));
         def.insert("name".into(), json!(self.name));
@@ -252,9 +176,10 @@ impl Server {
     /// announces nothing (publish [`resource_updated`](crate::subscriptions::Publisher::resource_updated)
     /// for changed contents). Returns whether the listing changed.
     ///
-    /// Errors: `-32602` naming the resource when one has an icon or `_meta` key that breaks the
-    /// rules ([`Icon::check`](crate::Icon::check), [`check_meta`](crate::registry::check_meta)); then none
-    /// of them is added.
+    /// Errors: `-32602` naming the resource when one breaks a rule the macros check: a blank
+    /// `name`, `title` or `description`, a `mimeType` that is not `type/subtype`, an icon or
+    /// `_meta` key that breaks the rules ([`Icon::check`](crate::Icon::check),
+    /// [`check_meta`](crate::registry::check_meta)); then none of them is added.
     pub fn add_resources(&self, resources: impl IntoIterator<Item = DynamicResource>) -> Result<bool, McpError> {
         let mut entries: Vec<ResourceEntry> = Vec::new();
         for resource in resources {
@@ -298,72 +223,5 @@ impl Server {
             self.publisher().resources_list_changed();
         }
         removed
-    }
-
-    /// Adds (or replaces) a tool while the server runs. The new table is swapped in atomically;
-    /// a request resolves its tool when it is matched and again right before the body runs, so a
-    /// change can reach a request in flight. Replacing a tool replaces its roles too: give the
-    /// new one [`roles`](DynamicTool::roles) if the old one had any.
-    ///
-    /// Errors: `-32602` when the name is not 1–128 characters of `[A-Za-z0-9_.-]` or the schema's
-    /// root is not `type: "object"`.
-    pub fn add_tool(&self, tool: DynamicTool) -> Result<(), McpError> {
-        let valid_name = (1..=128).contains(&tool.name.len())
-            && tool.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
-        if !valid_name {
-            return Err(McpError::invalid_params(format!(
-                "tool name {:?} must be 1-128 characters of A-Z a-z 0-9 _ . -",
-                tool.name
-            )));
-        }
-        let parts = ToolParts {
-            name: &tool.name,
-            title: None,
-            description: tool.description.as_deref(),
-            input_schema: tool.input_schema,
-            schema_origin: crate::registry::SchemaOrigin::Written,
-            output_schema: None,
-            annotations: None,
-            decoration: crate::registry::Decoration::default(),
-            roles: tool.roles,
-            scopes: tool.scopes,
-            task_support: tool.task_support,
-            site: None,
-        };
-        let entry = build_tool(parts, tool.call).map_err(McpError::invalid_params)?;
-        self.engine().table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
-        self.publisher().tools_list_changed();
-        Ok(())
-    }
-
-    /// Removes the tool `name`; returns false when there was none.
-    pub fn remove_tool(&self, name: &str) -> bool {
-        self.swap_table(|t| t.without_tool(name))
-    }
-
-    /// Enables or disables the tool `name` (a disabled tool is neither listed nor callable);
-    /// returns false when there is no such tool.
-    pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
-        self.swap_table(|t| t.with_tool_enabled(name, enabled))
-    }
-
-    /// Replaces the table with `change(current)` atomically (retrying if another change won the
-    /// race); false, and no change, when `change` returns `None`.
-    fn swap_table(&self, change: impl Fn(&DispatchTable) -> Option<DispatchTable>) -> bool {
-        let mut changed = false;
-        self.engine().table.rcu(|t| match change(t) {
-            Some(next) => {
-                changed = true;
-                Arc::new(next)
-            }
-            None => {
-                changed = false;
-                t.clone()
-            }
-        });
-        if changed {
-            self.publisher().tools_list_changed();
-        }
-        changed
     }
 }

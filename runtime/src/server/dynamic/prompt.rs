@@ -1,0 +1,199 @@
+use crate::Server;
+use crate::context::RequestContext;
+use crate::handler::IntoPromptResult;
+use crate::jsonrpc::McpError;
+use crate::model::{Icon, PromptArgument};
+use crate::registry::{Decoration, PromptEntry, PromptGetFn};
+use serde_json::{Map, Value, json};
+use std::future::Future;
+use std::sync::Arc;
+
+/// A prompt defined at run time (not by `#[mcp_prompt]`): everything the attribute can
+/// declare, and a closure that renders it. Give it to
+/// [`ServerBuilder::prompt`](crate::ServerBuilder::prompt) before the server is built, or to
+/// [`Server::add_prompt`] while it runs.
+///
+/// The listed object is the MCP `Prompt`
+/// (<https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#prompt>):
+/// `{name, title?, description?, arguments?: [{name, title?, description?, required?}], icons?, _meta?}`.
+/// Each session sees the keys its revision's schema has: 2025-03-26 none of `title` (an
+/// argument's too), `icons` or `_meta`; 2025-06-18 no `icons`.
+///
+/// `prompts/get` (<https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#getting-a-prompt>)
+/// checks the arguments before the handler runs, as for a macro prompt: every value is a
+/// string and every `required` argument is present, else `-32602`.
+///
+/// The checks are the macro's, run when the prompt is given to the builder or added: the name,
+/// and `title` and `description` when given, are not blank; argument names are not blank and
+/// not repeated; every [icon](Icon::check) and `_meta` key
+/// ([`check_meta`](crate::registry::check_meta)) follows the rules.
+///
+/// ```
+/// # use switchyard::{PromptArgument, PromptMessage, Server, server::DynamicPrompt};
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::builder("doc", "0").groups(["none"]).build()?;
+/// server.add_prompt(
+///     DynamicPrompt::new("greet", |_ctx, args| async move {
+///         let name = args.get("name").and_then(|v| v.as_str()).unwrap_or("you").to_owned();
+///         PromptMessage::user_text(format!("Say hello to {name}"))
+///     })
+///     .title("Greeting")
+///     .description("Greets someone")
+///     .argument(PromptArgument::new("name", true).with_title("Name")),
+/// )?;
+/// assert!(server.table().prompt("greet").is_some());
+/// # Ok(()) }
+/// ```
+pub struct DynamicPrompt {
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    arguments: Vec<PromptArgument>,
+    decoration: Decoration,
+    roles: &'static [&'static str],
+    scopes: &'static [&'static str],
+    get: PromptGetFn,
+}
+
+impl std::fmt::Debug for DynamicPrompt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynamicPrompt").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl DynamicPrompt {
+    /// A prompt `name` whose handler receives the request context and the `arguments` map
+    /// (string values, `{}` when the client sent none) and returns anything a `#[mcp_prompt]`
+    /// function may return: a [`GetPromptResult`](crate::GetPromptResult), a
+    /// [`PromptMessage`](crate::PromptMessage), `Vec<PromptMessage>` or a `String` (one user
+    /// message), optionally inside `Result<_, McpError>`.
+    pub fn new<F, Fut, R>(name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(RequestContext, Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        DynamicPrompt {
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+            decoration: Decoration::default(),
+            roles: &[],
+            scopes: &[],
+            get: Arc::new(move |ctx, args| {
+                let fut = handler(ctx, args);
+                Box::pin(async move { fut.await.into_prompt_result() })
+            }),
+        }
+    }
+
+    /// The prompt name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sets the display `title` (as `#[mcp_prompt(title = "..")]`).
+    pub fn title(mut self, text: impl Into<String>) -> Self {
+        self.title = Some(text.into());
+        self
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+
+    /// Adds an argument, listed in the order added (what a macro prompt derives from its params
+    /// type's fields).
+    pub fn argument(mut self, argument: PromptArgument) -> Self {
+        self.arguments.push(argument);
+        self
+    }
+
+    /// Adds an icon (as `#[mcp_prompt(icons = [..])]`).
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.decoration.icons.push(icon);
+        self
+    }
+
+    /// Sets the listed `_meta` (as `#[mcp_prompt(meta = ..)]`); its keys follow the naming
+    /// rules and use no reserved prefix.
+    pub fn meta(mut self, meta: Map<String, Value>) -> Self {
+        self.decoration.meta = Some(meta);
+        self
+    }
+
+    /// Restricts the prompt to callers holding one of `roles` (as `#[mcp_prompt(roles = [..])]`).
+    pub fn roles(mut self, roles: &'static [&'static str]) -> Self {
+        self.roles = roles;
+        self
+    }
+
+    /// Restricts the prompt to callers whose token grants all of `scopes` (as
+    /// `#[mcp_prompt(scopes = [..])]`).
+    pub fn scopes(mut self, scopes: &'static [&'static str]) -> Self {
+        self.scopes = scopes;
+        self
+    }
+
+    /// The dispatch-table entry.
+    ///
+    /// Errors: the first rule of the [type docs](DynamicPrompt) it breaks, as a sentence.
+    pub(crate) fn into_entry(self) -> Result<PromptEntry, String> {
+        super::non_blank("name", Some(&self.name))?;
+        super::non_blank("title", self.title.as_deref())?;
+        super::non_blank("description", self.description.as_deref())?;
+        for (i, arg) in self.arguments.iter().enumerate() {
+            super::non_blank("argument name", Some(&arg.name))?;
+            super::non_blank("argument title", arg.title.as_deref())?;
+            if self.arguments[..i].iter().any(|a| a.name == arg.name) {
+                return Err(format!("the argument `{}` is declared twice", arg.name));
+            }
+        }
+        let mut def = Map::new();
+        def.insert("name".into(), json!(self.name));
+        for (key, value) in [("title", self.title), ("description", self.description)] {
+            if let Some(v) = value {
+                def.insert(key.into(), json!(v));
+            }
+        }
+        if !self.arguments.is_empty() {
+            def.insert("arguments".into(), json!(self.arguments));
+        }
+        self.decoration.apply(&mut def)?;
+        Ok(PromptEntry {
+            definition: Value::Object(def),
+            arguments: self.arguments,
+            handler: self.get,
+            roles: self.roles,
+            scopes: self.scopes,
+        })
+    }
+}
+
+impl Server {
+    /// Adds a prompt while the server runs, replacing the prompt of the same name (a
+    /// `#[mcp_prompt]` one too), and publishes `notifications/prompts/list_changed`
+    /// (<https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#list-changed-notification>).
+    /// The table is swapped atomically; a `prompts/get` resolves its prompt when it is matched
+    /// and again right before rendering.
+    ///
+    /// Errors: `-32602` naming the prompt when it breaks one of the checks in the
+    /// [`DynamicPrompt`] docs; then nothing changes.
+    pub fn add_prompt(&self, prompt: DynamicPrompt) -> Result<(), McpError> {
+        let name = prompt.name.clone();
+        let entry = prompt.into_entry().map_err(|e| McpError::invalid_params(format!("prompt {name:?}: {e}")))?;
+        self.engine().table.rcu(|t| Arc::new(t.with_prompt(&name, entry.clone())));
+        self.publisher().prompts_list_changed();
+        Ok(())
+    }
+
+    /// Removes the prompt `name` (a `#[mcp_prompt]` one too) and publishes
+    /// `notifications/prompts/list_changed`; returns false, and publishes nothing, when there
+    /// was none. A later `prompts/get` of it is `-32602` (`unknown prompt`).
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.swap_table(|t| t.without_prompt(name), |p| p.prompts_list_changed())
+    }
+}
