@@ -1,18 +1,20 @@
-// Plays an MCP Apps host against a server, end to end, with the official SDKs: the TypeScript
+// Plays an MCP Apps host against a server, end to end, with the official SDKs: a TypeScript
 // MCP SDK client (Streamable HTTP, declaring the io.modelcontextprotocol/ui extension), the
 // ext-apps AppBridge between that client and the view, and the view itself (the server's `ui://`
 // resource) in a sandboxed iframe of headless Chromium driven by puppeteer-core.
 //
-//   node host.mjs --server URL --screenshot PATH
+//   node host.mjs --server URL --protocol 2025-11-25|2026-07-28 --screenshot PATH
+//
+// `--protocol 2025-11-25`: the v1 SDK (@modelcontextprotocol/sdk, which speaks the session
+// revisions) with ext-apps 1.x; `2026-07-28`: the v2 client (@modelcontextprotocol/client,
+// pinned to that revision) with ext-apps 2.x (installed as `ext-apps-v2`). The view is the same
+// page either way: its own App class talks to whichever bridge over postMessage.
 //
 // What it does, as a host would: lists the tools, reads the view linked to `roll_dice`, calls
 // the tool as the model would and shows the view with that call's input and result; then
 // clicks the view's Roll button, whose `tools/call` the bridge forwards to the server. Prints
 // one JSON line with what it saw (the Rust test compares it); exits 1 with the reason on
 // stderr when something fails.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { AppBridge, getToolUiResourceUri, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/app-bridge";
 import puppeteer from "puppeteer-core";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -76,18 +78,35 @@ const HOST_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>MCP A
 
 async function main() {
   const server = arg("--server");
+  const protocol = arg("--protocol");
   const screenshot = arg("--screenshot");
-  check(server && screenshot, "usage: node host.mjs --server URL --screenshot PATH");
+  check(
+    server && screenshot && ["2025-11-25", "2026-07-28"].includes(protocol),
+    "usage: node host.mjs --server URL --protocol 2025-11-25|2026-07-28 --screenshot PATH",
+  );
+  const modern = protocol === "2026-07-28";
+  const { Client, StreamableHTTPClientTransport } = modern
+    ? await import("@modelcontextprotocol/client")
+    : {
+        ...(await import("@modelcontextprotocol/sdk/client/index.js")),
+        ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js")),
+      };
+  const { AppBridge, getToolUiResourceUri, RESOURCE_MIME_TYPE } = modern
+    ? await import("ext-apps-v2/app-bridge")
+    : await import("@modelcontextprotocol/ext-apps/app-bridge");
+  // The v2 client negotiates the session handshake unless told otherwise.
+  const era = modern ? { versionNegotiation: { mode: { pin: protocol } } } : {};
+  const negotiated = (client, http) => (modern ? client.getNegotiatedProtocolVersion() : http.protocolVersion);
 
   // A client that renders no views sees the tool without UI metadata.
-  const plain = new Client({ name: "switchyard-apps-plain-client", version: "1.0.0" });
+  const plain = new Client({ name: "switchyard-apps-plain-client", version: "1.0.0" }, { ...era });
   await plain.connect(new StreamableHTTPClientTransport(new URL(server)));
   const plainTool = (await plain.listTools()).tools.find((t) => t.name === TOOL);
   await plain.close();
 
   const client = new Client(
     { name: "switchyard-apps-test-host", version: "1.0.0" },
-    { capabilities: { extensions: { [EXTENSION]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } },
+    { ...era, capabilities: { extensions: { [EXTENSION]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } },
   );
   const http = new StreamableHTTPClientTransport(new URL(server));
   await client.connect(http);
@@ -178,7 +197,7 @@ async function main() {
     await page.screenshot({ path: screenshot });
     console.log(
       JSON.stringify({
-        protocolVersion: http.protocolVersion ?? null,
+        protocolVersion: negotiated(client, http) ?? null,
         serverExtensions: client.getServerCapabilities()?.extensions ?? null,
         tool: { resourceUri: viewUri, visibility },
         plainToolMeta: plainTool?._meta ?? null,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what tests/apps runs, pinned, once per change of the pins: the official MCP Apps SDK
-# (@modelcontextprotocol/ext-apps: the view's App, the host's AppBridge), the TypeScript MCP
-# SDK client, puppeteer-core, esbuild and the Node.js 22 they run on (npm ci of
+# (@modelcontextprotocol/ext-apps: the view's App, the host's AppBridge; 1.x, and 2.x as
+# ext-apps-v2), the TypeScript MCP SDK clients (v1 @modelcontextprotocol/sdk for 2025-11-25
+# sessions, v2 @modelcontextprotocol/client for 2026-07-28), puppeteer-core, esbuild and the
+# Node.js 22 they run on (npm ci of
 # package-lock.json into node_modules/, as tests/oauth/install.sh does), and the browser,
 # Debian's `chromium` package, when there is none. Run by .ci/run, and on first use by the
 # scripts here; safe to run from several tests at once (a lock), quick when nothing changed.

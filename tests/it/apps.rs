@@ -3,10 +3,11 @@
 //! the TypeScript MCP SDK client, the ext-apps AppBridge, the view in a sandboxed iframe of
 //! headless Chromium). The view is shown with the model's call, its Roll button is clicked,
 //! and what it shows must be what the tool returned. A screenshot goes to
-//! `target/artifacts/apps-<session>.png`.
+//! `target/artifacts/apps-<protocol>.png`.
 //!
-//! The TypeScript SDK 1.x speaks the 2025-11-25 session protocol only, so the browser test
-//! runs on a legacy session; the 2026-07-28 negotiation is tested in extensions/apps/tests.
+//! Two hosts: the v2 TypeScript client with ext-apps 2.x on 2026-07-28 (capabilities in each
+//! request's `_meta`), and the v1 SDK with ext-apps 1.x in a 2025-11-25 session (capabilities
+//! in `initialize`).
 
 use crate::common::{self, HttpServer};
 use serde_json::{Value, json};
@@ -92,24 +93,26 @@ fn assert_shows(shown: &Value, structured: &Value, what: &str, summary: &Value) 
     assert_eq!(shown["dice"], json!(faces), "{what}: the view shows each face: {summary:#}");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-#[cfg_attr(not(all(svc_npm, svc_chromium)), ignore = "needs npm and chromium (then tests/apps/install.sh)")]
-async fn a_browser_host_shows_the_view_and_rolls_through_the_bridge() {
-    let test = "apps::a_browser_host_shows_the_view_and_rolls_through_the_bridge";
-    if !tools_present(test, true) {
-        return;
-    }
+/// Runs the host on `protocol` against a fresh `apps` server and checks what it saw.
+fn host_shows_the_view_and_rolls(test: &str, protocol: &str) {
     let server = HttpServer::start("apps");
-    let shot = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/artifacts/apps-2025-11-25.png");
+    let shot = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../target/artifacts/apps-{protocol}.png"));
     let _ = std::fs::remove_file(&shot);
     let started = Instant::now();
-    let out = tokio::task::block_in_place(|| {
-        script("host.sh", &["--server", &server.url, "--screenshot", &shot.to_string_lossy()])
-    });
+    let out =
+        script("host.sh", &["--server", &server.url, "--protocol", protocol, "--screenshot", &shot.to_string_lossy()]);
     eprintln!("{test}: the host ran in {:.1} s", started.elapsed().as_secs_f64());
     let summary: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("one JSON line ({e}): {out}"));
 
-    assert_eq!(summary["protocolVersion"], "2025-11-25", "{summary:#}");
+    assert_eq!(summary["protocolVersion"], protocol, "{summary:#}");
+    // Extensions are declared in server/discover; the 2025-11-25 initialize result has no place
+    // for them.
+    let declared = if protocol == common::MODERN {
+        json!({ "io.modelcontextprotocol/ui": { "mimeTypes": ["text/html;profile=mcp-app"] } })
+    } else {
+        Value::Null
+    };
+    assert_eq!(summary["serverExtensions"], declared, "{summary:#}");
     assert_eq!(summary["tool"], json!({ "resourceUri": "ui://dice/roller", "visibility": ["model", "app"] }));
     assert_eq!(summary["plainToolMeta"], Value::Null, "no _meta.ui for a client without the extension");
     assert_eq!(summary["viewMeta"], json!({ "ui": { "prefersBorder": true } }), "{summary:#}");
@@ -126,6 +129,24 @@ async fn a_browser_host_shows_the_view_and_rolls_through_the_bridge() {
     assert_eq!(app["arguments"], json!({ "count": 2, "sides": 6 }), "{summary:#}");
     assert_shows(&summary["afterClick"], &app["structured"], "the button's call", &summary);
     assert!(shot.is_file(), "a screenshot at {}", shot.display());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(all(svc_npm, svc_chromium)), ignore = "needs npm and chromium (then tests/apps/install.sh)")]
+async fn a_browser_host_on_the_stateless_wire_shows_the_view_and_rolls_through_the_bridge() {
+    let test = "apps::a_browser_host_on_the_stateless_wire_shows_the_view_and_rolls_through_the_bridge";
+    if tools_present(test, true) {
+        tokio::task::block_in_place(|| host_shows_the_view_and_rolls(test, common::MODERN));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(not(all(svc_npm, svc_chromium)), ignore = "needs npm and chromium (then tests/apps/install.sh)")]
+async fn a_browser_host_in_a_2025_11_25_session_shows_the_view_and_rolls_through_the_bridge() {
+    let test = "apps::a_browser_host_in_a_2025_11_25_session_shows_the_view_and_rolls_through_the_bridge";
+    if tools_present(test, true) {
+        tokio::task::block_in_place(|| host_shows_the_view_and_rolls(test, "2025-11-25"));
+    }
 }
 
 #[test]
