@@ -38,6 +38,7 @@ CRATES=(
   "switchyard-mcp-tasks extensions/tasks"
   "switchyard-mcp-skills extensions/skills"
   "switchyard-mcp-skills-macros extensions/skills/macros"
+  "switchyard-mcp-apps extensions/apps"
   "switchyard-mcp-client client"
 )
 

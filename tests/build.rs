@@ -11,6 +11,7 @@
 //! | `svc_haproxy` | an `haproxy` binary (`SWITCHYARD_HAPROXY`, PATH, /usr/sbin) |
 //! | `svc_nginx` | an `nginx` binary (`SWITCHYARD_NGINX`, PATH, /usr/sbin) |
 //! | `svc_npm` | `npm` on PATH |
+//! | `svc_chromium` | a `chromium` binary (`SWITCHYARD_CHROMIUM`, PATH, /usr/sbin, /usr/bin) |
 //! | `svc_python` | `python3` on PATH |
 
 use std::path::PathBuf;
@@ -34,6 +35,13 @@ fn binary(var: &str, name: &str) -> bool {
     on_path(name).is_some() || sbin.is_file()
 }
 
+/// Debian's `chromium` lives in /usr/bin: watched as well, so that installing it after a build
+/// turns the browser test on.
+fn chromium() -> bool {
+    println!("cargo:rerun-if-changed=/usr/bin/chromium");
+    binary("SWITCHYARD_CHROMIUM", "chromium")
+}
+
 fn main() {
     for var in [
         "CI",
@@ -43,6 +51,7 @@ fn main() {
         "SWITCHYARD_NATS_SERVER",
         "SWITCHYARD_HAPROXY",
         "SWITCHYARD_NGINX",
+        "SWITCHYARD_CHROMIUM",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -54,6 +63,7 @@ fn main() {
         ("svc_haproxy", binary("SWITCHYARD_HAPROXY", "haproxy")),
         ("svc_nginx", binary("SWITCHYARD_NGINX", "nginx")),
         ("svc_npm", on_path("npm").is_some()),
+        ("svc_chromium", chromium()),
         ("svc_python", on_path("python3").is_some()),
     ];
     for (cfg, present) in found {

@@ -4,6 +4,7 @@
 mod common;
 
 mod adversarial;
+mod apps;
 mod auth_flags;
 mod batches;
 mod catalogue;

@@ -146,13 +146,26 @@ impl TestClient {
     ///
     /// Errors: the `initialize` error response, if the server refused.
     pub async fn legacy(server: Server, version: &str) -> Result<TestClient, Value> {
+        Self::legacy_with_capabilities(server, version, json!({ "sampling": {}, "elicitation": {}, "roots": {} })).await
+    }
+
+    /// [`legacy`](Self::legacy) declaring `capabilities` in `initialize` instead (a legacy
+    /// session's capabilities are those of its handshake; an extension's negotiation, say
+    /// `{"extensions": {"io.modelcontextprotocol/ui": {..}}}`, is tested this way).
+    ///
+    /// Errors: the `initialize` error response, if the server refused.
+    pub async fn legacy_with_capabilities(
+        server: Server,
+        version: &str,
+        capabilities: Value,
+    ) -> Result<TestClient, Value> {
         let client = Self::connect(server, false);
         let reply = client
             .raw_request(
                 "initialize",
                 json!({
                     "protocolVersion": version,
-                    "capabilities": { "sampling": {}, "elicitation": {}, "roots": {} },
+                    "capabilities": capabilities,
                     "clientInfo": { "name": "switchyard-test-client", "version": "0" },
                 }),
             )
