@@ -10,7 +10,9 @@
 //!
 //! The Skills extension serves the skills of `examples/everything/skills/`, embedded in the
 //! binary (two per `skills/list` page, so the listing has several pages); `--skills-dir DIR`
-//! serves a folder instead and reloads it when its files change.
+//! serves a folder instead and reloads it when its files change. The MCP Apps extension
+//! links `test_app_view` (and the app-only `test_app_refresh`) to the view `ui://everything/card`,
+//! for clients that declare `io.modelcontextprotocol/ui`.
 //!
 //! The scale-out flags (`docs/scaling.md`) put the same server on shared backends, as one of
 //! several instances would run: `--task-store postgres:URL` keeps tasks in PostgreSQL,
@@ -19,6 +21,7 @@
 //! `--previous-state-key-env VAR` (repeatable) a key being rotated out, whose states are still
 //! accepted.
 
+mod apps;
 mod input;
 mod prompts;
 mod resources;
@@ -133,7 +136,7 @@ async fn main() -> ExitCode {
         Err(e) => return fail(&format!("skills: {e}")),
     };
     let library = skills.library();
-    let server = match skills.install(tasks.install(builder)).build() {
+    let server = match apps::apps().install(skills.install(tasks.install(builder))).build() {
         Ok(server) => server,
         Err(e) => return fail(&e.to_string()),
     };

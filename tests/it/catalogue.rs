@@ -100,3 +100,66 @@ async fn every_list_and_result_of_everything_matches_the_official_schema() {
         }
     }
 }
+
+/// Every item of `list` (every page) that `everything` answers to a 2026-07-28 request whose
+/// client declares `capabilities`.
+async fn all_pages(c: &reqwest::Client, url: &str, method: &str, key: &str, capabilities: &Value) -> Vec<Value> {
+    let (mut items, mut cursor) = (Vec::new(), None::<Value>);
+    loop {
+        let mut params = json!({ "_meta": common::meta(capabilities.clone()) });
+        if let Some(c) = cursor.take() {
+            params["cursor"] = c;
+        }
+        let reply = common::send(common::modern(c, url, json!(1), method, params)).await;
+        let result = &reply.last()["result"];
+        items.extend(result[key].as_array().unwrap_or_else(|| panic!("{method}: {}", reply.last())).iter().cloned());
+        match result.get("nextCursor").filter(|c| c.is_string()) {
+            Some(next) => cursor = Some(next.clone()),
+            None => return items,
+        }
+    }
+}
+
+#[tokio::test]
+async fn everything_offers_its_app_only_to_clients_that_declare_the_extension() {
+    let server = HttpServer::start("everything");
+    let c = common::client();
+    let renders =
+        json!({ "extensions": { "io.modelcontextprotocol/ui": { "mimeTypes": ["text/html;profile=mcp-app"] } } });
+    let plain = json!({});
+
+    let tools = Value::Array(all_pages(&c, &server.url, "tools/list", "tools", &plain).await);
+    let view_tool = named(&tools, "test_app_view");
+    assert!(view_tool["_meta"].get("ui").is_none(), "no ui link for a client without the extension: {view_tool}");
+    assert!(
+        !tools.as_array().expect("a list").iter().any(|t| t["name"] == "test_app_refresh"),
+        "the app-only tool is hidden"
+    );
+    let resources = all_pages(&c, &server.url, "resources/list", "resources", &plain).await;
+    assert!(!resources.iter().any(|r| r["uri"] == "ui://everything/card"), "no view listed: {resources:?}");
+
+    let tools = Value::Array(all_pages(&c, &server.url, "tools/list", "tools", &renders).await);
+    let view_tool = named(&tools, "test_app_view");
+    assert_eq!(view_tool["_meta"]["ui"]["resourceUri"], "ui://everything/card", "{view_tool}");
+    let refresh = named(&tools, "test_app_refresh");
+    assert_eq!(refresh["_meta"]["ui"]["visibility"], json!(["app"]), "{refresh}");
+    let resources = Value::Array(all_pages(&c, &server.url, "resources/list", "resources", &renders).await);
+    let card = resources
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["uri"] == "ui://everything/card"))
+        .unwrap_or_else(|| panic!("the view is listed: {resources}"));
+    assert_eq!(card["mimeType"], "text/html;profile=mcp-app");
+
+    let params = json!({ "uri": "ui://everything/card", "_meta": common::meta(renders.clone()) });
+    let read = common::send(common::modern(&c, &server.url, json!(2), "resources/read", params)).await;
+    let contents = &read.last()["result"]["contents"][0];
+    assert_eq!(contents["mimeType"], "text/html;profile=mcp-app", "{}", read.last());
+    assert!(contents["text"].as_str().is_some_and(|t| t.contains("Switchyard everything")), "{contents}");
+    assert_eq!(contents["_meta"]["ui"]["prefersBorder"], true, "{contents}");
+    assert_eq!(contents["_meta"]["ui"]["csp"]["resourceDomains"], json!(["https://modelcontextprotocol.io"]));
+
+    let call =
+        common::send(common::modern(&c, &server.url, json!(3), "tools/call", json!({ "name": "test_app_view" }))).await;
+    let text = &call.last()["result"]["content"][0]["text"];
+    assert!(text.as_str().is_some_and(|t| t.contains("MCP Apps card")), "the text stands alone: {}", call.last());
+}

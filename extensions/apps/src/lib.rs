@@ -19,7 +19,7 @@
 //!
 //! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let view = AppView::html("ui://weather/forecast", "Forecast", "<!doctype html>...")
-//!     .csp(Csp { connect_domains: vec!["https://api.example.com".into()], ..Csp::default() })
+//!     .csp(Csp::new().connect_domains(["https://api.example.com"]))
 //!     .prefers_border(true);
 //! let apps = Apps::new().view(view).link_tool("forecast", "ui://weather/forecast", Visibility::ModelAndApp);
 //! let server = apps.install(Server::builder("weather", "1.0.0")).build()?;

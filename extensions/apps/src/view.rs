@@ -17,16 +17,17 @@ use std::path::PathBuf;
 /// (`https://*.example.com`). [`ServerBuilder::build`](switchyard::ServerBuilder::build) fails
 /// naming the view and the entry otherwise.
 ///
+/// Non-exhaustive, as the spec may add directives: built with [`Csp::new`] and the setters.
+///
 /// ```
 /// use switchyard_apps::Csp;
-/// let csp = Csp {
-///     connect_domains: vec!["https://api.example.com".into()],
-///     resource_domains: vec!["https://cdn.jsdelivr.net".into()],
-///     ..Csp::default()
-/// };
+/// let csp = Csp::new()
+///     .connect_domains(["https://api.example.com"])
+///     .resource_domains(["https://cdn.jsdelivr.net"]);
 /// # assert!(csp.frame_domains.is_empty());
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Csp {
     /// `connectDomains`: origins for `fetch`, XHR and WebSocket (CSP `connect-src`).
     pub connect_domains: Vec<String>,
@@ -40,6 +41,36 @@ pub struct Csp {
 }
 
 impl Csp {
+    /// An empty policy: every list empty, the spec's restrictive default for each directive.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `connectDomains` (CSP `connect-src`), replacing what was set.
+    pub fn connect_domains(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.connect_domains = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets `resourceDomains` (CSP `img-src`, `script-src`, `style-src`, `font-src`,
+    /// `media-src`), replacing what was set.
+    pub fn resource_domains(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.resource_domains = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets `frameDomains` (CSP `frame-src`), replacing what was set.
+    pub fn frame_domains(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.frame_domains = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets `baseUriDomains` (CSP `base-uri`), replacing what was set.
+    pub fn base_uri_domains(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.base_uri_domains = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// The lists by their wire names, in the spec's order.
     pub(crate) fn lists(&self) -> [(&'static str, &[String]); 4] {
         [
@@ -65,12 +96,16 @@ impl Csp {
 /// `_meta.ui.permissions = {camera?: {}, microphone?: {}, geolocation?: {}, clipboardWrite?: {}}`
 /// with one empty object per feature asked for.
 ///
+/// Non-exhaustive, as the spec may add features: built with [`Permissions::new`] and the
+/// setters.
+///
 /// ```
 /// use switchyard_apps::Permissions;
-/// let permissions = Permissions { clipboard_write: true, ..Permissions::default() };
+/// let permissions = Permissions::new().clipboard_write();
 /// # assert!(!permissions.camera);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Permissions {
     /// `camera`.
     pub camera: bool,
@@ -83,6 +118,35 @@ pub struct Permissions {
 }
 
 impl Permissions {
+    /// No feature asked for.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks for `camera`.
+    pub fn camera(mut self) -> Self {
+        self.camera = true;
+        self
+    }
+
+    /// Asks for `microphone`.
+    pub fn microphone(mut self) -> Self {
+        self.microphone = true;
+        self
+    }
+
+    /// Asks for `geolocation`.
+    pub fn geolocation(mut self) -> Self {
+        self.geolocation = true;
+        self
+    }
+
+    /// Asks for `clipboardWrite` (Permission Policy `clipboard-write`).
+    pub fn clipboard_write(mut self) -> Self {
+        self.clipboard_write = true;
+        self
+    }
+
     fn to_json(self) -> Map<String, Value> {
         [
             ("camera", self.camera),
@@ -121,7 +185,7 @@ pub(crate) enum Source {
 /// use switchyard_apps::{AppView, Csp};
 /// let view = AppView::html("ui://dice/roller", "Dice roller", "<!doctype html><p>hi</p>")
 ///     .description("Rolls dice on a button press")
-///     .csp(Csp { connect_domains: vec!["https://api.example.com".into()], ..Csp::default() })
+///     .csp(Csp::new().connect_domains(["https://api.example.com"]))
 ///     .prefers_border(true);
 /// assert_eq!(view.uri(), "ui://dice/roller");
 /// ```
@@ -248,8 +312,8 @@ mod tests {
         let bare = AppView::html("ui://a/b", "b", "<p>");
         assert_eq!(bare.ui_meta(), None);
         let full = bare
-            .csp(Csp { frame_domains: vec!["https://www.youtube.com".into()], ..Csp::default() })
-            .permissions(Permissions { camera: true, clipboard_write: true, ..Permissions::default() })
+            .csp(Csp::new().frame_domains(["https://www.youtube.com"]))
+            .permissions(Permissions::new().camera().clipboard_write())
             .domain("abc.example.com")
             .prefers_border(false);
         assert_eq!(

@@ -96,12 +96,13 @@ fn a_link_to_a_resource_view_declared_without_apps_builds() {
 
 #[test]
 fn csp_entries_that_are_not_origins() {
-    let bad = view().csp(Csp {
-        connect_domains: vec!["https://api.example.com/v1".into(), "wss://live.example.com".into()],
-        resource_domains: vec!["cdn.example.com".into(), "wss://live.example.com".into()],
-        frame_domains: vec!["https://www.youtube.com".into()],
-        base_uri_domains: vec!["javascript://x".into()],
-    });
+    let bad = view().csp(
+        Csp::new()
+            .connect_domains(["https://api.example.com/v1", "wss://live.example.com"])
+            .resource_domains(["cdn.example.com", "wss://live.example.com"])
+            .frame_domains(["https://www.youtube.com"])
+            .base_uri_domains(["javascript://x"]),
+    );
     let problems = problems(Apps::new().view(bad));
     assert_eq!(problems.len(), 4, "{problems:#?}");
     for (entry, says) in [

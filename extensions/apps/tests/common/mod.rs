@@ -44,12 +44,8 @@ pub fn view() -> AppView {
     AppView::html(VIEW, "Dice roller", HTML)
         .title("Dice")
         .description("Rolls dice on a button press")
-        .csp(Csp {
-            connect_domains: vec!["https://api.example.com".into()],
-            resource_domains: vec!["https://*.cdn.example.com".into()],
-            ..Csp::default()
-        })
-        .permissions(Permissions { clipboard_write: true, ..Permissions::default() })
+        .csp(Csp::new().connect_domains(["https://api.example.com"]).resource_domains(["https://*.cdn.example.com"]))
+        .permissions(Permissions::new().clipboard_write())
         .prefers_border(true)
 }
 
