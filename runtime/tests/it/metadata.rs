@@ -224,6 +224,8 @@ fn run_time_definitions_are_checked_like_the_macros_check_theirs() {
         .build()
         .expect_err("refused");
     assert!(err.to_string().contains("text/html"), "{err}");
+    let err = Server::builder("m", "1").groups(["none"]).title(" ").build().expect_err("a blank title is refused");
+    assert!(matches!(&err, BuildError::Invalid { kind: "server", .. }) && err.to_string().contains("`title`"), "{err}");
 }
 
 #[test]
