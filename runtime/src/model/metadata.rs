@@ -121,6 +121,58 @@ impl Annotations {
         self.last_modified = Some(when.into());
         self
     }
+
+    /// Checks the hints of a listed resource or template (the fields are public, and the
+    /// schema bounds `priority`): `priority` a number in 0..=1 (a NaN would be sent as `null`),
+    /// `lastModified` an ISO 8601 date or date-time (`2025-01-12`, `2025-01-12T15:00:58Z`).
+    ///
+    /// Errors: a sentence naming the field and its value.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        if let Some(p) = self.priority
+            && !(0.0..=1.0).contains(&p)
+        {
+            return Err(format!("annotations `priority` {p} is not a number from 0 to 1"));
+        }
+        match &self.last_modified {
+            Some(when) if !is_iso8601(when) => Err(format!(
+                "annotations `lastModified` {when:?} is not an ISO 8601 date-time such as `2025-01-12T15:00:58Z`"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// True for `YYYY-MM-DD`, optionally followed by `T` and `hh:mm[:ss[.fff]]` with an optional
+/// `Z` or `±hh:mm` offset (RFC 3339's profile of ISO 8601, plus a bare date).
+fn is_iso8601(text: &str) -> bool {
+    fn num(s: &str, len: usize, max: u32) -> bool {
+        s.len() == len && s.bytes().all(|b| b.is_ascii_digit()) && s.parse::<u32>().is_ok_and(|n| n <= max)
+    }
+    let (date, time) = match text.split_once(['T', 't']) {
+        Some((d, t)) => (d, Some(t)),
+        None => (text, None),
+    };
+    let date_ok = matches!(date.split('-').collect::<Vec<_>>()[..],
+        [y, m, d] if num(y, 4, 9999) && num(m, 2, 12) && m != "00" && num(d, 2, 31) && d != "00");
+    let Some(time) = time else { return date_ok };
+    let (clock, offset) = match time.find(['Z', 'z', '+', '-']) {
+        Some(at) => time.split_at(at),
+        None => (time, ""),
+    };
+    let offset_ok = match offset.as_bytes().first() {
+        None => true,
+        Some(b'Z' | b'z') => offset.len() == 1,
+        Some(_) => matches!(offset[1..].split(':').collect::<Vec<_>>()[..], [h, m] if num(h, 2, 23) && num(m, 2, 59)),
+    };
+    let (hms, frac) = clock.split_once('.').unwrap_or((clock, "0"));
+    let clock_ok = !frac.is_empty()
+        && frac.bytes().all(|b| b.is_ascii_digit())
+        && match hms.split(':').collect::<Vec<_>>()[..] {
+            [h, m] => num(h, 2, 23) && num(m, 2, 59) && frac == "0",
+            [h, m, s] => num(h, 2, 23) && num(m, 2, 59) && num(s, 2, 60),
+            _ => false,
+        };
+    date_ok && clock_ok && offset_ok
 }
 
 /// Hints about a tool's behavior (schema `ToolAnnotations`,
@@ -232,4 +284,26 @@ pub fn check_meta(meta: &Map<String, Value>) -> Result<(), String> {
 /// Checks every icon of a definition.
 pub(crate) fn check_icons(icons: &[Icon]) -> Result<(), String> {
     icons.iter().try_for_each(Icon::check)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_are_checked_against_the_schema() {
+        for ok in ["2025-01-12T15:00:58Z", "2025-01-12", "2025-01-12T15:00:58.123+02:00", "2025-01-12T15:00Z"] {
+            assert!(Annotations::new().last_modified(ok).check().is_ok(), "{ok}");
+        }
+        for bad in ["yesterday", "", "2025-13-01", "2025-01-12T25:00:00Z", "2025-01-12T15:00:58+2", "2025-1-1"] {
+            let err = Annotations::new().last_modified(bad).check().expect_err(bad);
+            assert!(err.contains("lastModified"), "{err}");
+        }
+        let mut hints = Annotations::new().priority(0.5);
+        assert!(hints.check().is_ok());
+        for bad in [f64::NAN, 1.5, -0.1, f64::INFINITY] {
+            hints.priority = Some(bad);
+            assert!(hints.check().expect_err("out of range").contains("priority"), "{bad}");
+        }
+    }
 }

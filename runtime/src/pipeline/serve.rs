@@ -70,12 +70,10 @@ impl Engine {
         let served = match d.served_with {
             ServedWith::Always => true,
             ServedWith::Tools => t.has_tools(),
-            ServedWith::Prompts => t.prompts().next().is_some(),
+            ServedWith::Prompts => t.has_prompts(),
             ServedWith::Resources => t.has_resources(),
             ServedWith::Completions => t.has_completions(),
-            ServedWith::Listen => {
-                self.listen.is_some() || t.has_tools() || t.prompts().next().is_some() || t.has_resources()
-            }
+            ServedWith::Listen => self.listen.is_some() || t.has_tools() || t.has_prompts() || t.has_resources(),
         };
         served.then_some(d.method)
     }
@@ -434,7 +432,7 @@ impl Engine {
         if t.has_tools() {
             caps.insert("tools".into(), flag(json!({ "listChanged": true })));
         }
-        if t.prompts().next().is_some() {
+        if t.has_prompts() {
             caps.insert("prompts".into(), flag(json!({ "listChanged": true })));
         }
         if t.has_resources() {

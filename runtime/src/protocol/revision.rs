@@ -92,9 +92,12 @@ pub(crate) fn fit_in_place(kind: Definition, obj: &mut Map<String, Value>, era: 
 
 /// Fits the content blocks and resource contents of a `tools/call`, `prompts/get` or
 /// `resources/read` result to `era`: 2025-03-26 sessions get no `_meta` on a block or contents
-/// and no `lastModified` in their annotations. Other revisions are left as they are.
+/// and no `lastModified` in their annotations; 2025-06-18 and older no `icons` on a
+/// `resource_link` block (a `Resource`, which gained `icons` in 2025-11-25), 2025-03-26 no
+/// `title` on one either. Newer revisions are left as they are.
 pub(crate) fn fit_result(result: &mut Value, era: Era) {
-    if Revision::of(era) != Revision::R2025_03_26 {
+    let revision = Revision::of(era);
+    if revision == Revision::Newest {
         return;
     }
     let Some(obj) = result.as_object_mut() else { return };
@@ -109,13 +112,23 @@ pub(crate) fn fit_result(result: &mut Value, era: Era) {
         }
     }
     for block in blocks {
-        if let Some(b) = block.as_object_mut() {
+        let Some(b) = block.as_object_mut() else { continue };
+        if b.get("type").and_then(Value::as_str) == Some("resource_link") {
+            b.remove("icons");
+            if revision == Revision::R2025_03_26 {
+                b.remove("title");
+            }
+        }
+        if revision == Revision::R2025_03_26 {
             b.remove("_meta");
             drop_last_modified(b);
             if let Some(inner) = b.get_mut("resource").and_then(Value::as_object_mut) {
                 inner.remove("_meta");
             }
         }
+    }
+    if revision != Revision::R2025_03_26 {
+        return;
     }
     for contents in obj.get_mut("contents").and_then(Value::as_array_mut).into_iter().flatten() {
         if let Some(c) = contents.as_object_mut() {
@@ -175,6 +188,17 @@ mod tests {
         let mut fitted = result;
         fit_result(&mut fitted, Era::Legacy("2025-03-26"));
         assert_eq!(fitted, json!({"content": [{"type": "text", "text": "x", "annotations": {"audience": ["user"]}}]}));
+        let link = json!({"content": [{"type": "resource_link", "uri": "u", "name": "n", "title": "T",
+            "icons": [{"src": "https://a/i.png"}]}]});
+        let mut newest = link.clone();
+        fit_result(&mut newest, Era::Legacy("2025-11-25"));
+        assert_eq!(newest, link);
+        let mut r0618 = link.clone();
+        fit_result(&mut r0618, Era::Legacy("2025-06-18"));
+        assert_eq!(r0618, json!({"content": [{"type": "resource_link", "uri": "u", "name": "n", "title": "T"}]}));
+        let mut r0326 = link;
+        fit_result(&mut r0326, Era::Legacy("2025-03-26"));
+        assert_eq!(r0326, json!({"content": [{"type": "resource_link", "uri": "u", "name": "n"}]}));
         let mut read = json!({"contents": [{"uri": "u", "text": "t", "_meta": {"ui": {}}}]});
         fit_result(&mut read, Era::Legacy("2025-03-26"));
         assert_eq!(read, json!({"contents": [{"uri": "u", "text": "t"}]}));

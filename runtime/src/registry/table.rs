@@ -224,6 +224,18 @@ pub struct DispatchTable {
     resource_index: HashMap<String, usize>,
     templates: Vec<(String, ResourceEntry)>,
     completions: HashMap<(CompletionKey, Option<String>), CompletionHandler>,
+    /// The kinds of which a definition was removed at run time: their capability was declared
+    /// (sessions were told it, `list_changed` announced the removal), so their list methods
+    /// stay served, answering an empty list once the last one is gone.
+    removed: Removed,
+}
+
+/// What [`DispatchTable`] remembers of run-time removals.
+#[derive(Debug, Clone, Copy, Default)]
+struct Removed {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
 }
 
 /// What a completion handler is keyed on.
@@ -376,9 +388,16 @@ impl DispatchTable {
         self.tool_index.get(name).map(|&i| &self.tools[i]).filter(|t| t.enabled)
     }
 
-    /// True when the table has any tool (enabled or not): the `tools` capability.
+    /// True when the table has any tool (enabled or not), or had one that was removed at run
+    /// time: the `tools` capability.
     pub fn has_tools(&self) -> bool {
-        !self.tools.is_empty()
+        !self.tools.is_empty() || self.removed.tools
+    }
+
+    /// True when the table has any prompt, or had one that was removed at run time: the
+    /// `prompts` capability.
+    pub(crate) fn has_prompts(&self) -> bool {
+        !self.prompts.is_empty() || self.removed.prompts
     }
 
     /// Every prompt, sorted by name.
@@ -415,9 +434,10 @@ impl DispatchTable {
         self.templates.iter().find_map(|(_, e)| e.template.as_ref()?.matches(uri).map(|vars| (e, vars)))
     }
 
-    /// True when any resource or template is registered: the `resources` capability.
+    /// True when any resource or template is registered, or one was removed at run time: the
+    /// `resources` capability.
     pub fn has_resources(&self) -> bool {
-        !self.resources.is_empty() || !self.templates.is_empty()
+        !self.resources.is_empty() || !self.templates.is_empty() || self.removed.resources
     }
 
     /// Every scope a tool, prompt, resource or template declares, sorted, once each (RPC
@@ -485,6 +505,7 @@ impl DispatchTable {
         }
         let gone: std::collections::HashSet<&str> = uris.iter().copied().collect();
         let mut t = self.clone();
+        t.removed.resources = true;
         t.resources.retain(|(u, _)| !gone.contains(u.as_str()));
         t.reindex();
         Some(t)
@@ -503,6 +524,7 @@ impl DispatchTable {
     pub fn without_prompt(&self, name: &str) -> Option<DispatchTable> {
         self.prompt_index.get(name)?;
         let mut t = self.clone();
+        t.removed.prompts = true;
         t.prompts.retain(|(n, _)| n != name);
         t.reindex();
         Some(t)
@@ -529,6 +551,7 @@ impl DispatchTable {
     pub fn without_template(&self, template: &str) -> Option<DispatchTable> {
         self.template(template)?;
         let mut t = self.clone();
+        t.removed.resources = true;
         t.templates.retain(|(k, _)| k != template);
         t.reindex();
         Some(t)
@@ -538,6 +561,7 @@ impl DispatchTable {
     pub fn without_tool(&self, name: &str) -> Option<DispatchTable> {
         self.tool_index.get(name)?;
         let mut t = self.clone();
+        t.removed.tools = true;
         t.tools.retain(|e| e.name != name);
         t.reindex();
         Some(t)

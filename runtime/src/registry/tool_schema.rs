@@ -57,10 +57,14 @@ impl ToolSchemas {
         } else {
             None
         };
+        // A hand-written output schema (a run-time tool's) is checked in every build, so a
+        // release server refuses what a debug one refuses; the validator is kept for debug only.
         let output_validator = match output {
-            Some(schema) if cfg!(debug_assertions) => Some(Arc::new(
-                jsonschema::validator_for(schema).map_err(|e| format!("the output schema is not valid: {e}"))?,
-            )),
+            Some(schema) if cfg!(debug_assertions) || origin == SchemaOrigin::Written => {
+                let v =
+                    jsonschema::validator_for(schema).map_err(|e| format!("the output schema is not valid: {e}"))?;
+                cfg!(debug_assertions).then(|| Arc::new(v))
+            }
             _ => None,
         };
         Ok(ToolSchemas { arguments, output: output_validator, wrap_output: output.is_some_and(|s| !is_object_root(s)) })

@@ -100,7 +100,8 @@ impl ServerBuilder {
     }
 
     /// The server's display `title` in its `Implementation` (`serverInfo`), from 2025-06-18 on
-    /// (<https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization>).
+    /// (<https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization>);
+    /// [`build`](Self::build) refuses a blank one.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
         self
@@ -166,8 +167,14 @@ impl ServerBuilder {
 
     /// The `Implementation` object (`serverInfo`) with every field set.
     ///
-    /// Errors: a sentence for an icon or `websiteUrl` that breaks the rules.
+    /// Errors: a sentence for a blank `title` or `description` (refused as on a definition),
+    /// or an icon or `websiteUrl` that breaks the rules.
     fn implementation(&self) -> Result<serde_json::Value, String> {
+        for (field, value) in [("title", &self.title), ("description", &self.description)] {
+            if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+                return Err(format!("`{field}` must not be empty"));
+            }
+        }
         let mut info = serde_json::Map::new();
         info.insert("name".into(), self.name.clone().into());
         info.insert("version".into(), self.version.clone().into());

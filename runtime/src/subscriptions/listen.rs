@@ -147,7 +147,7 @@ fn grant(server: &impl ListenHost, filter: &Map<String, Value>) -> Grant {
     let has_resources = table.has_resources();
     Grant {
         tools: on(TOOLS_LIST_CHANGED) && table.has_tools(),
-        prompts: on(PROMPTS_LIST_CHANGED) && table.prompts().next().is_some(),
+        prompts: on(PROMPTS_LIST_CHANGED) && table.has_prompts(),
         resources: on(RESOURCES_LIST_CHANGED) && has_resources,
         uris: filter
             .get(RESOURCE_SUBSCRIPTIONS)

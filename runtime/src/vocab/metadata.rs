@@ -10,17 +10,21 @@
 /// name (empty, or starting and ending with a letter or digit, inner characters letters, digits,
 /// `-`, `_` or `.`).
 ///
-/// Errors (a sentence naming the key): a malformed prefix or name, or a prefix with a label
-/// `modelcontextprotocol` or `mcp`, which the specification reserves for itself
-/// (`io.modelcontextprotocol/`, `dev.mcp/`): keys there are written by the protocol, never by a
-/// server's declarations.
+/// Errors (a sentence naming the key): a malformed prefix or name, or a prefix the
+/// specification reserves for itself, where keys are written by the protocol, never by a
+/// server's declarations. A definition is sent to sessions of every revision, so both rules
+/// apply: 2025-11-25 and later reserve a prefix whose second label is `modelcontextprotocol`
+/// or `mcp` (`io.modelcontextprotocol/`, `dev.mcp/`, `com.mcp.tools/`); 2025-06-18 one with
+/// such a label followed by another (`modelcontextprotocol.io/`, `tools.mcp.com/`). Neither
+/// reserves `com.example.mcp/`.
 pub fn check_meta_key(key: &str) -> Result<(), String> {
     let (prefix, name) = match key.rfind('/') {
         Some(at) => (Some(&key[..at]), &key[at + 1..]),
         None => (None, key),
     };
     if let Some(prefix) = prefix {
-        for label in prefix.split('.') {
+        let labels: Vec<&str> = prefix.split('.').collect();
+        for label in &labels {
             let bytes = label.as_bytes();
             let well_formed = bytes.first().is_some_and(u8::is_ascii_alphabetic)
                 && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
@@ -31,12 +35,16 @@ pub fn check_meta_key(key: &str) -> Result<(), String> {
                      letter or digit and hold only letters, digits and `-`, e.g. `com.example/rank`"
                 ));
             }
-            if label.eq_ignore_ascii_case("modelcontextprotocol") || label.eq_ignore_ascii_case("mcp") {
-                return Err(format!(
-                    "`_meta` key {key:?} uses a prefix the MCP specification reserves for itself; \
-                     use your own reverse-DNS prefix, e.g. `com.example/{name}`"
-                ));
-            }
+        }
+        let reserved =
+            |label: &&str| label.eq_ignore_ascii_case("modelcontextprotocol") || label.eq_ignore_ascii_case("mcp");
+        let second_label = labels.get(1).is_some_and(reserved);
+        let followed = labels[..labels.len() - 1].iter().any(reserved);
+        if second_label || followed {
+            return Err(format!(
+                "`_meta` key {key:?} uses a prefix the MCP specification reserves for itself; \
+                 use your own reverse-DNS prefix, e.g. `com.example/{name}`"
+            ));
         }
     }
     let bytes = name.as_bytes();
@@ -71,7 +79,7 @@ pub fn check_icon_src(src: &str) -> Result<(), String> {
     }
     if let Some(rest) = lower.strip_prefix("data:") {
         let media = rest.split([';', ',']).next().unwrap_or_default();
-        if !media.starts_with("image/") || !rest.contains(',') {
+        if check_icon_mime_type(media).is_err() || !rest.contains(',') {
             return Err(format!(
                 "icon src {src:?} is a `data:` URI of {media:?}, not of an image: write \
                  `data:image/png;base64,...`"
@@ -149,10 +157,26 @@ mod tests {
 
     #[test]
     fn meta_keys_follow_the_naming_rules() {
-        for ok in ["rank", "com.example/rank", "ui", "a-b_c.d", "com.example/", "x1/y"] {
+        for ok in ["rank", "com.example/rank", "ui", "a-b_c.d", "com.example/", "x1/y", "com.example.mcp/x", "mcp/x"] {
             assert!(check_meta_key(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "io.modelcontextprotocol/x", "dev.mcp/x", "MCP/x", "-x", "x-", "1com/x", "com..x/y", "a b"] {
+        for bad in [
+            "",
+            "io.modelcontextprotocol/x",
+            "dev.mcp/x",
+            "com.mcp.tools/x",
+            "modelcontextprotocol.io/x",
+            "mcp.dev/x",
+            "api.modelcontextprotocol.org/x",
+            "x.y.mcp.dev/z",
+            "/x",
+            "a./x",
+            "-x",
+            "x-",
+            "1com/x",
+            "com..x/y",
+            "a b",
+        ] {
             assert!(check_meta_key(bad).is_err(), "{bad}");
         }
         assert!(check_meta_key("io.modelcontextprotocol/ui").expect_err("reserved").contains("reserves"));
@@ -168,6 +192,7 @@ mod tests {
             "file:///etc/passwd",
             "JAVASCRIPT:alert(1)",
             "data:text/html,<script>",
+            "data:image/;base64,AAAA",
             "https://",
             "https:///x",
             "icon.png",

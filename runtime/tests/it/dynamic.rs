@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 use std::time::Duration;
 use switchyard::prelude::*;
-use switchyard::server::{DynamicPrompt, DynamicResourceTemplate, DynamicTool};
+use switchyard::server::{DynamicPrompt, DynamicResource, DynamicResourceTemplate, DynamicTool};
 use switchyard::testing::TestClient;
 use switchyard::{Annotations, BuildError, Icon, PromptArgument, ToolAnnotations};
 
@@ -305,4 +305,97 @@ async fn a_run_time_template_is_read_through_a_matching_uri_and_removed() {
     assert!(!server.remove_resource_template("notes://day/{day}"));
     let listed = client.request("resources/templates/list", json!({})).await;
     assert_eq!(listed.result()["resourceTemplates"].as_array().map(Vec::len), Some(1), "{}", listed.result());
+}
+
+#[test]
+fn listed_annotations_and_uris_are_checked_when_added() {
+    let server = server();
+    let template = |uri: &str| DynamicResourceTemplate::new(uri, "t", |_ctx, req| async move { req.uri });
+    let mut nan = Annotations::new();
+    nan.priority = Some(f64::NAN);
+    let mut high = Annotations::new();
+    high.priority = Some(2.0);
+    let cases: Vec<(DynamicResourceTemplate, &str)> = vec![
+        (template("t://{a}/nan").annotations(nan.clone()), "priority"),
+        (template("t://{a}/high").annotations(high), "priority"),
+        (template("t://{a}/when").annotations(Annotations::new().last_modified("yesterday")), "lastModified"),
+    ];
+    for (template, says) in cases {
+        let key = template.uri_template().to_owned();
+        let message = refused(server.add_resource_template(template));
+        assert!(message.contains(&format!("template {key:?}")) && message.contains(says), "{key}: {message}");
+        assert!(server.table().template(&key).is_none(), "{key} is not added");
+    }
+    let read = |_ctx, req: ResourceRequest| async move {
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, None, "x")]))
+    };
+    let err = server.add_resources([DynamicResource::new("r://nan", "r", read).annotations(nan)]).expect_err("refused");
+    assert!(err.message().contains("r://nan") && err.message().contains("priority"), "{}", err.message());
+    let err = server.add_resources([DynamicResource::new(" ", "r", read)]).expect_err("refused");
+    assert!(err.message().contains("`uri` must not be empty"), "{}", err.message());
+    assert!(server.table().resource(" ").is_none());
+
+    // `com.example.mcp/` is no reserved prefix (its second label is `example`).
+    let tool = DynamicTool::new("mine", |_ctx, _args| async { "x" }).meta(meta("com.example.mcp/rank", json!(1)));
+    server.add_tool(tool).expect("not reserved");
+}
+
+#[tokio::test]
+async fn a_resource_link_keeps_its_icons_from_sessions_whose_schema_has_none() {
+    let server = server();
+    server
+        .add_tool(DynamicTool::new("link", |_ctx, _args| async {
+            let extra = Map::from_iter([
+                ("title".to_owned(), json!("Today")),
+                ("icons".to_owned(), json!([{"src": "https://example.com/n.png"}])),
+            ]);
+            CallToolResult::success(vec![Content::resource_link("notes://today", "today", extra)])
+        }))
+        .expect("valid");
+    for (version, keys) in [
+        ("2025-11-25", vec!["icons", "name", "title", "type", "uri"]),
+        ("2025-06-18", vec!["name", "title", "type", "uri"]),
+        ("2025-03-26", vec!["name", "type", "uri"]),
+    ] {
+        let client = TestClient::legacy(server.clone(), version).await.expect("initialize");
+        let called = client.call_tool("link", json!({})).await;
+        assert_eq!(sorted_keys(&called.result()["content"][0]), keys, "{version}");
+    }
+}
+
+#[tokio::test]
+async fn concurrent_changes_while_listing_neither_panic_nor_lose_the_last_state() {
+    const CHANGED: &str = "notifications/tools/list_changed";
+    let server = server();
+    let client = TestClient::modern(server.clone());
+    let session = TestClient::legacy(server.clone(), "2025-11-25").await.expect("initialize");
+    let mut tasks = Vec::new();
+    for i in 0..16 {
+        let server = server.clone();
+        tasks.push(tokio::spawn(async move {
+            for round in 0..20 {
+                let name = format!("t{i}");
+                server.add_tool(DynamicTool::new(name.clone(), |_ctx, _args| async { "x" })).expect("valid");
+                if round % 2 == 1 {
+                    assert!(server.remove_tool(&name), "{name} was just added");
+                }
+                tokio::task::yield_now().await;
+            }
+        }));
+    }
+    for _ in 0..20 {
+        let listed = client.request("tools/list", json!({})).await;
+        assert!(listed.result()["tools"].is_array());
+    }
+    for task in tasks {
+        task.await.expect("no panic");
+    }
+    let listed = client.request("tools/list", json!({})).await;
+    let names: Vec<&str> =
+        listed.result()["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names.len(), 1, "every t{{i}} ends removed: {names:?}");
+    // Every add and every removal is announced: 16 tasks × (20 adds + 10 removals).
+    await_notifications(&session, CHANGED, 480).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(session.notifications().iter().filter(|m| m["method"] == CHANGED).count(), 480);
 }

@@ -224,6 +224,8 @@ fn run_time_definitions_are_checked_like_the_macros_check_theirs() {
         .build()
         .expect_err("refused");
     assert!(err.to_string().contains("text/html"), "{err}");
+    let err = Server::builder("m", "1").groups(["none"]).title(" ").build().expect_err("a blank title is refused");
+    assert!(matches!(&err, BuildError::Invalid { kind: "server", .. }) && err.to_string().contains("`title`"), "{err}");
 }
 
 #[test]
@@ -289,4 +291,28 @@ fn a_build_check_fails_the_build_beside_other_problems() {
         .expect_err("refused");
     let text = err.to_string();
     assert!(text.contains("notes://missing") && text.contains("metadata.rs") && text.contains("websiteUrl"), "{text}");
+}
+
+#[tokio::test]
+async fn removing_the_last_definition_keeps_the_declared_list_served() {
+    let server = server();
+    let session = TestClient::legacy(server.clone(), "2025-06-18").await.expect("initialize");
+    let modern = TestClient::modern(server.clone());
+    assert!(server.remove_tool("roll"), "a macro tool is removed like a run-time one");
+    assert!(server.remove_prompt("review"));
+    assert_eq!(server.remove_resources(["notes://today", "notes://pinned"]), 2);
+    assert!(server.remove_resource_template("notes://day/{day}"));
+    for client in [&session, &modern] {
+        for (method, list) in [("tools/list", "tools"), ("prompts/list", "prompts"), ("resources/list", "resources")] {
+            let reply = client.request(method, json!({})).await;
+            assert_eq!(reply.result()[list], json!([]), "{method} still answers after list_changed");
+        }
+        let called = client.call_tool("roll", json!({})).await;
+        assert_eq!(called.error_code(), Some(-32602), "{:?}", called.response);
+    }
+    let later = TestClient::legacy(server.clone(), "2025-06-18").await.expect("initialize");
+    let listed = later.request("tools/list", json!({})).await;
+    assert_eq!(listed.result()["tools"], json!([]), "later sessions are told the same capabilities");
+    assert!(!server.set_tool_enabled("roll", true), "nothing left to enable");
+    assert!(!server.remove_tool("roll"));
 }

@@ -97,7 +97,8 @@ impl DynamicResource {
         self
     }
 
-    /// Sets the listed `annotations` (audience, priority, lastModified).
+    /// Sets the listed `annotations` (audience, priority, lastModified); checked when the
+    /// resource is added (`priority` in 0..=1, `lastModified` ISO 8601).
     pub fn annotations(mut self, annotations: crate::Annotations) -> Self {
         self.annotations = Some(annotations);
         self
@@ -136,9 +137,11 @@ impl DynamicResource {
 
     /// The dispatch-table entry.
     ///
-    /// Errors: a blank `name`, `title` or `description`, a `mimeType` that is not
-    /// `type/subtype`, an icon or `_meta` key that breaks the rules, as a sentence.
+    /// Errors: a blank `uri`, `name`, `title` or `description`, a `mimeType` that is not
+    /// `type/subtype`, annotations out of the schema's bounds, an icon or `_meta` key that
+    /// breaks the rules, as a sentence.
     pub(crate) fn into_entry(self) -> Result<ResourceEntry, String> {
+        super::non_blank("uri", Some(&self.uri))?;
         super::non_blank("name", Some(&self.name))?;
         super::non_blank("title", self.title.as_deref())?;
         super::non_blank("description", self.description.as_deref())?;
@@ -155,6 +158,7 @@ impl DynamicResource {
             def.insert("size".into(), json!(size));
         }
         if let Some(annotations) = self.annotations {
+            annotations.check()?;
             def.insert("annotations".into(), json!(annotations));
         }
         self.decoration.apply(&mut def)?;
@@ -177,7 +181,9 @@ impl Server {
     /// for changed contents). Returns whether the listing changed.
     ///
     /// Errors: `-32602` naming the resource when one breaks a rule the macros check: a blank
-    /// `name`, `title` or `description`, a `mimeType` that is not `type/subtype`, an icon or
+    /// `uri`, `name`, `title` or `description`, a `mimeType` that is not `type/subtype`,
+    /// [annotations](crate::Annotations) with a `priority` outside 0..=1 or a `lastModified`
+    /// that is not ISO 8601, an icon or
     /// `_meta` key that breaks the rules ([`Icon::check`](crate::Icon::check),
     /// [`check_meta`](crate::registry::check_meta)); then none of them is added.
     pub fn add_resources(&self, resources: impl IntoIterator<Item = DynamicResource>) -> Result<bool, McpError> {

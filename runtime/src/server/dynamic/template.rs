@@ -27,7 +27,8 @@ use std::sync::Arc;
 ///
 /// The checks are the macro's, run when the template is given to the builder or added: the
 /// template parses ([`UriTemplate::parse`]) and has at least one variable; the name, and
-/// `title` and `description` when given, are not blank; `mimeType` is `type/subtype`; every
+/// `title` and `description` when given, are not blank; `mimeType` is `type/subtype`; the
+/// [annotations](Annotations) have a `priority` in 0..=1 and an ISO 8601 `lastModified`; every
 /// [icon](Icon::check) and `_meta` key ([`check_meta`](crate::registry::check_meta)) follows
 /// the rules.
 ///
@@ -129,7 +130,8 @@ impl DynamicResourceTemplate {
         self
     }
 
-    /// Sets the listed `annotations` (audience, priority, lastModified).
+    /// Sets the listed `annotations` (audience, priority, lastModified); checked when the
+    /// template is added (`priority` in 0..=1, `lastModified` ISO 8601).
     pub fn annotations(mut self, annotations: Annotations) -> Self {
         self.annotations = Some(annotations);
         self
@@ -189,6 +191,7 @@ impl DynamicResourceTemplate {
             }
         }
         if let Some(annotations) = self.annotations {
+            annotations.check()?;
             def.insert("annotations".into(), json!(annotations));
         }
         self.decoration.apply(&mut def)?;

@@ -155,8 +155,9 @@ impl DynamicTool {
 
     /// Sets `outputSchema`, the JSON Schema of the result's `structuredContent` (what
     /// `#[mcp_tool]` derives for a tool returning [`Json<T>`](crate::Json)); it must have
-    /// `"type": "object"` at the root. A result whose `structuredContent` does not match it is
-    /// an error, as for a macro tool. 2025-06-18 and later sessions see it.
+    /// `"type": "object"` at the root and compile (checked in every build). In debug builds, as
+    /// for a macro tool, a result whose `structuredContent` does not match it is answered with
+    /// `-32603`; release builds send results unchecked. 2025-06-18 and later sessions see it.
     pub fn output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
         self
