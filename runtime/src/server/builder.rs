@@ -150,13 +150,17 @@ impl ServerBuilder {
     }
 
     /// Fills `description` and `websiteUrl` from a package's metadata, skipping empty values
-    /// and keeping values already set. Called by [`server_builder!`](crate::server_builder).
+    /// and keeping values already set; `websiteUrl` is the homepage, or the repository when the
+    /// homepage is not an `http(s)` URL. Called by [`server_builder!`](crate::server_builder).
     #[doc(hidden)]
     pub fn cargo_package(mut self, description: &str, homepage: &str, repository: &str) -> Self {
         if self.description.is_none() && !description.trim().is_empty() {
             self.description = Some(description.trim().to_owned());
         }
-        let site = [homepage, repository].into_iter().map(str::trim).find(|s| !s.is_empty());
+        // A homepage that is not a web URL gives way to a repository that is; with neither
+        // valid, the first stays so that `build()` names it rather than dropping it unseen.
+        let given: Vec<&str> = [homepage, repository].into_iter().map(str::trim).filter(|s| !s.is_empty()).collect();
+        let site = given.iter().find(|s| crate::vocab::metadata::check_web_url(s).is_ok()).or(given.first()).copied();
         if self.website_url.is_none()
             && let Some(site) = site
         {

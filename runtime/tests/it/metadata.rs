@@ -238,6 +238,20 @@ fn server_builder_reads_the_package() {
     assert_eq!(info["websiteUrl"], env!("CARGO_PKG_HOMEPAGE"), "homepage before repository");
 }
 
+#[test]
+fn a_homepage_that_is_no_web_url_gives_way_to_the_repository() {
+    let website = |homepage: &str, repository: &str| {
+        let builder = Server::builder("pkg", "1").groups(["none"]).cargo_package("", homepage, repository);
+        builder.build().map(|s| s.server_info()["websiteUrl"].clone()).map_err(|e| e.to_string())
+    };
+    let repo = "https://github.com/example/pkg";
+    assert_eq!(website("example.com", repo), Ok(json!(repo)));
+    assert_eq!(website("", repo), Ok(json!(repo)));
+    assert_eq!(website("https://pkg.example.com", repo), Ok(json!("https://pkg.example.com")));
+    let neither = website("example.com", "git@github.com:example/pkg.git").expect_err("named, not dropped");
+    assert!(neither.contains("example.com"), "{neither}");
+}
+
 #[tokio::test]
 async fn a_listing_filter_shapes_each_clients_lists() {
     const EXT: &str = "com.example/badges";
