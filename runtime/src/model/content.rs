@@ -116,7 +116,8 @@ impl EmbeddedResource {
 /// may carry `annotations` ([`Annotations`]: audience, priority, lastModified) and `_meta`, set
 /// with [`with_annotations`](Content::with_annotations) and [`with_meta`](Content::with_meta).
 /// Each protocol revision is sent only the keys its schema has: 2025-03-26 sessions get neither
-/// `_meta` nor `lastModified`, and a `resource_link`'s `icons` go to 2025-11-25 and later only.
+/// `_meta` nor `lastModified` and read a `resource_link` as a text block (`"{title or name}:
+/// {uri}"`), and a `resource_link`'s `icons` go to 2025-11-25 and later only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]

@@ -93,8 +93,9 @@ pub(crate) fn fit_in_place(kind: Definition, obj: &mut Map<String, Value>, era: 
 /// Fits the content blocks and resource contents of a `tools/call`, `prompts/get` or
 /// `resources/read` result to `era`: 2025-03-26 sessions get no `_meta` on a block or contents
 /// and no `lastModified` in their annotations; 2025-06-18 and older no `icons` on a
-/// `resource_link` block (a `Resource`, which gained `icons` in 2025-11-25), 2025-03-26 no
-/// `title` on one either. Newer revisions are left as they are.
+/// `resource_link` block (a `Resource`, which gained `icons` in 2025-11-25); 2025-03-26, which
+/// has no links, gets each as a text block naming the resource and its URI. Newer revisions
+/// are left as they are.
 pub(crate) fn fit_result(result: &mut Value, era: Era) {
     let revision = Revision::of(era);
     if revision == Revision::Newest {
@@ -116,7 +117,7 @@ pub(crate) fn fit_result(result: &mut Value, era: Era) {
         if b.get("type").and_then(Value::as_str) == Some("resource_link") {
             b.remove("icons");
             if revision == Revision::R2025_03_26 {
-                b.remove("title");
+                link_as_text(b);
             }
         }
         if revision == Revision::R2025_03_26 {
@@ -134,6 +135,25 @@ pub(crate) fn fit_result(result: &mut Value, era: Era) {
         if let Some(c) = contents.as_object_mut() {
             c.remove("_meta");
         }
+    }
+}
+
+/// A `resource_link` block as the text block a 2025-03-26 session can read (that revision has
+/// no links): `"{title or name}: {uri}"`, then ` ({description})` when there is one; the
+/// annotations stay, the rest of the link goes.
+fn link_as_text(b: &mut Map<String, Value>) {
+    let field = |key: &str| b.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let label = field("title").or(field("name")).unwrap_or("resource");
+    let mut text = format!("{label}: {}", field("uri").unwrap_or_default());
+    if let Some(description) = field("description") {
+        text.push_str(&format!(" ({description})"));
+    }
+    let annotations = b.remove("annotations");
+    b.clear();
+    b.insert("type".into(), "text".into());
+    b.insert("text".into(), text.into());
+    if let Some(a) = annotations {
+        b.insert("annotations".into(), a);
     }
 }
 
@@ -198,7 +218,14 @@ mod tests {
         assert_eq!(r0618, json!({"content": [{"type": "resource_link", "uri": "u", "name": "n", "title": "T"}]}));
         let mut r0326 = link;
         fit_result(&mut r0326, Era::Legacy("2025-03-26"));
-        assert_eq!(r0326, json!({"content": [{"type": "resource_link", "uri": "u", "name": "n"}]}));
+        assert_eq!(r0326, json!({"content": [{"type": "text", "text": "T: u"}]}), "2025-03-26 has no links");
+        let mut described = json!({"content": [{"type": "resource_link", "uri": "file:///a.rs", "name": "a.rs",
+            "description": "the entry point", "mimeType": "text/x-rust", "annotations": {"priority": 0.5}}]});
+        fit_result(&mut described, Era::Legacy("2025-03-26"));
+        assert_eq!(
+            described,
+            json!({"content": [{"type": "text", "text": "a.rs: file:///a.rs (the entry point)", "annotations": {"priority": 0.5}}]})
+        );
         let mut read = json!({"contents": [{"uri": "u", "text": "t", "_meta": {"ui": {}}}]});
         fit_result(&mut read, Era::Legacy("2025-03-26"));
         assert_eq!(read, json!({"contents": [{"uri": "u", "text": "t"}]}));

@@ -355,12 +355,16 @@ async fn a_resource_link_keeps_its_icons_from_sessions_whose_schema_has_none() {
     for (version, keys) in [
         ("2025-11-25", vec!["icons", "name", "title", "type", "uri"]),
         ("2025-06-18", vec!["name", "title", "type", "uri"]),
-        ("2025-03-26", vec!["name", "type", "uri"]),
+        ("2025-03-26", vec!["text", "type"]),
     ] {
         let client = TestClient::legacy(server.clone(), version).await.expect("initialize");
         let called = client.call_tool("link", json!({})).await;
         assert_eq!(sorted_keys(&called.result()["content"][0]), keys, "{version}");
     }
+    // 2025-03-26 has no `resource_link` content: the link is read as text.
+    let oldest = TestClient::legacy(server.clone(), "2025-03-26").await.expect("initialize");
+    let called = oldest.call_tool("link", json!({})).await;
+    assert_eq!(called.result()["content"][0], json!({"type": "text", "text": "Today: notes://today"}));
 }
 
 #[tokio::test]
