@@ -11,9 +11,7 @@
 
 use crate::common::{self, HttpServer};
 use serde_json::{Value, json};
-use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long a harness script may run: an install of the pinned packages and the browser, then
@@ -47,37 +45,9 @@ fn tools_present(test: &str, browser: bool) -> bool {
 
 /// Runs `tests/apps/NAME ARGS...` to its end: its stdout, or a panic with its stderr.
 fn script(name: &str, args: &[&str]) -> String {
-    let mut child = Command::new("bash")
-        .arg(harness().join(name))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("bash runs tests/apps/{name}: {e}"));
-    let read = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            text
-        })
-    };
-    let stdout = read(Box::new(child.stdout.take().expect("piped stdout")));
-    let stderr = read(Box::new(child.stderr.take().expect("piped stderr")));
-    let deadline = Instant::now() + SCRIPT_LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waitable") {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (stdout, stderr) = (stdout.join().expect("stdout read"), stderr.join().expect("stderr read"));
-    match status {
+    let run = common::run_script(&harness().join(name), args, SCRIPT_LIMIT);
+    let (stdout, stderr) = (run.stdout, run.stderr);
+    match run.status {
         Some(s) if s.success() => stdout,
         Some(s) => panic!("tests/apps/{name} failed ({s})\nstdout: {stdout}\nstderr:\n{stderr}"),
         None => panic!("tests/apps/{name} ran past {SCRIPT_LIMIT:?}\nstderr:\n{stderr}"),

@@ -7,18 +7,17 @@ use crate::common::{self, HttpServer, peers};
 
 use serde_json::{Value, json};
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::time::Duration;
 
 /// Runs `tests/oauth/catalogue.sh` against `url` over `wire`; what the SDK made of each answer.
 fn catalogue(url: &str, wire: &str) -> Value {
-    let out = Command::new("bash")
-        .arg(peers::dir().join("catalogue.sh"))
-        .args(["--server", url, "--wire", wire, "--tool", "test_metadata"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("bash runs tests/oauth/catalogue.sh");
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "the Python SDK refused an answer ({wire})\nstdout: {stdout}\nstderr: {stderr}");
+    let args = ["--server", url, "--wire", wire, "--tool", "test_metadata"];
+    let run = common::run_script(&peers::dir().join("catalogue.sh"), &args, Duration::from_secs(300));
+    let (stdout, stderr) = (run.stdout, run.stderr);
+    assert!(
+        run.status.is_some_and(|s| s.success()),
+        "the Python SDK refused an answer or hung ({wire})\nstdout: {stdout}\nstderr: {stderr}"
+    );
     serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("one JSON line ({e}): {stdout}"))
 }
 

@@ -16,10 +16,10 @@
 use crate::common::{self, HttpServer};
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long a script may run, first-use installs included (npm ci, a venv and pip install).
 const SCRIPT_LIMIT: Duration = Duration::from_secs(300);
@@ -150,36 +150,8 @@ fn dpop_host(server: &HttpServer, auth: &AuthServer) -> Value {
 
 /// Runs `tests/oauth/NAME ARGS...` to its end; the JSON line it printed.
 fn script(name: &str, args: &[&str], auth: &AuthServer) -> Value {
-    let mut child = Command::new("bash")
-        .arg(crate::common::peers::dir().join(name))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("bash runs tests/oauth/{name}: {e}"));
-    let read = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            text
-        })
-    };
-    let stdout = read(Box::new(child.stdout.take().expect("piped stdout")));
-    let stderr = read(Box::new(child.stderr.take().expect("piped stderr")));
-    let deadline = Instant::now() + SCRIPT_LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waitable") {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (stdout, stderr) = (stdout.join().expect("stdout read"), stderr.join().expect("stderr read"));
+    let run = common::run_script(&common::peers::dir().join(name), args, SCRIPT_LIMIT);
+    let (status, stdout, stderr) = (run.status, run.stdout, run.stderr);
     let context = || format!("{name} stderr:\n{stderr}\nauthorization server:\n{}", auth.drained());
     match status {
         Some(s) if s.success() => {}

@@ -10,11 +10,11 @@ pub mod schema;
 
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub const MODERN: &str = "2026-07-28";
 
@@ -381,4 +381,47 @@ pub async fn bare(c: &reqwest::Client, method: &str, url: &str, headers: &[(&str
     let status = resp.status().as_u16();
     let body = resp.text().await.expect("body");
     Bare { status, allow, content_type, session_echoed, body }
+}
+
+/// What a script run to its end left: its exit status (`None` when it ran past the limit and
+/// was killed), stdout and stderr.
+pub struct ScriptRun {
+    pub status: Option<ExitStatus>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `bash SCRIPT ARGS...` (stdin closed) until it exits or `limit` passes, reading both
+/// pipes as it goes so a chatty script never blocks on a full one.
+pub fn run_script(script: &Path, args: &[&str], limit: Duration) -> ScriptRun {
+    let mut child = Command::new("bash")
+        .arg(script)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("bash runs {}: {e}", script.display()));
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().expect("piped stdout")));
+    let stderr = read(Box::new(child.stderr.take().expect("piped stderr")));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waitable") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    ScriptRun { status, stdout: stdout.join().expect("stdout read"), stderr: stderr.join().expect("stderr read") }
 }
