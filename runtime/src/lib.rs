@@ -88,8 +88,8 @@ pub use model::{
     Role, ToolAnnotations, input_schema,
 };
 pub use pipeline::{
-    AltNext, Alternate, CallToolParams, GetPromptParams, Next, RawNext, RawRequest, RawResponse, ReadResourceParams,
-    RpcMethod, TypedRequest, methods,
+    AltNext, Alternate, CallToolParams, GetPromptParams, Next, RawFilter, RawNext, RawRequest, RawResponse,
+    ReadResourceParams, RpcMethod, TypedRequest, methods,
 };
 pub use protocol::level::LogLevel;
 pub use registry::items::ResourceRequest;

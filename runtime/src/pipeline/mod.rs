@@ -47,7 +47,7 @@ pub(crate) mod typed;
 
 // What generated code names (registrations, shims, erased types) is reachable only through
 // `switchyard::__private`; these are the names a filter or RPC author writes.
-pub use raw::{RawNext, RawRequest, RawResponse};
+pub use raw::{RawFilter, RawNext, RawRequest, RawResponse};
 pub use rpc::RpcMethod;
 pub use typed::{Next, TypedRequest};
 

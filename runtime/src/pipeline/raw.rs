@@ -36,12 +36,65 @@ pub struct RawFilterRegistration {
     pub site: Site,
 }
 
+/// A raw filter held as a value, for filters with state of their own (a rate limiter, a cache)
+/// or configuration chosen at run time, which a `#[mcp_filter]` function cannot carry. Given to
+/// [`ServerBuilder::raw_filter`](crate::ServerBuilder::raw_filter) with an `order`, it runs in the
+/// same chain as the `#[mcp_filter]` raw filters, by the same rule (ascending `order`, the
+/// outermost first).
+///
+/// Any `Fn(RawRequest, RawNext) -> impl Future<Output = RawResponse>` closure is a `RawFilter`.
+///
+/// ```rust,ignore
+/// let server = Server::builder("demo", "1.0.0")
+///     .raw_filter(10, |req: RawRequest, next: RawNext| async move {
+///         if req.ctx.method() == "tools/call" && req.params.get("name").is_none() {
+///             return Err(McpError::invalid_params("tools/call needs a `name`"));
+///         }
+///         next.run(req).await
+///     })
+///     .build()?;
+/// ```
+pub trait RawFilter: Send + Sync + 'static {
+    /// Filters one request: call `next.run(req)` to pass it on, or return without calling it to
+    /// answer in its place (the transport echoes the request id either way).
+    ///
+    /// Errors: whatever the filter decides, and whatever `next` returns.
+    fn filter(&self, req: RawRequest, next: RawNext) -> BoxFuture<RawResponse>;
+}
+
+impl<F, Fut> RawFilter for F
+where
+    F: Fn(RawRequest, RawNext) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = RawResponse> + Send + 'static,
+{
+    fn filter(&self, req: RawRequest, next: RawNext) -> BoxFuture<RawResponse> {
+        Box::pin(self(req, next))
+    }
+}
+
+/// One raw filter of a server's chain: a `#[mcp_filter]` function (called directly, as before
+/// values existed) or a [`RawFilter`] value.
+#[derive(Clone)]
+enum Link {
+    Function(RawFilterFn),
+    Value(Arc<dyn RawFilter>),
+}
+
+/// A raw filter value with its place in the chain, as the builder keeps it.
+#[derive(Clone)]
+pub(crate) struct RawFilterValue {
+    pub(crate) order: i32,
+    /// The value's type name, the tie-breaker for equal `order` (after the functions' names).
+    pub(crate) name: &'static str,
+    pub(crate) filter: Arc<dyn RawFilter>,
+}
+
 type Terminal = Arc<dyn Fn(RawRequest) -> BoxFuture<RawResponse> + Send + Sync>;
 
 /// The rest of the raw chain: call [`run`](Self::run) to pass the request on, or return
 /// without calling it to short-circuit (the id is echoed by the transport either way).
 pub struct RawNext {
-    filters: Arc<[RawFilterFn]>,
+    filters: Arc<[Link]>,
     index: usize,
     terminal: Terminal,
 }
@@ -56,9 +109,12 @@ impl RawNext {
     /// Runs the inner filters and the method.
     pub async fn run(self, req: RawRequest) -> RawResponse {
         match self.filters.get(self.index) {
-            Some(filter) => {
+            Some(link) => {
                 let next = RawNext { filters: self.filters.clone(), index: self.index + 1, terminal: self.terminal };
-                filter(req, next).await
+                match link {
+                    Link::Function(filter) => filter(req, next).await,
+                    Link::Value(filter) => filter.filter(req, next).await,
+                }
             }
             None => (self.terminal)(req).await,
         }
@@ -68,23 +124,28 @@ impl RawNext {
 /// The sorted raw filters of a server.
 #[derive(Clone, Default)]
 pub(crate) struct RawChain {
-    filters: Arc<[RawFilterFn]>,
+    filters: Arc<[Link]>,
 }
 
 impl RawChain {
-    pub(crate) fn from_inventory(groups: Option<&[String]>) -> RawChain {
-        let mut regs: Vec<&RawFilterRegistration> =
-            crate::registry::Groups::new(groups).select::<RawFilterRegistration>().collect();
-        regs.sort_by(|a, b| (a.order, a.name).cmp(&(b.order, b.name)));
-        RawChain { filters: regs.iter().map(|r| r.handler).collect() }
+    /// The chain of the selected groups' `#[mcp_filter]` raw filters and the builder's values,
+    /// sorted by `(order, name)`; the sort is stable, so equal values keep the builder's order.
+    pub(crate) fn new(groups: Option<&[String]>, values: Vec<RawFilterValue>) -> RawChain {
+        let mut links: Vec<(i32, &'static str, Link)> = crate::registry::Groups::new(groups)
+            .select::<RawFilterRegistration>()
+            .map(|r| (r.order, r.name, Link::Function(r.handler)))
+            .collect();
+        links.extend(values.into_iter().map(|v| (v.order, v.name, Link::Value(v.filter))));
+        links.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        RawChain { filters: links.into_iter().map(|(_, _, link)| link).collect() }
     }
 
-    /// Runs `req` through every raw filter, then `terminal`.
     /// True when no raw filter is registered: callers may then run the terminal step directly.
     pub(crate) fn is_empty(&self) -> bool {
         self.filters.is_empty()
     }
 
+    /// Runs `req` through every raw filter, then `terminal`.
     pub(crate) async fn run(&self, req: RawRequest, terminal: Terminal) -> RawResponse {
         RawNext { filters: self.filters.clone(), index: 0, terminal }.run(req).await
     }

@@ -37,6 +37,7 @@ pub struct ServerBuilder {
     tools_call: Option<(crate::pipeline::ToolsCallReplacement, String)>,
     listen: Option<crate::subscriptions::replacement::ListenReplacement>,
     message_filters: Vec<Arc<dyn crate::pipeline::MessageFilter>>,
+    raw_filters: Vec<crate::pipeline::raw::RawFilterValue>,
     hub: Arc<dyn crate::subscriptions::DeliveryHub>,
     /// Where `delivery_hub` was called, for build errors.
     hub_site: Option<String>,
@@ -83,6 +84,7 @@ impl ServerBuilder {
             tools_call: None,
             listen: None,
             message_filters: Vec::new(),
+            raw_filters: Vec::new(),
             hub: Arc::new(crate::subscriptions::InProcessHub::default()),
             hub_site: None,
             request_state_key: None,
@@ -362,6 +364,21 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds a raw filter value (see [`RawFilter`](crate::pipeline::RawFilter)) around every
+    /// request, in the chain of the `#[mcp_filter]` raw filters: ascending `order`, the first the
+    /// outermost; at equal `order`, `#[mcp_filter]` functions and values sort by name (a value's
+    /// is its type name) and values of the same type keep the order they were added in.
+    ///
+    /// A server with no raw filter (none declared, none added) skips the chain entirely.
+    pub fn raw_filter<F: crate::pipeline::RawFilter>(mut self, order: i32, filter: F) -> Self {
+        self.raw_filters.push(crate::pipeline::raw::RawFilterValue {
+            order,
+            name: std::any::type_name::<F>(),
+            filter: Arc::new(filter),
+        });
+        self
+    }
+
     /// The HMAC-SHA256 key that authenticates `requestState`
     /// ([MRTR server requirements](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow)),
     /// at least 32 bytes. Give every replica behind a load balancer the same key so that a retry
@@ -599,7 +616,7 @@ impl ServerBuilder {
             crate::input::StateCodec::new(self.request_state_key.map(|(k, _)| k), self.request_state_ttl)
                 .with_previous(self.request_state_previous_keys.into_iter().map(|(k, _)| k).collect()),
         );
-        let raw = crate::pipeline::RawChain::from_inventory(groups);
+        let raw = crate::pipeline::RawChain::new(groups, self.raw_filters);
         let mut readiness_checks = self.readiness_checks;
         if self.hub.spans_instances() {
             let hub = self.hub.clone();

@@ -7,7 +7,7 @@ use switchyard::prelude::*;
 use switchyard::testing::HttpTestServer;
 use switchyard::testing::TestClient;
 use switchyard::transport::http::HttpConfig;
-use switchyard::{BuildError, methods::ToolsCall};
+use switchyard::{BuildError, RawFilter, methods::ToolsCall};
 
 /// A tool.
 #[mcp_tool(group = "a13")]
@@ -422,4 +422,74 @@ async fn the_context_shows_the_sent_meta_with_and_without_raw_filters() {
             }
         }
     }
+}
+
+/// Appends its mark to the trail, then passes the request on.
+#[mcp_filter(order = 5, group = "value-order")]
+async fn marks_five(req: RawRequest, next: RawNext) -> RawResponse {
+    req.ctx.extensions().get_or_insert_with(Trail::default).push("fn@5");
+    next.run(req).await
+}
+
+/// The order in which raw filters saw one request.
+#[derive(Default, Clone)]
+struct Trail(std::sync::Arc<std::sync::Mutex<Vec<&'static str>>>);
+
+impl Trail {
+    fn push(&self, mark: &'static str) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(mark);
+    }
+}
+
+/// A raw filter value with state of its own: counts requests and refuses from the `limit`th on.
+struct Countdown {
+    mark: &'static str,
+    seen: std::sync::atomic::AtomicUsize,
+    limit: usize,
+}
+
+impl RawFilter for Countdown {
+    fn filter(&self, req: RawRequest, next: RawNext) -> switchyard::registry::BoxFuture<RawResponse> {
+        req.ctx.extensions().get_or_insert_with(Trail::default).push(self.mark);
+        let n = self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let refuse = n >= self.limit && req.ctx.method() == "tools/call";
+        Box::pin(async move {
+            if refuse {
+                return Err(McpError::invalid_request(format!("request {n}: over the limit")));
+            }
+            next.run(req).await
+        })
+    }
+}
+
+#[mcp_tool(group = "value-order")]
+/// Reports the raw filters that ran before it, outermost first.
+async fn trail(ctx: RequestContext) -> Result<String, ToolError> {
+    let trail = ctx.extensions().get::<Trail>().map(|t| t.0.lock().unwrap_or_else(|e| e.into_inner()).join(","));
+    Ok(trail.unwrap_or_default())
+}
+
+/// Raw filter values sit in one chain with the `#[mcp_filter]` functions, by `order`, may hold
+/// state, and may answer in the request's place.
+#[tokio::test]
+async fn raw_filter_values_share_the_chain_with_filter_functions() {
+    let server = Server::builder("values", "1")
+        .groups(["value-order"])
+        .raw_filter(10, Countdown { mark: "value@10", seen: Default::default(), limit: 3 })
+        .raw_filter(1, |req: RawRequest, next: RawNext| async move {
+            req.ctx.extensions().get_or_insert_with(Trail::default).push("closure@1");
+            next.run(req).await
+        })
+        .build()
+        .expect("builds");
+    let client = TestClient::modern(server);
+    for _ in 0..2 {
+        let r = client.call_tool("trail", json!({})).await;
+        assert_eq!(r.result()["content"][0]["text"], "closure@1,fn@5,value@10", "{r:?}");
+    }
+    let refused = client.call_tool("trail", json!({})).await;
+    assert_eq!(refused.error_code(), Some(-32600), "{refused:?}");
+    assert!(refused.error()["message"].as_str().unwrap_or_default().contains("request 3"), "{refused:?}");
+    // The value holds its count across requests, and other methods still pass.
+    assert!(client.request("tools/list", json!({})).await.result()["tools"].is_array());
 }
