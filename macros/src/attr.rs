@@ -6,8 +6,9 @@
 use crate::ctxt::Ctxt;
 use crate::symbol::{
     ALTERNATE, ARGUMENT, CAPABILITY, CLIENT_DECLARES, DECLARED, DESCRIPTION, DESTRUCTIVE, ERAS, EXTENSION, GROUP,
-    ICONS, IDEMPOTENT, INPUT_SCHEMA, KEY, META, METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT, READ_ONLY,
-    RESOURCE, ROLES, ROUTING_NAME, RPC, SCOPES, SIZE, SIZES, SRC, Symbol, TASK_SUPPORT, THEME, TITLE, URI,
+    ICONS, IDEMPOTENT, INPUT_SCHEMA, KEY, MAX_CONCURRENCY, META, METHOD, MIME_TYPE, NAME, OPEN_WORLD, ORDER, PROMPT,
+    RATE_LIMIT, READ_ONLY, RESOURCE, ROLES, ROUTING_NAME, RPC, SCOPES, SIZE, SIZES, SRC, Symbol, TASK_SUPPORT, THEME,
+    TIMEOUT, TITLE, URI,
 };
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -274,13 +275,22 @@ pub struct ToolAttrs {
     pub task_support: Option<LitStr>,
     /// `declared = api::greet`: the body-less declaration this handler implements.
     pub declared: Option<Path>,
+    /// `timeout = "30s"` as written; checked by `check::check_tool`.
+    pub timeout: Option<LitStr>,
+    /// `rate_limit = "10/min"` as written; checked by `check::check_tool`.
+    pub rate_limit: Option<LitStr>,
+    /// `max_concurrency = 4`.
+    pub max_concurrency: Option<LitInt>,
 }
 
 impl ToolAttrs {
     pub fn parse(cx: &Ctxt, tokens: TokenStream) -> ToolAttrs {
         let mut attrs = ToolAttrs::default();
-        let keys: Vec<Symbol> =
-            COMMON_KEYS.into_iter().chain([INPUT_SCHEMA, TASK_SUPPORT, DECLARED]).chain(HINTS.map(|h| h.0)).collect();
+        let keys: Vec<Symbol> = COMMON_KEYS
+            .into_iter()
+            .chain([INPUT_SCHEMA, TASK_SUPPORT, DECLARED, TIMEOUT, RATE_LIMIT, MAX_CONCURRENCY])
+            .chain(HINTS.map(|h| h.0))
+            .collect();
         for_each_key(cx, "mcp_tool", tokens, &keys, |key, meta| {
             if attrs.common.accept(cx, key, meta) {
                 return;
@@ -291,6 +301,13 @@ impl ToolAttrs {
                 attrs.task_support = string(cx, key, meta);
             } else if key == DECLARED {
                 attrs.declared = declared_path(cx, meta, "mcp_tool");
+            } else if key == TIMEOUT {
+                attrs.timeout = string(cx, key, meta);
+            } else if key == RATE_LIMIT {
+                attrs.rate_limit = string(cx, key, meta);
+            } else if key == MAX_CONCURRENCY {
+                attrs.max_concurrency =
+                    integer(cx, meta, "`max_concurrency` takes a number of calls, e.g. `max_concurrency = 4`");
             } else if let Some(&(_, json_key)) = HINTS.iter().find(|h| h.0 == key)
                 && let Some(value) = flag(cx, key, meta)
             {
@@ -345,14 +362,7 @@ impl ResourceAttrs {
             } else if key == MIME_TYPE {
                 attrs.mime_type = string(cx, key, meta);
             } else if key == SIZE {
-                match meta {
-                    Meta::NameValue(nv) if matches!(&nv.value, Expr::Lit(ExprLit { lit: Lit::Int(_), .. })) => {
-                        if let Expr::Lit(ExprLit { lit: Lit::Int(n), .. }) = &nv.value {
-                            attrs.size = Some(n.clone());
-                        }
-                    }
-                    other => cx.error_spanned_by(other, "`size` takes the size in bytes, e.g. `size = 1024`"),
-                }
+                attrs.size = integer(cx, meta, "`size` takes the size in bytes, e.g. `size = 1024`");
             }
         });
         attrs
@@ -824,6 +834,17 @@ fn string(cx: &Ctxt, key: Symbol, meta: &Meta) -> Option<LitStr> {
     } else {
         cx.error_spanned_by(meta, format!("`{key}` takes a string literal, e.g. `{key} = \"...\"`"));
     }
+    None
+}
+
+/// The integer literal of `key = N`; anything else is reported with `usage`.
+fn integer(cx: &Ctxt, meta: &Meta, usage: &str) -> Option<LitInt> {
+    if let Meta::NameValue(nv) = meta
+        && let Expr::Lit(ExprLit { lit: Lit::Int(n), .. }) = &nv.value
+    {
+        return Some(n.clone());
+    }
+    cx.error_spanned_by(meta, usage);
     None
 }
 

@@ -472,6 +472,73 @@ pub fn check_tool(cx: &Ctxt, attrs: &ToolAttrs, name: &Named, handler: &Handler<
     if let Some(mode) = &attrs.task_support {
         report(cx, mode.span(), task_support(&mode.value()).map(|_| ()));
     }
+    if let Some(timeout) = &attrs.timeout {
+        report(cx, timeout.span(), tool_timeout(&timeout.value()).map(|_| ()));
+    }
+    if let Some(rate) = &attrs.rate_limit {
+        report(cx, rate.span(), rate_limit(&rate.value()).map(|_| ()));
+    }
+    if let Some(n) = &attrs.max_concurrency {
+        report(cx, n.span(), max_concurrency(n).map(|_| ()));
+    }
+}
+
+/// `timeout = "30s"`: the timeout in milliseconds, within the runtime's bounds.
+pub fn tool_timeout(text: &str) -> Result<u64, String> {
+    let ms = duration_ms(text).ok_or_else(|| {
+        format!(
+            "`timeout` takes a number and a unit (ms, s, min or h), e.g. \"500ms\", \"30s\", \"5min\"; not {text:?}"
+        )
+    })?;
+    crate::vocab::limits::timeout(u128::from(ms))?;
+    Ok(ms)
+}
+
+/// `rate_limit = "10/min"` (or `"100/15min"`): the calls and the period in milliseconds, within
+/// the runtime's bounds.
+pub fn rate_limit(text: &str) -> Result<(u32, u64), String> {
+    let usage = || {
+        format!(
+            "`rate_limit` takes calls per period: \"10/s\", \"10/min\", \"100/h\", \"1000/day\" or \"100/15min\"; not {text:?}"
+        )
+    };
+    let (calls, per) = text.split_once('/').ok_or_else(usage)?;
+    let calls: u32 = calls.trim().parse().map_err(|_| usage())?;
+    let per = per.trim();
+    let per_ms = match per {
+        "s" | "sec" | "second" => Some(1_000),
+        "m" | "min" | "minute" => Some(60_000),
+        "h" | "hour" => Some(3_600_000),
+        "d" | "day" => Some(86_400_000),
+        _ => duration_ms(per),
+    }
+    .ok_or_else(usage)?;
+    crate::vocab::limits::rate_limit(calls, u128::from(per_ms))?;
+    Ok((calls, per_ms))
+}
+
+/// `max_concurrency = 4`: at least 1, a `u32`.
+pub fn max_concurrency(n: &syn::LitInt) -> Result<u32, String> {
+    let n = n.base10_parse::<u32>().map_err(|e| format!("`max_concurrency` is a number of calls: {e}"))?;
+    crate::vocab::limits::max_concurrency(n)?;
+    Ok(n)
+}
+
+/// A whole number followed by a unit: `ms`, `s`, `m`/`min` or `h`, in milliseconds; `None` for
+/// anything else (a fraction, a missing or unknown unit, an overflow).
+fn duration_ms(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: u64 = number.parse().ok()?;
+    let scale = match unit.trim() {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" | "min" => 60_000,
+        "h" => 3_600_000,
+        _ => return None,
+    };
+    number.checked_mul(scale)
 }
 
 /// The `TaskSupport` variant named by `task_support = "..."`.
@@ -569,6 +636,33 @@ pub fn check_completion(cx: &Ctxt, attrs: &CompletionAttrs) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_limits_read_units_and_keep_the_runtime_bounds() {
+        assert_eq!(tool_timeout("500ms"), Ok(500));
+        assert_eq!(tool_timeout("30s"), Ok(30_000));
+        assert_eq!(tool_timeout(" 5 min "), Ok(300_000));
+        assert_eq!(tool_timeout("24h"), Ok(86_400_000));
+        for bad in ["30", "1.5s", "s", "-1s", "30 seconds", "", "99999999999999999999h"] {
+            assert!(tool_timeout(bad).expect_err(bad).contains("number and a unit"), "{bad}");
+        }
+        assert!(tool_timeout("0s").expect_err("zero").contains("at least 1 ms"));
+        assert!(tool_timeout("25h").expect_err("long").contains("one day"));
+        assert_eq!(rate_limit("10/min"), Ok((10, 60_000)));
+        assert_eq!(rate_limit("10 / s"), Ok((10, 1_000)));
+        assert_eq!(rate_limit("1000/day"), Ok((1000, 86_400_000)));
+        assert_eq!(rate_limit("100/15min"), Ok((100, 900_000)));
+        for bad in ["10", "ten/min", "10/fortnight", "10/", "/min", "-1/s"] {
+            assert!(rate_limit(bad).expect_err(bad).contains("calls per period"), "{bad}");
+        }
+        assert!(rate_limit("0/min").expect_err("zero").contains("at least 1 call"));
+        assert!(rate_limit("10/2d").expect_err("unit").contains("calls per period"));
+        assert!(rate_limit("4000000000/1ms").expect_err("dense").contains("nanosecond"));
+        let lit = |text: &str| syn::parse_str::<syn::LitInt>(text).expect("literal");
+        assert_eq!(max_concurrency(&lit("4")), Ok(4));
+        assert!(max_concurrency(&lit("0")).expect_err("zero").contains("at least 1"));
+        assert!(max_concurrency(&lit("5000000000")).is_err());
+    }
 
     #[test]
     fn subscription_field_keys() {

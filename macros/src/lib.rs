@@ -107,6 +107,9 @@ use proc_macro::TokenStream;
 /// | `meta` | a JSON object as a string, e.g. `r#"{"com.example/rank": 1}"#`: the definition's `_meta`; keys follow the `_meta` naming rules and may not use the reserved `io.modelcontextprotocol/` or `dev.mcp/` prefixes (checked here); sent to 2025-06-18 and later clients | none |
 /// | `declared` | the path of the body-less declaration the handler implements, e.g. `api::search` (see [Declarations](#declarations)) | none |
 /// | `task_support` | `"optional"` or `"required"`: whether the Tasks extension (crate `switchyard-mcp-tasks`) may or must run the call as a task; `"escalate"`: the tool starts on the request path (it may gather input first) and becomes a task when it calls `switchyard_tasks::escalate`; stored as `TaskSupport` on the tool's registration, never sent | never a task |
+/// | `timeout` | the longest one call's body may run: a whole number and `ms`, `s`, `min` or `h`, e.g. `"30s"` (1 ms to 24 h); past it the body is cancelled and the call answers `-32603` naming the limit (`ToolLimits`, docs/filters.md) | none |
+/// | `rate_limit` | calls per caller per period: `"10/s"`, `"10/min"`, `"100/h"`, `"1000/day"` or `"100/15min"`; an over-the-limit call is refused before any filter or task runs (docs/filters.md) | none |
+/// | `max_concurrency` | at most this many calls of the tool running at once on one instance, e.g. `max_concurrency = 4`; the next is refused at once | none |
 ///
 /// # Arguments
 /// Extractors and at most one params type (see the [crate docs](crate)). Without params the

@@ -40,6 +40,9 @@ pub const ALTERNATE: Symbol = Symbol("alternate");
 pub const ROLES: Symbol = Symbol("roles");
 pub const SCOPES: Symbol = Symbol("scopes");
 pub const TASK_SUPPORT: Symbol = Symbol("task_support");
+pub const TIMEOUT: Symbol = Symbol("timeout");
+pub const RATE_LIMIT: Symbol = Symbol("rate_limit");
+pub const MAX_CONCURRENCY: Symbol = Symbol("max_concurrency");
 pub const KEY: Symbol = Symbol("key");
 pub const CLIENT_DECLARES: Symbol = Symbol("client_declares");
 

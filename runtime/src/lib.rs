@@ -186,7 +186,7 @@ pub mod __private {
         CompletionHandler, CompletionRegistration, CompletionTarget, PromptHandler, PromptRegistration,
         ResourceHandler, ResourceRegistration, SchemaOrigin, Site, ToolHandler, ToolRegistration,
     };
-    pub use crate::registry::{BoxFuture, TaskSupport};
+    pub use crate::registry::{BoxFuture, TaskSupport, ToolLimits};
     pub use crate::subscriptions::field::{GrantFn, SubscriptionFieldRegistration, grant_shim};
     pub use crate::{FromRequestContext, RequestContext};
     pub use inventory;

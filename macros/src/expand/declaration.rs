@@ -55,7 +55,7 @@ fn tool_declaration(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> (Vec<TokenSt
     let handler = Handler::from_fn(cx, func, &ArgRules::Params { macro_name: "mcp_tool" });
     let name = Named::literal_or_ident(attrs.common.name.as_ref(), handler.ident);
     check::report(cx, name.span, check::tool_name(&name.value));
-    let served: [(&str, Option<Span>); 8] = [
+    let served: [(&str, Option<Span>); 11] = [
         ("title", attrs.common.title.as_ref().map(Spanned::span)),
         ("description", attrs.common.description.as_ref().map(Spanned::span)),
         ("group", attrs.common.group.as_ref().map(Spanned::span)),
@@ -64,6 +64,9 @@ fn tool_declaration(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> (Vec<TokenSt
         ("input_schema", attrs.input_schema.as_ref().map(Spanned::span)),
         ("task_support", attrs.task_support.as_ref().map(Spanned::span)),
         ("declared", attrs.declared.as_ref().map(|p| p.span())),
+        ("timeout", attrs.timeout.as_ref().map(Spanned::span)),
+        ("rate_limit", attrs.rate_limit.as_ref().map(Spanned::span)),
+        ("max_concurrency", attrs.max_concurrency.as_ref().map(Spanned::span)),
     ];
     let hints = attrs.hints.iter().map(|h| (h.key.as_str(), Some(h.span)));
     for (key, span) in served.into_iter().chain(hints) {

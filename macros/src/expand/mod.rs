@@ -895,7 +895,10 @@ mod tests {
                 idempotent = true,
                 open_world = false,
                 roles = ["admin", "ops"],
-                task_support = "optional"
+                task_support = "optional",
+                timeout = "30s",
+                rate_limit = "10/min",
+                max_concurrency = 4
             ),
             quote! {
                 async fn purge(cancel: CancellationToken) -> Result<CallToolResult, McpError> {

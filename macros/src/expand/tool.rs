@@ -110,6 +110,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
         _ => quote!(#p::TaskSupport::Forbidden),
     };
 
+    let limits = limits(&attrs);
     let state = super::state_requirements(&handler);
     let declaration = declaration_impl(func, &handler, name_text);
     let implements = attrs.declared.as_ref().map(|path| implements_declaration(path, &handler, name_text));
@@ -146,6 +147,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
                 roles: #roles,
                 scopes: #scopes,
                 task_support: #task_support,
+                limits: #limits,
                 handler: __call,
                 state: #state,
                 site: #site,
@@ -154,6 +156,23 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
 
         #guard
     }
+}
+
+/// The `ToolLimits` of `timeout`, `rate_limit` and `max_concurrency`; a value `check_tool`
+/// reported is left out (the build fails on the error anyway).
+fn limits(attrs: &ToolAttrs) -> TokenStream {
+    let p = private();
+    let mut limits = quote!(#p::ToolLimits::NONE);
+    if let Some(Ok(ms)) = attrs.timeout.as_ref().map(|t| check::tool_timeout(&t.value())) {
+        limits = quote!(#limits.timeout(::core::time::Duration::from_millis(#ms)));
+    }
+    if let Some(Ok((calls, per_ms))) = attrs.rate_limit.as_ref().map(|r| check::rate_limit(&r.value())) {
+        limits = quote!(#limits.rate_limit(#calls, ::core::time::Duration::from_millis(#per_ms)));
+    }
+    if let Some(Ok(n)) = attrs.max_concurrency.as_ref().map(check::max_concurrency) {
+        limits = quote!(#limits.max_concurrency(#n));
+    }
+    limits
 }
 
 /// `impl ToolDeclaration for` the tool's marker type: its name, params type (`()` without

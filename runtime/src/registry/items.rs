@@ -82,6 +82,9 @@ pub struct ToolRegistration {
     pub scopes: &'static [&'static str],
     /// Whether the tool may run as a task of the Tasks extension (not on the wire).
     pub task_support: super::TaskSupport,
+    /// Timeout, rate limit and concurrency cap (`timeout`, `rate_limit`, `max_concurrency`);
+    /// [`ToolLimits::NONE`](super::ToolLimits::NONE) unless declared.
+    pub limits: super::ToolLimits,
     /// The handler shim.
     pub handler: ToolHandler,
     /// One [`FromRequestContext::required_state`](crate::FromRequestContext::required_state)

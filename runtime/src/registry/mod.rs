@@ -6,6 +6,7 @@
 //! sorted, immutable [`DispatchTable`].
 
 pub(crate) mod items;
+mod limits;
 mod listing;
 mod selection;
 pub(crate) mod table;
@@ -22,6 +23,7 @@ pub(crate) use items::{
     CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration, SchemaOrigin, Site,
     ToolRegistration,
 };
+pub use limits::ToolLimits;
 pub(crate) use listing::BuildCheck;
 pub use listing::{ListedKind, ListingFilter};
 pub(crate) use selection::{Groups, Registration, registrations};

@@ -141,6 +141,8 @@ pub struct ToolEntry {
     /// ([the server alone decides](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md#polymorphic-results);
     /// not on the wire).
     pub task_support: super::TaskSupport,
+    /// Timeout, rate limit and concurrency cap declared on the tool (not on the wire).
+    pub limits: super::ToolLimits,
     /// The compiled argument and output checks.
     pub(crate) schemas: ToolSchemas,
 }
@@ -595,6 +597,7 @@ pub(crate) struct ToolParts<'a> {
     pub(crate) roles: &'static [&'static str],
     pub(crate) scopes: &'static [&'static str],
     pub(crate) task_support: super::TaskSupport,
+    pub(crate) limits: super::ToolLimits,
     pub(crate) site: Option<Site>,
 }
 
@@ -609,6 +612,7 @@ pub(crate) fn build_tool(parts: ToolParts<'_>, call: ToolCallFn) -> Result<ToolE
                 .to_owned(),
         );
     }
+    parts.limits.check()?;
     let param_headers = param_headers(&parts.input_schema)?;
     let output_schema = parts.output_schema.map(schema_object);
     let schemas = ToolSchemas::compile(&parts.input_schema, parts.schema_origin, output_schema.as_ref())?;
@@ -642,6 +646,7 @@ pub(crate) fn build_tool(parts: ToolParts<'_>, call: ToolCallFn) -> Result<ToolE
         roles: parts.roles,
         scopes: parts.scopes,
         task_support: parts.task_support,
+        limits: parts.limits,
     })
 }
 
@@ -672,6 +677,7 @@ fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, Bui
         roles: reg.roles,
         scopes: reg.scopes,
         task_support: reg.task_support,
+        limits: reg.limits,
         site: Some(reg.site),
     };
     build_tool(parts, call).map_err(invalid)

@@ -3,6 +3,7 @@
 //! `serde_derive`'s files. Nothing here may depend on another crate or on `crate::` paths.
 
 pub mod definitions;
+pub mod limits;
 pub mod metadata;
 pub mod methods;
 pub mod uri_template;

@@ -3,7 +3,9 @@ use crate::context::RequestContext;
 use crate::handler::IntoToolOutcome;
 use crate::jsonrpc::McpError;
 use crate::model::{Icon, ToolAnnotations};
-use crate::registry::{Decoration, SchemaOrigin, TaskSupport, ToolCallFn, ToolEntry, ToolParts, build_tool};
+use crate::registry::{
+    Decoration, SchemaOrigin, TaskSupport, ToolCallFn, ToolEntry, ToolLimits, ToolParts, build_tool,
+};
 use crate::vocab::definitions::tool_name;
 use serde_json::{Map, Value, json};
 use std::future::Future;
@@ -52,6 +54,7 @@ pub struct DynamicTool {
     roles: &'static [&'static str],
     scopes: &'static [&'static str],
     task_support: TaskSupport,
+    limits: ToolLimits,
 }
 
 impl std::fmt::Debug for DynamicTool {
@@ -82,6 +85,7 @@ impl DynamicTool {
             roles: &[],
             scopes: &[],
             task_support: TaskSupport::Forbidden,
+            limits: ToolLimits::NONE,
             call: Arc::new(move |ctx, args| {
                 let fut = handler(ctx, args);
                 Box::pin(async move { fut.await.into_tool_outcome() })
@@ -146,6 +150,14 @@ impl DynamicTool {
         self
     }
 
+    /// Sets the tool's timeout, rate limit and concurrency cap (as `#[mcp_tool(timeout = "30s",
+    /// rate_limit = "10/min", max_concurrency = 4)]`; default [`ToolLimits::NONE`]). Bounds
+    /// broken (see [`ToolLimits`]) make the add fail.
+    pub fn limits(mut self, limits: ToolLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// Sets the input schema (must have `"type": "object"` at the root); every call's
     /// `arguments` are validated against it.
     pub fn input_schema(mut self, schema: Value) -> Self {
@@ -196,6 +208,7 @@ impl DynamicTool {
             roles: self.roles,
             scopes: self.scopes,
             task_support: self.task_support,
+            limits: self.limits,
             site: None,
         };
         build_tool(parts, self.call)
