@@ -94,6 +94,7 @@ pub use pipeline::{
 pub use protocol::level::LogLevel;
 pub use registry::items::ResourceRequest;
 pub use registry::table::BuildError;
+pub use registry::{Mount, ToolTransform};
 pub use server::builder::ServerBuilder;
 pub use server::handle::Server;
 pub use switchyard_macros::{

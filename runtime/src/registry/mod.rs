@@ -7,10 +7,12 @@
 
 pub(crate) mod items;
 mod listing;
+mod mount;
 mod selection;
 pub(crate) mod table;
 mod task_support;
 mod tool_schema;
+mod transform;
 mod uri_template;
 
 // At the crate root: `switchyard::ResourceRequest`, `BuildError`.
@@ -24,6 +26,8 @@ pub(crate) use items::{
 };
 pub(crate) use listing::BuildCheck;
 pub use listing::{ListedKind, ListingFilter};
+pub use mount::Mount;
+pub(crate) use mount::Mounts;
 pub(crate) use selection::{Groups, Registration, registrations};
 pub(crate) use table::BuildError;
 pub use table::{
@@ -33,4 +37,6 @@ pub use table::{
 pub(crate) use table::{Decoration, ToolParts, build_tool};
 pub use task_support::TaskSupport;
 pub(crate) use tool_schema::{argument_error, problem};
+pub use transform::ToolTransform;
+pub(crate) use transform::ToolTransforms;
 pub use uri_template::UriTemplate;
