@@ -7,12 +7,12 @@
 
 pub(crate) mod items;
 mod listing;
-mod mount;
+pub(crate) mod mount;
 mod selection;
 pub(crate) mod table;
 mod task_support;
 mod tool_schema;
-mod transform;
+pub(crate) mod transform;
 mod uri_template;
 
 // At the crate root: `switchyard::ResourceRequest`, `BuildError`.
@@ -26,8 +26,7 @@ pub(crate) use items::{
 };
 pub(crate) use listing::BuildCheck;
 pub use listing::{ListedKind, ListingFilter};
-pub use mount::Mount;
-pub(crate) use mount::Mounts;
+pub(crate) use mount::{Mount, Mounts};
 pub(crate) use selection::{Groups, Registration, registrations};
 pub(crate) use table::BuildError;
 pub use table::{
@@ -37,6 +36,5 @@ pub use table::{
 pub(crate) use table::{Decoration, ToolParts, build_tool};
 pub use task_support::TaskSupport;
 pub(crate) use tool_schema::{argument_error, problem};
-pub use transform::ToolTransform;
 pub(crate) use transform::ToolTransforms;
 pub use uri_template::UriTemplate;

@@ -310,7 +310,7 @@ impl DispatchTable {
     }
 
     /// [`from_inventory`](Self::from_inventory) with the groups of `mounts` served under their
-    /// prefixes ([`Mount`](super::Mount)); collisions are checked on the public names.
+    /// prefixes ([`Mount`](crate::Mount)); collisions are checked on the public names.
     pub(crate) fn from_inventory_mounted(
         groups: Option<&[String]>,
         mounts: &super::Mounts,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// How one tool is served differently from how it was declared: under another name, hidden,
 /// with another title or description, with arguments pinned to fixed values or renamed.
 /// Given to [`ServerBuilder::transform_tool`](crate::ServerBuilder::transform_tool) with the
-/// name the tool has in the table (after a [`Mount`](super::Mount)'s prefix); it applies to a
+/// name the tool has in the table (after a [`Mount`](crate::Mount)'s prefix); it applies to a
 /// `#[mcp_tool]`, a mounted tool, a [`DynamicTool`](crate::server::DynamicTool) given to the
 /// builder, and one added later with [`Server::add_tool`](crate::Server::add_tool).
 ///
