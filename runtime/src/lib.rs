@@ -93,7 +93,9 @@ pub use pipeline::{
 };
 pub use protocol::level::LogLevel;
 pub use registry::items::ResourceRequest;
+pub use registry::mount::Mount;
 pub use registry::table::BuildError;
+pub use registry::transform::ToolTransform;
 pub use server::builder::ServerBuilder;
 pub use server::handle::Server;
 pub use switchyard_macros::{
@@ -119,6 +121,11 @@ pub struct ObservabilityGuideDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/metadata.md")]
 pub struct MetadataGuideDoctests;
+
+/// The composition guide's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/composition.md")]
+pub struct CompositionGuideDoctests;
 
 /// The subscriptions guide's examples, compiled as doctests.
 #[cfg(doctest)]

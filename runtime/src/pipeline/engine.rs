@@ -102,6 +102,10 @@ pub(crate) struct Engine {
     pub(crate) fields: HashMap<&'static str, &'static SubscriptionFieldRegistration>,
     /// Declared extensions, advertised by `server/discover` under `capabilities.extensions`.
     pub(crate) extensions: Map<String, Value>,
+    /// The mounted groups ([`Server::mounted_publisher`](crate::Server::mounted_publisher)).
+    pub(crate) mounts: crate::registry::Mounts,
+    /// The tool transforms, applied again to every tool added at run time.
+    pub(crate) tool_transforms: crate::registry::ToolTransforms,
 }
 
 impl crate::subscriptions::ListenHost for Engine {

@@ -8,10 +8,12 @@
 pub(crate) mod items;
 mod limits;
 mod listing;
+pub(crate) mod mount;
 mod selection;
 pub(crate) mod table;
 mod task_support;
 mod tool_schema;
+pub(crate) mod transform;
 mod uri_template;
 
 // At the crate root: `switchyard::ResourceRequest`, `BuildError`.
@@ -26,6 +28,7 @@ pub(crate) use items::{
 pub use limits::ToolLimits;
 pub(crate) use listing::BuildCheck;
 pub use listing::{ListedKind, ListingFilter};
+pub(crate) use mount::{Mount, Mounts};
 pub(crate) use selection::{Groups, Registration, registrations};
 pub(crate) use table::BuildError;
 pub use table::{
@@ -35,4 +38,5 @@ pub use table::{
 pub(crate) use table::{Decoration, ToolParts, build_tool};
 pub use task_support::TaskSupport;
 pub(crate) use tool_schema::{argument_error, problem};
+pub(crate) use transform::ToolTransforms;
 pub use uri_template::UriTemplate;

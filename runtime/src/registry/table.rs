@@ -10,6 +10,7 @@ use crate::model::{
     CallToolResult, GetPromptResult, Icon, PromptArgument, ReadResourceResult, check_icons, check_meta,
 };
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -226,6 +227,9 @@ pub struct DispatchTable {
     resource_index: HashMap<String, usize>,
     templates: Vec<(String, ResourceEntry)>,
     completions: HashMap<(CompletionKey, Option<String>), CompletionHandler>,
+    /// The declared target of each completion of a mounted group, by its public key: the
+    /// handler is shown the reference it declared.
+    completion_targets: HashMap<CompletionKey, CompletionTarget>,
     /// The kinds of which a definition was removed at run time: their capability was declared
     /// (sessions were told it, `list_changed` announced the removal), so their list methods
     /// stay served, answering an empty list once the last one is gone.
@@ -304,39 +308,89 @@ impl DispatchTable {
     /// schema that is not an object schema or a bad URI template; every one of them at once
     /// ([`BuildError::Several`]) when there are several.
     pub fn from_inventory(groups: Option<&[String]>) -> Result<DispatchTable, BuildError> {
+        DispatchTable::from_inventory_mounted(groups, &super::Mounts::new())
+    }
+
+    /// [`from_inventory`](Self::from_inventory) with the groups of `mounts` served under their
+    /// prefixes ([`Mount`](crate::Mount)); collisions are checked on the public names.
+    pub(crate) fn from_inventory_mounted(
+        groups: Option<&[String]>,
+        mounts: &super::Mounts,
+    ) -> Result<DispatchTable, BuildError> {
         let groups = super::Groups::new(groups);
         let mut table = DispatchTable::default();
         let mut errors = Vec::new();
-        let mut tool_sites: HashMap<&str, Site> = HashMap::new();
+        for (group, mount) in mounts {
+            if let Err(reason) = mount.check() {
+                errors.push(BuildError::Invalid {
+                    kind: "mount",
+                    name: group.clone(),
+                    site: "ServerBuilder::mount".to_owned(),
+                    reason,
+                });
+            }
+        }
+        let mounted = |group: &str| mounts.get(group);
+        let mut tool_sites: HashMap<String, Declared> = HashMap::new();
         for reg in groups.select::<ToolRegistration>() {
-            if let Some(prev) = tool_sites.insert(reg.name, reg.site) {
-                errors.push(duplicate("tool", reg.name, prev, reg.site));
+            let mount = mounted(reg.group);
+            let name = public_name(mount, reg.name);
+            let here = Declared { site: reg.site, mount: mount.map(|_| reg.group) };
+            if mount.is_some()
+                && let Err(reason) = crate::vocab::definitions::tool_name(&name)
+            {
+                errors.push(BuildError::Invalid {
+                    kind: "tool",
+                    name: name.into_owned(),
+                    site: here.to_string(),
+                    reason,
+                });
+                continue;
+            }
+            if let Some(prev) = tool_sites.insert(name.clone().into_owned(), here) {
+                errors.push(duplicate("tool", &name, prev, here));
                 continue;
             }
             let handler = reg.handler;
-            match tool_entry(reg, Arc::new(move |ctx, args| handler(ctx, args))) {
+            match tool_entry(reg, &name, Arc::new(move |ctx, args| handler(ctx, args))) {
                 Ok(entry) => table.tools.push(entry),
                 Err(e) => errors.push(e),
             }
         }
-        let mut prompt_sites: HashMap<&str, Site> = HashMap::new();
+        let mut prompt_sites: HashMap<String, Declared> = HashMap::new();
         for reg in groups.select::<PromptRegistration>() {
-            if let Some(prev) = prompt_sites.insert(reg.name, reg.site) {
-                errors.push(duplicate("prompt", reg.name, prev, reg.site));
+            let mount = mounted(reg.group);
+            let name = public_name(mount, reg.name);
+            let here = Declared { site: reg.site, mount: mount.map(|_| reg.group) };
+            if let Some(prev) = prompt_sites.insert(name.clone().into_owned(), here) {
+                errors.push(duplicate("prompt", &name, prev, here));
                 continue;
             }
-            match prompt_entry(reg) {
-                Ok(entry) => table.prompts.push((reg.name.to_owned(), entry)),
+            match prompt_entry(reg, &name) {
+                Ok(entry) => table.prompts.push((name.into_owned(), entry)),
                 Err(e) => errors.push(e),
             }
         }
-        let mut resource_sites: HashMap<&str, Site> = HashMap::new();
+        let mut resource_sites: HashMap<String, Declared> = HashMap::new();
         for reg in groups.select::<ResourceRegistration>() {
-            if let Some(prev) = resource_sites.insert(reg.uri, reg.site) {
-                errors.push(duplicate("resource", reg.uri, prev, reg.site));
+            let mount = mounted(reg.group);
+            let here = Declared { site: reg.site, mount: mount.map(|_| reg.group) };
+            let (uri, handler): (Cow<'_, str>, ResourceReadFn) = match mount {
+                None => (Cow::Borrowed(reg.uri), Arc::new(reg.handler)),
+                Some(m) => {
+                    if let Err(reason) = m.check_uri(reg.uri) {
+                        let name = reg.uri.to_owned();
+                        errors.push(BuildError::Invalid { kind: "resource", name, site: here.to_string(), reason });
+                        continue;
+                    }
+                    (m.public_uri(reg.uri), mounted_reader(m.clone(), reg.handler))
+                }
+            };
+            if let Some(prev) = resource_sites.insert(uri.clone().into_owned(), here) {
+                errors.push(duplicate("resource", &uri, prev, here));
                 continue;
             }
-            let (key, entry) = match resource_entry(reg) {
+            let (key, entry) = match resource_entry(reg, &uri, handler) {
                 Ok(built) => built,
                 Err(e) => {
                     errors.push(e);
@@ -349,19 +403,44 @@ impl DispatchTable {
                 table.resources.push((key, entry))
             }
         }
-        let mut completion_sites: HashMap<(CompletionKey, Option<String>), Site> = HashMap::new();
+        let mut completion_sites: HashMap<(CompletionKey, Option<String>), Declared> = HashMap::new();
         for reg in groups.select::<CompletionRegistration>() {
+            let mount = mounted(reg.group);
             let key = match reg.target {
-                CompletionTarget::Prompt(p) => CompletionKey::Prompt(p.to_owned()),
-                CompletionTarget::ResourceTemplate(u) => CompletionKey::Resource(u.to_owned()),
+                CompletionTarget::Prompt(p) => CompletionKey::Prompt(public_name(mount, p).into_owned()),
+                CompletionTarget::ResourceTemplate(u) => {
+                    CompletionKey::Resource(mount.map_or(Cow::Borrowed(u), |m| m.public_uri(u)).into_owned())
+                }
             };
+            let here = Declared { site: reg.site, mount: mount.map(|_| reg.group) };
             let full = (key, reg.argument.map(str::to_owned));
-            if let Some(prev) = completion_sites.insert(full.clone(), reg.site) {
+            if let Some(prev) = completion_sites.insert(full.clone(), here) {
                 let name = format!("{:?}/{}", full.0, reg.argument.unwrap_or("*"));
-                errors.push(duplicate("completion", &name, prev, reg.site));
+                errors.push(duplicate("completion", &name, prev, here));
                 continue;
             }
+            if mount.is_some() {
+                table.completion_targets.insert(full.0.clone(), reg.target);
+            }
             table.completions.insert(full, reg.handler);
+        }
+        for group in mounts.keys() {
+            let declared = |g: &str| g == group;
+            let any = groups.select::<ToolRegistration>().any(|r| declared(r.group))
+                || groups.select::<PromptRegistration>().any(|r| declared(r.group))
+                || groups.select::<ResourceRegistration>().any(|r| declared(r.group))
+                || groups.select::<CompletionRegistration>().any(|r| declared(r.group));
+            if !any {
+                errors.push(BuildError::Invalid {
+                    kind: "mount",
+                    name: group.clone(),
+                    site: "ServerBuilder::mount".to_owned(),
+                    reason: format!(
+                        "no tool, prompt, resource or completion of group `{group}` is served (is the group \
+                         spelled right, and selected by ServerBuilder::groups?)"
+                    ),
+                });
+            }
         }
         if let Some(e) = BuildError::from_all(errors) {
             return Err(e);
@@ -388,6 +467,11 @@ impl DispatchTable {
     /// The enabled tool `name`.
     pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
         self.tool_index.get(name).map(|&i| &self.tools[i]).filter(|t| t.enabled)
+    }
+
+    /// True when the table has the tool `name`, enabled or not.
+    pub(crate) fn tool_any(&self, name: &str) -> bool {
+        self.tool_index.contains_key(name)
     }
 
     /// True when the table has any tool (enabled or not), or had one that was removed at run
@@ -472,6 +556,25 @@ impl DispatchTable {
         }
         full.1 = None;
         self.completions.get(&full).copied()
+    }
+
+    /// The reference a mounted completion handler declared for the public `key` (`None` for one
+    /// that is not mounted): the handler is shown its own prompt name or URI template.
+    pub(crate) fn declared_completion_target(&self, key: &CompletionKey) -> Option<CompletionTarget> {
+        self.completion_targets.get(key).copied()
+    }
+
+    /// Every tool, enabled or not, taken out of the table (for transforms at `build()`).
+    pub(crate) fn take_tools(&mut self) -> Vec<ToolEntry> {
+        let tools = std::mem::take(&mut self.tools);
+        self.reindex();
+        tools
+    }
+
+    /// Puts `tools` in the table, replacing all it had (for transforms at `build()`).
+    pub(crate) fn set_tools(&mut self, tools: Vec<ToolEntry>) {
+        self.tools = tools;
+        self.reindex();
     }
 
     /// A copy with `tool` added or replaced.
@@ -578,10 +681,57 @@ impl DispatchTable {
     }
 }
 
-fn duplicate(kind: &'static str, name: &str, first: Site, second: Site) -> BuildError {
-    // Inventory order is unspecified: sort the two sites so the message is stable.
-    let (a, b) = if (first.file, first.line) <= (second.file, second.line) { (first, second) } else { (second, first) };
+/// Where a registration was declared, and the group it was mounted from, if any.
+#[derive(Debug, Clone, Copy)]
+struct Declared {
+    site: Site,
+    mount: Option<&'static str>,
+}
+
+impl std::fmt::Display for Declared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.mount {
+            Some(group) => write!(f, "{} (mounted group `{group}`)", self.site),
+            None => self.site.fmt(f),
+        }
+    }
+}
+
+/// The public name of `name` under `mount`.
+fn public_name<'a>(mount: Option<&super::Mount>, name: &'a str) -> Cow<'a, str> {
+    mount.map_or(Cow::Borrowed(name), |m| Cow::Owned(m.public_name(name)))
+}
+
+/// Two declarations of one public name, each with its mount named; inventory order is
+/// unspecified, so the two are sorted by file and line for a stable message.
+fn duplicate(kind: &'static str, name: &str, first: Declared, second: Declared) -> BuildError {
+    let key = |d: &Declared| (d.site.file, d.site.line);
+    let (a, b) = if key(&first) <= key(&second) { (first, second) } else { (second, first) };
     BuildError::Duplicate { kind, name: name.to_owned(), first: a.to_string(), second: b.to_string() }
+}
+
+/// The reader of a mounted resource: the handler sees the URI it declared, and contents that
+/// carry that URI are answered with the public one.
+fn mounted_reader(mount: super::Mount, handler: super::items::ResourceHandler) -> ResourceReadFn {
+    Arc::new(move |ctx: RequestContext, mut req: ResourceRequest| -> BoxFuture<Result<ReadResourceResult, McpError>> {
+        let public = std::mem::take(&mut req.uri);
+        req.uri = mount.original_uri(&public).unwrap_or(&public).to_owned();
+        let declared = req.uri.clone();
+        let read = handler(ctx, req);
+        Box::pin(async move {
+            let mut result = read.await?;
+            for contents in &mut result.contents {
+                let uri = match contents {
+                    crate::model::ResourceContents::Text { uri, .. }
+                    | crate::model::ResourceContents::Blob { uri, .. } => uri,
+                };
+                if *uri == declared {
+                    uri.clone_from(&public);
+                }
+            }
+            Ok(result)
+        })
+    })
 }
 
 /// What a tool entry is built from: a `#[mcp_tool]` registration or a run-time tool.
@@ -661,12 +811,12 @@ fn schema_object(schema: Value) -> Value {
 }
 
 /// The entry of a `#[mcp_tool]` registration.
-fn tool_entry(reg: &ToolRegistration, call: ToolCallFn) -> Result<ToolEntry, BuildError> {
+fn tool_entry(reg: &ToolRegistration, name: &str, call: ToolCallFn) -> Result<ToolEntry, BuildError> {
     let invalid =
-        |reason| BuildError::Invalid { kind: "tool", name: reg.name.to_owned(), site: reg.site.to_string(), reason };
+        |reason| BuildError::Invalid { kind: "tool", name: name.to_owned(), site: reg.site.to_string(), reason };
     let decoration = Decoration::from_json_text(reg.icons, reg.meta).map_err(invalid)?;
     let parts = ToolParts {
-        name: reg.name,
+        name,
         title: reg.title,
         description: reg.description,
         input_schema: (reg.input_schema)(),
@@ -709,12 +859,12 @@ fn param_headers(schema: &Value) -> Result<Vec<ParamHeader>, String> {
     Ok(out)
 }
 
-fn prompt_entry(reg: &PromptRegistration) -> Result<PromptEntry, BuildError> {
+fn prompt_entry(reg: &PromptRegistration, name: &str) -> Result<PromptEntry, BuildError> {
     let invalid =
-        |reason| BuildError::Invalid { kind: "prompt", name: reg.name.to_owned(), site: reg.site.to_string(), reason };
+        |reason| BuildError::Invalid { kind: "prompt", name: name.to_owned(), site: reg.site.to_string(), reason };
     let arguments = (reg.arguments)();
     let mut def = Map::new();
-    def.insert("name".into(), json!(reg.name));
+    def.insert("name".into(), json!(name));
     set_opt(&mut def, "title", reg.title);
     set_opt(&mut def, "description", reg.description);
     if !arguments.is_empty() {
@@ -730,19 +880,25 @@ fn prompt_entry(reg: &PromptRegistration) -> Result<PromptEntry, BuildError> {
     })
 }
 
-fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry), BuildError> {
+/// The entry of a `#[mcp_resource]` registration served as `uri` (its own, or its mounted URI)
+/// by `handler`.
+fn resource_entry(
+    reg: &ResourceRegistration,
+    uri: &str,
+    handler: ResourceReadFn,
+) -> Result<(String, ResourceEntry), BuildError> {
     let mut def = Map::new();
     let template = if reg.is_template {
-        let t = UriTemplate::parse(reg.uri).map_err(|reason| BuildError::Invalid {
+        let t = UriTemplate::parse(uri).map_err(|reason| BuildError::Invalid {
             kind: "resource",
-            name: reg.uri.to_owned(),
+            name: uri.to_owned(),
             site: reg.site.to_string(),
             reason,
         })?;
-        def.insert("uriTemplate".into(), json!(reg.uri));
+        def.insert("uriTemplate".into(), json!(uri));
         Some(t)
     } else {
-        def.insert("uri".into(), json!(reg.uri));
+        def.insert("uri".into(), json!(uri));
         None
     };
     def.insert("name".into(), json!(reg.name));
@@ -753,7 +909,7 @@ fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry),
         def.insert("size".into(), json!(size));
     }
     let invalid =
-        |reason| BuildError::Invalid { kind: "resource", name: reg.uri.to_owned(), site: reg.site.to_string(), reason };
+        |reason| BuildError::Invalid { kind: "resource", name: uri.to_owned(), site: reg.site.to_string(), reason };
     if let Some(text) = reg.annotations {
         let annotations: crate::model::Annotations =
             serde_json::from_str(text).map_err(|e| invalid(format!("annotations do not parse: {e}")))?;
@@ -761,13 +917,7 @@ fn resource_entry(reg: &ResourceRegistration) -> Result<(String, ResourceEntry),
     }
     Decoration::from_json_text(reg.icons, reg.meta).and_then(|d| d.apply(&mut def)).map_err(invalid)?;
     Ok((
-        reg.uri.to_owned(),
-        ResourceEntry {
-            definition: Value::Object(def),
-            template,
-            handler: Arc::new(reg.handler),
-            roles: reg.roles,
-            scopes: reg.scopes,
-        },
+        uri.to_owned(),
+        ResourceEntry { definition: Value::Object(def), template, handler, roles: reg.roles, scopes: reg.scopes },
     ))
 }

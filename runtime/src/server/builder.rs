@@ -53,6 +53,8 @@ pub struct ServerBuilder {
     listen_limits: crate::subscriptions::ListenLimits,
     readiness_checks: Vec<(String, crate::pipeline::lifecycle::ReadinessProbe)>,
     metrics_sources: Vec<super::metrics::MetricsSource>,
+    mounts: crate::registry::Mounts,
+    tool_transforms: crate::registry::ToolTransforms,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -98,6 +100,8 @@ impl ServerBuilder {
             listen_limits: crate::subscriptions::ListenLimits::default(),
             readiness_checks: Vec::new(),
             metrics_sources: Vec::new(),
+            mounts: Default::default(),
+            tool_transforms: Default::default(),
         }
     }
 
@@ -480,7 +484,7 @@ impl ServerBuilder {
     /// ([`BuildError::Several`]) when there are several. Nothing is served until this succeeds.
     pub fn build(self) -> Result<Server, BuildError> {
         let groups = self.groups.as_deref();
-        let table = DispatchTable::from_inventory(groups);
+        let table = DispatchTable::from_inventory_mounted(groups, &self.mounts);
         let pipelines = crate::pipeline::build(groups);
         let fields = crate::subscriptions::collect_fields(groups);
         let mut errors = super::state_check::missing_state(&self.state, groups);
@@ -599,6 +603,7 @@ impl ServerBuilder {
                 Err(reason) => errors.push(invalid("resource", key, "resource_template", reason)),
             }
         }
+        errors.extend(self.tool_transforms.apply_table(&mut table));
         for (check, at) in self.build_checks {
             if let Err(e) = check(&table) {
                 errors.push(match e {
@@ -653,7 +658,52 @@ impl ServerBuilder {
                 request_state,
                 fields,
                 extensions: self.extensions,
+                mounts: self.mounts,
+                tool_transforms: self.tool_transforms,
             }),
         })
+    }
+}
+
+/// Composition: mounted groups and tool transforms (docs/composition.md).
+impl ServerBuilder {
+    /// Serves the registrations of `group` (tools, prompts, resources, resource templates and
+    /// completions) under the prefixes of `mount`: `.mount("billing", Mount::prefix("billing"))`
+    /// serves the tool `charge` as `billing_charge` and the resource `invoice://7` as
+    /// `billing+invoice://7`, in lists, calls, reads, completions and subscriptions, while each
+    /// handler sees the name and URI it declared. `#[mcp_rpc]` methods keep their names; see
+    /// [`Mount`](crate::Mount) for the rules and the reasons
+    /// (<https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names>,
+    /// <https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource-uris>).
+    /// Mounting a group twice keeps the last mount. With [`groups`](Self::groups), the group
+    /// must also be selected there.
+    ///
+    /// Errors, from [`build`](Self::build): [`BuildError::Duplicate`] naming both declarations
+    /// (and the mounted group) when two definitions end with one public name or URI;
+    /// [`BuildError::Invalid`] (kind `mount`) for a bad prefix or a group with nothing served,
+    /// (kind `tool` or `resource`) for a public tool name over 128 characters or a URI without
+    /// a scheme under a scheme prefix.
+    pub fn mount(mut self, group: impl Into<String>, mount: crate::Mount) -> Self {
+        self.mounts.insert(group.into(), mount);
+        self
+    }
+
+    /// Serves the tool `name` (its name in the table: after a [`mount`](Self::mount)'s prefix)
+    /// as `transform` says: renamed, hidden, described anew, with arguments pinned or renamed
+    /// ([`ToolTransform`](crate::ToolTransform)). It applies to `#[mcp_tool]`s, mounted tools,
+    /// tools given to [`tool`](Self::tool), and tools added later with
+    /// [`Server::add_tool`](crate::Server::add_tool) (under their own name; the transform
+    /// applies each time one is added). A second transform of one name replaces the first.
+    ///
+    /// Errors, from [`build`](Self::build): [`BuildError::Invalid`] (kind `transform`, naming
+    /// the tool and this call's site) for an unknown tool (unless
+    /// [`for_run_time_tool`](crate::ToolTransform::for_run_time_tool)), an unknown argument or
+    /// another rule of [`ToolTransform`](crate::ToolTransform); [`BuildError::Duplicate`] when
+    /// two tools end with one name.
+    #[track_caller]
+    pub fn transform_tool(mut self, name: impl Into<String>, transform: crate::ToolTransform) -> Self {
+        let at = std::panic::Location::caller().to_string();
+        self.tool_transforms.insert(name.into(), transform, format!("ServerBuilder::transform_tool ({at})"));
+        self
     }
 }

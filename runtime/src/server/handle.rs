@@ -103,7 +103,19 @@ impl Server {
     /// A handle that publishes list changes, resource updates and extension events to the
     /// server's listen subscriptions.
     pub fn publisher(&self) -> crate::subscriptions::Publisher {
-        crate::subscriptions::Publisher { hub: self.engine().hub.clone() }
+        crate::subscriptions::Publisher { hub: self.engine().hub.clone(), mount: None }
+    }
+
+    /// The publisher for the code of a group mounted with
+    /// [`ServerBuilder::mount`](crate::ServerBuilder::mount): like [`publisher`](Self::publisher),
+    /// but [`resource_updated`](crate::subscriptions::Publisher::resource_updated) takes the URI
+    /// the group declared and announces the public one, so `invoice://7` of a group mounted with
+    /// `Mount::prefix("billing")` reaches clients subscribed to `billing+invoice://7`
+    /// (<https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions>).
+    /// Hand it to the mounted crate's start-up code. `None` when `group` is not mounted.
+    pub fn mounted_publisher(&self, group: &str) -> Option<crate::subscriptions::Publisher> {
+        let mount = self.engine().mounts.get(group)?;
+        Some(crate::subscriptions::Publisher { hub: self.engine().hub.clone(), mount: Some(Arc::new(mount.clone())) })
     }
 
     /// How many built-in `subscriptions/listen` subscriptions this server is serving now, over

@@ -6,6 +6,10 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Publisher {
     pub(crate) hub: Arc<dyn DeliveryHub>,
+    /// The mount whose URIs [`resource_updated`](Self::resource_updated) rewrites
+    /// ([`Server::mounted_publisher`](crate::Server::mounted_publisher)); `None` for the
+    /// server's own publisher.
+    pub(crate) mount: Option<Arc<crate::registry::Mount>>,
 }
 
 impl std::fmt::Debug for Publisher {
@@ -31,9 +35,16 @@ impl Publisher {
     }
 
     /// `notifications/resources/updated {uri}` to subscriptions whose `resourceSubscriptions`
-    /// list `uri` exactly.
+    /// list `uri` exactly. A publisher of a mounted group
+    /// ([`Server::mounted_publisher`](crate::Server::mounted_publisher)) takes the URI the group
+    /// declared (`invoice://7`) and announces the public one (`billing+invoice://7`).
     pub fn resource_updated(&self, uri: impl Into<String>) {
-        self.hub.publish(Event::ResourceUpdated(uri.into()));
+        let uri = uri.into();
+        let uri = match &self.mount {
+            Some(mount) => mount.public_uri(&uri).into_owned(),
+            None => uri,
+        };
+        self.hub.publish(Event::ResourceUpdated(uri));
     }
 
     /// Any event, e.g. an extension's.

@@ -5,6 +5,7 @@
 //! its own, and every server here selects its groups, so no module sees another's registrations.
 
 mod alternate;
+mod composition;
 mod dpop;
 mod dynamic;
 mod http_body;

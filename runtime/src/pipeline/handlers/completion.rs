@@ -2,7 +2,7 @@ use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::{Completion, CompletionRef, CompletionRequest};
 use crate::pipeline::Engine;
-use crate::registry::CompletionKey;
+use crate::registry::{CompletionKey, CompletionTarget};
 use serde_json::{Map, Value, json};
 
 /// `completion/complete`: runs the handler registered for the prompt or resource template and
@@ -16,7 +16,7 @@ pub(crate) async fn complete(
     mut params: Map<String, Value>,
 ) -> Result<Value, McpError> {
     params.remove("_meta");
-    let req: CompletionRequest = serde_json::from_value(Value::Object(params))
+    let mut req: CompletionRequest = serde_json::from_value(Value::Object(params))
         .map_err(|e| McpError::invalid_params(format!("completion/complete: {e}")))?;
     let table = server.table();
     let key = match &req.reference {
@@ -37,6 +37,13 @@ pub(crate) async fn complete(
             CompletionKey::Resource(uri.clone())
         }
     };
+    // A mounted group's handler is shown the prompt name or URI template it declared.
+    if let Some(target) = table.declared_completion_target(&key) {
+        req.reference = match target {
+            CompletionTarget::Prompt(name) => CompletionRef::Prompt { name: name.to_owned() },
+            CompletionTarget::ResourceTemplate(uri) => CompletionRef::Resource { uri: uri.to_owned() },
+        };
+    }
     let mut completion = match table.completion(key, &req.argument.name) {
         Some(handler) => handler(ctx, req).await?,
         None => Completion { values: Vec::new(), total: Some(0), has_more: Some(false) },

@@ -228,9 +228,18 @@ impl Server {
     /// [`DynamicTool`] docs (a bad name, a blank title, an input or output schema whose root is
     /// not `type: "object"`, disagreeing annotations, a bad icon or `_meta` key); then nothing
     /// changes.
+    ///
+    /// A [transform](crate::ServerBuilder::transform_tool) of the tool's name applies here: the
+    /// tool enters the table renamed, re-described or with its arguments rewritten, or not at
+    /// all when hidden (then nothing is published). A transform it breaks (an argument its
+    /// schema lacks, say) is `-32602` naming the tool and the argument, and nothing changes.
     pub fn add_tool(&self, tool: DynamicTool) -> Result<(), McpError> {
         let name = tool.name.clone();
-        let entry = tool.into_entry().map_err(|e| McpError::invalid_params(format!("tool {name:?}: {e}")))?;
+        let entry = tool
+            .into_entry()
+            .and_then(|entry| self.engine().tool_transforms.apply(entry))
+            .map_err(|e| McpError::invalid_params(format!("tool {name:?}: {e}")))?;
+        let Some(entry) = entry else { return Ok(()) };
         self.engine().table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
         self.publisher().tools_list_changed();
         Ok(())
@@ -238,14 +247,27 @@ impl Server {
 
     /// Removes the tool `name` (a `#[mcp_tool]` one too) and publishes
     /// `notifications/tools/list_changed`; returns false, and publishes nothing, when there was
-    /// none.
+    /// none. A tool a [transform](crate::ServerBuilder::transform_tool) renamed is found by
+    /// either name; a hidden one is never in the table.
     pub fn remove_tool(&self, name: &str) -> bool {
+        let name = self.served_tool_name(name);
         self.swap_table(|t| t.without_tool(name), |p| p.tools_list_changed())
     }
 
     /// Enables or disables the tool `name` (a disabled tool is neither listed nor callable) and
     /// publishes `notifications/tools/list_changed`; returns false when there is no such tool.
+    /// A renamed tool is found by either name, as by [`remove_tool`](Self::remove_tool).
     pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
+        let name = self.served_tool_name(name);
         self.swap_table(|t| t.with_tool_enabled(name, enabled), |p| p.tools_list_changed())
+    }
+
+    /// The name the table holds the tool `name` under: `name` when the table has it, else the
+    /// name a transform gave it (a hidden tool's: `name`, which the table lacks).
+    fn served_tool_name<'a>(&'a self, name: &'a str) -> &'a str {
+        if self.engine().table().tool_any(name) {
+            return name;
+        }
+        self.engine().tool_transforms.public_name(name).unwrap_or(name)
     }
 }
