@@ -1,0 +1,231 @@
+//! Requests relayed to an upstream: the connection of the moment, the per-call options
+//! (timeout, cancellation, progress) and the mapping of its failures to our answers.
+
+use crate::upstream::Upstream;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use std::future::Future;
+use std::sync::{Arc, RwLock};
+use switchyard::{
+    CallToolResult, ErrorCode, GetPromptResult, McpError, ReadResourceResult, RequestContext, ResourceContents,
+};
+use switchyard_client::{Client, ClientError, ProgressUpdate, RequestOptions};
+use tokio::sync::mpsc;
+
+/// One upstream as its mirrored items see it: its configuration and its connection, if any.
+pub(crate) struct Link {
+    pub(crate) upstream: Upstream,
+    client: RwLock<Option<Client>>,
+}
+
+impl Link {
+    pub(crate) fn new(upstream: Upstream) -> Arc<Link> {
+        Arc::new(Link { upstream, client: RwLock::new(None) })
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        self.upstream.name()
+    }
+
+    /// The connection of the moment.
+    pub(crate) fn client(&self) -> Option<Client> {
+        self.client.read().map(|c| c.clone()).unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+    }
+
+    pub(crate) fn set_client(&self, client: Option<Client>) {
+        match self.client.write() {
+            Ok(mut slot) => *slot = client,
+            Err(poisoned) => *poisoned.into_inner() = client,
+        }
+    }
+
+    /// The options of one relayed request: the call timeout, our request's cancellation, and
+    /// (when our client asked for progress) a channel the upstream's reports go to.
+    fn options(&self, ctx: &RequestContext) -> (RequestOptions, Option<mpsc::UnboundedReceiver<ProgressUpdate>>) {
+        let options =
+            RequestOptions::new().timeout(self.upstream.call_timeout).cancel_with(ctx.cancellation().child_token());
+        if !ctx.progress().is_enabled() {
+            return (options, None);
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let options = options.on_progress(move |update| {
+            // The receiver is gone once the call is answered: a late report has nowhere to go.
+            let _ = tx.send(update);
+        });
+        (options, Some(rx))
+    }
+
+    /// Sends one request upstream with `send` (given the connection and the options) and
+    /// waits for the answer, passing progress reports on to our client as they come (each
+    /// before our answer).
+    async fn relay<T, F, Fut>(&self, ctx: &RequestContext, send: F) -> Result<T, Failure>
+    where
+        F: FnOnce(Client, RequestOptions) -> Fut,
+        Fut: Future<Output = Result<T, ClientError>>,
+    {
+        let Some(client) = self.client() else { return Err(Failure::Down) };
+        let (options, progress) = self.options(ctx);
+        let call = send(client, options);
+        let Some(mut progress) = progress else { return call.await.map_err(Failure::Client) };
+        let reporter = ctx.progress();
+        tokio::pin!(call);
+        let answer = loop {
+            tokio::select! {
+                biased;
+                Some(update) = progress.recv() => {
+                    reporter.report(update.progress, update.total, update.message.as_deref()).await;
+                }
+                answer = &mut call => break answer,
+            }
+        };
+        while let Ok(update) = progress.try_recv() {
+            reporter.report(update.progress, update.total, update.message.as_deref()).await;
+        }
+        answer.map_err(Failure::Client)
+    }
+
+    /// Relays `tools/call` of the upstream tool `name`.
+    ///
+    /// A JSON-RPC error of the upstream is ours (same code and data, the message naming the
+    /// upstream); an upstream that is down, times out, closes the connection or answers
+    /// something that is no `CallToolResult` is an `isError: true` result naming it, which
+    /// the model can read.
+    pub(crate) async fn call_tool(
+        &self,
+        ctx: RequestContext,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, McpError> {
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        let answer =
+            self.relay(&ctx, |client, options| async move { client.call_tool_with(name, arguments, options).await });
+        match answer.await {
+            Ok(result) => Ok(result),
+            Err(failure) => failure.into_tool_outcome(self.name(), "tools/call", name),
+        }
+    }
+
+    /// Sends `method` with `params` upstream and decodes the answer as `T`.
+    async fn request<T: DeserializeOwned>(
+        &self,
+        ctx: &RequestContext,
+        method: &str,
+        params: Value,
+    ) -> Result<T, Failure> {
+        let value =
+            self.relay(ctx, |client, options| async move { client.request_with(method, params, options).await });
+        serde_json::from_value::<T>(strip_result_type(value.await?))
+            .map_err(|e| Failure::Client(ClientError::Protocol(format!("a {method} result that does not decode: {e}"))))
+    }
+
+    /// Relays `prompts/get` of the upstream prompt `name`.
+    ///
+    /// Errors: the upstream's JSON-RPC error (its code and data, the message naming the
+    /// upstream); `-32603` naming the upstream when it is down, times out, closes the
+    /// connection or answers something that is no `GetPromptResult`.
+    pub(crate) async fn get_prompt(
+        &self,
+        ctx: RequestContext,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<GetPromptResult, McpError> {
+        let answer =
+            self.request::<GetPromptResult>(&ctx, "prompts/get", json!({ "name": name, "arguments": arguments }));
+        answer.await.map_err(|failure| failure.into_error(self.name(), "prompts/get", name))
+    }
+
+    /// Relays `resources/read` of the upstream URI `uri`; `uri_prefix` goes before the `uri`
+    /// of each content read.
+    ///
+    /// Errors: as [`get_prompt`](Self::get_prompt), for a `ReadResourceResult`.
+    pub(crate) async fn read_resource(&self, ctx: RequestContext, uri: &str) -> Result<ReadResourceResult, McpError> {
+        let answer = self.request::<ReadResourceResult>(&ctx, "resources/read", json!({ "uri": uri })).await;
+        let mut result = answer.map_err(|failure| failure.into_error(self.name(), "resources/read", uri))?;
+        let prefix = &self.upstream.uri_prefix;
+        if !prefix.is_empty() {
+            for content in &mut result.contents {
+                prefix_uri(content, prefix);
+            }
+        }
+        Ok(result)
+    }
+}
+
+/// Puts `prefix` before the `uri` of one content read.
+fn prefix_uri(content: &mut ResourceContents, prefix: &str) {
+    match content {
+        ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri.insert_str(0, prefix),
+        // A kind of contents a later model may add: its URI, if any, is not known here.
+        _ => {}
+    }
+}
+
+/// The 2026-07-28 `resultType` is the wire's, not the result's: our server adds its own.
+fn strip_result_type(mut value: Value) -> Value {
+    if let Some(object) = value.as_object_mut() {
+        object.remove("resultType");
+    }
+    value
+}
+
+/// Why a relayed request got no usable answer.
+enum Failure {
+    /// No connection to the upstream now.
+    Down,
+    /// The client's error.
+    Client(ClientError),
+}
+
+impl Failure {
+    /// A sentence naming the upstream and what went wrong, for an `isError` result or a
+    /// `-32603` error; `None` for the upstream's own JSON-RPC error and for a cancellation.
+    fn sentence(&self, upstream: &str, method: &str, target: &str) -> Option<String> {
+        let what = format!("upstream `{upstream}` ({method} {target})");
+        Some(match self {
+            Failure::Down => format!("{what}: the upstream is not connected; it is being reconnected, try again later"),
+            Failure::Client(ClientError::Timeout { timeout, .. }) => {
+                format!("{what}: no answer within {timeout:?}; the request was cancelled upstream")
+            }
+            Failure::Client(ClientError::Closed) => {
+                format!("{what}: the upstream closed the connection before answering; it is being reconnected")
+            }
+            Failure::Client(ClientError::Rpc { .. } | ClientError::Cancelled { .. }) => return None,
+            Failure::Client(other) => format!("{what}: {other}"),
+        })
+    }
+
+    /// The upstream's JSON-RPC error as ours: same code and data, the message naming it.
+    fn upstream_error(self, upstream: &str) -> McpError {
+        match self {
+            Failure::Client(ClientError::Rpc { error, .. }) => {
+                let message = format!("upstream `{upstream}`: {}", error.message());
+                match error.data() {
+                    Some(data) => McpError::new(error.code(), message).with_data(data.clone()),
+                    None => McpError::new(error.code(), message),
+                }
+            }
+            // Our request was cancelled: the runtime sends no answer for it.
+            _ => McpError::new(ErrorCode::INTERNAL_ERROR, format!("upstream `{upstream}`: the request was cancelled")),
+        }
+    }
+
+    fn into_tool_outcome(self, upstream: &str, method: &str, target: &str) -> Result<CallToolResult, McpError> {
+        match self.sentence(upstream, method, target) {
+            Some(sentence) => {
+                tracing::warn!(target: "switchyard_gateway", upstream, method, target, "{sentence}");
+                Ok(CallToolResult::error(sentence))
+            }
+            None => Err(self.upstream_error(upstream)),
+        }
+    }
+
+    fn into_error(self, upstream: &str, method: &str, target: &str) -> McpError {
+        match self.sentence(upstream, method, target) {
+            Some(sentence) => {
+                tracing::warn!(target: "switchyard_gateway", upstream, method, target, "{sentence}");
+                McpError::internal(sentence).with_data(json!({ "upstream": upstream }))
+            }
+            None => self.upstream_error(upstream),
+        }
+    }
+}
