@@ -317,3 +317,44 @@ impl Supervisor {
         self.status.send_replace(UpstreamState::Connected { protocol_version, items: mirror.len() });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server() -> Server {
+        Server::builder("gateway-test", "0").groups(["none"]).build().expect("builds")
+    }
+
+    #[tokio::test]
+    async fn upstreams_need_distinct_names() {
+        let twice = Gateway::new()
+            .upstream(Upstream::stdio("a", "true", [""; 0]))
+            .upstream(Upstream::stdio("a", "true", [""; 0]));
+        assert_eq!(twice.attach(&server()).await.err(), Some(GatewayError::DuplicateName("a".into())));
+        let unnamed = Gateway::new().upstream(Upstream::stdio("", "true", [""; 0]));
+        assert_eq!(unnamed.attach(&server()).await.err(), Some(GatewayError::EmptyName));
+    }
+
+    #[tokio::test]
+    async fn an_upstream_that_cannot_start_is_down_and_the_server_serves_on() {
+        let server = server();
+        let missing = Upstream::stdio("gone", "/nonexistent/switchyard-gateway-upstream", [""; 0])
+            .reconnect_backoff(Duration::from_secs(60), Duration::from_secs(60));
+        let gateway = Gateway::new().upstream(missing).attach(&server).await.expect("attaches");
+        let statuses = gateway.statuses();
+        assert_eq!(statuses.len(), 1);
+        assert_eq!(statuses[0].name, "gone");
+        match &statuses[0].state {
+            UpstreamState::Down { error, retry_in } => {
+                assert!(error.starts_with("connecting failed: transport: starting the server"), "{error}");
+                assert_eq!(*retry_in, Duration::from_secs(60));
+            }
+            other => panic!("not down: {other:?}"),
+        }
+        assert!(server.table().tools().next().is_none(), "nothing mirrored");
+        gateway.stop();
+        let mut state = gateway.upstreams[0].1.clone();
+        state.wait_for(|s| *s == UpstreamState::Stopped).await.expect("the supervisor reports its stop");
+    }
+}

@@ -229,3 +229,52 @@ impl Failure {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn upstream_errors_keep_their_code_and_data_and_name_the_upstream() {
+        let error = McpError::invalid_params("unknown tool: nope").with_data(json!({ "tool": "nope" }));
+        let failure = Failure::Client(ClientError::Rpc { method: "tools/call".into(), error: Box::new(error) });
+        let ours = failure.into_tool_outcome("py", "tools/call", "nope").expect_err("a JSON-RPC error");
+        assert_eq!(ours.code(), ErrorCode::INVALID_PARAMS);
+        assert_eq!(ours.message(), "upstream `py`: unknown tool: nope");
+        assert_eq!(ours.data(), Some(&json!({ "tool": "nope" })));
+    }
+
+    #[test]
+    fn a_failing_upstream_is_an_is_error_result_for_tools_and_internal_elsewhere() {
+        let timeout =
+            || Failure::Client(ClientError::Timeout { method: "tools/call".into(), timeout: Duration::from_secs(2) });
+        let result = timeout().into_tool_outcome("bad", "tools/call", "hang").expect("a result");
+        assert_eq!(result.is_error, Some(true));
+        let text = result.content.first().and_then(|c| c.as_text()).expect("a text block");
+        assert_eq!(text, "upstream `bad` (tools/call hang): no answer within 2s; the request was cancelled upstream");
+
+        let error = Failure::Client(ClientError::Closed).into_error("bad", "resources/read", "file:///a");
+        assert_eq!(error.code(), ErrorCode::INTERNAL_ERROR);
+        assert!(
+            error.message().starts_with("upstream `bad` (resources/read file:///a): the upstream closed"),
+            "{error:?}"
+        );
+        assert_eq!(error.data(), Some(&json!({ "upstream": "bad" })));
+
+        let down = Failure::Down.into_error("bad", "prompts/get", "p");
+        assert!(down.message().contains("not connected"), "{down:?}");
+        let garbage = Failure::Client(ClientError::Protocol("a result of the wrong shape".into()));
+        let result = garbage.into_tool_outcome("bad", "tools/call", "garbage").expect("a result");
+        assert_eq!(result.is_error, Some(true));
+    }
+
+    #[test]
+    fn read_contents_get_the_uri_prefix_and_results_lose_the_wire_result_type() {
+        let mut content = ResourceContents::text("notes://py", Some("text/plain"), "hi");
+        prefix_uri(&mut content, "py+");
+        assert_eq!(serde_json::to_value(&content).expect("serializes")["uri"], "py+notes://py");
+        let value = strip_result_type(json!({ "resultType": "complete", "messages": [] }));
+        assert_eq!(value, json!({ "messages": [] }));
+    }
+}
