@@ -47,7 +47,9 @@
 //! - **Timeouts**: each call waits at most [`Upstream::call_timeout`] (60 s by default).
 //! - **Input**: the upstream's own elicitation, sampling and roots requests are not relayed to
 //!   our client yet; the gateway's upstream connections declare none of those capabilities, so
-//!   a well-behaved upstream does not ask.
+//!   a well-behaved upstream does not ask. A [`ClientBuilder`](switchyard_client::ClientBuilder)
+//!   given to [`Upstream::client`] with input handlers answers for every call to that upstream
+//!   instead (the gateway's own answers, not our client's).
 //!
 //! # Errors
 //!

@@ -179,7 +179,7 @@ impl Upstream {
     }
 
     /// Restricts every item of this upstream to callers holding one of `roles` (as
-    /// `#[mcp_tool(roles = [..])]`; the server's [`Policy`](switchyard::Policy) decides).
+    /// `#[mcp_tool(roles = [..])]`; the server's [`Policy`](switchyard::auth::Policy) decides).
     pub fn roles(mut self, roles: &'static [&'static str]) -> Self {
         self.roles = roles;
         self
