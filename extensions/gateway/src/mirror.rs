@@ -362,3 +362,77 @@ impl Decoration {
 fn decode<T: DeserializeOwned>(value: Option<&Value>) -> Option<T> {
     serde_json::from_value(value?.clone()).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::Upstream;
+    use serde_json::json;
+    use switchyard::transport::stdio::{StdioConfig, serve_io};
+    use switchyard::{ReadResourceResult, ResourceContents, ToolError};
+    use switchyard_client::ClientBuilder;
+
+    fn tool(name: &str, description: &str) -> DynamicTool {
+        DynamicTool::new(name, |_ctx, _args: Value| async { Ok::<_, ToolError>("ok") }).description(description)
+    }
+
+    /// An upstream served in this process over a pipe, and a client on it.
+    async fn upstream(server: Server) -> Client {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (reader, writer) = tokio::io::split(theirs);
+        tokio::spawn(serve_io(server, reader, writer, StdioConfig::default()));
+        let (reader, writer) = tokio::io::split(ours);
+        ClientBuilder::new("test", "0").connect_io(reader, writer).await.expect("connects")
+    }
+
+    fn description(server: &Server, name: &str) -> Option<Value> {
+        server.table().tool(name).map(|t| t.definition["description"].clone())
+    }
+
+    #[tokio::test]
+    async fn listings_are_served_under_the_prefix_and_follow_the_upstream() {
+        let notes = DynamicResource::new("notes://a", "a", |_ctx, req| async move {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(req.uri, Some("text/plain"), "hi")]))
+        });
+        let annotated = tool("annotated", "Has a title and annotations")
+            .title("Annotated")
+            .annotations(ToolAnnotations::new().read_only_hint(true));
+        let up = Server::builder("up", "0")
+            .groups(["none"])
+            .tool(tool("echo", "Echoes"))
+            .tool(annotated)
+            .resource(notes)
+            .build()
+            .expect("builds");
+        let client = upstream(up.clone()).await;
+        let ours =
+            Server::builder("ours", "0").groups(["none"]).tool(tool("up_taken", "Our own")).build().expect("builds");
+        let link = Link::new(Upstream::stdio("up", "unused", [""; 0]).prefix("up_").uri_prefix("up+"));
+        link.set_client(Some(client.clone()));
+        let mut mirror = Mirror::default();
+        for kind in [Kind::Tools, Kind::Prompts, Kind::Resources, Kind::Templates] {
+            mirror.sync(&ours, &link, &client, kind).await.expect("lists");
+        }
+        assert_eq!(description(&ours, "up_echo"), Some(json!("Echoes")));
+        let annotated = ours.table().tool("up_annotated").map(|t| t.definition.clone()).expect("mirrored");
+        assert_eq!(annotated["title"], "Annotated");
+        assert_eq!(annotated["annotations"]["readOnlyHint"], true);
+        assert!(ours.table().resource("up+notes://a").is_some(), "the resource under the URI prefix");
+        assert_eq!(mirror.our_uri(&link, "notes://a").as_deref(), Some("up+notes://a"));
+        assert_eq!(mirror.len(), 3);
+
+        // A name the server serves already stays the server's; a vanished tool goes.
+        up.add_tool(tool("taken", "The upstream's")).expect("adds");
+        up.remove_tool("echo");
+        mirror.sync(&ours, &link, &client, Kind::Tools).await.expect("lists");
+        assert_eq!(description(&ours, "up_taken"), Some(json!("Our own")));
+        assert_eq!(description(&ours, "up_echo"), None);
+        assert!(ours.table().tool("up_annotated").is_some());
+
+        // The upstream gone: everything of it goes, the server's own stays.
+        mirror.clear(&ours);
+        assert_eq!(mirror.len(), 0);
+        assert!(ours.table().tool("up_annotated").is_none() && ours.table().resource("up+notes://a").is_none());
+        assert_eq!(description(&ours, "up_taken"), Some(json!("Our own")));
+    }
+}
