@@ -2,9 +2,11 @@
 served over stdio: the gateway example (examples/gateway.rs) serves its items, and the
 gateway's end-to-end test (tests/it/gateway.rs) calls them through it."""
 
-import anyio
+from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
+import anyio
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
+from pydantic import BaseModel
 
 server = MCPServer("py-upstream", version="1.0.0", instructions="Arithmetic and slow work, in Python.")
 
@@ -52,6 +54,20 @@ async def grow(ctx: Context) -> str:
     else:
         await ctx.session.send_tool_list_changed()
     return "grown"
+
+
+class Who(BaseModel):
+    name: str
+
+
+def ask_who() -> Elicit[Who]:
+    return Elicit("Who is asking?", Who)
+
+
+@server.tool()
+def hello(who: Annotated[Who, Resolve(ask_who)]) -> str:
+    """Greets whoever the client says is asking: a form the gateway relays to its own client."""
+    return f"Hello, {who.name}!"
 
 
 @server.prompt()

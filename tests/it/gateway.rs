@@ -12,7 +12,8 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use switchyard_client::{
-    CallToolResult, CancellationToken, Client, ClientBuilder, ClientError, RequestOptions, SubscriptionFilter,
+    CallToolResult, CancellationToken, Client, ClientBuilder, ClientError, ElicitAction, ElicitResult,
+    ElicitationModes, RequestOptions, SubscriptionFilter,
 };
 
 /// How long a condition polled for may take before the test fails: far more than it needs.
@@ -37,6 +38,14 @@ fn gateway() -> tokio::process::Command {
         .env("SWITCHYARD_GATEWAY_CALL_TIMEOUT_MS", "2000")
         .stderr(Stdio::null());
     command
+}
+
+/// Our client: it answers forms with the name Ada.
+fn client() -> ClientBuilder {
+    ClientBuilder::new("gateway-test", "1.0.0").on_elicitation(ElicitationModes::Form, |request| async move {
+        assert_eq!(request.message, "Who is asking?");
+        Ok(ElicitResult { action: ElicitAction::Accept, content: json!({ "name": "Ada" }).as_object().cloned() })
+    })
 }
 
 fn text(result: &CallToolResult) -> String {
@@ -68,7 +77,7 @@ async fn call_until(
 #[tokio::test]
 #[cfg_attr(not(svc_python), ignore = "needs python3 (then tests/oauth/install.sh python)")]
 async fn a_gateway_serves_a_python_sdk_server_and_ours_as_one() {
-    let client = ClientBuilder::new("gateway-test", "1.0.0").connect_stdio(gateway()).await.expect("connects");
+    let client = client().connect_stdio(gateway()).await.expect("connects");
     assert_eq!(client.protocol_version(), "2026-07-28");
 
     let names = tool_names(&client).await;
@@ -98,6 +107,11 @@ async fn a_gateway_serves_a_python_sdk_server_and_ours_as_one() {
     let refused = client.call_tool("py_add", json!({ "a": "two" })).await.expect("an isError result");
     assert_eq!(refused.is_error, Some(true));
     assert!(text(&refused).starts_with("Invalid arguments for tool `py_add`"), "{refused:?}");
+
+    // The upstream asks for a form mid-call (an input_required round upstream): our client
+    // answers it, asked by the gateway in a round of its own.
+    let hello = client.call_tool("py_hello", json!({})).await.expect("py_hello");
+    assert_eq!(text(&hello), "Hello, Ada!", "{hello:?}");
 
     // Progress passes through, in order.
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -129,11 +143,10 @@ async fn a_gateway_serves_a_python_sdk_server_and_ours_as_one() {
 #[tokio::test]
 #[cfg_attr(not(svc_python), ignore = "needs python3 (then tests/oauth/install.sh python)")]
 async fn a_list_change_upstream_reaches_a_session_client_of_the_gateway() {
-    let client = ClientBuilder::new("gateway-test", "1.0.0")
-        .protocol_versions(["2025-11-25"])
-        .connect_stdio(gateway())
-        .await
-        .expect("connects");
+    let client = client().protocol_versions(["2025-11-25"]).connect_stdio(gateway()).await.expect("connects");
+    // The upstream's form reaches this client as an elicitation/create request of the gateway.
+    let hello = client.call_tool("py_hello", json!({})).await.expect("py_hello");
+    assert_eq!(text(&hello), "Hello, Ada!", "{hello:?}");
     let mut notes = std::pin::pin!(client.notifications());
     assert_eq!(text(&client.call_tool("py_grow", json!({})).await.expect("py_grow")), "grown");
     let changed = tokio::time::timeout(PATIENCE, async {
@@ -152,7 +165,7 @@ async fn a_list_change_upstream_reaches_a_session_client_of_the_gateway() {
 #[tokio::test]
 #[cfg_attr(not(svc_python), ignore = "needs python3 (then tests/oauth/install.sh python)")]
 async fn a_failing_upstream_is_a_clear_error_and_the_gateway_keeps_serving() {
-    let client = ClientBuilder::new("gateway-test", "1.0.0").connect_stdio(gateway()).await.expect("connects");
+    let client = client().connect_stdio(gateway()).await.expect("connects");
     let still_serving = || async {
         let sum = client.call_tool("py_add", json!({ "a": 40, "b": 2 })).await.expect("py_add");
         assert_eq!(text(&sum), "42");

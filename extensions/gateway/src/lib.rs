@@ -45,11 +45,17 @@
 //!   token, in order, before the answer
 //!   ([progress](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress)).
 //! - **Timeouts**: each call waits at most [`Upstream::call_timeout`] (60 s by default).
-//! - **Input**: the upstream's own elicitation, sampling and roots requests are not relayed to
-//!   our client yet; the gateway's upstream connections declare none of those capabilities, so
-//!   a well-behaved upstream does not ask. A [`ClientBuilder`](switchyard_client::ClientBuilder)
-//!   given to [`Upstream::client`] with input handlers answers for every call to that upstream
-//!   instead (the gateway's own answers, not our client's).
+//! - **Input** is relayed both ways on a 2026-07-28 upstream: the upstream call declares our
+//!   client's `elicitation`, `sampling` and `roots` capabilities, and each request of an
+//!   upstream `input_required` round
+//!   ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)) is
+//!   asked of our client through the request's input API (`RequestContext::input`): as a request
+//!   of ours on a session, or as an `input_required` round of ours on 2026-07-28, after which
+//!   our client's retry runs the relay again and the upstream (which also runs its handler again
+//!   from the top) gets the answer. A session upstream asks with requests of its own, which the
+//!   client cannot tie to one call on every transport: those go to the input handlers of the
+//!   [`ClientBuilder`](switchyard_client::ClientBuilder) given to [`Upstream::client`] (none by
+//!   default, so nothing is declared and a well-behaved upstream does not ask).
 //!
 //! # Errors
 //!

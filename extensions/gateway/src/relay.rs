@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::future::Future;
 use std::sync::{Arc, RwLock};
+use switchyard::input::InputRequest;
 use switchyard::{
     CallToolResult, ErrorCode, GetPromptResult, McpError, ReadResourceResult, RequestContext, ResourceContents,
 };
@@ -42,8 +43,15 @@ impl Link {
     /// The options of one relayed request: the call timeout, our request's cancellation, and
     /// (when our client asked for progress) a channel the upstream's reports go to.
     fn options(&self, ctx: &RequestContext) -> (RequestOptions, Option<mpsc::UnboundedReceiver<ProgressUpdate>>) {
-        let options =
+        let mut options =
             RequestOptions::new().timeout(self.upstream.call_timeout).cancel_with(ctx.cancellation().child_token());
+        if let Some(capabilities) = input_capabilities(ctx.client_capabilities()) {
+            let ctx = ctx.clone();
+            options = options.on_input(capabilities, move |key, method, params| {
+                let ctx = ctx.clone();
+                async move { relay_input(&ctx, key, &method, params).await }
+            });
+        }
         if !ctx.progress().is_enabled() {
             return (options, None);
         }
@@ -151,6 +159,47 @@ impl Link {
     }
 }
 
+/// What of our client's capabilities an upstream may ask through us: its `elicitation`,
+/// `sampling` and `roots`; `None` when it has none of them.
+fn input_capabilities(client: &Value) -> Option<Value> {
+    let relayed: Map<String, Value> = ["elicitation", "sampling", "roots"]
+        .into_iter()
+        .filter_map(|kind| Some((kind.to_owned(), client.get(kind)?.clone())))
+        .collect();
+    (!relayed.is_empty()).then_some(Value::Object(relayed))
+}
+
+/// Asks our client the upstream's input request `key` (`method` with `params`) through our
+/// request's input API (docs/input.md): a request of ours on a session, an `input_required`
+/// round of ours on 2026-07-28 (whose answer reaches the upstream when our client retries and
+/// the relay runs again). Returns the answer's result object.
+///
+/// Errors: `-32601` for a method that is no input request; `-32602` for params that are not
+/// the method's; what asking returns (the distinguished `input_required` outcome included,
+/// which the relay passes on unchanged).
+async fn relay_input(ctx: &RequestContext, key: String, method: &str, params: Value) -> Result<Value, McpError> {
+    let text = |field: &str| params.get(field).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let request = match method {
+        "elicitation/create" if params.get("mode").and_then(Value::as_str) == Some("url") => {
+            InputRequest::elicit_url(text("message"), text("url"))
+        }
+        "elicitation/create" => {
+            let schema = params.get("requestedSchema").cloned().unwrap_or_else(|| json!({ "type": "object" }));
+            InputRequest::elicit_form(text("message"), schema)
+        }
+        "sampling/createMessage" => InputRequest::sampling(params)?,
+        "roots/list" => InputRequest::list_roots(),
+        other => return Err(McpError::method_not_found(&other.chars().take(64).collect::<String>())),
+    };
+    let answer = ctx.input(key, request).await?;
+    let encoded = match method {
+        "elicitation/create" => serde_json::to_value(answer.into_elicit()?),
+        "sampling/createMessage" => serde_json::to_value(answer.into_sampling()?),
+        _ => serde_json::to_value(answer.into_roots()?),
+    };
+    encoded.map_err(|e| McpError::internal(format!("the answer could not be encoded: {e}")))
+}
+
 /// Puts `prefix` before the `uri` of one content read.
 fn prefix_uri(content: &mut ResourceContents, prefix: &str) {
     match content {
@@ -197,6 +246,8 @@ impl Failure {
     /// The upstream's JSON-RPC error as ours: same code and data, the message naming it.
     fn upstream_error(self, upstream: &str) -> McpError {
         match self {
+            // Our own client's input is wanted (2026-07-28): the outcome goes out as it is.
+            Failure::Client(ClientError::Rpc { error, .. }) if error.as_input_required().is_some() => *error,
             Failure::Client(ClientError::Rpc { error, .. }) => {
                 let message = format!("upstream `{upstream}`: {}", error.message());
                 match error.data() {
