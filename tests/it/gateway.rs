@@ -137,6 +137,13 @@ async fn a_gateway_serves_a_python_sdk_server_and_ours_as_one() {
     let change = tokio::time::timeout(PATIENCE, changes.next()).await.expect("a list change in time");
     assert_eq!(change.expect("the stream goes on").expect("an event").method, "notifications/tools/list_changed");
     call_until(&client, "py_extra", json!({ "text": "hello" }), |a| a.as_ref().is_ok_and(|r| text(r) == "hello")).await;
+
+    // The upstream's list changes while a call of it runs: the call finishes all the same.
+    let slow = client.call_tool("py_slow", json!({ "steps": 20, "delay": 0.01 }));
+    let grow = client.call_tool("py_grow", json!({}));
+    let (slow, grow) = tokio::join!(slow, grow);
+    assert_eq!(text(&slow.expect("py_slow")), "done after 20 steps");
+    assert_eq!(text(&grow.expect("py_grow")), "grown");
     client.close().await;
 }
 
