@@ -206,3 +206,24 @@ async fn a_failing_upstream_is_a_clear_error_and_the_gateway_keeps_serving() {
     assert!(text(&status).contains("bad: Connected"), "{status:?}");
     client.close().await;
 }
+
+#[tokio::test]
+async fn a_gateway_over_http_serves_an_upstream_over_http() {
+    let upstream = common::HttpServer::start("quickstart");
+    let spec = format!("ours:ours_:{}", upstream.url);
+    let gateway = common::HttpServer::start_with("gateway", &["--upstream", &spec]);
+    for versions in [&["2026-07-28"][..], &["2025-11-25"]] {
+        let client = client().protocol_versions(versions).connect_http(gateway.url.clone()).await.expect("connects");
+        assert_eq!(client.protocol_version(), versions[0]);
+        let names = tool_names(&client).await;
+        assert!(names.iter().any(|n| n == "ours_greet") && names.iter().any(|n| n == "gateway_status"), "{names:?}");
+        let sum = client.call_tool("ours_add", json!({ "a": 2, "b": 2 })).await.expect("ours_add");
+        assert_eq!(sum.structured_content, Some(json!({ "sum": 4.0 })), "{sum:?}");
+        let readme = client.read_resource("ours+quickstart://readme").await.expect("the readme");
+        let readme = serde_json::to_value(&readme).expect("serializes");
+        assert_eq!(readme["contents"][0]["uri"], "ours+quickstart://readme", "{readme}");
+        let status = client.call_tool("gateway_status", json!({})).await.expect("gateway_status");
+        assert!(text(&status).contains("ours: Connected { protocol_version: \"2026-07-28\""), "{status:?}");
+        client.close().await;
+    }
+}

@@ -203,8 +203,13 @@ impl Supervisor {
             };
             let error = match connected {
                 Ok(client) => {
-                    backoff = min;
+                    let connected = tokio::time::Instant::now();
                     let why = self.serve(&client, &mut mirror).await;
+                    // A connection that lasted resets the backoff; one that died at once (an
+                    // upstream crashing after its handshake) keeps it growing.
+                    if connected.elapsed() >= max {
+                        backoff = min;
+                    }
                     self.link.set_client(None);
                     mirror.clear(&self.server);
                     client.close().await;

@@ -70,7 +70,7 @@
 //! An upstream whose connection ends has its items removed (our clients get
 //! `notifications/*/list_changed`) and is connected again with exponential backoff
 //! ([`Upstream::reconnect_backoff`]: 250 ms doubling to 30 s by default, reset by a
-//! successful connection); its items come back when it does.
+//! connection that lasted at least the longest wait); its items come back when it does.
 //!
 //! # List changes
 //!

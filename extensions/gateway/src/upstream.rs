@@ -170,9 +170,11 @@ impl Upstream {
         self
     }
 
-    /// The backoff between reconnection attempts: `min` first, doubling after each failed
-    /// attempt up to `max` (defaults [`DEFAULT_RECONNECT_MIN`], [`DEFAULT_RECONNECT_MAX`]),
-    /// and back to `min` once a connection succeeded.
+    /// The backoff between reconnection attempts: `min` first, doubling after each attempt
+    /// that failed, or whose connection ended within `max`, up to `max` (defaults
+    /// [`DEFAULT_RECONNECT_MIN`], [`DEFAULT_RECONNECT_MAX`]); back to `min` after a connection
+    /// that lasted at least `max`, so an upstream that crashes right after its handshake is
+    /// not restarted in a tight loop.
     pub fn reconnect_backoff(mut self, min: Duration, max: Duration) -> Self {
         self.reconnect = (min, max.max(min));
         self
