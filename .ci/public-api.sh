@@ -39,6 +39,7 @@ CRATES=(
   "switchyard-mcp-skills extensions/skills"
   "switchyard-mcp-skills-macros extensions/skills/macros"
   "switchyard-mcp-apps extensions/apps"
+  "switchyard-mcp-gateway extensions/gateway"
   "switchyard-mcp-client client"
 )
 

@@ -21,7 +21,8 @@
 # trybuild cases under ui-tests/ hold. Nor, yet, is the client (switchyard-mcp-client): it is
 # being built up across releases (issue 32) and joins this list in the release that completes
 # it; until then its public-api.txt diff shows every change in review. The MCP Apps extension
-# (switchyard-mcp-apps) is new in 0.3 and joins once a release has it, as the baseline lacks it.
+# (switchyard-mcp-apps) and the Gateway extension (switchyard-mcp-gateway) are new in 0.3 and
+# join once a release has them, as the baseline lacks them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

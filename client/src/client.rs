@@ -4,7 +4,7 @@ use crate::error::ClientError;
 use crate::input::{ElicitRequest, ElicitationModes, InputHandlers, SamplingRequest};
 use crate::listen::{Subscription, SubscriptionFilter};
 use crate::model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
-use crate::options::{RequestOptions, progress_for};
+use crate::options::{InputFn, RequestOptions, progress_for};
 use crate::param_headers::ParamHeaders;
 use crate::peer::Peer;
 use crate::session::{Offer, Session, negotiate};
@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use switchyard::input::{CreateMessageResult, ElicitResult, Root};
 use switchyard::jsonrpc::Notification;
-use switchyard::protocol::{LEGACY_VERSIONS, MODERN_VERSION};
+use switchyard::protocol::{LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, MODERN_VERSION};
 use switchyard::{CallToolResult, Completion, CompletionRef, GetPromptResult, LogLevel, McpError, ReadResourceResult};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast;
@@ -486,11 +486,15 @@ impl Client {
             }
         }
         let timeout = options.timeout.unwrap_or(self.inner.timeout);
+        let input = options.input.filter(|_| self.inner.session.modern).map(|(capabilities, handler)| {
+            meta_mut(&mut params).insert(META_CLIENT_CAPABILITIES.to_owned(), capabilities);
+            handler
+        });
         if progress.is_none() && options.cancel.is_none() {
-            return self.rounds(method, params, timeout).await;
+            return self.rounds(method, params, timeout, input.as_ref()).await;
         }
         let mut notes = progress.as_ref().map(|_| self.inner.peer.subscribe());
-        let rounds = self.rounds(method, params, timeout);
+        let rounds = self.rounds(method, params, timeout, input.as_ref());
         tokio::pin!(rounds);
         let cancelled = async {
             match &options.cancel {
@@ -527,13 +531,22 @@ impl Client {
     }
 
     /// Sends the request, answering `input_required` rounds (see [`request`](Self::request)).
-    async fn rounds(&self, method: &str, mut params: Value, timeout: Duration) -> Result<Value, ClientError> {
+    async fn rounds(
+        &self,
+        method: &str,
+        mut params: Value,
+        timeout: Duration,
+        input: Option<&InputFn>,
+    ) -> Result<Value, ClientError> {
         for _ in 0..=self.inner.max_input_rounds {
             let result = self.inner.peer.request(method, params.clone(), timeout).await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
             }
-            let responses = self.answer_inputs(method, &result).await?;
+            let responses = match input {
+                Some(handler) => answer_with(handler, method, &result).await?,
+                None => self.answer_inputs(method, &result).await?,
+            };
             // `params` is an object here: `stamp` made it one on this wire, and a session
             // never gets this far (its servers ask with requests of their own).
             if let Some(object) = params.as_object_mut() {
@@ -1007,4 +1020,26 @@ pub(crate) fn arguments_object(arguments: impl Serialize) -> Result<Value, Clien
 pub(crate) fn decode<T: DeserializeOwned>(method: &str, result: Value) -> Result<T, ClientError> {
     serde_json::from_value(result)
         .map_err(|e| ClientError::Protocol(format!("{method}: the result does not decode: {e}")))
+}
+
+/// The answers of one `input_required` round from a request's own input handler
+/// ([`RequestOptions::on_input`]), all asked at once.
+///
+/// Errors: [`ClientError::Protocol`] for a round that asks for nothing; the handler's error as
+/// [`ClientError::Rpc`] naming the input method.
+async fn answer_with(handler: &InputFn, method: &str, result: &Value) -> Result<Map<String, Value>, ClientError> {
+    let requests = result.get("inputRequests").and_then(Value::as_object);
+    let Some(requests) = requests.filter(|r| !r.is_empty()) else {
+        return Err(ClientError::Protocol(format!("{method}: an input_required result that asks for no input")));
+    };
+    let answers = requests.iter().map(|(key, request)| {
+        let kind = request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+        let asked = handler(key.clone(), kind.clone(), params);
+        async move {
+            let answer = asked.await.map_err(|error| ClientError::Rpc { method: kind, error: Box::new(error) })?;
+            Ok::<_, ClientError>((key.clone(), answer))
+        }
+    });
+    futures::future::try_join_all(answers).await.map(Map::from_iter)
 }

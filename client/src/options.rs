@@ -1,9 +1,12 @@
 //! What one request may add to the client's defaults: progress reports, a cancellation token,
 //! its own timeout, and trace context from the current span.
 
+use futures::future::BoxFuture;
 use serde_json::{Map, Value};
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
+use switchyard::McpError;
 use tokio_util::sync::CancellationToken;
 
 /// One `notifications/progress` for a request
@@ -21,6 +24,10 @@ pub struct ProgressUpdate {
 }
 
 type ProgressFn = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
+
+/// A per-request input handler: `(key, method, params)` of one input request → its answer.
+pub(crate) type InputFn =
+    Arc<dyn Fn(String, String, Value) -> BoxFuture<'static, Result<Value, McpError>> + Send + Sync>;
 
 /// Options of one request ([`Client::request_with`](crate::Client::request_with),
 /// [`Client::call_tool_with`](crate::Client::call_tool_with)).
@@ -42,6 +49,7 @@ pub struct RequestOptions {
     pub(crate) progress: Option<ProgressFn>,
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) input: Option<(Value, InputFn)>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -50,6 +58,7 @@ impl std::fmt::Debug for RequestOptions {
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel)
             .field("timeout", &self.timeout)
+            .field("input", &self.input.as_ref().map(|(capabilities, _)| capabilities))
             .finish()
     }
 }
@@ -79,6 +88,29 @@ impl RequestOptions {
     /// ([`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout)).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Answers this request's own input rounds on 2026-07-28
+    /// ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr))
+    /// with `handler` instead of the client's input handlers, and declares `capabilities`
+    /// (`{"elicitation":{..},"sampling":{},"roots":{}}`, or less) as this request's client
+    /// capabilities instead of the client's. A gateway relays an upstream's questions to its
+    /// own caller this way.
+    ///
+    /// `handler` gets each input request of a round as `(key, method, params)`
+    /// (`"elicitation/create"`, `"sampling/createMessage"`, `"roots/list"`, with the request's
+    /// params) and returns the result object to send back in `inputResponses[key]`; an `Err`
+    /// fails the request with [`ClientError::Rpc`](crate::ClientError::Rpc) carrying that
+    /// error unchanged. On a session the server asks with requests of its own, which are not
+    /// tied to one request on every transport: the client's handlers answer those, and this
+    /// option changes nothing.
+    pub fn on_input<F, Fut>(mut self, capabilities: Value, handler: F) -> Self
+    where
+        F: Fn(String, String, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, McpError>> + Send + 'static,
+    {
+        self.input = Some((capabilities, Arc::new(move |key, method, params| Box::pin(handler(key, method, params)))));
         self
     }
 }

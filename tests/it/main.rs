@@ -14,6 +14,7 @@ mod cluster;
 mod drain;
 mod fairness;
 mod fixture;
+mod gateway;
 mod hardening;
 mod hosts;
 mod http_legacy;

@@ -160,3 +160,33 @@ async fn annotated_arguments_travel_in_mcp_param_headers_and_a_refusal_relists()
     let second = client.call_tool("routed", json!({ "region": " überall " })).await.expect("tools/call");
     assert_eq!(second.content.first().and_then(|c| c.as_text()), Some("routed to  überall "));
 }
+
+#[tokio::test]
+async fn a_request_s_own_input_handler_answers_its_rounds_and_declares_its_capabilities() {
+    use switchyard_client::RequestOptions;
+    // No client-wide handlers: only the request's own declares and answers.
+    let client = over_stdio(ClientBuilder::new("t", "1").protocol_versions(["2026-07-28"])).await;
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let options =
+        RequestOptions::new().on_input(json!({ "elicitation": { "form": {} } }), move |key, method, params| {
+            seen.lock().expect("lock").push((key, method, params["message"].clone()));
+            async { Ok(json!({ "action": "accept", "content": { "name": "Bo", "seats": 3 } })) }
+        });
+    let signed = client.call_tool_with("sign_up", (), options).await.expect("tools/call");
+    assert_eq!(signed.content.first().and_then(|c| c.as_text()), Some("Bo with 3 seats"), "{signed:?}");
+    assert_eq!(
+        *asked.lock().expect("lock"),
+        [("signup".to_owned(), "elicitation/create".to_owned(), json!("Who is coming?"))]
+    );
+
+    // The handler's error fails the request with that error, unchanged.
+    let options = RequestOptions::new().on_input(json!({ "elicitation": { "form": {} } }), |_, _, _| async {
+        Err(McpError::invalid_params("no forms here"))
+    });
+    let refused = client.call_tool_with("sign_up", (), options).await.expect_err("refused");
+    assert!(
+        matches!(&refused, ClientError::Rpc { method, error } if method == "elicitation/create" && error.message() == "no forms here"),
+        "{refused:?}"
+    );
+}

@@ -116,6 +116,9 @@ pub fn example(name: &str) -> PathBuf {
                 "CARGO_BIN_",
                 "CARGO_PRIMARY_",
                 "CARGO_TARGET_TMPDIR",
+                // Set by this package's build script (tests/build.rs); ring's build script
+                // watches it, so passing it on rebuilt ring and all above it on every run.
+                "OUT_DIR",
             ];
             if per_package.iter().any(|p| key.starts_with(p)) {
                 cargo.env_remove(key);

@@ -1,0 +1,91 @@
+//! Proxying and gateways for Switchyard MCP servers: serve the tools, prompts, resources and
+//! resource templates of upstream MCP servers (a child process over stdio, or a Streamable
+//! HTTP URL; either protocol era) through yours, under a name prefix per upstream.
+//!
+//! ```no_run
+//! use switchyard::Server;
+//! use switchyard_gateway::{Gateway, Upstream};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::builder("gateway", "1.0.0").build()?;
+//! let gateway = Gateway::new()
+//!     .upstream(Upstream::stdio("weather", "python3", ["weather.py"]).prefix("weather_"))
+//!     .upstream(Upstream::http("notes", "http://127.0.0.1:8080/mcp").prefix("notes_").uri_prefix("notes+"))
+//!     .attach(&server)
+//!     .await?;
+//! // Serve `server` as usual (switchyard::cli::run, serve_stdio, the HTTP transport).
+//! # let _ = gateway; Ok(()) }
+//! ```
+//!
+//! # What is served
+//!
+//! Each upstream's items become run-time items of the server (`switchyard::server::DynamicTool`
+//! and its siblings): tools and prompts as `{prefix}{name}`, resources as `{uri_prefix}{uri}`,
+//! templates as `{uri_prefix}{uriTemplate}`, with the upstream's titles, descriptions, input
+//! and output schemas, annotations, icons and `_meta`. An item our checks refuse with its
+//! decoration (annotations that disagree, a bad icon) is served without it; one refused even
+//! then (an invalid name, a schema that does not compile), or whose name the server already
+//! serves, is left out with a warning (target `switchyard_gateway`).
+//!
+//! Because they are the server's own items, everything in front of its items is in front of
+//! them: the authorization policy (give [`Upstream::roles`] or [`Upstream::scopes`]), raw and
+//! message filters, argument validation against the upstream's input schema, request spans and
+//! metrics.
+//!
+//! # Calls
+//!
+//! `tools/call`, `prompts/get` and `resources/read` are relayed to the upstream with the
+//! original name, URI and arguments:
+//!
+//! - **Cancellation** passes through: our client's `notifications/cancelled` cancels the
+//!   request's token, and the upstream is sent `notifications/cancelled` for its request
+//!   ([cancellation](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation)).
+//! - **Progress** passes through: when our client sent a `progressToken`, the upstream call
+//!   carries one too, and each of its `notifications/progress` is sent to our client under our
+//!   token, in order, before the answer
+//!   ([progress](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress)).
+//! - **Timeouts**: each call waits at most [`Upstream::call_timeout`] (60 s by default).
+//! - **Input** is relayed both ways on a 2026-07-28 upstream: the upstream call declares our
+//!   client's `elicitation`, `sampling` and `roots` capabilities, and each request of an
+//!   upstream `input_required` round
+//!   ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)) is
+//!   asked of our client through the request's input API (`RequestContext::input`): as a request
+//!   of ours on a session, or as an `input_required` round of ours on 2026-07-28, after which
+//!   our client's retry runs the relay again and the upstream (which also runs its handler again
+//!   from the top) gets the answer. A session upstream asks with requests of its own, which the
+//!   client cannot tie to one call on every transport: those go to the input handlers of the
+//!   [`ClientBuilder`](switchyard_client::ClientBuilder) given to [`Upstream::client`] (none by
+//!   default, so nothing is declared and a well-behaved upstream does not ask).
+//!
+//! # Errors
+//!
+//! No failure of an upstream panics or blocks the server past the configured timeouts, and the
+//! server's other items keep serving.
+//!
+//! | upstream | `tools/call` | `prompts/get`, `resources/read` |
+//! |---|---|---|
+//! | answers with a JSON-RPC error | that error: its code and `data`, the message prefixed `` upstream `name`: `` | the same |
+//! | not connected, no answer within the call timeout (cancelled upstream), closes the connection mid-call, answers with something that is no result of the method | an `isError: true` result whose text names the upstream and what happened, for the model to read ([tool errors](https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling)) | `-32603` with that text and `data: {"upstream": name}` |
+//!
+//! An upstream whose connection ends has its items removed (our clients get
+//! `notifications/*/list_changed`) and is connected again with exponential backoff
+//! ([`Upstream::reconnect_backoff`]: 250 ms doubling to 30 s by default, reset by a
+//! connection that lasted at least the longest wait); its items come back when it does.
+//!
+//! # List changes
+//!
+//! An upstream's `notifications/tools/list_changed` (prompts, resources likewise) on a session,
+//! or the same events of a `subscriptions/listen` stream on 2026-07-28
+//! ([subscriptions](https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/subscriptions)),
+//! makes the gateway list that kind again and apply the difference, which publishes our own
+//! list change to our clients (their listen streams, or their sessions).
+
+mod gateway;
+mod mirror;
+mod relay;
+mod upstream;
+
+pub use gateway::{Gateway, GatewayError, GatewayHandle, UpstreamState, UpstreamStatus};
+pub use upstream::{
+    DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECONNECT_MAX, DEFAULT_RECONNECT_MIN, Upstream,
+};

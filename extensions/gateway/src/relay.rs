@@ -1,0 +1,331 @@
+//! Requests relayed to an upstream: the connection of the moment, the per-call options
+//! (timeout, cancellation, progress) and the mapping of its failures to our answers.
+
+use crate::upstream::Upstream;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use std::future::Future;
+use std::sync::{Arc, RwLock};
+use switchyard::input::InputRequest;
+use switchyard::{
+    CallToolResult, ErrorCode, GetPromptResult, McpError, ReadResourceResult, RequestContext, ResourceContents,
+};
+use switchyard_client::{Client, ClientError, ProgressUpdate, RequestOptions};
+use tokio::sync::mpsc;
+
+/// One upstream as its mirrored items see it: its configuration and its connection, if any.
+pub(crate) struct Link {
+    pub(crate) upstream: Upstream,
+    client: RwLock<Option<Client>>,
+}
+
+impl Link {
+    pub(crate) fn new(upstream: Upstream) -> Arc<Link> {
+        Arc::new(Link { upstream, client: RwLock::new(None) })
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        self.upstream.name()
+    }
+
+    /// The connection of the moment.
+    pub(crate) fn client(&self) -> Option<Client> {
+        self.client.read().map(|c| c.clone()).unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+    }
+
+    pub(crate) fn set_client(&self, client: Option<Client>) {
+        match self.client.write() {
+            Ok(mut slot) => *slot = client,
+            Err(poisoned) => *poisoned.into_inner() = client,
+        }
+    }
+
+    /// The options of one relayed request: the call timeout, our request's cancellation, and
+    /// (when our client asked for progress) a channel the upstream's reports go to.
+    fn options(&self, ctx: &RequestContext) -> (RequestOptions, Option<mpsc::UnboundedReceiver<ProgressUpdate>>) {
+        let mut options =
+            RequestOptions::new().timeout(self.upstream.call_timeout).cancel_with(ctx.cancellation().child_token());
+        if let Some(capabilities) = input_capabilities(ctx.client_capabilities()) {
+            let ctx = ctx.clone();
+            options = options.on_input(capabilities, move |key, method, params| {
+                let ctx = ctx.clone();
+                async move { relay_input(&ctx, key, &method, params).await }
+            });
+        }
+        if !ctx.progress().is_enabled() {
+            return (options, None);
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let options = options.on_progress(move |update| {
+            // The receiver is gone once the call is answered: a late report has nowhere to go.
+            let _ = tx.send(update);
+        });
+        (options, Some(rx))
+    }
+
+    /// Sends one request upstream with `send` (given the connection and the options) and
+    /// waits for the answer, passing progress reports on to our client as they come (each
+    /// before our answer).
+    async fn relay<T, F, Fut>(&self, ctx: &RequestContext, send: F) -> Result<T, Failure>
+    where
+        F: FnOnce(Client, RequestOptions) -> Fut,
+        Fut: Future<Output = Result<T, ClientError>>,
+    {
+        let Some(client) = self.client() else { return Err(Failure::Down) };
+        let (options, progress) = self.options(ctx);
+        let call = send(client, options);
+        let Some(mut progress) = progress else { return call.await.map_err(Failure::Client) };
+        let reporter = ctx.progress();
+        tokio::pin!(call);
+        let answer = loop {
+            tokio::select! {
+                biased;
+                Some(update) = progress.recv() => {
+                    reporter.report(update.progress, update.total, update.message.as_deref()).await;
+                }
+                answer = &mut call => break answer,
+            }
+        };
+        while let Ok(update) = progress.try_recv() {
+            reporter.report(update.progress, update.total, update.message.as_deref()).await;
+        }
+        answer.map_err(Failure::Client)
+    }
+
+    /// Relays `tools/call` of the upstream tool `name`.
+    ///
+    /// A JSON-RPC error of the upstream is ours (same code and data, the message naming the
+    /// upstream); an upstream that is down, times out, closes the connection or answers
+    /// something that is no `CallToolResult` is an `isError: true` result naming it, which
+    /// the model can read.
+    pub(crate) async fn call_tool(
+        &self,
+        ctx: RequestContext,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, McpError> {
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        let answer =
+            self.relay(&ctx, |client, options| async move { client.call_tool_with(name, arguments, options).await });
+        match answer.await {
+            Ok(result) => Ok(result),
+            Err(failure) => failure.into_tool_outcome(self.name(), "tools/call", name),
+        }
+    }
+
+    /// Sends `method` with `params` upstream and decodes the answer as `T`.
+    async fn request<T: DeserializeOwned>(
+        &self,
+        ctx: &RequestContext,
+        method: &str,
+        params: Value,
+    ) -> Result<T, Failure> {
+        let value =
+            self.relay(ctx, |client, options| async move { client.request_with(method, params, options).await });
+        serde_json::from_value::<T>(strip_result_type(value.await?))
+            .map_err(|e| Failure::Client(ClientError::Protocol(format!("a {method} result that does not decode: {e}"))))
+    }
+
+    /// Relays `prompts/get` of the upstream prompt `name`.
+    ///
+    /// Errors: the upstream's JSON-RPC error (its code and data, the message naming the
+    /// upstream); `-32603` naming the upstream when it is down, times out, closes the
+    /// connection or answers something that is no `GetPromptResult`.
+    pub(crate) async fn get_prompt(
+        &self,
+        ctx: RequestContext,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<GetPromptResult, McpError> {
+        let answer =
+            self.request::<GetPromptResult>(&ctx, "prompts/get", json!({ "name": name, "arguments": arguments }));
+        answer.await.map_err(|failure| failure.into_error(self.name(), "prompts/get", name))
+    }
+
+    /// Relays `resources/read` of the upstream URI `uri`; `uri_prefix` goes before the `uri`
+    /// of each content read.
+    ///
+    /// Errors: as [`get_prompt`](Self::get_prompt), for a `ReadResourceResult`.
+    pub(crate) async fn read_resource(&self, ctx: RequestContext, uri: &str) -> Result<ReadResourceResult, McpError> {
+        let answer = self.request::<ReadResourceResult>(&ctx, "resources/read", json!({ "uri": uri })).await;
+        let mut result = answer.map_err(|failure| failure.into_error(self.name(), "resources/read", uri))?;
+        let prefix = &self.upstream.uri_prefix;
+        if !prefix.is_empty() {
+            for content in &mut result.contents {
+                prefix_uri(content, prefix);
+            }
+        }
+        Ok(result)
+    }
+}
+
+/// What of our client's capabilities an upstream may ask through us: its `elicitation`,
+/// `sampling` and `roots`; `None` when it has none of them.
+fn input_capabilities(client: &Value) -> Option<Value> {
+    let relayed: Map<String, Value> = ["elicitation", "sampling", "roots"]
+        .into_iter()
+        .filter_map(|kind| Some((kind.to_owned(), client.get(kind)?.clone())))
+        .collect();
+    (!relayed.is_empty()).then_some(Value::Object(relayed))
+}
+
+/// Asks our client the upstream's input request `key` (`method` with `params`) through our
+/// request's input API (docs/input.md): a request of ours on a session, an `input_required`
+/// round of ours on 2026-07-28 (whose answer reaches the upstream when our client retries and
+/// the relay runs again). Returns the answer's result object.
+///
+/// Errors: `-32601` for a method that is no input request; `-32602` for params that are not
+/// the method's; what asking returns (the distinguished `input_required` outcome included,
+/// which the relay passes on unchanged).
+async fn relay_input(ctx: &RequestContext, key: String, method: &str, params: Value) -> Result<Value, McpError> {
+    let text = |field: &str| params.get(field).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let request = match method {
+        "elicitation/create" if params.get("mode").and_then(Value::as_str) == Some("url") => {
+            InputRequest::elicit_url(text("message"), text("url"))
+        }
+        "elicitation/create" => {
+            let schema = params.get("requestedSchema").cloned().unwrap_or_else(|| json!({ "type": "object" }));
+            InputRequest::elicit_form(text("message"), schema)
+        }
+        "sampling/createMessage" => InputRequest::sampling(params)?,
+        "roots/list" => InputRequest::list_roots(),
+        other => return Err(McpError::method_not_found(&other.chars().take(64).collect::<String>())),
+    };
+    let answer = ctx.input(key, request).await?;
+    let encoded = match method {
+        "elicitation/create" => serde_json::to_value(answer.into_elicit()?),
+        "sampling/createMessage" => serde_json::to_value(answer.into_sampling()?),
+        _ => serde_json::to_value(answer.into_roots()?),
+    };
+    encoded.map_err(|e| McpError::internal(format!("the answer could not be encoded: {e}")))
+}
+
+/// Puts `prefix` before the `uri` of one content read.
+fn prefix_uri(content: &mut ResourceContents, prefix: &str) {
+    match content {
+        ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri.insert_str(0, prefix),
+        // A kind of contents a later model may add: its URI, if any, is not known here.
+        _ => {}
+    }
+}
+
+/// The 2026-07-28 `resultType` is the wire's, not the result's: our server adds its own.
+fn strip_result_type(mut value: Value) -> Value {
+    if let Some(object) = value.as_object_mut() {
+        object.remove("resultType");
+    }
+    value
+}
+
+/// Why a relayed request got no usable answer.
+enum Failure {
+    /// No connection to the upstream now.
+    Down,
+    /// The client's error.
+    Client(ClientError),
+}
+
+impl Failure {
+    /// A sentence naming the upstream and what went wrong, for an `isError` result or a
+    /// `-32603` error; `None` for the upstream's own JSON-RPC error and for a cancellation.
+    fn sentence(&self, upstream: &str, method: &str, target: &str) -> Option<String> {
+        let what = format!("upstream `{upstream}` ({method} {target})");
+        Some(match self {
+            Failure::Down => format!("{what}: the upstream is not connected; it is being reconnected, try again later"),
+            Failure::Client(ClientError::Timeout { timeout, .. }) => {
+                format!("{what}: no answer within {timeout:?}; the request was cancelled upstream")
+            }
+            Failure::Client(ClientError::Closed) => {
+                format!("{what}: the upstream closed the connection before answering; it is being reconnected")
+            }
+            Failure::Client(ClientError::Rpc { .. } | ClientError::Cancelled { .. }) => return None,
+            Failure::Client(other) => format!("{what}: {other}"),
+        })
+    }
+
+    /// The upstream's JSON-RPC error as ours: same code and data, the message naming it.
+    fn upstream_error(self, upstream: &str) -> McpError {
+        match self {
+            // Our own client's input is wanted (2026-07-28): the outcome goes out as it is.
+            Failure::Client(ClientError::Rpc { error, .. }) if error.as_input_required().is_some() => *error,
+            Failure::Client(ClientError::Rpc { error, .. }) => {
+                let message = format!("upstream `{upstream}`: {}", error.message());
+                match error.data() {
+                    Some(data) => McpError::new(error.code(), message).with_data(data.clone()),
+                    None => McpError::new(error.code(), message),
+                }
+            }
+            // Our request was cancelled: the runtime sends no answer for it.
+            _ => McpError::new(ErrorCode::INTERNAL_ERROR, format!("upstream `{upstream}`: the request was cancelled")),
+        }
+    }
+
+    fn into_tool_outcome(self, upstream: &str, method: &str, target: &str) -> Result<CallToolResult, McpError> {
+        match self.sentence(upstream, method, target) {
+            Some(sentence) => {
+                tracing::warn!(target: "switchyard_gateway", upstream, method, target, "{sentence}");
+                Ok(CallToolResult::error(sentence))
+            }
+            None => Err(self.upstream_error(upstream)),
+        }
+    }
+
+    fn into_error(self, upstream: &str, method: &str, target: &str) -> McpError {
+        match self.sentence(upstream, method, target) {
+            Some(sentence) => {
+                tracing::warn!(target: "switchyard_gateway", upstream, method, target, "{sentence}");
+                McpError::internal(sentence).with_data(json!({ "upstream": upstream }))
+            }
+            None => self.upstream_error(upstream),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn upstream_errors_keep_their_code_and_data_and_name_the_upstream() {
+        let error = McpError::invalid_params("unknown tool: nope").with_data(json!({ "tool": "nope" }));
+        let failure = Failure::Client(ClientError::Rpc { method: "tools/call".into(), error: Box::new(error) });
+        let ours = failure.into_tool_outcome("py", "tools/call", "nope").expect_err("a JSON-RPC error");
+        assert_eq!(ours.code(), ErrorCode::INVALID_PARAMS);
+        assert_eq!(ours.message(), "upstream `py`: unknown tool: nope");
+        assert_eq!(ours.data(), Some(&json!({ "tool": "nope" })));
+    }
+
+    #[test]
+    fn a_failing_upstream_is_an_is_error_result_for_tools_and_internal_elsewhere() {
+        let timeout =
+            || Failure::Client(ClientError::Timeout { method: "tools/call".into(), timeout: Duration::from_secs(2) });
+        let result = timeout().into_tool_outcome("bad", "tools/call", "hang").expect("a result");
+        assert_eq!(result.is_error, Some(true));
+        let text = result.content.first().and_then(|c| c.as_text()).expect("a text block");
+        assert_eq!(text, "upstream `bad` (tools/call hang): no answer within 2s; the request was cancelled upstream");
+
+        let error = Failure::Client(ClientError::Closed).into_error("bad", "resources/read", "file:///a");
+        assert_eq!(error.code(), ErrorCode::INTERNAL_ERROR);
+        assert!(
+            error.message().starts_with("upstream `bad` (resources/read file:///a): the upstream closed"),
+            "{error:?}"
+        );
+        assert_eq!(error.data(), Some(&json!({ "upstream": "bad" })));
+
+        let down = Failure::Down.into_error("bad", "prompts/get", "p");
+        assert!(down.message().contains("not connected"), "{down:?}");
+        let garbage = Failure::Client(ClientError::Protocol("a result of the wrong shape".into()));
+        let result = garbage.into_tool_outcome("bad", "tools/call", "garbage").expect("a result");
+        assert_eq!(result.is_error, Some(true));
+    }
+
+    #[test]
+    fn read_contents_get_the_uri_prefix_and_results_lose_the_wire_result_type() {
+        let mut content = ResourceContents::text("notes://py", Some("text/plain"), "hi");
+        prefix_uri(&mut content, "py+");
+        assert_eq!(serde_json::to_value(&content).expect("serializes")["uri"], "py+notes://py");
+        let value = strip_result_type(json!({ "resultType": "complete", "messages": [] }));
+        assert_eq!(value, json!({ "messages": [] }));
+    }
+}
