@@ -106,6 +106,9 @@ pub(crate) struct Engine {
     pub(crate) mounts: crate::registry::Mounts,
     /// The tool transforms, applied again to every tool added at run time.
     pub(crate) tool_transforms: crate::registry::ToolTransforms,
+    /// What enforces the tools' declared limits; set once the first tool declaring any is
+    /// built or added.
+    pub(crate) tool_limiter: std::sync::OnceLock<Arc<dyn super::tool_limits::ToolLimiter>>,
 }
 
 impl crate::subscriptions::ListenHost for Engine {

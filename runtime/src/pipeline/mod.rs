@@ -43,6 +43,7 @@ mod run;
 pub(crate) mod serve;
 mod session;
 mod table;
+pub(crate) mod tool_limits;
 pub(crate) mod typed;
 
 // What generated code names (registrations, shims, erased types) is reachable only through

@@ -660,6 +660,7 @@ impl ServerBuilder {
                 extensions: self.extensions,
                 mounts: self.mounts,
                 tool_transforms: self.tool_transforms,
+                tool_limiter: std::sync::OnceLock::new(),
             }),
         })
     }

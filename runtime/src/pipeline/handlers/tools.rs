@@ -28,12 +28,18 @@ pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, V
 pub(crate) async fn call(server: &Engine, ctx: RequestContext, params: Map<String, Value>) -> Result<Value, McpError> {
     let decoded = call_params(params)?;
     let name = decoded.name.clone();
-    let access = server.table().tool(&name).map(|t| (t.roles, t.scopes));
-    let Some((roles, scopes)) = access else {
+    let access = server.table().tool(&name).map(|t| (t.roles, t.scopes, t.limits));
+    let Some((roles, scopes, limits)) = access else {
         return Err(McpError::invalid_params(format!("unknown tool: {name}")));
     };
     // The outermost alternate step: a denied call reaches no filter, task or tool.
     server.authorize(&ctx, Primitive::Tool(&name), roles, scopes)?;
+    // An over-the-limit call starts no filter, task or body either.
+    if !limits.is_none()
+        && let Some(limiter) = server.tool_limiter.get()
+    {
+        limiter.admit(&ctx, &name, limits)?;
+    }
     let method = Method::ToolsCall.descriptor();
     ctx.set_matched(method.span_field, name);
     if let Some(replacement) = &server.tools_call {
@@ -88,7 +94,7 @@ fn call_params(params: Map<String, Value>) -> Result<CallToolParams, McpError> {
 fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
     rpc_shim::<CallToolParams, CallToolResult, _, _>(ctx, params, |ctx, p| async move {
         let arguments = Value::Object(p.arguments);
-        let (call, schemas) = {
+        let (call, schemas, limits, limiter) = {
             let engine = Engine::of(&ctx)?;
             let table = engine.table();
             let tool =
@@ -99,10 +105,14 @@ fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<Erased
             if let Err(rejected) = tool.schemas.check_arguments(&p.name, &arguments) {
                 return Ok(*rejected);
             }
-            (tool.call.clone(), tool.schemas.clone())
+            let limiter = if tool.limits.is_none() { None } else { engine.tool_limiter.get().cloned() };
+            (tool.call.clone(), tool.schemas.clone(), tool.limits, limiter)
         };
         let modern = ctx.era().is_modern();
-        let mut result = call(ctx, arguments).await?;
+        let mut result = match limiter {
+            None => call(ctx, arguments).await?,
+            Some(limiter) => limiter.run(&p.name, limits, call(ctx, arguments)).await?,
+        };
         schemas.finish_output(&p.name, modern, &mut result)?;
         Ok(result)
     })
