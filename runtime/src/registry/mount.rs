@@ -161,8 +161,9 @@ fn is_scheme(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
-/// The mounts of one server, by group.
-pub(crate) type Mounts = std::collections::HashMap<String, Mount>;
+/// The mounts of one server, by group, each with where it was declared
+/// (`ServerBuilder::mount (file:line:col)`).
+pub(crate) type Mounts = std::collections::HashMap<String, (Mount, String)>;
 
 #[cfg(test)]
 mod tests {

@@ -320,17 +320,15 @@ impl DispatchTable {
         let groups = super::Groups::new(groups);
         let mut table = DispatchTable::default();
         let mut errors = Vec::new();
-        for (group, mount) in mounts {
+        // Sorted, so that the errors come in one order whatever the map's.
+        let mut mount_groups: Vec<(&String, &(super::Mount, String))> = mounts.iter().collect();
+        mount_groups.sort_by(|a, b| a.0.cmp(b.0));
+        for (group, (mount, site)) in &mount_groups {
             if let Err(reason) = mount.check() {
-                errors.push(BuildError::Invalid {
-                    kind: "mount",
-                    name: group.clone(),
-                    site: "ServerBuilder::mount".to_owned(),
-                    reason,
-                });
+                errors.push(BuildError::Invalid { kind: "mount", name: (*group).clone(), site: site.clone(), reason });
             }
         }
-        let mounted = |group: &str| mounts.get(group);
+        let mounted = |group: &str| mounts.get(group).map(|(m, _)| m);
         let mut tool_sites: HashMap<String, Declared> = HashMap::new();
         for reg in groups.select::<ToolRegistration>() {
             let mount = mounted(reg.group);
@@ -424,7 +422,7 @@ impl DispatchTable {
             }
             table.completions.insert(full, reg.handler);
         }
-        for group in mounts.keys() {
+        for (group, (_, site)) in mount_groups {
             let declared = |g: &str| g == group;
             let any = groups.select::<ToolRegistration>().any(|r| declared(r.group))
                 || groups.select::<PromptRegistration>().any(|r| declared(r.group))
@@ -434,7 +432,7 @@ impl DispatchTable {
                 errors.push(BuildError::Invalid {
                     kind: "mount",
                     name: group.clone(),
-                    site: "ServerBuilder::mount".to_owned(),
+                    site: site.clone(),
                     reason: format!(
                         "no tool, prompt, resource or completion of group `{group}` is served (is the group \
                          spelled right, and selected by ServerBuilder::groups?)"

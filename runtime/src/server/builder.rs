@@ -684,8 +684,10 @@ impl ServerBuilder {
     /// [`BuildError::Invalid`] (kind `mount`) for a bad prefix or a group with nothing served,
     /// (kind `tool` or `resource`) for a public tool name over 128 characters or a URI without
     /// a scheme under a scheme prefix.
+    #[track_caller]
     pub fn mount(mut self, group: impl Into<String>, mount: crate::Mount) -> Self {
-        self.mounts.insert(group.into(), mount);
+        let at = std::panic::Location::caller();
+        self.mounts.insert(group.into(), (mount, format!("ServerBuilder::mount ({at})")));
         self
     }
 

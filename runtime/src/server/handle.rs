@@ -114,7 +114,7 @@ impl Server {
     /// (<https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions>).
     /// Hand it to the mounted crate's start-up code. `None` when `group` is not mounted.
     pub fn mounted_publisher(&self, group: &str) -> Option<crate::subscriptions::Publisher> {
-        let mount = self.engine().mounts.get(group)?;
+        let (mount, _) = self.engine().mounts.get(group)?;
         Some(crate::subscriptions::Publisher { hub: self.engine().hub.clone(), mount: Some(Arc::new(mount.clone())) })
     }
 

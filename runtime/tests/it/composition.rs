@@ -244,7 +244,9 @@ fn bad_mounts_fail_the_build() {
             .mount(group, mount)
             .build()
             .expect_err("refused");
-        assert!(problems(&err).iter().any(|p| p.contains(says)), "{says}: {err}");
+        let named =
+            |p: &String| p.contains(says) && p.contains("ServerBuilder::mount (") && p.contains("composition.rs:");
+        assert!(problems(&err).iter().any(named), "{says}: {err}");
     }
 }
 
