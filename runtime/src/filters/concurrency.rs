@@ -29,7 +29,8 @@ const RETRY_HINT_MS: u64 = 1000;
 /// Applies to `tools/call`, `prompts/get` and `resources/read`; a per-primitive limit
 /// ([`tool`](Self::tool), what `#[mcp_tool(max_concurrency = 4)]` declares) and the
 /// [`global`](Self::global) one both apply when both are set (the primitive's first).
-/// Cost: one or two uncontended semaphore acquisitions per call (~300 instructions each).
+/// Cost: one or two uncontended semaphore acquisitions per call (about 2,500 instructions in
+/// all, besides the raw chain's own; `docs/filters.md`).
 #[derive(Debug, Clone)]
 pub struct ConcurrencyLimit {
     global: Option<(usize, Arc<Semaphore>)>,

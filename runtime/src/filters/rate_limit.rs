@@ -227,7 +227,8 @@ type Limiter = governor::RateLimiter<Key, Store, DefaultClock>;
 /// callers not yet in the store share one quota until room is made: a client rotating
 /// addresses or tokens cannot grow memory without bound, and at worst slows other new callers.
 ///
-/// Cost: one mutex-held hash lookup per counted call (~1,300 instructions, see
+/// Cost: one mutex-held hash lookup per counted call (about 1,600 instructions besides the raw
+/// chain's own, see
 /// `docs/filters.md`); calls of other methods, or of other tools with [`tool`](Self::tool), a
 /// string comparison.
 pub struct RateLimit {

@@ -32,7 +32,8 @@ use std::time::Duration;
 /// the default one; without either, the call runs unlimited.
 ///
 /// Time is tokio's (`tokio::time`), so tests with paused time run it without waiting.
-/// Cost: one timer registration per call it limits (~600 instructions, `docs/filters.md`).
+/// Cost: one timer registration per call it limits (about 1,000 instructions besides the raw
+/// chain's own; `docs/filters.md`).
 #[derive(Debug, Clone)]
 pub struct Timeout {
     default: Option<Duration>,
