@@ -42,6 +42,8 @@
 //! | `cli` | yes | `cli`: the command line of server binaries (clap, tracing-subscriber); implies `stdio` |
 //! | `testing` | no | `testing`: an in-process client (and, with `http`, a loopback server); implies `stdio`. For tests: `[dev-dependencies] switchyard-mcp = { ..., features = ["testing"] }` |
 //! | `anyhow` | yes | `anyhow::Error` and `anyhow::Result<T>` in tools |
+//! | `rate-limit` | yes | `filters::RateLimit` (governor) |
+//! | `result-cache` | yes | `filters::ResultCache` (moka) |
 //! | `otel` | no | `otel`: OTLP export of the request spans and the duration metric; `cli` exports when `OTEL_EXPORTER_OTLP_ENDPOINT` is set |
 //! | `nats` | no | `subscriptions::nats::NatsHub`, a delivery hub shared by several instances |
 //!
@@ -53,6 +55,7 @@ pub mod call;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod context;
+pub mod filters;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;

@@ -61,7 +61,34 @@ async fn echo_task(args: TaskArgs) -> Result<String, ToolError> {
 }
 
 fn server() -> Res<Server> {
-    Ok(Server::builder("bench-switchyard", env!("CARGO_PKG_VERSION")).groups([ECHO_GROUP]).build()?)
+    let builder = Server::builder("bench-switchyard", env!("CARGO_PKG_VERSION")).groups([ECHO_GROUP]);
+    Ok(ready_filters(builder)?.build()?)
+}
+
+/// The ready filters named in `BENCH_FILTER` (comma-separated: `rate-limit`, `timeout`,
+/// `concurrency`, `max-result-size`, `cache`, `mask-errors`, `audit`), each set so that it lets
+/// every bench request through: what one filter costs per call (`benches/callgrind-stdio.sh`
+/// with the variable set; docs/filters.md). Unset: none.
+fn ready_filters(mut builder: switchyard::ServerBuilder) -> Res<switchyard::ServerBuilder> {
+    use std::time::Duration;
+    use switchyard::filters::*;
+    let Ok(names) = std::env::var("BENCH_FILTER") else { return Ok(builder) };
+    for (order, name) in names.split(',').filter(|n| !n.is_empty()).enumerate() {
+        let order = i32::try_from(order)?;
+        builder = match name {
+            "rate-limit" => builder.raw_filter(order, RateLimit::new(Rate::new(u32::MAX, Duration::from_secs(1))?)),
+            "timeout" => builder.raw_filter(order, Timeout::new(Duration::from_secs(30))),
+            "concurrency" => builder.raw_filter(order, ConcurrencyLimit::new().tool("echo", 1 << 20)),
+            "max-result-size" => builder.raw_filter(order, MaxResultSize::new(1 << 20)),
+            // Every bench call has other arguments: each one a miss, then an insert.
+            "cache" => builder
+                .raw_filter(order, ResultCache::new(10_000).tool("echo", CachePolicy::public(Duration::from_secs(60)))),
+            "mask-errors" => builder.raw_filter(order, MaskErrors::new()),
+            "audit" => builder.raw_filter(order, Audit::new()),
+            other => return Err(format!("BENCH_FILTER: unknown filter {other:?}").into()),
+        };
+    }
+    Ok(builder)
 }
 
 /// Serves on stdin/stdout exactly as `cli::run` does for `--stdio`, with its tracing subscriber

@@ -19,6 +19,7 @@ mod metadata;
 mod observability;
 mod outside_transport;
 mod pipeline;
+mod ready_filters;
 mod scopes;
 mod server;
 mod sessions;

@@ -255,11 +255,14 @@ pub(crate) async fn reply(
             Some(n) => (Some(n), Some(r)),
             None => {
                 drop(guard.disarm());
-                let (status, scope) = match &r {
-                    Ok(_) => (200, None),
-                    Err(e) => (status::of(e), status::missing_scope(e).map(str::to_owned)),
+                let (status, scope, retry) = match &r {
+                    Ok(_) => (200, None, None),
+                    Err(e) => (status::of(e), status::missing_scope(e).map(str::to_owned), status::retry_after(e)),
                 };
-                let resp = filtered(&plan.filters, status, final_payload(plan.id, r));
+                let mut resp = filtered(&plan.filters, status, final_payload(plan.id, r));
+                if let Some(seconds) = retry {
+                    resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                }
                 return match scope {
                     Some(scope) => scope_challenge(resp, &scope, &plan.challenge),
                     None => resp,

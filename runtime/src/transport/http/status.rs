@@ -9,6 +9,7 @@
 //! is made, as a [`Refusal`] or straight to [`respond::error`](super::respond::error).
 
 use crate::auth::{FORBIDDEN_REASON, INSUFFICIENT_SCOPE_REASON};
+use crate::filters::{CONCURRENCY_LIMIT_REASON, RATE_LIMITED_REASON};
 use crate::jsonrpc::McpError;
 use crate::jsonrpc::error::ErrorCode;
 use serde_json::Value;
@@ -19,6 +20,7 @@ use serde_json::Value;
 /// |---|---|
 /// | `-32600` with `data.reason == "forbidden"` ([`auth::forbidden`](crate::auth::forbidden)) | 403 |
 /// | `-32600` with `data.reason == "insufficient_scope"` ([`auth::insufficient_scope`](crate::auth::insufficient_scope)) | 403 (401 without a token; see [`scope_challenge`](super::respond::scope_challenge)) |
+/// | `-32600` with `data.reason == "rate_limited"` or `"concurrency_limit"` ([`filters::RateLimit`](crate::filters::RateLimit), [`filters::ConcurrencyLimit`](crate::filters::ConcurrencyLimit)) | 429, with `Retry-After` from `data.retryAfterMs` ([`retry_after`]) |
 /// | `-32700`, `-32600`, `-32020`, `-32021`, `-32022` | 400 |
 /// | `-32601` | 404 |
 /// | anything else (`-32602` such as an unknown tool, `-32603`, custom codes) | 200 |
@@ -31,6 +33,7 @@ use serde_json::Value;
 pub(crate) fn of(err: &McpError) -> u16 {
     match err.code() {
         ErrorCode::INVALID_REQUEST if is_forbidden(err) || missing_scope(err).is_some() => 403,
+        ErrorCode::INVALID_REQUEST if is_throttled(err) => 429,
         ErrorCode::HEADER_MISMATCH
         | ErrorCode::MISSING_CLIENT_CAPABILITY
         | ErrorCode::UNSUPPORTED_VERSION
@@ -45,6 +48,23 @@ pub(crate) fn of(err: &McpError) -> u16 {
 /// `data.reason`, as the code alone (`-32600`) is shared with malformed requests.
 fn is_forbidden(err: &McpError) -> bool {
     err.data().and_then(|d| d.get("reason")).and_then(Value::as_str) == Some(FORBIDDEN_REASON)
+}
+
+/// Whether `err` refuses a request for now, not for good: a rate or concurrency limit's refusal
+/// (RFC 6585 §4, 429 Too Many Requests).
+fn is_throttled(err: &McpError) -> bool {
+    let reason = err.data().and_then(|d| d.get("reason")).and_then(Value::as_str);
+    matches!(reason, Some(RATE_LIMITED_REASON | CONCURRENCY_LIMIT_REASON))
+}
+
+/// The `Retry-After` seconds of a throttled request (429): `data.retryAfterMs` rounded up to
+/// whole seconds, at least 1 (RFC 9110 §10.2.3 counts in seconds); `None` for other errors.
+pub(crate) fn retry_after(err: &McpError) -> Option<u64> {
+    if err.code() != ErrorCode::INVALID_REQUEST || !is_throttled(err) {
+        return None;
+    }
+    let ms = err.data().and_then(|d| d.get("retryAfterMs")).and_then(Value::as_u64).unwrap_or(1000);
+    Some(ms.div_ceil(1000).max(1))
 }
 
 /// The scopes an insufficient-scope denial names (`data.scope`), `None` for any other error.
@@ -87,7 +107,16 @@ mod tests {
     #[test]
     fn pipeline_errors_map_to_their_statuses() {
         let forbidden = crate::auth::forbidden("tool \"secret\"");
-        let table: [(McpError, u16); 13] = [
+        let throttled = McpError::invalid_request("rate limited")
+            .with_data(json!({ "reason": "rate_limited", "retryAfterMs": 1500 }));
+        let busy =
+            McpError::invalid_request("busy").with_data(json!({ "reason": "concurrency_limit", "retryAfterMs": 1 }));
+        assert_eq!((retry_after(&throttled), retry_after(&busy)), (Some(2), Some(1)));
+        assert_eq!(retry_after(&McpError::internal("x").with_data(json!({ "reason": "rate_limited" }))), None);
+        let table: [(McpError, u16); 16] = [
+            (throttled, 429),
+            (busy, 429),
+            (McpError::internal("x").with_data(json!({ "reason": "rate_limited" })), 200),
             (McpError::parse_error("bad JSON"), 400),
             (McpError::invalid_request("not a request"), 400),
             (forbidden, 403),
