@@ -41,6 +41,7 @@ mod audit;
 #[cfg(feature = "result-cache")]
 mod cache;
 mod concurrency;
+pub(crate) mod declared;
 mod mask_errors;
 mod max_result_size;
 #[cfg(feature = "rate-limit")]

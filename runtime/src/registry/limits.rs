@@ -40,9 +40,12 @@ impl ToolLimits {
     /// No limits: the default.
     pub const NONE: ToolLimits = ToolLimits { timeout: None, rate: None, max_concurrency: None };
 
-    /// The longest one call's body may run: past it the body is cancelled (its future dropped and
-    /// the request's [`CancellationToken`](crate::CancellationToken) fired for work it spawned)
-    /// and the call answers an error naming the limit.
+    /// The longest one call's body may run: past it the body is cancelled (its future is
+    /// dropped, so it stops at its next `.await`) and the call answers `-32603` with
+    /// `data: {"reason": "timeout", "timeoutMs": ..}`. The request's
+    /// [`CancellationToken`](crate::CancellationToken) is not fired: it means the client
+    /// withdrew the request, which would leave the call unanswered; work the body spawned on its
+    /// own must watch for its own end.
     #[must_use]
     pub const fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
@@ -51,7 +54,9 @@ impl ToolLimits {
 
     /// At most `calls` calls per `per` by one caller (the principal's `sub`; anonymous callers
     /// by client address; on stdio, the one process at the other end), spread evenly over the
-    /// period with a burst of `calls`.
+    /// period with a burst of `calls`. A call over it is refused with `-32600`,
+    /// `data: {"reason": "rate_limited", "retryAfterMs": ..}` (HTTP 429 with `Retry-After` on a
+    /// 2026-07-28 request answered with JSON).
     #[must_use]
     pub const fn rate_limit(mut self, calls: u32, per: Duration) -> Self {
         self.rate = Some((calls, per));
@@ -59,7 +64,8 @@ impl ToolLimits {
     }
 
     /// At most `n` calls of the tool running at once on this instance, whoever calls; the next
-    /// one is refused at once.
+    /// one is refused at once with `-32600`, `data: {"reason": "concurrency_limit", ..}`
+    /// (HTTP 429 with `Retry-After` on a 2026-07-28 request answered with JSON).
     #[must_use]
     pub const fn max_concurrency(mut self, n: u32) -> Self {
         self.max_concurrency = Some(n);

@@ -614,6 +614,14 @@ impl ServerBuilder {
                 });
             }
         }
+        let tool_limiter = std::sync::OnceLock::new();
+        for tool in table.tools().filter(|t| !t.limits.is_none()) {
+            let _ = tool_limiter.get_or_init(crate::filters::declared::limiter);
+            if let Err(reason) = crate::filters::declared::unsupported(tool.limits) {
+                let site = tool.site.map_or_else(|| "ServerBuilder::tool".to_owned(), |s| s.to_string());
+                errors.push(BuildError::Invalid { kind: "tool", name: tool.name.clone(), site, reason });
+            }
+        }
         if let Some(e) = BuildError::from_all(errors) {
             return Err(e);
         }
@@ -660,7 +668,7 @@ impl ServerBuilder {
                 extensions: self.extensions,
                 mounts: self.mounts,
                 tool_transforms: self.tool_transforms,
-                tool_limiter: std::sync::OnceLock::new(),
+                tool_limiter,
             }),
         })
     }

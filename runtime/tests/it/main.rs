@@ -26,5 +26,6 @@ mod sessions;
 mod sse_wakeups;
 mod stdio_backlog;
 mod subscriptions;
+mod tool_limits;
 mod typed_calls;
 mod uri_templates;

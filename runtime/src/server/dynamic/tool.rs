@@ -25,7 +25,8 @@ use std::sync::Arc;
 /// 1–128 characters of `[A-Za-z0-9_.-]` and no MCP method name; `title` and `description`, when
 /// given, are not blank; both schemas have `"type": "object"` at the root and compile; the
 /// [annotations](ToolAnnotations::check) agree; every [icon](Icon::check) and `_meta` key
-/// ([`check_meta`](crate::registry::check_meta)) follows the rules.
+/// ([`check_meta`](crate::registry::check_meta)) follows the rules; [limits](Self::limits)
+/// keep [their bounds](ToolLimits).
 ///
 /// ```
 /// # use switchyard::{Icon, Server, ToolAnnotations, ToolError, server::DynamicTool};
@@ -226,8 +227,9 @@ impl Server {
     ///
     /// Errors: `-32602` naming the tool when it breaks one of the checks in the
     /// [`DynamicTool`] docs (a bad name, a blank title, an input or output schema whose root is
-    /// not `type: "object"`, disagreeing annotations, a bad icon or `_meta` key); then nothing
-    /// changes.
+    /// not `type: "object"`, disagreeing annotations, a bad icon or `_meta` key,
+    /// [limits](DynamicTool::limits) out of bounds, a rate limit without the runtime's
+    /// `rate-limit` feature); then nothing changes.
     ///
     /// A [transform](crate::ServerBuilder::transform_tool) of the tool's name applies here: the
     /// tool enters the table renamed, re-described or with its arguments rewritten, or not at
@@ -240,6 +242,11 @@ impl Server {
             .and_then(|entry| self.engine().tool_transforms.apply(entry))
             .map_err(|e| McpError::invalid_params(format!("tool {name:?}: {e}")))?;
         let Some(entry) = entry else { return Ok(()) };
+        if !entry.limits.is_none() {
+            crate::filters::declared::unsupported(entry.limits)
+                .map_err(|e| McpError::invalid_params(format!("tool {name:?}: {e}")))?;
+            let _ = self.engine().tool_limiter.get_or_init(crate::filters::declared::limiter);
+        }
         self.engine().table.rcu(|t| Arc::new(t.with_tool(entry.clone())));
         self.publisher().tools_list_changed();
         Ok(())
