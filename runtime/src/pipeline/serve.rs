@@ -333,10 +333,15 @@ impl Engine {
                 return server.dispatch(target, ctx, params, session.as_ref()).await;
             }
             let chain = server.clone();
+            // Panics of the method are contained inside the chain too, so that the raw filters
+            // see them as the -32603 they become (MaskErrors logs them under a correlation id,
+            // Audit records them) instead of being unwound through.
             let terminal: Arc<dyn Fn(RawRequest) -> BoxFuture<RawResponse> + Send + Sync> = Arc::new(move |req| {
                 let server = chain.clone();
                 let session = session.clone();
-                Box::pin(async move { server.dispatch(target, req.ctx, req.params, session.as_ref()).await })
+                Box::pin(contain_panics(
+                    async move { server.dispatch(target, req.ctx, req.params, session.as_ref()).await },
+                ))
             });
             server.raw.run(RawRequest { ctx, params }, terminal).await
         });

@@ -129,6 +129,12 @@ async fn leaky() -> Result<String, McpError> {
     Err(McpError::internal("db at 10.0.0.5:5432 refused the connection"))
 }
 
+/// Panics with a message naming an internal path.
+#[mcp_tool(group = "ready-filters")]
+async fn explodes() -> Result<String, ToolError> {
+    panic!("config at /srv/secret.toml is unreadable");
+}
+
 /// A server of this module's tools with `filters` added in order.
 fn server(filters: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Server {
     filters(Server::builder("ready", "1").groups([GROUP])).build().expect("builds")
@@ -477,6 +483,24 @@ async fn each_call_has_one_audit_event() {
     assert_eq!(failed.get("error.type").map(String::as_str), Some("-32602"), "{failed:?}");
     assert_eq!(failed.get("gen_ai.tool.name").map(String::as_str), Some("no_such_tool"), "{failed:?}");
     assert!(!failed.contains_key("enduser.id"), "anonymous: {failed:?}");
+}
+
+/// A panicking handler is an internal error like any other to the raw filters around it:
+/// masked with a correlation id the log has, and audited as an error.
+#[tokio::test(flavor = "current_thread")]
+async fn a_panicking_handler_is_masked_and_audited() {
+    let (events, _guard) = capture();
+    let s = server(|b| b.raw_filter(0, Audit::new()).raw_filter(1, MaskErrors::new()));
+    let masked = call(&s, Some("alice"), None, "explodes", json!({})).await.expect_err("panics");
+    assert_eq!(masked.code(), ErrorCode::INTERNAL_ERROR);
+    assert!(!masked.message().contains("secret"), "{masked}");
+    let id = masked.data().and_then(|d| d["correlationId"].as_str()).expect("a correlation id").to_owned();
+    let seen = events.seen.lock().expect("events").clone();
+    assert!(seen.iter().any(|e| e.get("correlation_id") == Some(&id)), "the log has the id: {seen:?}");
+    let audits: Vec<_> = seen.iter().filter(|e| e["target"] == "switchyard::audit").collect();
+    assert_eq!(audits.len(), 1, "{audits:?}");
+    assert_eq!(audits[0].get("outcome").map(String::as_str), Some("error"), "{audits:?}");
+    assert_eq!(audits[0].get("enduser.id").map(String::as_str), Some("alice"), "{audits:?}");
 }
 
 /// Callers rotating their identity do not grow the limit's memory past its bound.
