@@ -161,15 +161,17 @@ impl ResultCache {
             CacheScope::Public => {
                 key.push_str("public\0");
                 if let Some(p) = principal {
-                    // BTreeSets: sorted, so one set of roles is one key.
-                    for r in &p.roles {
-                        key.push_str(r);
-                        key.push(',');
-                    }
-                    key.push(';');
-                    for s in &p.scopes {
-                        key.push_str(s);
-                        key.push(',');
+                    // BTreeSets: sorted, so one set of roles is one key. Each name is
+                    // length-prefixed: a role named "admin,staff" is not the roles "admin"
+                    // and "staff", whatever characters the token's claims hold.
+                    for part in [&p.roles, &p.scopes] {
+                        key.push_str(&part.len().to_string());
+                        key.push(';');
+                        for name in part {
+                            key.push_str(&name.len().to_string());
+                            key.push(':');
+                            key.push_str(name);
+                        }
                     }
                 }
             }

@@ -148,13 +148,25 @@ fn call(
     tool: &str,
     arguments: Value,
 ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
+    let principal = principal.map(|id| Principal::new(id, Vec::<String>::new()));
+    call_by(server, principal, address, tool, arguments)
+}
+
+/// [`call`] by a principal of any roles and scopes.
+fn call_by(
+    server: &Server,
+    principal: Option<Principal>,
+    address: Option<&str>,
+    tool: &str,
+    arguments: Value,
+) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
     let line = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": tool, "arguments": arguments,
         "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                    "io.modelcontextprotocol/clientCapabilities": {} } } });
     let Ok(Message::Request(req)) = parse_message(line.to_string().as_bytes()) else { panic!("a request") };
     let origin = Origin::new(CancellationToken::new(), Notifier::disconnected())
-        .principal(principal.map(|id| Arc::new(Principal::new(id, Vec::<String>::new()))))
+        .principal(principal.map(Arc::new))
         .connection(address.map(|a| Connection::new(Some(a.parse().expect("a socket address")))));
     server.handle_request(req, None, origin)
 }
@@ -395,6 +407,21 @@ async fn a_private_result_is_kept_per_caller() {
     assert_eq!(text(&call(&s, Some("bob"), None, "counted", args.clone()).await), "run 2");
     assert_eq!(text(&call(&s, None, None, "counted", args.clone()).await), "run 3");
     assert_eq!(text(&call(&s, None, None, "counted", args).await), "run 4", "anonymous: never cached");
+}
+
+/// A public entry is shared by callers with the same roles and scopes, as whole names: one
+/// role whose name holds a comma is not the two roles around it.
+#[tokio::test]
+async fn public_entries_are_keyed_by_whole_role_names() {
+    let cache = ResultCache::new(100).tool("counted", CachePolicy::public(Duration::from_secs(60)));
+    let s = server(|b| b.raw_filter(0, cache));
+    let args = json!({ "key": "roles" });
+    let by = |p: Principal| call_by(&s, Some(p), None, "counted", args.clone());
+    assert_eq!(text(&by(Principal::new("a", ["admin,staff"])).await), "run 1");
+    assert_eq!(text(&by(Principal::new("b", ["admin", "staff"])).await), "run 2", "other roles miss");
+    assert_eq!(text(&by(Principal::new("c", ["staff", "admin"])).await), "run 2", "the same roles hit");
+    let scoped = Principal::new("d", ["admin"]).with_scopes(["staff"]);
+    assert_eq!(text(&by(scoped).await), "run 3", "a scope is not a role");
 }
 
 // ---- MaskErrors and Audit ----------------------------------------------------------------
