@@ -42,6 +42,9 @@ impl CachePolicy {
     }
 }
 
+/// How long an entry whose TTL is past the clock's range is kept: about a century.
+const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 86_400);
+
 #[derive(Debug, Clone)]
 struct Entry {
     /// On tokio's clock, so that tests with paused time see entries expire.
@@ -260,7 +263,11 @@ impl ResultCache {
     }
 
     async fn put(&self, key: String, ttl: Duration, result: Value) {
-        self.cache.insert(key, Entry { expires: Instant::now() + ttl, result: Arc::new(result) }).await;
+        // A TTL past the clock's range (`Duration::MAX` for "keep it") is kept for a century
+        // rather than overflowing the instant (a panic, failing every call of the primitive).
+        let now = Instant::now();
+        let expires = now.checked_add(ttl).unwrap_or_else(|| now + FAR_FUTURE);
+        self.cache.insert(key, Entry { expires, result: Arc::new(result) }).await;
     }
 }
 

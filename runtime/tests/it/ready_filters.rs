@@ -424,6 +424,17 @@ async fn public_entries_are_keyed_by_whole_role_names() {
     assert_eq!(text(&by(scoped).await), "run 3", "a scope is not a role");
 }
 
+/// A TTL too long for the clock (`Duration::MAX`, "keep it") keeps the entry instead of
+/// failing every call.
+#[tokio::test]
+async fn a_ttl_past_the_clocks_range_keeps_the_entry() {
+    let cache = ResultCache::new(100).tool("counted", CachePolicy::public(Duration::MAX));
+    let s = server(|b| b.raw_filter(0, cache));
+    let args = json!({ "key": "forever" });
+    assert_eq!(text(&call(&s, None, None, "counted", args.clone()).await), "run 1");
+    assert_eq!(text(&call(&s, None, None, "counted", args).await), "run 1");
+}
+
 // ---- MaskErrors and Audit ----------------------------------------------------------------
 
 /// Events of one target, each as its fields in text.
