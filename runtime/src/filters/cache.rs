@@ -69,11 +69,14 @@ struct Entry {
 /// are one call), and the caller:
 /// - `Private`: the principal's id; anonymous calls are neither served from nor put in the
 ///   cache.
-/// - `Public`: the caller's roles and scopes. The cache runs among the raw filters, before the
-///   server's authorization; two callers with the same roles and scopes get the same decision
-///   from the default [`RolePolicy`](crate::auth::RolePolicy), so a hit never reaches a caller
-///   the primitive would deny. A custom [`Policy`](crate::auth::Policy) deciding on anything
-///   else (the id, claims) needs `Private`.
+/// - `Public`: the caller's roles and scopes, what the default
+///   [`RolePolicy`](crate::auth::RolePolicy) decides on.
+///
+/// The cache runs among the raw filters, before the server's authorization, so a hit is
+/// answered only once the server's [`Policy`](crate::auth::Policy) and scopes allow the caller
+/// and while the primitive is served (an enabled tool, a URI a resource serves): a tool
+/// disabled, removed or restricted since, or a caller the policy refuses, runs the call
+/// instead, which answers as an uncached call would.
 ///
 /// Never cached: errors, `isError: true` tool results, results whose `resultType` is not
 /// `complete` (input required, a task), and calls that answer input requests
@@ -207,16 +210,20 @@ impl ResultCache {
     ) -> Option<Value> {
         let policy = self.policy(method, name)?;
         let key = Self::key(ctx, method, name, &Self::arguments(params)?, policy.scope)?;
-        self.get(&key).await
+        self.get(ctx, method, name, &key).await
     }
 
-    async fn get(&self, key: &str) -> Option<Value> {
+    /// The live entry of `key`, if the primitive it answers (`method` of `name`) is still
+    /// served to the caller of `ctx`: a tool disabled or removed since, or a caller the policy
+    /// now refuses, runs the call instead, which answers as an uncached call would.
+    async fn get(&self, ctx: &RequestContext, method: &str, name: &str, key: &str) -> Option<Value> {
         let entry = self.cache.get(key).await?;
         if Instant::now() >= entry.expires {
             self.cache.invalidate(key).await;
             return None;
         }
-        Some(Value::clone(&entry.result))
+        let served = crate::pipeline::Engine::of(ctx).is_ok_and(|engine| engine.may_call(ctx, method, name));
+        served.then(|| Value::clone(&entry.result))
     }
 
     /// Keeps `result` of a call of `method` to `name` with `params`, if cacheable (see the
@@ -313,7 +320,7 @@ impl RawFilter for ResultCache {
             let name = super::primitive(&req).unwrap_or_default().to_owned();
             let Some(arguments) = Self::arguments(&req.params) else { return next.run(req).await };
             if let Some(key) = Self::key(&req.ctx, &method, &name, &arguments, policy.scope)
-                && let Some(hit) = this.get(&key).await
+                && let Some(hit) = this.get(&req.ctx, &method, &name, &key).await
             {
                 tracing::debug!(target: "switchyard::filters", method, name, "result cache hit");
                 return Ok(hit);

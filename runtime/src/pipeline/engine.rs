@@ -180,6 +180,28 @@ impl Engine {
         self.policy.allows(ctx.principal(), primitive, roles) && self.missing_scopes(ctx, scopes).is_empty()
     }
 
+    /// True when `ctx`'s caller may call the primitive `name` of `method` now (`tools/call` of
+    /// an enabled tool, `prompts/get` of a prompt, `resources/read` of a URI a resource or
+    /// template serves) and the policy and scopes allow it: what a result cache checks before
+    /// answering with a result it kept, since the table and the policy may have changed.
+    #[cfg(feature = "result-cache")]
+    pub(crate) fn may_call(&self, ctx: &RequestContext, method: &str, name: &str) -> bool {
+        let table = self.table();
+        match method {
+            "tools/call" => {
+                table.tool(name).is_some_and(|t| self.allows(ctx, Primitive::Tool(name), t.roles, t.scopes))
+            }
+            "prompts/get" => {
+                table.prompt(name).is_some_and(|p| self.allows(ctx, Primitive::Prompt(name), p.roles, p.scopes))
+            }
+            "resources/read" => table.resolve_resource(name).is_some_and(|(r, _)| {
+                let key = r.definition.get("uri").or_else(|| r.definition.get("uriTemplate")).and_then(Value::as_str);
+                self.allows(ctx, Primitive::Resource(key.unwrap_or_default()), r.roles, r.scopes)
+            }),
+            _ => false,
+        }
+    }
+
     /// The scopes of `scopes` the caller's token does not grant (all of them for an anonymous
     /// caller).
     fn missing_scopes<'s>(&self, ctx: &RequestContext, scopes: &[&'s str]) -> Vec<&'s str> {

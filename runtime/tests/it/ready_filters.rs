@@ -424,6 +424,24 @@ async fn public_entries_are_keyed_by_whole_role_names() {
     assert_eq!(text(&by(scoped).await), "run 3", "a scope is not a role");
 }
 
+/// A hit is answered only while the tool is served to the caller: disabled or removed, the
+/// call answers what an uncached call would.
+#[tokio::test]
+async fn a_cached_result_of_a_tool_no_longer_served_is_not_answered() {
+    let cache = ResultCache::new(100).tool("counted", CachePolicy::public(Duration::from_secs(60)));
+    let s = server(|b| b.raw_filter(0, cache));
+    let args = json!({ "key": "gone" });
+    assert_eq!(text(&call(&s, None, None, "counted", args.clone()).await), "run 1");
+    assert_eq!(text(&call(&s, None, None, "counted", args.clone()).await), "run 1");
+    assert!(s.set_tool_enabled("counted", false));
+    let refused = call(&s, None, None, "counted", args.clone()).await.expect_err("a disabled tool");
+    assert_eq!(refused.code(), ErrorCode::INVALID_PARAMS, "{refused}");
+    assert!(s.set_tool_enabled("counted", true));
+    assert_eq!(text(&call(&s, None, None, "counted", args.clone()).await), "run 1", "served again");
+    assert!(s.remove_tool("counted"));
+    assert!(call(&s, None, None, "counted", args).await.is_err(), "a removed tool");
+}
+
 /// A TTL too long for the clock (`Duration::MAX`, "keep it") keeps the entry instead of
 /// failing every call.
 #[tokio::test]
