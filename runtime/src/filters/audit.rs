@@ -26,7 +26,7 @@ pub const AUDIT_TARGET: &str = "switchyard::audit";
 /// | `jsonrpc.request.id` | the request id |
 /// | `gen_ai.tool.name` / `gen_ai.prompt.name` / `mcp.resource.uri` | the primitive called |
 /// | `mcp.server.operation.duration` | seconds (f64) from the filter to the answer, as the metric of that name |
-/// | `outcome` | `ok`, `tool_error` (`isError: true`), `input_required`, or `error` |
+/// | `outcome` | `ok`, `tool_error` (`isError: true`), `input_required`, `error`, or `cancelled` (withdrawn by the client, or its connection ended, before the answer) |
 /// | `error.type` | the JSON-RPC error code (`-32602`), or `tool_error`; absent on success |
 ///
 /// The event is emitted inside the request's span, so a subscriber that records spans sees
@@ -86,19 +86,24 @@ impl Audit {
 
 /// [`Audit::record`].
 fn emit(ctx: &RequestContext, name: Option<&str>, duration: Duration, outcome: &Result<Value, McpError>) {
-    let name = name.or_else(|| ctx.matched_primitive());
-    let (tool, prompt, uri) = match ctx.method() {
-        "tools/call" => (name, None, None),
-        "prompts/get" => (None, name, None),
-        "resources/read" => (None, None, name),
-        _ => (None, None, None),
-    };
     let (kind, error_type) = match outcome {
         Ok(r) if r.get("isError") == Some(&Value::Bool(true)) => ("tool_error", Some("tool_error".to_owned())),
         Ok(_) => ("ok", None),
         Err(e) if e.as_input_required().is_some() => ("input_required", None),
         Err(e) if e.as_alternate_result().is_some() => ("ok", None),
         Err(e) => ("error", Some(e.code().0.to_string())),
+    };
+    event(ctx, name, duration, kind, error_type.as_deref());
+}
+
+/// The audit event of one call that ended as `kind`.
+fn event(ctx: &RequestContext, name: Option<&str>, duration: Duration, kind: &str, error_type: Option<&str>) {
+    let name = name.or_else(|| ctx.matched_primitive());
+    let (tool, prompt, uri) = match ctx.method() {
+        "tools/call" => (name, None, None),
+        "prompts/get" => (None, name, None),
+        "resources/read" => (None, None, name),
+        _ => (None, None, None),
     };
     tracing::info!(
         target: AUDIT_TARGET,
@@ -112,9 +117,26 @@ fn emit(ctx: &RequestContext, name: Option<&str>, duration: Duration, outcome: &
         gen_ai.prompt.name = prompt,
         mcp.resource.uri = uri,
         mcp.server.operation.duration = duration.as_secs_f64(),
-        error.type = error_type.as_deref(),
+        error.type = error_type,
         "mcp.audit"
     );
+}
+
+/// A call being audited: records it as `cancelled` if its future is dropped before it answers
+/// (the client withdrew it, or its connection ended), so that no call that ran goes unrecorded.
+struct InFlight {
+    ctx: RequestContext,
+    name: Option<String>,
+    started: std::time::Instant,
+    answered: bool,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if !self.answered {
+            event(&self.ctx, self.name.as_deref(), self.started.elapsed(), "cancelled", None);
+        }
+    }
 }
 
 impl RawFilter for Audit {
@@ -129,10 +151,10 @@ impl RawFilter for Audit {
         // The name as asked for (an unknown tool's too), not only as dispatch matched it.
         let name = super::primitive(&req).map(str::to_owned);
         Box::pin(async move {
-            let ctx = req.ctx.clone();
-            let started = std::time::Instant::now();
+            let mut call = InFlight { ctx: req.ctx.clone(), name, started: std::time::Instant::now(), answered: false };
             let out = next.run(req).await;
-            emit(&ctx, name.as_deref(), started.elapsed(), &out);
+            call.answered = true;
+            emit(&call.ctx, call.name.as_deref(), call.started.elapsed(), &out);
             out
         })
     }

@@ -559,6 +559,34 @@ async fn a_panicking_handler_is_masked_and_audited() {
     assert_eq!(audits[0].get("enduser.id").map(String::as_str), Some("alice"), "{audits:?}");
 }
 
+/// A call withdrawn before it answers (the client cancelled it, its connection ended) is
+/// audited too, as `cancelled`: a client cannot run a tool and leave no record by cancelling.
+#[tokio::test(flavor = "current_thread")]
+async fn a_cancelled_call_is_audited() {
+    let (events, _guard) = capture();
+    let s = server(|b| b.raw_filter(0, Audit::new()));
+    let line = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "hang", "arguments": {},
+        "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                   "io.modelcontextprotocol/clientCapabilities": {} } } });
+    let Ok(Message::Request(req)) = parse_message(line.to_string().as_bytes()) else { panic!("a request") };
+    let cancel = CancellationToken::new();
+    let origin = Origin::new(cancel.clone(), Notifier::disconnected())
+        .principal(Some(Arc::new(Principal::new("mallory", Vec::<String>::new()))));
+    let running = tokio::spawn(s.handle_request(req, None, origin));
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+    cancel.cancel();
+    let _ = running.await.expect("joined");
+    let seen = events.seen.lock().expect("events").clone();
+    let audits: Vec<_> = seen.iter().filter(|e| e["target"] == "switchyard::audit").collect();
+    assert_eq!(audits.len(), 1, "{audits:?}");
+    assert_eq!(audits[0].get("outcome").map(String::as_str), Some("cancelled"), "{audits:?}");
+    assert_eq!(audits[0].get("enduser.id").map(String::as_str), Some("mallory"), "{audits:?}");
+    assert_eq!(audits[0].get("gen_ai.tool.name").map(String::as_str), Some("hang"), "{audits:?}");
+}
+
 /// Callers rotating their identity do not grow the limit's memory past its bound.
 #[tokio::test]
 async fn the_rate_limits_keys_stay_bounded() {
