@@ -217,6 +217,27 @@ fn strip_result_type(mut value: Value) -> Value {
     value
 }
 
+/// The `reason`s our HTTP transport answers with 403, or 401 and a `WWW-Authenticate`
+/// challenge naming `data.scope`: our server's own authorization refusals.
+const AUTHORIZATION_REASONS: [&str; 2] = ["forbidden", "insufficient_scope"];
+
+/// An upstream error's `data` as ours: unchanged, except that an upstream's authorization
+/// refusal keeps its reason only as `upstream_forbidden` / `upstream_insufficient_scope`. It
+/// concerns the gateway's own access upstream, which our client cannot change by authorizing
+/// with us; as it was, our HTTP transport answered it with 403, or 401 and a challenge to
+/// authorize with us for whatever scopes the upstream named.
+fn ours(data: &Value) -> Value {
+    let mut data = data.clone();
+    if let Some(object) = data.as_object_mut()
+        && let Some(reason) = object.get("reason").and_then(Value::as_str)
+        && AUTHORIZATION_REASONS.contains(&reason)
+    {
+        let renamed = format!("upstream_{reason}");
+        object.insert("reason".to_owned(), Value::String(renamed));
+    }
+    data
+}
+
 /// Why a relayed request got no usable answer.
 enum Failure {
     /// No connection to the upstream now.
@@ -251,7 +272,7 @@ impl Failure {
             Failure::Client(ClientError::Rpc { error, .. }) => {
                 let message = format!("upstream `{upstream}`: {}", error.message());
                 match error.data() {
-                    Some(data) => McpError::new(error.code(), message).with_data(data.clone()),
+                    Some(data) => McpError::new(error.code(), message).with_data(ours(data)),
                     None => McpError::new(error.code(), message),
                 }
             }
@@ -294,6 +315,24 @@ mod tests {
         assert_eq!(ours.code(), ErrorCode::INVALID_PARAMS);
         assert_eq!(ours.message(), "upstream `py`: unknown tool: nope");
         assert_eq!(ours.data(), Some(&json!({ "tool": "nope" })));
+    }
+
+    #[test]
+    fn an_upstream_authorization_refusal_is_not_ours() {
+        let refusal = McpError::invalid_request("insufficient scope")
+            .with_data(json!({ "reason": "insufficient_scope", "scope": "admin:all" }));
+        let failure = Failure::Client(ClientError::Rpc { method: "tools/call".into(), error: Box::new(refusal) });
+        let ours = failure.into_tool_outcome("up", "tools/call", "t").expect_err("a JSON-RPC error");
+        assert_eq!(ours.code(), ErrorCode::INVALID_REQUEST);
+        assert_eq!(ours.data(), Some(&json!({ "reason": "upstream_insufficient_scope", "scope": "admin:all" })));
+        let forbidden = McpError::invalid_request("no").with_data(json!({ "reason": "forbidden" }));
+        let failure = Failure::Client(ClientError::Rpc { method: "prompts/get".into(), error: Box::new(forbidden) });
+        let ours = failure.into_error("up", "prompts/get", "p");
+        assert_eq!(ours.data(), Some(&json!({ "reason": "upstream_forbidden" })));
+        let throttled = McpError::invalid_request("slow down").with_data(json!({ "reason": "rate_limited" }));
+        let failure = Failure::Client(ClientError::Rpc { method: "tools/call".into(), error: Box::new(throttled) });
+        let ours = failure.into_error("up", "tools/call", "t");
+        assert_eq!(ours.data(), Some(&json!({ "reason": "rate_limited" })), "a throttle is passed on");
     }
 
     #[test]
