@@ -208,21 +208,10 @@ fn add_one(
             if let Some(d) = text("description") {
                 tool = tool.description(d);
             }
-            if decorated {
-                if let Some(t) = text("title") {
-                    tool = tool.title(t);
-                }
-                if let Some(a) = decode::<ToolAnnotations>(object.get("annotations")) {
-                    tool = tool.annotations(a);
-                }
-                for icon in decoration.icons {
-                    tool = tool.icon(icon);
-                }
-                if let Some(meta) = decoration.meta {
-                    tool = tool.meta(meta);
-                }
+            if decorated && let Some(a) = decode::<ToolAnnotations>(object.get("annotations")) {
+                tool = tool.annotations(a);
             }
-            server.add_tool(tool)
+            server.add_tool(decoration.apply(tool))
         }
         Kind::Prompts => {
             let Some(name) = text("name") else { return Err(McpError::invalid_params("a prompt without a name")) };
@@ -250,18 +239,7 @@ fn add_one(
                     }
                 }
             }
-            if decorated {
-                if let Some(t) = text("title") {
-                    prompt = prompt.title(t);
-                }
-                for icon in decoration.icons {
-                    prompt = prompt.icon(icon);
-                }
-                if let Some(meta) = decoration.meta {
-                    prompt = prompt.meta(meta);
-                }
-            }
-            server.add_prompt(prompt)
+            server.add_prompt(decoration.apply(prompt))
         }
         Kind::Resources => {
             let Some(uri) = text("uri") else { return Err(McpError::invalid_params("a resource without a uri")) };
@@ -284,21 +262,10 @@ fn add_one(
             if let Some(size) = object.get("size").and_then(Value::as_u64) {
                 resource = resource.size(size);
             }
-            if decorated {
-                if let Some(t) = text("title") {
-                    resource = resource.title(t);
-                }
-                if let Some(a) = decode::<Annotations>(object.get("annotations")) {
-                    resource = resource.annotations(a);
-                }
-                for icon in decoration.icons {
-                    resource = resource.icon(icon);
-                }
-                if let Some(meta) = decoration.meta {
-                    resource = resource.meta(meta);
-                }
+            if decorated && let Some(a) = decode::<Annotations>(object.get("annotations")) {
+                resource = resource.annotations(a);
             }
-            server.add_resources([resource]).map(|_| ())
+            server.add_resources([decoration.apply(resource)]).map(|_| ())
         }
         Kind::Templates => {
             let Some(template) = text("uriTemplate") else {
@@ -321,27 +288,17 @@ fn add_one(
             if let Some(m) = text("mimeType") {
                 resource = resource.mime_type(m);
             }
-            if decorated {
-                if let Some(t) = text("title") {
-                    resource = resource.title(t);
-                }
-                if let Some(a) = decode::<Annotations>(object.get("annotations")) {
-                    resource = resource.annotations(a);
-                }
-                for icon in decoration.icons {
-                    resource = resource.icon(icon);
-                }
-                if let Some(meta) = decoration.meta {
-                    resource = resource.meta(meta);
-                }
+            if decorated && let Some(a) = decode::<Annotations>(object.get("annotations")) {
+                resource = resource.annotations(a);
             }
-            server.add_resource_template(resource)
+            server.add_resource_template(decoration.apply(resource))
         }
     }
 }
 
-/// The icons and `_meta` of a listing.
+/// The title, icons and `_meta` of a listing: what every kind of item takes the same way.
 struct Decoration {
+    title: Option<String>,
     icons: Vec<Icon>,
     meta: Option<Map<String, Value>>,
 }
@@ -349,14 +306,54 @@ struct Decoration {
 impl Decoration {
     fn of(object: &Map<String, Value>, decorated: bool) -> Decoration {
         if !decorated {
-            return Decoration { icons: Vec::new(), meta: None };
+            return Decoration { title: None, icons: Vec::new(), meta: None };
         }
         Decoration {
+            title: object.get("title").and_then(Value::as_str).filter(|t| !t.trim().is_empty()).map(str::to_owned),
             icons: decode::<Vec<Icon>>(object.get("icons")).unwrap_or_default(),
             meta: object.get("_meta").and_then(Value::as_object).cloned(),
         }
     }
+
+    /// `item` with this title, these icons and this `_meta`.
+    fn apply<T: Decorate>(self, mut item: T) -> T {
+        if let Some(title) = self.title {
+            item = item.title(title);
+        }
+        for icon in self.icons {
+            item = item.icon(icon);
+        }
+        if let Some(meta) = self.meta {
+            item = item.meta(meta);
+        }
+        item
+    }
 }
+
+/// The setters the four run-time item types share, under one name for [`Decoration::apply`].
+trait Decorate: Sized {
+    fn title(self, title: String) -> Self;
+    fn icon(self, icon: Icon) -> Self;
+    fn meta(self, meta: Map<String, Value>) -> Self;
+}
+
+macro_rules! decorate {
+    ($($item:ty),*) => {$(
+        impl Decorate for $item {
+            fn title(self, title: String) -> Self {
+                <$item>::title(self, title)
+            }
+            fn icon(self, icon: Icon) -> Self {
+                <$item>::icon(self, icon)
+            }
+            fn meta(self, meta: Map<String, Value>) -> Self {
+                <$item>::meta(self, meta)
+            }
+        }
+    )*};
+}
+
+decorate!(DynamicTool, DynamicPrompt, DynamicResource, DynamicResourceTemplate);
 
 /// `value` as a `T`, when it is there and has the shape.
 fn decode<T: DeserializeOwned>(value: Option<&Value>) -> Option<T> {
