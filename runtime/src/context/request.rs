@@ -124,6 +124,10 @@ struct Inner {
     extensions: std::sync::Mutex<http::Extensions>,
     input: std::sync::Mutex<super::input::InputSlot>,
     progress: std::sync::Mutex<Option<Arc<dyn super::ProgressSink>>>,
+    /// A child of `parts.cancel` that a deadline fires ([`RequestContext::deadline_token`]):
+    /// the handler sees it as its cancellation, while the transport, holding `parts.cancel`,
+    /// still answers. Made only when something sets a deadline.
+    deadline: std::sync::OnceLock<CancellationToken>,
 }
 
 impl RequestContext {
@@ -138,6 +142,7 @@ impl RequestContext {
                 extensions: std::sync::Mutex::new(http::Extensions::new()),
                 input: std::sync::Mutex::new(Default::default()),
                 progress: std::sync::Mutex::new(None),
+                deadline: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -257,14 +262,30 @@ impl RequestContext {
         ))
     }
 
-    /// The cancellation token of this request.
+    /// The cancellation token of this request: it fires when the client cancels the request
+    /// (stdio or session `notifications/cancelled`, an HTTP disconnect), when the server shuts
+    /// down, and when a deadline set on the call passes (a [`Timeout`](crate::filters::Timeout)
+    /// filter, `#[mcp_tool(timeout = "30s")]`). Hand it (or a `child_token()`) to work the
+    /// handler spawns, so that work stops too.
+    ///
+    /// A fired deadline does not withdraw the call: it is still answered, with the timeout's
+    /// `-32603` error; a client's cancellation is not
+    /// ([cancellation](https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/cancellation)).
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.parts.cancel
+        self.inner.deadline.get().unwrap_or(&self.inner.parts.cancel)
     }
 
-    /// True once the client cancelled the request (or the server is shutting down).
+    /// True once [`cancellation`](Self::cancellation) fired: the client cancelled the request,
+    /// the server is shutting down, or the call's deadline passed.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.parts.cancel.is_cancelled()
+        self.cancellation().is_cancelled()
+    }
+
+    /// The token a deadline fires: a child of the request's own, installed on first use as
+    /// what [`cancellation`](Self::cancellation) returns from then on. Firing it cancels the
+    /// handler's work without withdrawing the call, whose answer the transport still sends.
+    pub(crate) fn deadline_token(&self) -> &CancellationToken {
+        self.inner.deadline.get_or_init(|| self.inner.parts.cancel.child_token())
     }
 
     /// The request's own notification channel.

@@ -87,6 +87,7 @@ impl ToolLimiter for DeclaredLimits {
 
     fn run(
         &self,
+        ctx: &RequestContext,
         tool: &str,
         limits: ToolLimits,
         body: BoxFuture<Result<CallToolResult, McpError>>,
@@ -96,13 +97,14 @@ impl ToolLimiter for DeclaredLimits {
         }
         let per = self.of(tool, limits);
         let tool = tool.to_owned();
+        let ctx = ctx.clone();
         Box::pin(async move {
             let _permit = match &per.concurrency {
                 Some(limit) => Some(limit.acquire("tools/call", Some(&tool)).await?),
                 None => None,
             };
             match &per.timeout {
-                Some(timeout) => timeout.run("tools/call", Some(&tool), body).await,
+                Some(timeout) => timeout.run_as(&ctx, Some(&tool), body).await,
                 None => body.await,
             }
         })

@@ -1,6 +1,7 @@
 //! [`Timeout`]: a deadline per call, global or per primitive.
 
 use super::{Methods, TIMEOUT_REASON, describe, primitive};
+use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::pipeline::{RawFilter, RawNext, RawRequest, RawResponse};
 use crate::registry::BoxFuture;
@@ -19,12 +20,14 @@ use std::time::Duration;
 /// `-32603` because the server failed to answer in time, not the request's fault; the message
 /// names the limit, and [`MaskErrors`](super::MaskErrors) passes it unchanged.
 ///
-/// Cancelled means: the handler's future (and every typed filter's inside this one) is
-/// dropped at the deadline, so the handler stops at its next `.await` and its drop guards run,
-/// as Rust cancels any future; work it spawned on its own keeps running unless it watches for
-/// that. The request's [`CancellationToken`](crate::RequestContext::cancellation) is *not*
-/// fired: it means "the client withdrew the request, send nothing", and a timed-out call must
-/// still be answered.
+/// Cancelled means: at the deadline the request's
+/// [`cancellation`](crate::RequestContext::cancellation) token fires, so work the handler
+/// spawned with it (or a child of it) stops, and the handler's future (with every typed
+/// filter's inside this one) is dropped, so the handler stops at its next `.await` and its drop
+/// guards run. The token a deadline fires is a child of the one the transport holds: the call
+/// is not withdrawn, and its answer is the error above (a client's
+/// [cancellation](https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/cancellation)
+/// is never answered).
 ///
 /// Applies to `tools/call`, `prompts/get` and `resources/read` (never to a long-lived
 /// `subscriptions/listen`); [`methods`](Self::methods) changes that. A deadline for one
@@ -78,32 +81,48 @@ impl Timeout {
     }
 
     /// Runs `call` (the rest of a typed filter's chain, `next.run(req)`) within the deadline of
-    /// `method`/`name`: `timeout.run("tools/call", Some(&name), next.run(req)).await`.
+    /// the request `ctx` is for (its method and the tool, prompt or URI dispatch matched):
+    /// `timeout.run(&ctx, next.run(req)).await`. At the deadline it fires the request's
+    /// cancellation token (see the type) and drops `call`.
     ///
     /// Errors: the `-32603` `timeout` error (see the type) when the deadline passes first;
     /// whatever `call` returns otherwise.
     pub async fn run<T>(
         &self,
-        method: &str,
+        ctx: &RequestContext,
+        call: impl Future<Output = Result<T, McpError>>,
+    ) -> Result<T, McpError> {
+        self.run_as(ctx, ctx.matched_primitive(), call).await
+    }
+
+    /// [`run`](Self::run) for the primitive `name` (the tool a declaration limits, which a
+    /// filter may have swapped after dispatch matched another).
+    pub(crate) async fn run_as<T>(
+        &self,
+        ctx: &RequestContext,
         name: Option<&str>,
         call: impl Future<Output = Result<T, McpError>>,
     ) -> Result<T, McpError> {
-        match self.limit_for(method, name) {
-            Some(limit) => within(limit, || describe(method, name), call).await,
+        match self.limit_for(ctx.method(), name) {
+            Some(limit) => within(limit, ctx, || describe(ctx.method(), name), call).await,
             None => call.await,
         }
     }
 }
 
-/// `call`, or the timeout error of `what` once `limit` has passed.
+/// `call`, or, once `limit` has passed, the timeout error of `what()`, with the deadline token
+/// of the request `ctx` is for fired.
 async fn within<T>(
     limit: Duration,
+    ctx: &RequestContext,
     what: impl FnOnce() -> String,
     call: impl Future<Output = Result<T, McpError>>,
 ) -> Result<T, McpError> {
+    let deadline = ctx.deadline_token().clone();
     match tokio::time::timeout(limit, call).await {
         Ok(out) => out,
         Err(_) => {
+            deadline.cancel();
             let what = what();
             let ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
             tracing::debug!(target: "switchyard::filters", limit_ms = ms, "{what} timed out");
@@ -115,13 +134,14 @@ async fn within<T>(
 
 impl RawFilter for Timeout {
     fn filter(&self, req: RawRequest, next: RawNext) -> BoxFuture<RawResponse> {
-        let name = primitive(&req);
-        match self.limit_for(req.ctx.method(), name) {
+        match self.limit_for(req.ctx.method(), primitive(&req)) {
             Some(limit) => {
+                let ctx = req.ctx.clone();
                 // The primitive as dispatch matched it, read only on a timeout: nothing to
                 // copy on the way in.
-                let ctx = req.ctx.clone();
-                Box::pin(within(limit, move || describe(ctx.method(), ctx.matched_primitive()), next.run(req)))
+                Box::pin(async move {
+                    within(limit, &ctx, || describe(ctx.method(), ctx.matched_primitive()), next.run(req)).await
+                })
             }
             None => Box::pin(next.run(req)),
         }

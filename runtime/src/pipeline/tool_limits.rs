@@ -16,11 +16,13 @@ pub(crate) trait ToolLimiter: Send + Sync + 'static {
     /// Errors: the rate limiter's refusal (`-32600`, `data.reason = "rate_limited"`).
     fn admit(&self, ctx: &RequestContext, tool: &str, limits: ToolLimits) -> Result<(), McpError>;
 
-    /// Runs `body` under the tool's concurrency cap and timeout, those it declares.
+    /// Runs `body` under the tool's concurrency cap and timeout, those it declares; the
+    /// timeout fires the deadline token of `ctx`, the context `body` runs with.
     ///
     /// Errors: the concurrency refusal (`-32600`), the timeout (`-32603`), or the body's own.
     fn run(
         &self,
+        ctx: &RequestContext,
         tool: &str,
         limits: ToolLimits,
         body: BoxFuture<Result<CallToolResult, McpError>>,

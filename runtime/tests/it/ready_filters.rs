@@ -55,6 +55,20 @@ async fn hang() -> Result<String, ToolError> {
     Ok("never".to_owned())
 }
 
+/// Set when the work a `spawner` call spawned saw the request's cancellation fire.
+static SPAWNED_STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// Never answers; spawns work that stops when the request's cancellation token fires.
+#[mcp_tool(group = "ready-filters")]
+async fn spawner(cancel: CancellationToken) -> Result<String, ToolError> {
+    tokio::spawn(async move {
+        cancel.cancelled().await;
+        SPAWNED_STOPPED.store(true, Ordering::SeqCst);
+    });
+    std::future::pending::<()>().await;
+    Ok("never".to_owned())
+}
+
 #[derive(Deserialize, JsonSchema)]
 struct Keyed {
     key: String,
@@ -302,14 +316,54 @@ async fn a_hung_tool_is_cancelled_at_its_deadline() {
     assert_eq!(err.data().map(|d| d["timeoutMs"].clone()), Some(json!(1500)));
     assert!(err.message().contains("tools/call of \"hang\" timed out after 1500 ms"), "{err}");
     assert!(HANG_DROPPED.load(Ordering::SeqCst), "the handler was cancelled");
-    // Typed use: the same deadline around any future.
-    let limit = Timeout::new(Duration::from_secs(2));
-    let slow = limit.run("tools/call", Some("x"), async {
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        Ok::<_, McpError>(())
-    });
-    assert_eq!(slow.await.map_err(|e| reason(&e).map(str::to_owned)), Err(Some("timeout".to_owned())));
-    assert_eq!(limit.limit_for("subscriptions/listen", None), None, "long-lived methods are never limited");
+    assert_eq!(
+        Timeout::new(Duration::from_secs(2)).limit_for("subscriptions/listen", None),
+        None,
+        "long-lived methods are never limited"
+    );
+}
+
+/// At the deadline the request's cancellation token fires, so work the handler spawned with
+/// it stops too; the token is the handler's own, so the transport still answers the call (on
+/// stdio a withdrawn request gets no answer).
+#[tokio::test(start_paused = true)]
+async fn a_deadline_fires_the_handlers_cancellation_and_the_call_is_still_answered() {
+    let client = TestClient::modern(server(|b| b.raw_filter(0, Timeout::per_tool("spawner", Duration::from_secs(3)))));
+    let reply = client.call_tool("spawner", json!({})).await;
+    assert_eq!(reply.error_code(), Some(-32603), "answered over stdio: {:?}", reply);
+    assert_eq!(reply.error()["data"]["reason"], "timeout");
+    for _ in 0..1000 {
+        if SPAWNED_STOPPED.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(SPAWNED_STOPPED.load(Ordering::SeqCst), "the spawned work saw the deadline");
+    assert_eq!(
+        client.call_tool("quick", json!({})).await.result()["content"][0]["text"],
+        "quick",
+        "the connection still serves"
+    );
+}
+
+static TYPED_TIMEOUT: LazyLock<Timeout> = LazyLock::new(|| Timeout::per_tool("hang", Duration::from_secs(2)));
+
+#[mcp_filter(rpc = ToolsCall, group = "ready-typed-timeout")]
+async fn typed_timeout(
+    req: TypedRequest<CallToolParams>,
+    next: Next<CallToolParams, CallToolResult>,
+) -> Result<CallToolResult, McpError> {
+    let ctx = req.ctx.clone();
+    TYPED_TIMEOUT.run(&ctx, next.run(req)).await
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_timeout_works_from_a_typed_filter() {
+    let s = Server::builder("typed", "1").groups([GROUP, "ready-typed-timeout"]).build().expect("builds");
+    let err = call(&s, None, None, "hang", json!({})).await.expect_err("timed out");
+    assert_eq!(reason(&err), Some("timeout"));
+    assert!(err.message().contains("tools/call of \"hang\" timed out after 2000 ms"), "{err}");
+    assert_eq!(text(&call(&s, None, None, "quick", json!({})).await), "quick", "other tools are not limited");
 }
 
 // ---- ConcurrencyLimit --------------------------------------------------------------------

@@ -52,10 +52,17 @@ impl Drop for CountDrop {
     }
 }
 
-/// Never answers within its 2 s.
+/// Calls of `stuck` whose cancellation token fired.
+static STUCK_CANCELLED: AtomicUsize = AtomicUsize::new(0);
+
+/// Never answers within its 2 s; counts its cancellation from work it spawned.
 #[mcp_tool(group = "tool-limits", timeout = "2s")]
-async fn stuck() -> Result<String, ToolError> {
+async fn stuck(cancel: CancellationToken) -> Result<String, ToolError> {
     let _mark = CountDrop;
+    tokio::spawn(async move {
+        cancel.cancelled().await;
+        STUCK_CANCELLED.fetch_add(1, Ordering::SeqCst);
+    });
     std::future::pending::<()>().await;
     Ok("never".to_owned())
 }
@@ -132,6 +139,13 @@ async fn a_declared_timeout_cancels_the_body_and_answers_an_error() {
     assert_eq!(reason(&err), Some("timeout"));
     assert_eq!(err.data().map(|d| d["timeoutMs"].clone()), Some(json!(2000)));
     assert_eq!(STUCK_DROPPED.load(Ordering::SeqCst), 1, "the body was dropped");
+    for _ in 0..1000 {
+        if STUCK_CANCELLED.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(STUCK_CANCELLED.load(Ordering::SeqCst), 1, "its cancellation token fired");
     assert_eq!(text(call(&s, None, "free").await), "free", "the server keeps serving");
 }
 

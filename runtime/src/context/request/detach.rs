@@ -66,6 +66,7 @@ impl RequestContext {
                 // Likewise its progress goes where its owner says (a task's status), never to
                 // the answered request's closed stream.
                 progress: std::sync::Mutex::new(None),
+                deadline: std::sync::OnceLock::new(),
             }),
         }
     }

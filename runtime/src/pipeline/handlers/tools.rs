@@ -111,7 +111,10 @@ fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<Erased
         let modern = ctx.era().is_modern();
         let mut result = match limiter {
             None => call(ctx, arguments).await?,
-            Some(limiter) => limiter.run(&p.name, limits, call(ctx, arguments)).await?,
+            Some(limiter) => {
+                let deadline = ctx.clone();
+                limiter.run(&deadline, &p.name, limits, call(ctx, arguments)).await?
+            }
         };
         schemas.finish_output(&p.name, modern, &mut result)?;
         Ok(result)
