@@ -250,7 +250,7 @@ impl ClientBuilder {
     {
         let (incoming, outgoing) = (read_lines(reader, self.max_message_bytes), write_lines(writer));
         let handlers = Arc::new(self.handlers.clone());
-        self.connect_over(Peer::start(incoming, outgoing, handlers), Arc::default()).await
+        self.connect_over(Peer::start(incoming, outgoing, handlers, false), Arc::default()).await
     }
 
     /// Connects to the Streamable HTTP endpoint at `url` (e.g. `https://mcp.example.com/mcp`):
@@ -301,7 +301,7 @@ impl ClientBuilder {
             auth,
         );
         let handlers = Arc::new(self.handlers.clone());
-        self.connect_over(Peer::start(incoming, outgoing, handlers), param_headers).await
+        self.connect_over(Peer::start(incoming, outgoing, handlers, true), param_headers).await
     }
 
     /// The probe's timeout: never longer than a request's, and as long when a sign-in may
@@ -486,8 +486,12 @@ impl Client {
             }
         }
         let timeout = options.timeout.unwrap_or(self.inner.timeout);
-        let input = options.input.filter(|_| self.inner.session.modern).map(|(capabilities, handler)| {
-            meta_mut(&mut params).insert(META_CLIENT_CAPABILITIES.to_owned(), capabilities);
+        // On 2026-07-28 the handler answers `input_required` rounds and its capabilities go in
+        // the request; on a session it answers the server's requests that belong to this one.
+        let input = options.input.map(|(capabilities, handler)| {
+            if self.inner.session.modern {
+                meta_mut(&mut params).insert(META_CLIENT_CAPABILITIES.to_owned(), capabilities);
+            }
             handler
         });
         if progress.is_none() && options.cancel.is_none() {
@@ -538,6 +542,13 @@ impl Client {
         timeout: Duration,
         input: Option<&InputFn>,
     ) -> Result<Value, ClientError> {
+        if !self.inner.session.modern {
+            // A session has no rounds: the server asks with requests of its own.
+            return match input {
+                Some(handler) => self.inner.peer.request_asking(method, params, timeout, handler.clone()).await,
+                None => self.inner.peer.request(method, params, timeout).await,
+            };
+        }
         for _ in 0..=self.inner.max_input_rounds {
             let result = self.inner.peer.request(method, params.clone(), timeout).await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {

@@ -102,9 +102,21 @@ impl RequestOptions {
     /// (`"elicitation/create"`, `"sampling/createMessage"`, `"roots/list"`, with the request's
     /// params) and returns the result object to send back in `inputResponses[key]`; an `Err`
     /// fails the request with [`ClientError::Rpc`](crate::ClientError::Rpc) carrying that
-    /// error unchanged. On a session the server asks with requests of its own, which are not
-    /// tied to one request on every transport: the client's handlers answer those, and this
-    /// option changes nothing.
+    /// error unchanged.
+    ///
+    /// On a 2025 session the server asks with requests of its own, and `handler` answers those
+    /// that belong to this request, with keys `input-1`, `input-2`, ... in the order asked:
+    /// over Streamable HTTP the ones that come on this request's response stream (where the
+    /// [transport](https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server)
+    /// sends a request's own), over stdio, which ties a server's request to none of ours, any
+    /// that comes while this is the only request in flight with its own handler; the client's
+    /// handlers answer the rest. `capabilities` are not sent there (a session declares them
+    /// once, at `initialize`, from the client's handlers). An `Err` answers the server's request
+    /// with that error; the `input_required` outcome
+    /// ([`McpError::input_required`](switchyard::McpError::input_required), what a gateway's
+    /// relay returns when its own client must be asked in a round of its own) also ends this
+    /// request with [`ClientError::Rpc`](crate::ClientError::Rpc) carrying it, and the server
+    /// is sent `notifications/cancelled`.
     pub fn on_input<F, Fut>(mut self, capabilities: Value, handler: F) -> Self
     where
         F: Fn(String, String, Value) -> Fut + Send + Sync + 'static,

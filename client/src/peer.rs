@@ -7,6 +7,7 @@
 
 use crate::error::ClientError;
 use crate::input::InputHandlers;
+use crate::options::InputFn;
 use futures::{Sink, SinkExt, Stream, StreamExt};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -30,6 +31,10 @@ const RELATED_TASK_POINTER: &str = "/_meta/io.modelcontextprotocol~1related-task
 pub(crate) enum Incoming {
     /// One JSON-RPC message (or batch) as the server sent it.
     Message(Vec<u8>),
+    /// One message (or batch) that came on the response stream of our request `id` (Streamable
+    /// HTTP): a request of the server's among it belongs to that request.
+    #[cfg(feature = "http")]
+    Related(i64, Vec<u8>),
     /// The transport failed for request `id` alone (an HTTP status without a JSON-RPC body):
     /// that request fails with the error, the connection goes on.
     #[cfg(feature = "http")]
@@ -67,11 +72,32 @@ pub(crate) struct Peer {
     /// The server's requests being answered, by id (as JSON text), so a
     /// `notifications/cancelled` from the server can stop the handler.
     serving: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+    /// Requests of ours on a session with an input handler of their own
+    /// ([`RequestOptions::on_input`](crate::RequestOptions::on_input)), by id.
+    asking: Mutex<HashMap<i64, Asking>>,
+    /// Whether the transport says which request a server's request belongs to (Streamable
+    /// HTTP: the response stream it came on); stdio does not.
+    relates_by_stream: bool,
 }
+
+/// A request's own input handler on a session, and how many questions it was asked.
+struct Asking {
+    handler: InputFn,
+    asked: u32,
+}
+
+/// Who answers one request of the server's: the input handler of our request `target`, with
+/// the key of this question, or (`None`) the client's handlers.
+type Asker = Option<(i64, InputFn, String)>;
 
 impl Peer {
     /// Starts the reader and writer tasks on the current Tokio runtime.
-    pub(crate) fn start<I, O>(incoming: I, outgoing: O, handlers: Arc<InputHandlers>) -> Arc<Peer>
+    pub(crate) fn start<I, O>(
+        incoming: I,
+        outgoing: O,
+        handlers: Arc<InputHandlers>,
+        relates_by_stream: bool,
+    ) -> Arc<Peer>
     where
         I: Stream<Item = Incoming> + Send + Unpin + 'static,
         O: Sink<Value, Error = ClientError> + Send + Unpin + 'static,
@@ -85,6 +111,8 @@ impl Peer {
             notifications: broadcast::channel(NOTIFICATION_BUFFER).0,
             handlers,
             serving: Mutex::new(HashMap::new()),
+            asking: Mutex::new(HashMap::new()),
+            relates_by_stream,
         });
         tokio::spawn(write_loop(rx, outgoing, peer.closed.clone()));
         tokio::spawn(read_loop(incoming, Arc::downgrade(&peer), peer.closed.clone()));
@@ -98,6 +126,57 @@ impl Peer {
     /// left out of the message.
     pub(crate) async fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError> {
         self.request_as(self.reserve_id(), method, params, Some(timeout)).await
+    }
+
+    /// [`request`](Self::request) on a session whose own questions (the server's requests
+    /// that belong to it) `handler` answers: over Streamable HTTP those that come on its
+    /// response stream; over stdio, which does not say, any while it is the only such request
+    /// in flight. Each question gets the key `input-N`, N counting from 1 in the order asked.
+    /// An `Err` of the handler answers the server's request with it; the `input_required`
+    /// outcome ([`McpError::input_required`]) also ends this request with
+    /// [`ClientError::Rpc`] carrying it (and the server gets `notifications/cancelled`).
+    pub(crate) async fn request_asking(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        handler: InputFn,
+    ) -> Result<Value, ClientError> {
+        let id = self.reserve_id();
+        self.asking().insert(id, Asking { handler, asked: 0 });
+        let _asking = Unregister { peer: self, id };
+        self.request_as(id, method, params, Some(timeout)).await
+    }
+
+    fn asking(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Asking>> {
+        self.asking.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Who answers a request of the server's that came related to our request `related`
+    /// (or unrelated: `None`).
+    fn asker(&self, related: Option<i64>) -> Asker {
+        let mut asking = self.asking();
+        let target = match related {
+            Some(id) => id,
+            None if !self.relates_by_stream && asking.len() == 1 => *asking.keys().next()?,
+            None => return None,
+        };
+        let entry = asking.get_mut(&target)?;
+        entry.asked += 1;
+        Some((target, entry.handler.clone(), format!("input-{}", entry.asked)))
+    }
+
+    /// Ends our request `target` with `error` (its own input handler's `input_required`
+    /// outcome), telling the server it no longer waits.
+    fn abandon(&self, target: i64, error: McpError) {
+        let Some(waiter) = self.lock().remove(&target) else { return };
+        let _ = waiter.send(Answer::Error(error));
+        let message = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": { "requestId": target, "reason": "the client asks its own client for input first" },
+        });
+        let _ = self.outgoing.try_send(message);
     }
 
     /// A fresh request id, for a request whose id must be known before it is sent (a
@@ -237,7 +316,7 @@ impl Peer {
     /// Runs the input handler for the server's request on a task of its own (a user filling a
     /// form must not stall the reader), answering when it is done; a `notifications/cancelled`
     /// for the id or the end of the connection stops it unanswered.
-    fn serve(self: &Arc<Self>, request: switchyard::jsonrpc::Request) {
+    fn serve(self: &Arc<Self>, request: switchyard::jsonrpc::Request, asker: Asker) {
         let key = id_key(&request.id);
         let peer = self.clone();
         let serving = key.clone();
@@ -258,7 +337,15 @@ impl Peer {
             // A question asked for a task (2025-11-25) is answered as that task's: the answer
             // carries the same `related-task` key.
             let related = params.pointer(RELATED_TASK_POINTER).cloned();
-            let mut outcome = peer.handlers.answer(&request.method, params).await;
+            let mut outcome = match &asker {
+                Some((_, handler, key)) => handler(key.clone(), request.method.clone(), params).await,
+                None => peer.handlers.answer(&request.method, params).await,
+            };
+            if let (Some((target, ..)), Err(error)) = (&asker, &outcome)
+                && error.as_input_required().is_some()
+            {
+                peer.abandon(*target, error.clone());
+            }
             if let (Some(related), Ok(Value::Object(result))) = (related, outcome.as_mut()) {
                 let meta = result.entry("_meta").or_insert_with(|| Value::Object(Default::default()));
                 if let Some(meta) = meta.as_object_mut() {
@@ -289,6 +376,18 @@ impl Peer {
         if self.outgoing.try_send(message).is_err() {
             tracing::warn!(target: "switchyard_client", %id, "could not queue the answer to a server request");
         }
+    }
+}
+
+/// Removes a request's own input handler when the request ends, however it ends.
+struct Unregister<'a> {
+    peer: &'a Peer,
+    id: i64,
+}
+
+impl Drop for Unregister<'_> {
+    fn drop(&mut self) {
+        self.peer.asking().remove(&self.id);
     }
 }
 
@@ -368,7 +467,9 @@ where
         };
         let Some(peer) = peer.upgrade() else { break };
         match next {
-            Some(Incoming::Message(bytes)) => dispatch(&peer, &bytes),
+            Some(Incoming::Message(bytes)) => dispatch(&peer, &bytes, None),
+            #[cfg(feature = "http")]
+            Some(Incoming::Related(id, bytes)) => dispatch(&peer, &bytes, Some(id)),
             #[cfg(feature = "http")]
             Some(Incoming::Failed(id, error)) => peer.fail(id, error),
             Some(Incoming::Broken(e)) => {
@@ -385,22 +486,23 @@ where
     closed.cancel();
 }
 
-fn dispatch(peer: &Arc<Peer>, bytes: &[u8]) {
+fn dispatch(peer: &Arc<Peer>, bytes: &[u8], related: Option<i64>) {
     // A batch (an HTTP server may answer several messages in one body): each entry on its own,
     // classified from the parsed value rather than encoded and parsed again.
     if bytes.first() == Some(&b'[')
         && let Ok(Value::Array(entries)) = serde_json::from_slice::<Value>(bytes)
     {
         for entry in entries {
-            dispatch_one(peer, parse_entry(entry), bytes);
+            dispatch_one(peer, parse_entry(entry), bytes, related);
         }
         return;
     }
-    dispatch_one(peer, parse_message(bytes), bytes);
+    dispatch_one(peer, parse_message(bytes), bytes, related);
 }
 
-/// Acts on one parsed message; `bytes` is what it came in, shown when it is no message.
-fn dispatch_one(peer: &Arc<Peer>, parsed: Result<Message, Box<ParseFailure>>, bytes: &[u8]) {
+/// Acts on one parsed message; `bytes` is what it came in, shown when it is no message;
+/// `related` the request of ours whose response stream it came on.
+fn dispatch_one(peer: &Arc<Peer>, parsed: Result<Message, Box<ParseFailure>>, bytes: &[u8], related: Option<i64>) {
     match parsed {
         Ok(Message::Response { id, outcome }) => peer.resolve(&id, outcome),
         Ok(Message::Notification(notification)) => {
@@ -415,8 +517,10 @@ fn dispatch_one(peer: &Arc<Peer>, parsed: Result<Message, Box<ParseFailure>>, by
         Ok(Message::Request(request)) => {
             if request.method == "ping" {
                 peer.answer(&request.id, Ok(Value::Object(Map::new())));
+            } else if let Some(asker) = peer.asker(related) {
+                peer.serve(request, Some(asker));
             } else if peer.handlers.serves(&request.method) {
-                peer.serve(request);
+                peer.serve(request, None);
             } else {
                 // A request for input the client declared no handler for, or none the client
                 // side knows. The name is cut short: the answer must not grow with what the

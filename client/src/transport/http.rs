@@ -381,7 +381,11 @@ impl Endpoint {
             if request_id.is_some_and(|id| answers_request(&data, id)) {
                 state.answered = true;
             }
-            if self.incoming.send(Incoming::Message(data.into_bytes())).await.is_err() {
+            let message = match request_id.and_then(Value::as_i64) {
+                Some(id) => Incoming::Related(id, data.into_bytes()),
+                None => Incoming::Message(data.into_bytes()),
+            };
+            if self.incoming.send(message).await.is_err() {
                 state.gone = true;
                 break;
             }

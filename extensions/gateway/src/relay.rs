@@ -45,13 +45,14 @@ impl Link {
     fn options(&self, ctx: &RequestContext) -> (RequestOptions, Option<mpsc::UnboundedReceiver<ProgressUpdate>>) {
         let mut options =
             RequestOptions::new().timeout(self.upstream.call_timeout).cancel_with(ctx.cancellation().child_token());
-        if let Some(capabilities) = input_capabilities(ctx.client_capabilities()) {
-            let ctx = ctx.clone();
-            options = options.on_input(capabilities, move |key, method, params| {
-                let ctx = ctx.clone();
-                async move { relay_input(&ctx, key, &method, params).await }
-            });
-        }
+        // The upstream's questions during this call go to our client: on 2026-07-28 with its
+        // capabilities (none declared, none asked), on a session those the upstream sends for
+        // this call (without the capability, asking ours fails and the upstream gets the error).
+        let ctx_for_input = ctx.clone();
+        options = options.on_input(input_capabilities(ctx.client_capabilities()), move |key, method, params| {
+            let ctx = ctx_for_input.clone();
+            async move { relay_input(&ctx, key, &method, params).await }
+        });
         if !ctx.progress().is_enabled() {
             return (options, None);
         }
@@ -160,13 +161,13 @@ impl Link {
 }
 
 /// What of our client's capabilities an upstream may ask through us: its `elicitation`,
-/// `sampling` and `roots`; `None` when it has none of them.
-fn input_capabilities(client: &Value) -> Option<Value> {
+/// `sampling` and `roots` (an empty object when it has none of them).
+fn input_capabilities(client: &Value) -> Value {
     let relayed: Map<String, Value> = ["elicitation", "sampling", "roots"]
         .into_iter()
         .filter_map(|kind| Some((kind.to_owned(), client.get(kind)?.clone())))
         .collect();
-    (!relayed.is_empty()).then_some(Value::Object(relayed))
+    Value::Object(relayed)
 }
 
 /// Asks our client the upstream's input request `key` (`method` with `params`) through our

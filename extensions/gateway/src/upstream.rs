@@ -5,7 +5,8 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
-use switchyard_client::{Client, ClientBuilder, ClientError};
+use switchyard::McpError;
+use switchyard_client::{Client, ClientBuilder, ClientError, ElicitationModes};
 
 /// How long an upstream call may take unless set otherwise: 60 s.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -82,7 +83,7 @@ impl Upstream {
     fn with(name: impl Into<String>, transport: Transport) -> Self {
         let name = name.into();
         Upstream {
-            client: ClientBuilder::new(format!("switchyard-gateway/{name}"), env!("CARGO_PKG_VERSION")),
+            client: default_client(&name),
             name,
             transport,
             prefix: String::new(),
@@ -195,10 +196,15 @@ impl Upstream {
     }
 
     /// The client the gateway connects with: its name, the revisions it offers
-    /// ([`ClientBuilder::protocol_versions`]), its limits. Its request timeout is replaced by
-    /// [`connect_timeout`](Self::connect_timeout) for connecting and listing, and each call
-    /// has [`call_timeout`](Self::call_timeout). Default: a client named
-    /// `switchyard-gateway/{name}` offering every revision.
+    /// ([`ClientBuilder::protocol_versions`]), its limits, its input handlers. Its request
+    /// timeout is replaced by [`connect_timeout`](Self::connect_timeout) for connecting and
+    /// listing, and each call has [`call_timeout`](Self::call_timeout). Default: a client
+    /// named `switchyard-gateway/{name}` offering every revision and declaring `elicitation`
+    /// (forms and URLs) and `sampling`, so that a 2025 session upstream may ask them during a
+    /// call: the gateway relays such a question to the client of that call; one the upstream
+    /// sends outside any call (or, over stdio, while several calls are in flight: nothing there
+    /// says which it belongs to) is refused (`-32600`). A builder given here declares what its
+    /// own handlers answer.
     pub fn client(mut self, client: ClientBuilder) -> Self {
         self.client = client;
         self
@@ -228,4 +234,19 @@ impl Upstream {
             Err(_) => Err(ClientError::Timeout { method: "initialize".to_owned(), timeout: self.connect_timeout }),
         }
     }
+}
+
+/// The default client of upstream `name`: it declares `elicitation` and `sampling` so that a
+/// session upstream may ask them; the relay answers those that belong to a call, and these
+/// handlers the ones that belong to none.
+fn default_client(name: &str) -> ClientBuilder {
+    fn outside_a_call(what: &str) -> McpError {
+        McpError::invalid_request(format!(
+            "the gateway relays {what} to the client of the call it belongs to: over HTTP one asked on a call's \
+             stream, over stdio (where a request names no call) one asked while a single call is in flight"
+        ))
+    }
+    ClientBuilder::new(format!("switchyard-gateway/{name}"), env!("CARGO_PKG_VERSION"))
+        .on_elicitation(ElicitationModes::FormAndUrl, |_| async { Err(outside_a_call("elicitation")) })
+        .on_sampling(|_| async { Err(outside_a_call("sampling")) })
 }
