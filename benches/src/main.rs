@@ -2,7 +2,7 @@
 //! serde_json; a plain read-parse-write loop on stdio), measured interleaved in one run.
 //!
 //! ```text
-//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,client,fanout,compile,schema] [--repeats N] [--allow-invalid] [--write-docs]
+//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,client,gateway,fanout,compile,schema] [--repeats N] [--allow-invalid] [--write-docs]
 //! ```
 //!
 //! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
@@ -30,6 +30,7 @@ mod auth;
 mod clients;
 mod compile;
 mod fanout;
+mod gateway;
 mod load_http;
 mod load_stdio;
 mod load_wrk;
@@ -151,13 +152,14 @@ fn main() -> std::process::ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("role") => match args.get(1) {
             Some(name) if name.starts_with("client-") => clients::run_role(name, &args[2..]),
+            Some(name) if name.starts_with("gateway-") => gateway::run_role(name, &args[2..]),
             Some(name) => servers::run_role(name, &args[2..]),
             None => Err("role needs a name".into()),
         },
         Some("issuer") => auth::issuer_standalone(&args[1..]),
         Some("--help" | "-h") => {
             println!(
-                "usage: bench [--quick] [--only stdio,http,client,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout,auth] [--repeats N] [--allow-invalid] [--write-docs]"
+                "usage: bench [--quick] [--only stdio,http,client,gateway,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout,auth] [--repeats N] [--allow-invalid] [--write-docs]"
             );
             Ok(())
         }
@@ -203,6 +205,9 @@ fn pin_and_run(args: &[String]) -> Res<()> {
     }
     if plan.wants("client") {
         clients::rows(&plan, &mut table)?;
+    }
+    if plan.wants("gateway") {
+        gateway::rows(&plan, &mut table)?;
     }
     if plan.wants("compile") {
         compile(&plan, &mut table)?;
