@@ -1,5 +1,6 @@
 -- wrk script of the HTTP rows (see load_wrk.rs): POSTs `tools/call` of `echo` and checks
--- every answer. Arguments after `--`: `modern`, or `legacy SESSION-ID...` (one id per client
+-- every answer. Arguments after `--`: optionally `nocheck` (below), then
+-- `modern`, or `legacy SESSION-ID...` (one id per client
 -- the harness initialized; requests take them in turn); right after the wire, `bearer=TOKEN`
 -- sends `Authorization: Bearer TOKEN` with every request (the auth rows).
 --
@@ -17,6 +18,12 @@ bad = 0
 bad_sample = ""
 
 function init(args)
+   -- `nocheck` first: no response() at all, so wrk neither hands headers and bodies to Lua
+   -- nor calls it (the generator probe of load_wrk.rs; the measured runs check every answer).
+   if args[1] == "nocheck" then
+      response = nil
+      table.remove(args, 1)
+   end
    local wire = args[1]
    local first_session = 2
    local authorization = nil

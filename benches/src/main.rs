@@ -2,12 +2,17 @@
 //! serde_json; a plain read-parse-write loop on stdio), measured interleaved in one run.
 //!
 //! ```text
-//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,client,gateway,fanout,compile,schema] [--repeats N] [--allow-invalid] [--write-docs]
+//! cargo run --release -p switchyard-bench -- [--quick] [--only stdio,http,client,gateway,fanout,compile,schema] [--repeats N] [--raw value] [--allow-invalid] [--write-docs]
 //! ```
 //!
 //! `--only` also takes `fanout-h1` or `fanout-h2` (one wire of the fan-out rows); `--repeats`
 //! overrides how often each figure is measured (1 quick, 3 full; the HTTP rows run 6 rounds
-//! per repeat, 3 quick: see `turns`).
+//! per repeat, 3 quick: see `turns`). The compile rows build crates for minutes: a `--quick`
+//! run leaves them out unless `--only` names `compile`.
+//!
+//! The RAW column is the typed raw reference (roles `raw-stdio`, `raw-http`: borrowed structs
+//! in, a struct out); `--raw value` puts the `serde_json::Value` one there instead
+//! (`raw-value-stdio`, `raw-value-http`; see `servers::raw`).
 //!
 //! The HTTP rows are driven by `wrk` (`load_wrk`), and a run that cannot show the generator
 //! was not the limit (`load_wrk::generator_limit`) is invalid: it fails after printing, unless
@@ -70,6 +75,8 @@ struct Plan {
     /// `--write-docs`: put the HTTP rows and their plot into `docs/` (a valid run, or with
     /// `--allow-invalid` an invalid one marked as such).
     write_docs: bool,
+    /// `--raw value`: the RAW column is the `serde_json::Value` reference, not the typed one.
+    raw_value: bool,
 }
 
 impl Plan {
@@ -91,6 +98,22 @@ impl Plan {
     /// Whether `--only` names `group`: the groups that a plain run leaves out.
     fn named(&self, group: &str) -> bool {
         self.only.as_ref().is_some_and(|o| o.iter().any(|g| g == group))
+    }
+
+    /// A group too slow for `--quick` (the compile rows): in a full run as usual, in a quick one
+    /// only when `--only` names it.
+    fn wants_slow(&self, group: &str) -> bool {
+        if self.quick { self.named(group) } else { self.wants(group) }
+    }
+
+    /// The RAW column's stdio role.
+    fn raw_stdio(&self) -> &'static str {
+        if self.raw_value { "raw-value-stdio" } else { "raw-stdio" }
+    }
+
+    /// The RAW column's HTTP role.
+    fn raw_http(&self) -> &'static str {
+        if self.raw_value { "raw-value-http" } else { "raw-http" }
     }
 }
 
@@ -122,6 +145,7 @@ fn parse(args: &[String]) -> Res<Plan> {
             only,
             allow_invalid: false,
             write_docs: false,
+            raw_value: false,
         }
     } else {
         Plan {
@@ -137,14 +161,23 @@ fn parse(args: &[String]) -> Res<Plan> {
             only,
             allow_invalid: false,
             write_docs: false,
+            raw_value: false,
         }
     };
     let allow_invalid = args.iter().any(|a| a == "--allow-invalid");
     let write_docs = args.iter().any(|a| a == "--write-docs");
+    let raw_value = match args.iter().position(|a| a == "--raw").map(|i| args.get(i + 1).map(String::as_str)) {
+        None | Some(Some("typed")) => false,
+        Some(Some("value")) => true,
+        Some(_) => return Err("--raw takes typed or value".into()),
+    };
+    if raw_value && write_docs {
+        return Err("docs/ compare with the typed raw reference: --write-docs without --raw value".into());
+    }
     // One figure of the other groups is one repeat; a round of the HTTP rows is a fraction of
     // one (1 s, not 5), so `--repeats` keeps their proportion.
     let http_rounds = repeats.map_or(plan.http_rounds, |n| n * plan.http_rounds / plan.repeats);
-    Ok(Plan { repeats: repeats.unwrap_or(plan.repeats), http_rounds, allow_invalid, write_docs, ..plan })
+    Ok(Plan { repeats: repeats.unwrap_or(plan.repeats), http_rounds, allow_invalid, write_docs, raw_value, ..plan })
 }
 
 fn main() -> std::process::ExitCode {
@@ -159,7 +192,7 @@ fn main() -> std::process::ExitCode {
         Some("issuer") => auth::issuer_standalone(&args[1..]),
         Some("--help" | "-h") => {
             println!(
-                "usage: bench [--quick] [--only stdio,http,client,gateway,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout,auth] [--repeats N] [--allow-invalid] [--write-docs]"
+                "usage: bench [--quick] [--only stdio,http,client,gateway,fanout,fanout-h1,fanout-h2,compile,schema,scale,scale-tasks,scale-http,scale-fanout,auth] [--repeats N] [--raw typed|value] [--allow-invalid] [--write-docs]"
             );
             Ok(())
         }
@@ -184,6 +217,9 @@ fn pin_and_run(args: &[String]) -> Res<()> {
     }
     let plan = parse(args)?;
     let mut table = Table::default();
+    if plan.raw_value {
+        table.note("RAW: the serde_json::Value reference (--raw value), not the typed one".to_owned());
+    }
     if plan.wants("stdio") {
         stdio(&plan, &mut table)?;
     }
@@ -209,8 +245,10 @@ fn pin_and_run(args: &[String]) -> Res<()> {
     if plan.wants("gateway") {
         gateway::rows(&plan, &mut table)?;
     }
-    if plan.wants("compile") {
+    if plan.wants_slow("compile") {
         compile(&plan, &mut table)?;
+    } else if plan.quick && plan.wants("compile") {
+        eprintln!("compile rows: left out of --quick (--only compile runs them)");
     }
     if plan.wants("schema") {
         schema(&plan, &mut table)?;
@@ -248,7 +286,7 @@ fn stdio(plan: &Plan, table: &mut Table) -> Res<()> {
         let mut rps = Figure::new(format!("stdio {n} tools/call {label}, req/s (higher)"));
         let mut rss = Figure::new(format!("stdio {n} tools/call {label}, peak RSS MiB (lower)"));
         for _ in 0..plan.repeats {
-            for (col, role) in [(0, "ours-stdio"), (1, rmcp_role), (2, "raw-stdio")] {
+            for (col, role) in [(0, "ours-stdio"), (1, rmcp_role), (2, plan.raw_stdio())] {
                 eprintln!("stdio {label}: {role}");
                 let r = load_stdio::run(role, n, window)?;
                 rps.add(col, r.rps);
@@ -274,7 +312,7 @@ fn schema(plan: &Plan, table: &mut Table) -> Res<()> {
     let mut rps = Figure::new(format!("stdio {n} tools/call, derived vs hand-written schema, req/s (higher)"));
     for _ in 0..plan.repeats {
         for (col, role, tool) in
-            [(0, "ours-stdio", "echo"), (1, "ours-stdio", "echo_checked"), (2, "raw-stdio", "echo")]
+            [(0, "ours-stdio", "echo"), (1, "ours-stdio", "echo_checked"), (2, plan.raw_stdio(), "echo")]
         {
             eprintln!("schema: {role} {tool}");
             rps.add(col, load_stdio::run_tool(role, tool, n, None)?.rps);
@@ -295,14 +333,14 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
     {
         for conc in [1, 32] {
             let mut servers = Vec::new();
-            for role in ["ours-http", rmcp_role, "raw-http"] {
+            for role in ["ours-http", rmcp_role, plan.raw_http()] {
                 eprintln!("http {wire_name} c{conc}: starting {role}");
                 let server = proc::spawn_http(role)?;
                 let url = server.url.clone().ok_or("no URL")?;
                 let args = load_wrk::script_args(&url, wire, conc, None).await.map_err(|e| format!("{role}: {e}"))?;
                 servers.push(turns::Served::warmed(role, server, args, conc, plan)?);
             }
-            let cell = turns::take_turns(plan, &format!("http {wire_name} c{conc}"), conc, servers)?;
+            let cell = turns::take_turns(plan, &format!("http {wire_name} c{conc}"), conc, servers, 2)?;
             outcome.invalid.extend(cell.invalid(table::SERVERS, conc, 2, "the raw reference"));
             outcome.cases.push(report::HttpCase {
                 wire: if wire == Wire::Modern { "stateless" } else { "legacy session" },
@@ -376,7 +414,7 @@ fn compile(plan: &Plan, table: &mut Table) -> Res<()> {
     for _ in 0..runs {
         start.add(0, compile::startup_ms(&bench.binary(Ours), &[])?);
         start.add(1, compile::startup_ms(&bench.binary(Rmcp), &[])?);
-        start.add(2, compile::startup_ms(&raw, &["role", "raw-stdio"])?);
+        start.add(2, compile::startup_ms(&raw, &["role", plan.raw_stdio()])?);
     }
     table.push(start);
     Ok(())

@@ -204,3 +204,24 @@ pub fn steal_micros(cpu: &str) -> Res<u64> {
     let ticks: u64 = line.split_whitespace().nth(8).ok_or("short /proc/stat line")?.parse()?;
     Ok(ticks * 1_000_000 / clock_ticks())
 }
+
+/// Busy time (user, nice, system, irq, softirq) of the CPUs `cpus` (`"0"`, `"1"`) summed, in
+/// microseconds since boot, from their lines in `/proc/stat`. Over a run, minus the CPU time of
+/// the processes under test, what other processes took of those cores.
+pub fn busy_micros(cpus: &[&str]) -> Res<u64> {
+    let stat = std::fs::read_to_string("/proc/stat")?;
+    let mut ticks = 0;
+    for cpu in cpus {
+        let name = format!("cpu{cpu}");
+        let line = stat
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name.as_str()))
+            .ok_or_else(|| format!("no {name} line in /proc/stat"))?;
+        // cpuN user nice system idle iowait irq softirq steal ...
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        for i in [1, 2, 3, 6, 7] {
+            ticks += fields.get(i).ok_or("short /proc/stat line")?.parse::<u64>()?;
+        }
+    }
+    Ok(ticks * 1_000_000 / clock_ticks())
+}

@@ -23,6 +23,10 @@ const TURN_ORDERS: [[usize; 3]; 6] = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1]
 /// measured.
 const IDLE_MAX_PCT: f64 = 2.0;
 
+/// The generator probe's pairs of wrk runs (one with the script's answer checks, one without,
+/// alternating which goes first) against a c32 cell's reference server, after its rounds.
+const PROBE_PAIRS: usize = 3;
+
 /// One server of an HTTP cell, up for the whole cell; its index among the cell's servers is
 /// its column in the table.
 pub struct Served {
@@ -65,14 +69,20 @@ pub struct Cell {
     busy: Figure,
     generator: Figure,
     idle: Figure,
+    /// Other processes' CPU on both cores during the turn (not the server, wrk or the waiting
+    /// servers), percent of one core.
+    others: Figure,
     stolen: Figure,
     /// Each round's p99 per column, for the paired ratios.
     round_p99: Vec<[f64; 3]>,
+    /// At c32: the generator probe against the reference column (see [`load_wrk::Probe`]).
+    probe: Option<(String, load_wrk::Probe)>,
 }
 
-/// Runs `plan.http_rounds` rounds of the three `servers` at `concurrency`, then stops their
-/// profilers and the servers. `name` starts the rows' names.
-pub fn take_turns(plan: &Plan, name: &str, concurrency: usize, servers: Vec<Served>) -> Res<Cell> {
+/// Runs `plan.http_rounds` rounds of the three `servers` at `concurrency` (at c32 followed by
+/// the generator probe against `servers[reference]`), then stops their profilers and the
+/// servers. `name` starts the rows' names.
+pub fn take_turns(plan: &Plan, name: &str, concurrency: usize, servers: Vec<Served>, reference: usize) -> Res<Cell> {
     let figure = |what: &str| Figure::new(format!("{name} {what}"));
     let mut cell = Cell {
         name: name.to_owned(),
@@ -83,8 +93,10 @@ pub fn take_turns(plan: &Plan, name: &str, concurrency: usize, servers: Vec<Serv
         busy: figure("server CPU % of its core (info)"),
         generator: figure("wrk CPU % of its core (info)"),
         idle: figure("the two idle servers' CPU % during its turn (info)"),
+        others: figure("other processes' CPU % of a core on both CPUs during its turn (info)"),
         stolen: figure("server's CPU stolen by the hypervisor % (info)"),
         round_p99: Vec::new(),
+        probe: None,
     };
     for round in 1..=plan.http_rounds {
         let mut p99_of = [f64::NAN; 3];
@@ -97,17 +109,25 @@ pub fn take_turns(plan: &Plan, name: &str, concurrency: usize, servers: Vec<Serv
             let others_start = others(&servers)?;
             let cpu_start = proc::cpu_micros(pid)?;
             let steal_start = proc::steal_micros(proc::SERVER_CPU)?;
+            let cores_start = proc::busy_micros(&[load_wrk::GENERATOR_CPU, proc::SERVER_CPU])?;
             let run = load_wrk::run(url, concurrency, plan.http_slice, args).map_err(|e| format!("{label}: {e}"))?;
             let cpu_end = proc::cpu_micros(pid)?;
-            let others_pct = others(&servers)?.saturating_sub(others_start) as f64 * 100.0 / run.wall_us as f64;
+            let cores_us = proc::busy_micros(&[load_wrk::GENERATOR_CPU, proc::SERVER_CPU])?.saturating_sub(cores_start);
+            let others_busy = others(&servers)?.saturating_sub(others_start);
+            let others_pct = others_busy as f64 * 100.0 / run.wall_us as f64;
             let steal_pct =
                 proc::steal_micros(proc::SERVER_CPU)?.saturating_sub(steal_start) as f64 * 100.0 / run.wall_us as f64;
             let server_us = cpu_end.saturating_sub(cpu_start) as f64;
             let server_pct = server_us * 100.0 / run.wall_us as f64;
+            // Both cores' busy time less the processes of the cell and wrk.
+            let other_processes_pct =
+                cores_us.saturating_sub(cpu_end.saturating_sub(cpu_start) + others_busy + run.generator_us) as f64
+                    * 100.0
+                    / run.wall_us as f64;
             eprintln!(
                 "  round {round}/{} {label}: {:.0} req/s, p99 {:.0} µs, server at {server_pct:.0}% and wrk at \
-                 {:.0}% of their cores, the idle servers at {others_pct:.1}%, {steal_pct:.0}% of the \
-                 server's CPU stolen",
+                 {:.0}% of their cores, the idle servers at {others_pct:.1}%, other processes at \
+                 {other_processes_pct:.0}%, {steal_pct:.0}% of the server's CPU stolen",
                 plan.http_rounds, run.rps, run.p99_us, run.generator_cpu_pct
             );
             cell.rps.add(col, run.rps);
@@ -118,14 +138,53 @@ pub fn take_turns(plan: &Plan, name: &str, concurrency: usize, servers: Vec<Serv
             cell.busy.add(col, server_pct);
             cell.generator.add(col, run.generator_cpu_pct);
             cell.idle.add(col, others_pct);
+            cell.others.add(col, other_processes_pct);
             cell.stolen.add(col, steal_pct);
         }
         cell.round_p99.push(p99_of);
+    }
+    if concurrency == 32 {
+        let served = &servers[reference];
+        cell.probe = Some((served.label.clone(), probe(plan, served, concurrency)?));
     }
     for served in servers {
         proc::stop_profiler(served.profiler)?;
     }
     Ok(cell)
+}
+
+/// [`PROBE_PAIRS`] pairs of wrk runs against `served`, with and without the answer checks.
+fn probe(plan: &Plan, served: &Served, concurrency: usize) -> Res<load_wrk::Probe> {
+    let Served { label, url, args, .. } = served;
+    // Column 0 with the checks, column 1 without; medians of each.
+    let mut rps = Figure::new(String::new());
+    let mut wrk = Figure::new(String::new());
+    for pair in 0..PROBE_PAIRS {
+        let order = if pair % 2 == 0 { [true, false] } else { [false, true] };
+        for check in order {
+            let run = if check {
+                load_wrk::run(url, concurrency, plan.http_slice, args)
+            } else {
+                load_wrk::run_unchecked(url, concurrency, plan.http_slice, args)
+            }
+            .map_err(|e| format!("{label} probe: {e}"))?;
+            let col = usize::from(!check);
+            eprintln!(
+                "  probe {}/{PROBE_PAIRS} {label} {}: {:.0} req/s, wrk at {:.0}% of its core",
+                pair + 1,
+                if check { "checked" } else { "unchecked" },
+                run.rps,
+                run.generator_cpu_pct
+            );
+            rps.add(col, run.rps);
+            wrk.add(col, run.generator_cpu_pct);
+        }
+    }
+    let [Some(checked_rps), Some(unchecked_rps), _] = rps.medians() else { return Err("probe without runs".into()) };
+    let [Some(checked_wrk_pct), Some(unchecked_wrk_pct), _] = wrk.medians() else {
+        return Err("probe without runs".into());
+    };
+    Ok(load_wrk::Probe { checked_rps, unchecked_rps, checked_wrk_pct, unchecked_wrk_pct })
 }
 
 impl Cell {
@@ -138,7 +197,15 @@ impl Cell {
             let rps = self.rps.medians()[reference].unwrap_or(0.0);
             let busy = self.busy.medians()[reference].unwrap_or(0.0);
             let generator = self.generator.medians()[reference].unwrap_or(100.0);
-            if let Some(limit) = load_wrk::generator_limit(reference_name, rps, busy, generator) {
+            let others = self.others.medians()[reference].unwrap_or(100.0);
+            let r = load_wrk::Reference {
+                name: reference_name,
+                rps,
+                busy_pct: busy,
+                wrk_pct: generator,
+                others_pct: others,
+            };
+            if let Some(limit) = load_wrk::generator_limit(&r) {
                 let steal = self.stolen.medians()[reference].unwrap_or(0.0);
                 why.push(format!("{limit}, {steal:.0}% of the server's CPU stolen ({})", self.name));
             }
@@ -178,7 +245,19 @@ impl Cell {
             table.push(f);
         }
         table.note(note);
-        for f in [self.cpu, self.busy, self.generator, self.idle, self.stolen] {
+        if let Some((label, p)) = &self.probe {
+            table.note(format!(
+                "{} generator probe ({PROBE_PAIRS} pairs of runs, {label}): {:.0} req/s with every answer checked, \
+                 {:.0} without ({:+.1}%), wrk at {:.0}% and {:.0}% of its core",
+                self.name,
+                p.checked_rps,
+                p.unchecked_rps,
+                p.gain() * 100.0,
+                p.checked_wrk_pct,
+                p.unchecked_wrk_pct
+            ));
+        }
+        for f in [self.cpu, self.busy, self.generator, self.idle, self.others, self.stolen] {
             table.push(f);
         }
     }

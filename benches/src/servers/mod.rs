@@ -2,7 +2,8 @@
 //! CPU time and memory are read per server from `/proc`.
 //!
 //! Every server answers the same `tools/call` of a tool named `echo` with arguments
-//! `{"text": STRING}` by returning `STRING` as one text content block.
+//! `{"text": STRING}` by returning `STRING` as one text content block. The raw reference has a
+//! second decoding (`raw-value-stdio`, `raw-value-http`; see [`raw`]).
 
 pub mod ours;
 pub mod raw;
@@ -32,9 +33,12 @@ pub fn run_role(name: &str, args: &[String]) -> Res<()> {
         "rmcp-stdio-pipes" => rt.block_on(rmcp_echo::stdio(true)),
         "rmcp-http" => rt.block_on(rmcp_echo::http(addr, false)),
         "rmcp-http-legacy" => rt.block_on(rmcp_echo::http(addr, true)),
-        // The raw stdio loop is plain blocking std I/O: no runtime at all.
-        "raw-stdio" => raw::stdio(),
-        "raw-http" => rt.block_on(raw::http(addr)),
+        // The raw stdio loop is plain blocking std I/O: no runtime at all. `raw-*` decode into
+        // borrowed structs (the RAW column), `raw-value-*` into a `serde_json::Value`.
+        "raw-stdio" => raw::stdio(raw::Decoding::Typed),
+        "raw-value-stdio" => raw::stdio(raw::Decoding::Value),
+        "raw-http" => rt.block_on(raw::http(addr, raw::Decoding::Typed)),
+        "raw-value-http" => rt.block_on(raw::http(addr, raw::Decoding::Value)),
         other => Err(format!("unknown role {other:?}").into()),
     }
 }
