@@ -74,10 +74,11 @@ impl Link {
     {
         let Some(client) = self.client() else { return Err(Failure::Down) };
         let (options, progress) = self.options(ctx);
-        let call = send(client, options);
+        // Boxed: the client's request future is kilobytes, and inline it would be copied with
+        // every future around it (the mirrored item's, the pipeline's) on each call.
+        let mut call = Box::pin(send(client, options));
         let Some(mut progress) = progress else { return call.await.map_err(Failure::Client) };
         let reporter = ctx.progress();
-        tokio::pin!(call);
         let answer = loop {
             tokio::select! {
                 biased;

@@ -4,6 +4,7 @@ use crate::handler::IntoPromptResult;
 use crate::jsonrpc::McpError;
 use crate::model::{Icon, PromptArgument};
 use crate::registry::{Decoration, PromptEntry, PromptGetFn};
+use futures::FutureExt;
 use serde_json::{Map, Value, json};
 use std::future::Future;
 use std::sync::Arc;
@@ -82,8 +83,8 @@ impl DynamicPrompt {
             roles: &[],
             scopes: &[],
             get: Arc::new(move |ctx, args| {
-                let fut = handler(ctx, args);
-                Box::pin(async move { fut.await.into_prompt_result() })
+                // `map`: an async block would hold the future twice (see `DynamicTool::new`).
+                Box::pin(handler(ctx, args).map(|out| out.into_prompt_result()))
             }),
         }
     }

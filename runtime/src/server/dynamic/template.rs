@@ -5,6 +5,7 @@ use crate::jsonrpc::McpError;
 use crate::model::{Annotations, Icon, ReadResourceResult};
 use crate::registry::{BoxFuture, Decoration, ResourceEntry, ResourceReadFn, ResourceRequest, UriTemplate};
 use crate::vocab::definitions::mime_type;
+use futures::FutureExt;
 use serde_json::{Map, Value, json};
 use std::future::Future;
 use std::sync::Arc;
@@ -100,8 +101,8 @@ impl DynamicResourceTemplate {
             scopes: &[],
             read: Arc::new(move |ctx, req, mime| {
                 let uri = req.uri.clone();
-                let fut = read(ctx, req);
-                Box::pin(async move { fut.await.into_read_result(&uri, mime.as_deref()) })
+                // `map`: an async block would hold the future twice (see `DynamicTool::new`).
+                Box::pin(read(ctx, req).map(move |out| out.into_read_result(&uri, mime.as_deref())))
             }),
         }
     }

@@ -7,6 +7,7 @@ use crate::registry::{
     Decoration, SchemaOrigin, TaskSupport, ToolCallFn, ToolEntry, ToolLimits, ToolParts, build_tool,
 };
 use crate::vocab::definitions::tool_name;
+use futures::FutureExt;
 use serde_json::{Map, Value, json};
 use std::future::Future;
 use std::sync::Arc;
@@ -88,8 +89,9 @@ impl DynamicTool {
             task_support: TaskSupport::Forbidden,
             limits: ToolLimits::NONE,
             call: Arc::new(move |ctx, args| {
-                let fut = handler(ctx, args);
-                Box::pin(async move { fut.await.into_tool_outcome() })
+                // `map`, not an async block around the future: the block would hold it twice (as
+                // captured and as awaited), doubling the boxed size a call allocates and moves.
+                Box::pin(handler(ctx, args).map(|out| out.into_tool_outcome()))
             }),
         }
     }
