@@ -97,7 +97,7 @@ fn stdio_server() -> Res<tokio::process::Command> {
 
 /// Runs `n` calls of `call(i)` split over `conc` tasks; returns the seconds taken and this
 /// process's CPU microseconds over them.
-async fn measure<F, Fut>(n: usize, conc: usize, call: F) -> Res<(f64, u64)>
+pub(crate) async fn measure<F, Fut>(n: usize, conc: usize, call: F) -> Res<(f64, u64)>
 where
     F: Fn(usize) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = Res<()>> + Send,
@@ -124,7 +124,8 @@ where
     Ok((elapsed, cpu_micros(std::process::id())? - cpu0))
 }
 
-fn check(text: Option<&str>, i: usize) -> Res<()> {
+/// Whether `text` is the answer to call `i` (`hello {i}`).
+pub(crate) fn check(text: Option<&str>, i: usize) -> Res<()> {
     if text == Some(format!("hello {i}").as_str()) { Ok(()) } else { Err(format!("wrong answer: {text:?}").into()) }
 }
 

@@ -16,12 +16,11 @@
 //! (the server, or the gateway and its upstream), and the server process's alone (for the
 //! gateway, the hop).
 
+use crate::clients;
 use crate::proc::{self, SERVER_CPU, cpu_micros};
 use crate::table::{Columns, Figure, Table};
 use crate::{Plan, Res};
 use std::process::Stdio;
-use std::sync::Arc;
-use std::time::Instant;
 
 /// The columns of the gateway rows.
 const COLUMNS: Columns = Columns { names: ["DIRECT", "GATEWAY", "SERVER+CLIENT"], ratios: [(1, 0), (1, 2)] };
@@ -120,12 +119,7 @@ async fn measure(target: &str, n: usize, conc: usize) -> Res<Measured> {
         let client = shared.clone();
         async move {
             let result = client.call_tool("echo", serde_json::json!({ "text": format!("hello {i}") })).await?;
-            let text = result.content.first().and_then(|c| c.as_text());
-            if text == Some(format!("hello {i}").as_str()) {
-                Res::Ok(())
-            } else {
-                Err(format!("wrong answer: {text:?}").into())
-            }
+            clients::check(result.content.first().and_then(|c| c.as_text()), i)
         }
     };
     // Warm-up: the gateway's first listing, allocator and caches on both sides.
@@ -142,29 +136,12 @@ async fn measure(target: &str, n: usize, conc: usize) -> Res<Measured> {
         }
         Ok(total)
     };
-    let (me0, side0, server0) = (cpu_micros(std::process::id())?, side(server)?, cpu_micros(server)?);
-    let start = Instant::now();
-    let call = Arc::new(call);
-    let mut tasks = Vec::new();
-    for t in 0..conc {
-        let call = call.clone();
-        tasks.push(tokio::spawn(async move {
-            let mut i = t;
-            while i < n {
-                call(i).await?;
-                i += conc;
-            }
-            Res::Ok(())
-        }));
-    }
-    for task in tasks {
-        task.await??;
-    }
-    let elapsed = start.elapsed().as_secs_f64();
+    let (side0, server0) = (side(server)?, cpu_micros(server)?);
+    let (elapsed, me) = clients::measure(n, conc, call).await?;
     let per_call = |us: u64| us as f64 / n as f64;
     let measured = Measured {
         calls_per_s: n as f64 / elapsed,
-        client_us: per_call(cpu_micros(std::process::id())? - me0),
+        client_us: per_call(me),
         server_us: per_call(side(server)? - side0),
         hop_us: per_call(cpu_micros(server)? - server0),
     };
