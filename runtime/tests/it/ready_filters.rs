@@ -346,6 +346,37 @@ async fn a_deadline_fires_the_handlers_cancellation_and_the_call_is_still_answer
     );
 }
 
+/// Set when the work a raw filter inside the deadline spawned saw the request's cancellation.
+static WATCHER_STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// A raw filter that takes the request's token when the chain is made, before its future runs.
+struct Watcher;
+
+impl switchyard::RawFilter for Watcher {
+    fn filter(&self, req: RawRequest, next: RawNext) -> switchyard::registry::BoxFuture<RawResponse> {
+        let cancel = req.ctx.cancellation().clone();
+        tokio::spawn(async move {
+            cancel.cancelled().await;
+            WATCHER_STOPPED.store(true, Ordering::SeqCst);
+        });
+        Box::pin(next.run(req))
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_deadline_fires_the_token_a_filter_inside_it_took_up_front() {
+    let s = server(|b| b.raw_filter(0, Timeout::per_tool("hang", Duration::from_secs(1))).raw_filter(1, Watcher));
+    let err = call(&s, None, None, "hang", json!({})).await.expect_err("timed out");
+    assert_eq!(reason(&err), Some("timeout"));
+    for _ in 0..1000 {
+        if WATCHER_STOPPED.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(WATCHER_STOPPED.load(Ordering::SeqCst), "the filter's spawned work saw the deadline");
+}
+
 static TYPED_TIMEOUT: LazyLock<Timeout> = LazyLock::new(|| Timeout::per_tool("hang", Duration::from_secs(2)));
 
 #[mcp_filter(rpc = ToolsCall, group = "ready-typed-timeout")]

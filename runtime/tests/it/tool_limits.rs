@@ -181,3 +181,34 @@ async fn run_time_tools_declare_limits_and_bad_ones_are_refused() {
     }
     assert_eq!(text(call(&s, Some("dave"), "dyn").await), "dyn", "a refused add changed nothing");
 }
+
+/// Calls of `dyn-stuck` whose cancellation token (taken before its future) fired.
+static DYN_STUCK_CANCELLED: AtomicUsize = AtomicUsize::new(0);
+
+#[tokio::test(start_paused = true)]
+async fn a_declared_timeout_fires_the_token_a_run_time_tool_takes_up_front() {
+    // The handler takes its token when called, before its future runs: the declared deadline
+    // must already be installed then.
+    let tool = DynamicTool::new("dyn-stuck", |ctx: RequestContext, _args: Value| {
+        let cancel = ctx.cancellation().clone();
+        async move {
+            tokio::spawn(async move {
+                cancel.cancelled().await;
+                DYN_STUCK_CANCELLED.fetch_add(1, Ordering::SeqCst);
+            });
+            std::future::pending::<()>().await;
+            Ok::<_, ToolError>("never".to_owned())
+        }
+    })
+    .limits(ToolLimits::NONE.timeout(Duration::from_secs(1)));
+    let s = Server::builder("limits", "1").groups(["none"]).tool(tool).build().expect("builds");
+    let err = call(&s, None, "dyn-stuck").await.expect_err("timed out");
+    assert_eq!(reason(&err), Some("timeout"));
+    for _ in 0..1000 {
+        if DYN_STUCK_CANCELLED.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(DYN_STUCK_CANCELLED.load(Ordering::SeqCst), 1, "its cancellation token fired");
+}

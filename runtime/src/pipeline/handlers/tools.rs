@@ -113,6 +113,11 @@ fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<Erased
             None => call(ctx, arguments).await?,
             Some(limiter) => {
                 let deadline = ctx.clone();
+                if limits.timeout_value().is_some() {
+                    // Installed before the body is made: a handler may take its token when
+                    // called, before its future first runs.
+                    deadline.deadline_token();
+                }
                 limiter.run(&deadline, &p.name, limits, call(ctx, arguments)).await?
             }
         };
