@@ -84,6 +84,9 @@ pub(crate) struct Peer {
 struct Asking {
     handler: InputFn,
     asked: u32,
+    /// The server's requests this handler is answering, stopped (and answered with an error)
+    /// when our request ends: a question must not outlive the call it belongs to.
+    questions: Vec<RequestId>,
 }
 
 /// Who answers one request of the server's: the input handler of our request `target`, with
@@ -143,7 +146,7 @@ impl Peer {
         handler: InputFn,
     ) -> Result<Value, ClientError> {
         let id = self.reserve_id();
-        self.asking().insert(id, Asking { handler, asked: 0 });
+        self.asking().insert(id, Asking { handler, asked: 0, questions: Vec::new() });
         let _asking = Unregister { peer: self, id };
         self.request_as(id, method, params, Some(timeout)).await
     }
@@ -164,6 +167,17 @@ impl Peer {
         let entry = asking.get_mut(&target)?;
         entry.asked += 1;
         Some((target, entry.handler.clone(), format!("input-{}", entry.asked)))
+    }
+
+    /// Stops answering the server's request `question` (the request of ours it belongs to has
+    /// ended) and answers it with an error, unless its answer went out already.
+    fn stop_question(&self, question: &RequestId) {
+        let running = self.serving.lock().unwrap_or_else(|p| p.into_inner()).remove(&id_key(question));
+        if let Some(handler) = running {
+            handler.abort();
+            let error = McpError::internal("the request this question belongs to has ended; nobody will answer it");
+            self.answer(question, Err(error));
+        }
     }
 
     /// Ends our request `target` with `error` (its own input handler's `input_required`
@@ -318,6 +332,8 @@ impl Peer {
     /// for the id or the end of the connection stops it unanswered.
     fn serve(self: &Arc<Self>, request: switchyard::jsonrpc::Request, asker: Asker) {
         let key = id_key(&request.id);
+        let question = request.id.clone();
+        let target = asker.as_ref().map(|(target, ..)| *target);
         let peer = self.clone();
         let serving = key.clone();
         // Held while spawning, so the task's own removal cannot come before the insert.
@@ -352,10 +368,25 @@ impl Peer {
                     meta.insert(RELATED_TASK.to_owned(), related);
                 }
             }
-            peer.serving.lock().unwrap_or_else(|p| p.into_inner()).remove(&serving);
-            peer.answer(&request.id, outcome);
+            // Whoever takes the entry answers: a question stopped meanwhile (its call ended, the
+            // server cancelled it) is answered there, or not at all.
+            if peer.serving.lock().unwrap_or_else(|p| p.into_inner()).remove(&serving).is_some() {
+                peer.answer(&request.id, outcome);
+            }
         });
         table.insert(key, task.abort_handle());
+        drop(table);
+        if let Some(target) = target {
+            let mut asking = self.asking();
+            match asking.get_mut(&target) {
+                Some(entry) => entry.questions.push(question),
+                // Our request ended between choosing its handler and now.
+                None => {
+                    drop(asking);
+                    self.stop_question(&question);
+                }
+            }
+        }
     }
 
     /// Stops the handler of the server's request `request_id`, if it still runs.
@@ -387,7 +418,10 @@ struct Unregister<'a> {
 
 impl Drop for Unregister<'_> {
     fn drop(&mut self) {
-        self.peer.asking().remove(&self.id);
+        let ended = self.peer.asking().remove(&self.id);
+        for question in ended.map(|a| a.questions).unwrap_or_default() {
+            self.peer.stop_question(&question);
+        }
     }
 }
 

@@ -85,3 +85,45 @@ async fn a_client_that_cannot_answer_gets_an_answer_all_the_same() {
     );
     assert!(answered.contains("elicitation"), "names what was missing: {answered}");
 }
+
+/// Set when a `patient` call's question was answered with an error rather than an answer.
+static GAVE_UP: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Asks, and says so when the question ends without an answer.
+#[mcp_tool(group = "session-upstream")]
+async fn patient(ctx: RequestContext) -> Result<String, ToolFailure> {
+    let form = json!({ "type": "object", "properties": { "name": { "type": "string" } } });
+    match ctx.input("who", InputRequest::elicit_form("Who is asking?", form)).await {
+        Ok(_) => Ok("answered".to_owned()),
+        Err(e) => {
+            GAVE_UP.notify_one();
+            Err(e.into())
+        }
+    }
+}
+
+/// A call that ends (here, the upstream call's timeout) ends the question it asked: the
+/// upstream gets an error answer at once instead of the gateway waiting on its client forever,
+/// holding one of the connection's slots for questions.
+#[tokio::test]
+async fn a_question_ends_with_its_call() {
+    let upstream = Server::builder("session-upstream", "1").groups(["session-upstream"]).build().expect("builds");
+    let upstream = HttpTestServer::start(upstream, HttpConfig::default()).await.expect("binds");
+    let client = ClientBuilder::new("gateway", "1")
+        .protocol_versions(["2025-11-25"])
+        .on_elicitation(ElicitationModes::Form, |_| async { Err(McpError::invalid_request("not during a call")) });
+    let server = Server::builder("gateway", "1").groups(["none"]).build().expect("builds");
+    let _gateway = Gateway::new()
+        .upstream(Upstream::http("up", upstream.url()).client(client).call_timeout(Duration::from_millis(500)))
+        .attach(&server)
+        .await
+        .expect("attaches");
+    // A session client that never answers the gateway's questions.
+    let silent = TestClient::legacy(server, "2025-11-25").await.expect("initialize");
+    wait_for_greet(&silent).await;
+    let reply = silent.call_tool("patient", json!({})).await;
+    assert_eq!(reply.result()["isError"], true, "the upstream call timed out: {:?}", reply.response);
+    tokio::time::timeout(Duration::from_secs(10), GAVE_UP.notified())
+        .await
+        .expect("the upstream's question was answered with an error once the call ended");
+}
