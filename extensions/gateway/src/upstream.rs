@@ -204,7 +204,9 @@ impl Upstream {
     /// call: the gateway relays such a question to the client of that call; one the upstream
     /// sends outside any call (or, over stdio, while several calls are in flight: nothing there
     /// says which it belongs to) is refused (`-32600`). A builder given here declares what its
-    /// own handlers answer.
+    /// own handlers answer; they answer only questions outside any call, since during a call
+    /// the relay asks the call's client (and tells a 2026-07-28 upstream that client's
+    /// capabilities, not the builder's).
     pub fn client(mut self, client: ClientBuilder) -> Self {
         self.client = client;
         self
