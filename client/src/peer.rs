@@ -329,7 +329,8 @@ impl Peer {
 
     /// Runs the input handler for the server's request on a task of its own (a user filling a
     /// form must not stall the reader), answering when it is done; a `notifications/cancelled`
-    /// for the id or the end of the connection stops it unanswered.
+    /// for the id or the end of the connection stops it unanswered, and the end of the request
+    /// of ours it belongs to (`asker`) stops it with an error answer.
     fn serve(self: &Arc<Self>, request: switchyard::jsonrpc::Request, asker: Asker) {
         let key = id_key(&request.id);
         let question = request.id.clone();
