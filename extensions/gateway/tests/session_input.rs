@@ -28,6 +28,11 @@ fn ada(_method: &str, _params: &Value) -> Value {
 
 /// Our server on HTTP as a session-only upstream, and a gateway (not yet served) in front of it.
 async fn gateway() -> (Server, GatewayHandle, HttpTestServer) {
+    gateway_with(|upstream| upstream).await
+}
+
+/// [`gateway`] with its upstream configured further by `configure`.
+async fn gateway_with(configure: impl FnOnce(Upstream) -> Upstream) -> (Server, GatewayHandle, HttpTestServer) {
     let upstream = Server::builder("session-upstream", "1").groups(["session-upstream"]).build().expect("builds");
     let upstream = HttpTestServer::start(upstream, HttpConfig::default()).await.expect("binds");
     let client = ClientBuilder::new("gateway", "1")
@@ -35,7 +40,7 @@ async fn gateway() -> (Server, GatewayHandle, HttpTestServer) {
         .on_elicitation(ElicitationModes::Form, |_| async { Err(McpError::invalid_request("not during a call")) });
     let server = Server::builder("gateway", "1").groups(["none"]).build().expect("builds");
     let handle = Gateway::new()
-        .upstream(Upstream::http("up", upstream.url()).client(client))
+        .upstream(configure(Upstream::http("up", upstream.url()).client(client)))
         .attach(&server)
         .await
         .expect("attaches");
@@ -107,17 +112,7 @@ async fn patient(ctx: RequestContext) -> Result<String, ToolFailure> {
 /// holding one of the connection's slots for questions.
 #[tokio::test]
 async fn a_question_ends_with_its_call() {
-    let upstream = Server::builder("session-upstream", "1").groups(["session-upstream"]).build().expect("builds");
-    let upstream = HttpTestServer::start(upstream, HttpConfig::default()).await.expect("binds");
-    let client = ClientBuilder::new("gateway", "1")
-        .protocol_versions(["2025-11-25"])
-        .on_elicitation(ElicitationModes::Form, |_| async { Err(McpError::invalid_request("not during a call")) });
-    let server = Server::builder("gateway", "1").groups(["none"]).build().expect("builds");
-    let _gateway = Gateway::new()
-        .upstream(Upstream::http("up", upstream.url()).client(client).call_timeout(Duration::from_millis(500)))
-        .attach(&server)
-        .await
-        .expect("attaches");
+    let (server, _gateway, _upstream) = gateway_with(|u| u.call_timeout(Duration::from_millis(500))).await;
     // A session client that never answers the gateway's questions.
     let silent = TestClient::legacy(server, "2025-11-25").await.expect("initialize");
     wait_for_greet(&silent).await;
