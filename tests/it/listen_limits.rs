@@ -188,31 +188,89 @@ const RSS_BOUND_KIB: u64 = 512 * 1024;
 /// (measured: no growth).
 const EVENT_GROWTH_KIB: u64 = 64 * 1024;
 
-/// An HTTP/2 client (one connection) with small receive windows, whose listen responses are
-/// read up to their acknowledgement and then never again: the server's writes on its streams
-/// stall as soon as the windows are spent.
-fn unread_client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .http2_prior_knowledge()
-        .http2_initial_stream_window_size(Some(16 * 1024))
-        .http2_initial_connection_window_size(Some(256 * 1024))
-        .build()
-        .expect("an h2c client")
+/// One HTTP/2 connection of a client that reads each of its listen responses up to the
+/// acknowledgement and never again, with small receive windows, so the server's writes on its
+/// streams stall as soon as the windows are spent. Dropping it closes the connection with
+/// every stream unread.
+///
+/// Raw `h2` rather than reqwest: since h2 0.4.18 a client ends a connection on which too many
+/// small DATA frames wait unread (`GOAWAY ENHANCE_YOUR_CALM`, "too_many_data_frames": half the
+/// connection window of framing overhead, about 1,000 unread events or keep-alive comments
+/// here), and reqwest cannot raise that budget. That is the client protecting itself; this
+/// test is about a client that keeps its connection and never reads.
+struct UnreadConnection {
+    driver: tokio::task::JoinHandle<()>,
+    _streams: Vec<h2::RecvStream>,
+}
+
+impl Drop for UnreadConnection {
+    fn drop(&mut self) {
+        self.driver.abort();
+    }
+}
+
+/// Sends listen `id` on `h2` and reads its stream up to the acknowledgement.
+async fn unread_listen(h2: h2::client::SendRequest<bytes::Bytes>, url: &str, id: Value) -> h2::RecvStream {
+    let mut params = listen_params();
+    params["_meta"] = meta(json!({}));
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params });
+    let request = http::Request::post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "subscriptions/listen")
+        .body(())
+        .expect("a request");
+    let mut h2 = h2.ready().await.unwrap_or_else(|e| panic!("listen {id}: the connection ended: {e}"));
+    let (response, mut send) = h2.send_request(request, false).unwrap_or_else(|e| panic!("listen {id}: {e}"));
+    send.send_data(bytes::Bytes::from(body.to_string()), true).unwrap_or_else(|e| panic!("listen {id}: {e}"));
+    let response = response.await.unwrap_or_else(|e| panic!("listen {id}: no response: {e}"));
+    assert_eq!(response.status(), 200, "listen {id}");
+    let sse = response.headers().get("content-type").is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+    let mut stream = response.into_body();
+    let mut buf = String::new();
+    loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(60), stream.data())
+            .await
+            .unwrap_or_else(|_| panic!("no acknowledgement for {id} within 60 s"))
+            .unwrap_or_else(|| panic!("listen {id} ended before its acknowledgement: {buf}"))
+            .unwrap_or_else(|e| panic!("listen {id}: {e}"));
+        let _ = stream.flow_control().release_capacity(chunk.len());
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+        assert!(sse || !buf.contains('}'), "listen {id} refused: {buf}");
+        if let Some(first) = data_frames(&buf).first() {
+            assert_eq!(first["method"], ACK, "{first}");
+            assert_eq!(first["params"]["_meta"][SID], id, "{first}");
+            return stream;
+        }
+    }
 }
 
 /// Opens `STREAMS_PER_CONNECTION` acknowledged listen streams on each of `UNREAD_CONNECTIONS`
-/// new connections; returns the clients and their open, unread responses.
-async fn open_unread(url: &str, round: usize) -> Vec<(reqwest::Client, Vec<reqwest::Response>)> {
+/// new connections.
+async fn open_unread(port: u16, url: &str, round: usize) -> Vec<UnreadConnection> {
     let connections = (0..UNREAD_CONNECTIONS).map(|k| {
         let url = url.to_owned();
         tokio::spawn(async move {
-            let c = unread_client();
+            let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.expect("connects");
+            let (h2, connection) = h2::client::Builder::new()
+                .initial_window_size(16 * 1024)
+                .initial_connection_window_size(256 * 1024)
+                .data_frame_budget(usize::MAX)
+                .handshake::<_, bytes::Bytes>(tcp)
+                .await
+                .expect("an h2c connection");
+            let driver = tokio::spawn(async move {
+                if let Err(e) = connection.await {
+                    eprintln!("[listen_limits] unread connection {k} ended: {e}");
+                }
+            });
             let opens = (0..STREAMS_PER_CONNECTION).map(|i| {
-                let (c, url) = (c.clone(), url.clone());
-                async move { listen(&c, &url, json!(format!("r{round}-c{k}-{i}"))).await }
+                let (h2, url) = (h2.clone(), url.clone());
+                async move { unread_listen(h2, &url, json!(format!("r{round}-c{k}-{i}"))).await }
             });
             let streams: Vec<_> = futures::stream::iter(opens).buffer_unordered(100).collect().await;
-            (c, streams)
+            UnreadConnection { driver, _streams: streams }
         })
     });
     let mut all = Vec::new();
@@ -253,7 +311,7 @@ async fn ten_thousand_unread_http2_subscriptions_stay_bounded_and_free_every_slo
     echo(&other, &url, json!("warm"), "warm").await;
     let baseline = rss_kib(s.pid());
     for round in 0..2 {
-        let held = open_unread(&url, round).await;
+        let held = open_unread(s.port, &url, round).await;
         assert_eq!(open_count(&other, &url).await, total as i64);
         // The caller (anonymous, 127.0.0.1) is at its limit, whatever the connection.
         let refused = try_listen(&h2_client(None), &url, json!("one-more")).await.expect_err("over the limit");
