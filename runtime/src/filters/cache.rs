@@ -323,6 +323,11 @@ impl RawFilter for ResultCache {
                 && let Some(hit) = this.get(&req.ctx, &method, &name, &key).await
             {
                 tracing::debug!(target: "switchyard::filters", method, name, "result cache hit");
+                // A hit answers before the dispatch that records the matched primitive: record
+                // it as a miss would, for the span (`gen_ai.tool.name`, ...) and for filters
+                // outside this one that read `matched_primitive()`.
+                let field = crate::pipeline::method::named(&method).and_then(|d| d.span_field);
+                req.ctx.set_matched(field, name);
                 return Ok(hit);
             }
             let ctx = req.ctx.clone();

@@ -481,6 +481,34 @@ async fn a_cached_result_is_reused_within_its_ttl() {
     assert_eq!(text(&uncached), "quick");
 }
 
+/// A hit records the primitive it answers for, as the dispatch it skips would: a filter
+/// outside the cache sees it in `matched_primitive()` (and the span gets `gen_ai.tool.name`).
+#[tokio::test]
+async fn a_cache_hit_records_the_matched_tool() {
+    let cache = ResultCache::new(100).tool("counted", CachePolicy::public(Duration::from_secs(60)));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = {
+        let seen = seen.clone();
+        server(move |b| {
+            b.raw_filter(0, move |req: RawRequest, next: RawNext| {
+                let seen = seen.clone();
+                async move {
+                    let ctx = req.ctx.clone();
+                    let out = next.run(req).await;
+                    seen.lock().expect("seen").push(ctx.matched_primitive().map(str::to_owned));
+                    out
+                }
+            })
+            .raw_filter(1, cache)
+        })
+    };
+    let args = json!({ "key": "matched" });
+    assert_eq!(text(&call(&s, None, None, "counted", args.clone()).await), "run 1");
+    assert_eq!(text(&call(&s, None, None, "counted", args).await), "run 1", "a hit");
+    let seen = seen.lock().expect("seen").clone();
+    assert_eq!(seen, [Some("counted".to_owned()), Some("counted".to_owned())], "miss, then hit");
+}
+
 /// A private entry serves its own caller only; anonymous calls are not cached.
 #[tokio::test]
 async fn a_private_result_is_kept_per_caller() {
