@@ -2,8 +2,8 @@ mod detach;
 
 use super::{Connection, Logger, Notifier, Progress, StateMap};
 use crate::auth::Principal;
-use crate::jsonrpc::{McpError, RequestId};
-use crate::protocol::{Era, LogLevel, TraceContext};
+use crate::jsonrpc::{McpError, RequestId, small_map};
+use crate::protocol::{Era, LogLevel, META_CLIENT_INFO, TraceContext};
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::sync::Arc;
@@ -22,7 +22,9 @@ pub struct RequestParts {
     /// Shared: a legacy session's requests all refer to the values of its `initialize` rather
     /// than each copying them.
     pub client_capabilities: Arc<Value>,
-    /// The client's `Implementation`, when known (shared like `client_capabilities`).
+    /// The client's `Implementation`, when known (shared like `client_capabilities`). On a
+    /// 2026-07-28 request `None` reads it from `meta` instead
+    /// ([`RequestContext::client_info`]).
     pub client_info: Option<Arc<Value>>,
     /// The request's raw `params._meta` (empty when absent).
     pub meta: Map<String, Value>,
@@ -221,9 +223,18 @@ impl RequestContext {
         &self.inner.parts.client_capabilities
     }
 
-    /// The client's `Implementation` (`{name, version, ...}`), when it sent one.
+    /// The client's `Implementation` (`{name, version, ...}`), when it sent one: a legacy
+    /// session's from its `initialize`, a 2026-07-28 request's from its
+    /// `_meta["io.modelcontextprotocol/clientInfo"]`.
     pub fn client_info(&self) -> Option<&Value> {
-        self.inner.parts.client_info.as_deref()
+        let parts = &self.inner.parts;
+        match &parts.client_info {
+            Some(info) => Some(info),
+            // The server's transports leave a 2026-07-28 request's client info in its `_meta`
+            // rather than copying it out per request.
+            None if matches!(parts.era, Era::Modern) => small_map::get(&parts.meta, META_CLIENT_INFO),
+            None => None,
+        }
     }
 
     /// The raw `params._meta` of the request.

@@ -5,7 +5,7 @@
 use super::state::{Binding, BindingInput, Carried, StateCodec};
 use super::{InputChannel, InputFuture, InputRound};
 use crate::context::RequestContext;
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, small_map};
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
@@ -58,13 +58,13 @@ impl ModernChannel {
         params: &mut Map<String, Value>,
         principal: Option<&str>,
     ) -> Result<Self, McpError> {
-        let responses = match params.remove("inputResponses") {
+        let responses = match small_map::remove(params, "inputResponses") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => return Err(McpError::invalid_params("inputResponses must be an object of answers by key")),
         };
         let input = BindingInput::of(method, params, principal);
-        let (binding, carried) = match params.remove("requestState") {
+        let (binding, carried) = match small_map::remove(params, "requestState") {
             None | Some(Value::Null) => (LazyBinding::Later(input, OnceLock::new()), Carried::default()),
             Some(Value::String(s)) => {
                 let binding = input.bind();

@@ -7,7 +7,7 @@
 //! and the tag is HMAC-SHA256 over `v1.<payload>` with the server's key. The payload is
 //! authenticated, not encrypted: the client can read it, it cannot change it.
 
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, small_map};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
@@ -80,11 +80,14 @@ pub(crate) struct BindingInput {
 impl BindingInput {
     /// The input of a request from its params (`name`/`uri` and `arguments`).
     pub(crate) fn of(method: &str, params: &Map<String, Value>, principal: Option<&str>) -> BindingInput {
-        let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).unwrap_or_default();
+        let name = small_map::get(params, "name")
+            .or_else(|| small_map::get(params, "uri"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         BindingInput {
             method: method.to_owned(),
             name: name.to_owned(),
-            arguments: params.get("arguments").filter(|a| !a.is_null()).cloned(),
+            arguments: small_map::get(params, "arguments").filter(|a| !a.is_null()).cloned(),
             principal: principal.map(str::to_owned),
         }
     }

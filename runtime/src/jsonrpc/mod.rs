@@ -9,6 +9,7 @@
 pub(crate) mod error;
 pub(crate) mod id;
 mod message;
+pub(crate) mod small_map;
 
 // At the crate root: `switchyard::McpError`, `ErrorCode`, `RequestId`.
 pub(crate) use error::McpError;

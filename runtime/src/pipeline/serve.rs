@@ -6,10 +6,10 @@ use super::session::LegacySession;
 use super::{Engine, encode, handlers};
 use crate::context::{Origin, RequestContext, RequestParts};
 use crate::input::{InputChannel, LegacyChannel, ModernChannel};
-use crate::jsonrpc::{McpError, Request};
+use crate::jsonrpc::{McpError, Request, small_map};
 use crate::pipeline::{RawRequest, RawResponse};
 use crate::protocol::negotiate_legacy;
-use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceContext, parse_modern_meta};
+use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceContext, check_modern_meta};
 use crate::registry::BoxFuture;
 use futures::FutureExt;
 use futures::future::{Either, ready};
@@ -140,7 +140,7 @@ impl Engine {
                 Either::Left(Either::Right(async move { server.serve_legacy(req, &unnegotiated, origin).await }))
             }
             None => Either::Right(
-                match parse_modern_meta(req.params.as_ref()).and_then(|meta| {
+                match check_modern_meta(req.params.as_ref()).and_then(|meta| {
                     self.check_modern_version(&meta)?;
                     Ok(meta)
                 }) {
@@ -188,7 +188,8 @@ impl Engine {
         // MRTR (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr): the
         // retry's answers and state are checked before any filter or handler runs; a state that
         // does not verify is -32602 and nothing runs.
-        let had_input = takes_input && (params.contains_key("inputResponses") || params.contains_key("requestState"));
+        let had_input = takes_input
+            && (small_map::contains(&params, "inputResponses") || small_map::contains(&params, "requestState"));
         let channel = if takes_input {
             let principal_id = origin.principal.as_deref().map(|p| p.id.as_str());
             let c = ModernChannel::from_params(self.request_state.clone(), &req.method, &mut params, principal_id)?;
@@ -508,7 +509,7 @@ fn record_outcome(span: &tracing::Span, outcome: &Result<Value, McpError>) {
 
 /// The request's trace context: its `_meta`'s (SEP-414), else the transport's.
 fn trace_context(meta: &Map<String, Value>, transport: Option<TraceContext>) -> Option<TraceContext> {
-    if !meta.is_empty() && meta.contains_key(crate::protocol::META_TRACEPARENT) {
+    if !meta.is_empty() && small_map::contains(meta, crate::protocol::META_TRACEPARENT) {
         return TraceContext::from_meta(meta);
     }
     transport

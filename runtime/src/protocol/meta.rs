@@ -1,5 +1,5 @@
 use super::{LogLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION};
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, small_map};
 use serde_json::{Map, Value};
 
 /// The per-request `_meta` of a 2026-07-28 request, validated
@@ -24,8 +24,23 @@ pub struct ModernMeta {
 /// which are 200), as it calls this itself before dispatch. The version value itself is checked
 /// later (header comparison first, then `-32022`), following the order of the HTTP transport's
 pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMeta, McpError> {
+    let mut meta = check_modern_meta(params)?;
+    meta.client_info = params
+        .and_then(|p| small_map::get(p, "_meta"))
+        .and_then(Value::as_object)
+        .and_then(|m| small_map::get(m, META_CLIENT_INFO))
+        .cloned();
+    Ok(meta)
+}
+
+/// [`parse_modern_meta`] without copying `clientInfo` (`client_info` is `None`), for the
+/// server's own transports: the request's context reads it from the `_meta` it keeps
+/// (`RequestContext::client_info`), so it is not copied and dropped per request.
+///
+/// Errors: those of [`parse_modern_meta`].
+pub(crate) fn check_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMeta, McpError> {
     let bad = |msg: &str| McpError::invalid_params(msg.to_owned());
-    let meta = match params.and_then(|p| p.get("_meta")) {
+    let meta = match params.and_then(|p| small_map::get(p, "_meta")) {
         Some(Value::Object(m)) => m,
         None => {
             return Err(bad(
@@ -34,7 +49,7 @@ pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMe
         }
         Some(other) => return Err(bad(&format!("params._meta must be an object, not {}", kind(other)))),
     };
-    let protocol_version = match meta.get(META_PROTOCOL_VERSION) {
+    let protocol_version = match small_map::get(meta, META_PROTOCOL_VERSION) {
         Some(Value::String(v)) => v.clone(),
         None => return Err(bad("params._meta[\"io.modelcontextprotocol/protocolVersion\"] is required")),
         Some(other) => {
@@ -44,7 +59,7 @@ pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMe
             )));
         }
     };
-    let client_capabilities = match meta.get(META_CLIENT_CAPABILITIES) {
+    let client_capabilities = match small_map::get(meta, META_CLIENT_CAPABILITIES) {
         Some(v @ Value::Object(_)) => v.clone(),
         None => {
             return Err(bad(
@@ -58,23 +73,18 @@ pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMe
             )));
         }
     };
-    if let Some(t) = meta.get("progressToken")
+    if let Some(t) = small_map::get(meta, "progressToken")
         && !(t.is_string() || t.is_i64() || t.is_u64())
     {
         return Err(bad("params._meta.progressToken must be a string or an integer"));
     }
-    let log_level = match meta.get(META_LOG_LEVEL) {
+    let log_level = match small_map::get(meta, META_LOG_LEVEL) {
         None => None,
         Some(v) => Some(v.as_str().and_then(LogLevel::parse).ok_or_else(|| {
             bad("params._meta[\"io.modelcontextprotocol/logLevel\"] must be one of debug, info, notice, warning, error, critical, alert, emergency")
         })?),
     };
-    Ok(ModernMeta {
-        protocol_version,
-        client_capabilities,
-        client_info: meta.get(META_CLIENT_INFO).cloned(),
-        log_level,
-    })
+    Ok(ModernMeta { protocol_version, client_capabilities, client_info: None, log_level })
 }
 
 /// The JSON type of `v`, for error messages.

@@ -8,6 +8,7 @@ mod version;
 
 // At the crate root: `switchyard::LogLevel`.
 pub(crate) use level::LogLevel;
+pub(crate) use meta::check_modern_meta;
 pub use meta::{ModernMeta, parse_modern_meta};
 pub use trace::{
     MAX_BAGGAGE_BYTES, MAX_BAGGAGE_MEMBERS, MAX_TRACESTATE_BYTES, MAX_TRACESTATE_MEMBERS, META_BAGGAGE,

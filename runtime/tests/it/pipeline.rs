@@ -377,6 +377,12 @@ async fn meta_seen(ctx: RequestContext) -> Result<String, McpError> {
     Ok(Value::Object(ctx.meta().clone()).to_string())
 }
 
+/// Answers the client info its context reports.
+#[mcp_tool(group = "meta-seen")]
+async fn client_seen(ctx: RequestContext) -> Result<String, McpError> {
+    Ok(ctx.client_info().cloned().unwrap_or(Value::Null).to_string())
+}
+
 /// What the raw filter of group `meta-raw` found in `params._meta`.
 static RAW_META: std::sync::Mutex<Option<Value>> = std::sync::Mutex::new(None);
 
@@ -420,6 +426,11 @@ async fn the_context_shows_the_sent_meta_with_and_without_raw_filters() {
             } else {
                 assert_eq!(raw, None, "{era}: no raw filter ran");
             }
+            // The client's info, from `_meta` (modern) or `initialize` (legacy).
+            let r = client.request("tools/call", json!({ "name": "client_seen", "arguments": {} })).await;
+            let info = r.result()["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+            let info: Value = serde_json::from_str(&info).unwrap_or_else(|e| panic!("{era} {groups:?}: {e}: {info:?}"));
+            assert_eq!(info, json!({ "name": "switchyard-test-client", "version": "0" }), "{era} {groups:?}");
         }
     }
 }
