@@ -45,6 +45,18 @@
 //!   token, in order, before the answer
 //!   ([progress](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress)).
 //! - **Timeouts**: each call waits at most [`Upstream::call_timeout`] (60 s by default).
+//! - **Links**: read contents come back under `{uri_prefix}{uri}`; a `resource_link` or embedded
+//!   `resource` in a tool result or prompt's messages that names one of the upstream's resources
+//!   we serve (mirrored, or matching a mirrored template) gets our URI too, so our client can
+//!   follow it; other links, and all of them when the upstream has no `uri_prefix`, stay.
+//! - **Completions**: when the upstream declares the `completions` capability, each of its
+//!   mirrored prompts and resource templates has a completion handler: `completion/complete`
+//!   ([completion](https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion))
+//!   of our `{prefix}{name}` or `{uri_prefix}{uriTemplate}` is relayed with `ref` set to the
+//!   upstream's own prompt name or URI template, `argument` and `context` unchanged, and the
+//!   upstream's `completion` object (`{values, total?, hasMore?}`, cut to 100 values) is the
+//!   answer. Items of an upstream without the capability have no handler and complete to the
+//!   empty list.
 //! - **Input** is relayed both ways on a 2026-07-28 upstream: the upstream call declares our
 //!   client's `elicitation`, `sampling` and `roots` capabilities, and each request of an
 //!   upstream `input_required` round
@@ -62,7 +74,7 @@
 //! No failure of an upstream panics or blocks the server past the configured timeouts, and the
 //! server's other items keep serving.
 //!
-//! | upstream | `tools/call` | `prompts/get`, `resources/read` |
+//! | upstream | `tools/call` | `prompts/get`, `resources/read`, `completion/complete` |
 //! |---|---|---|
 //! | answers with a JSON-RPC error | that error: its code and `data`, the message prefixed `` upstream `name`: ``; an authorization refusal's `data.reason` (`forbidden`, `insufficient_scope`) becomes `upstream_forbidden` / `upstream_insufficient_scope`, so our transport does not answer it as ours (403, or 401 with a challenge) | the same |
 //! | not connected, no answer within the call timeout (cancelled upstream), closes the connection mid-call, answers with something that is no result of the method | an `isError: true` result whose text names the upstream and what happened, for the model to read ([tool errors](https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling)) | `-32603` with that text and `data: {"upstream": name}` |

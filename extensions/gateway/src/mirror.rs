@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 use switchyard::server::{DynamicPrompt, DynamicResource, DynamicResourceTemplate, DynamicTool};
-use switchyard::{Annotations, Icon, McpError, PromptArgument, Server, ToolAnnotations};
+use switchyard::{Annotations, CompletionRef, Icon, McpError, PromptArgument, Server, ToolAnnotations};
 use switchyard_client::{Client, ClientError, Prompt, Resource, ResourceTemplate, Tool};
 
 /// Which kind of listing.
@@ -77,6 +77,8 @@ impl Mirror {
                 }),
             }
         };
+        // Our prompts and templates complete through the upstream only when it offers that.
+        let completes = client.capabilities().get("completions").is_some();
         let table = server.table();
         let mirrored = self.map(kind);
         let mut next = HashMap::with_capacity(listed.len());
@@ -105,7 +107,7 @@ impl Mirror {
                 );
                 continue;
             }
-            match add(server, link, kind, &ours, &listing) {
+            match add(server, link, kind, &ours, &listing, completes) {
                 Ok(()) => {
                     next.insert(ours, listing);
                 }
@@ -120,6 +122,9 @@ impl Mirror {
         }
         for gone in mirrored.keys().filter(|k| !next.contains_key(*k)) {
             remove(server, kind, gone);
+        }
+        if matches!(kind, Kind::Resources | Kind::Templates) {
+            link.set_served(kind == Kind::Templates, next.keys());
         }
         *mirrored = next;
         Ok(())
@@ -169,21 +174,34 @@ fn remove(server: &Server, kind: Kind, ours: &str) {
 ///
 /// Errors: the server's `-32602` when even that is refused (an invalid name, a schema that
 /// does not compile, a listing that is not the kind's shape).
-fn add(server: &Server, link: &Arc<Link>, kind: Kind, ours: &str, listing: &Value) -> Result<(), McpError> {
-    add_one(server, link, kind, ours, listing, true).or_else(|e| {
-        tracing::debug!(target: "switchyard_gateway", upstream = link.name(), "{ours}: {e}; served without its decoration");
-        add_one(server, link, kind, ours, listing, false)
-    })
-}
-
-fn add_one(
+///
+/// A prompt or template gets a completion handler relaying to the upstream when `completes`
+/// (the upstream declares the `completions` capability).
+fn add(
     server: &Server,
     link: &Arc<Link>,
     kind: Kind,
     ours: &str,
     listing: &Value,
-    decorated: bool,
+    completes: bool,
 ) -> Result<(), McpError> {
+    let item = Item { kind, ours, listing, completes };
+    add_one(server, link, &item, true).or_else(|e| {
+        tracing::debug!(target: "switchyard_gateway", upstream = link.name(), "{ours}: {e}; served without its decoration");
+        add_one(server, link, &item, false)
+    })
+}
+
+/// One item to add: what [`add`] was given.
+struct Item<'a> {
+    kind: Kind,
+    ours: &'a str,
+    listing: &'a Value,
+    completes: bool,
+}
+
+fn add_one(server: &Server, link: &Arc<Link>, item: &Item<'_>, decorated: bool) -> Result<(), McpError> {
+    let Item { kind, ours, listing, completes } = *item;
     let object = listing.as_object().cloned().unwrap_or_default();
     let text = |key: &str| object.get(key).and_then(Value::as_str).filter(|s| !s.trim().is_empty()).map(str::to_owned);
     let decoration = Decoration::of(&object, decorated);
@@ -217,6 +235,7 @@ fn add_one(
             let Some(name) = text("name") else { return Err(McpError::invalid_params("a prompt without a name")) };
             let handler_link = link.clone();
             let upstream_name: Arc<str> = name.into();
+            let completion = CompletionRef::Prompt { name: upstream_name.to_string() };
             let mut prompt = DynamicPrompt::new(ours, move |ctx, args| {
                 let link = handler_link.clone();
                 let name = upstream_name.clone();
@@ -224,6 +243,13 @@ fn add_one(
             })
             .roles(link.upstream.roles)
             .scopes(link.upstream.scopes);
+            if completes {
+                let completion_link = link.clone();
+                prompt = prompt.complete(move |ctx, request| {
+                    let (link, upstream) = (completion_link.clone(), completion.clone());
+                    async move { link.complete(ctx, request, upstream).await }
+                });
+            }
             if let Some(d) = text("description") {
                 prompt = prompt.description(d);
             }
@@ -273,6 +299,7 @@ fn add_one(
             };
             let name = text("name").unwrap_or_else(|| template.clone());
             let handler_link = link.clone();
+            let completion = CompletionRef::Resource { uri: template };
             let mut resource = DynamicResourceTemplate::new(ours, name, move |ctx, request| {
                 let link = handler_link.clone();
                 async move {
@@ -282,6 +309,13 @@ fn add_one(
             })
             .roles(link.upstream.roles)
             .scopes(link.upstream.scopes);
+            if completes {
+                let completion_link = link.clone();
+                resource = resource.complete(move |ctx, request| {
+                    let (link, upstream) = (completion_link.clone(), completion.clone());
+                    async move { link.complete(ctx, request, upstream).await }
+                });
+            }
             if let Some(d) = text("description") {
                 resource = resource.description(d);
             }

@@ -4,11 +4,14 @@
 use crate::upstream::Upstream;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
+use std::collections::HashSet;
 use std::future::Future;
 use std::sync::{Arc, RwLock};
 use switchyard::input::InputRequest;
+use switchyard::registry::UriTemplate;
 use switchyard::{
-    CallToolResult, ErrorCode, GetPromptResult, McpError, ReadResourceResult, RequestContext, ResourceContents,
+    CallToolResult, Completion, CompletionRef, CompletionRequest, Content, ErrorCode, GetPromptResult, McpError,
+    ReadResourceResult, RequestContext, ResourceContents,
 };
 use switchyard_client::{Client, ClientError, ProgressUpdate, RequestOptions};
 use tokio::sync::mpsc;
@@ -17,15 +20,62 @@ use tokio::sync::mpsc;
 pub(crate) struct Link {
     pub(crate) upstream: Upstream,
     client: RwLock<Option<Client>>,
+    /// Our URIs of the upstream's resources and templates we serve: links in its results to
+    /// one of them are given our URI, so that our client can follow them.
+    served: RwLock<Served>,
+}
+
+/// Our URIs (`{uri_prefix}{uri}`) of an upstream's mirrored resources, and its mirrored URI
+/// templates, as the mirror last listed them.
+#[derive(Default)]
+struct Served {
+    resources: HashSet<String>,
+    templates: Vec<UriTemplate>,
 }
 
 impl Link {
     pub(crate) fn new(upstream: Upstream) -> Arc<Link> {
-        Arc::new(Link { upstream, client: RwLock::new(None) })
+        Arc::new(Link { upstream, client: RwLock::new(None), served: RwLock::default() })
     }
 
     pub(crate) fn name(&self) -> &str {
         self.upstream.name()
+    }
+
+    /// Records our URIs of the upstream's mirrored resources (`templates` false) or URI
+    /// templates (a template that does not parse is left out: it is not served either).
+    pub(crate) fn set_served<'a>(&self, templates: bool, ours: impl Iterator<Item = &'a String>) {
+        let mut served = self.served.write().unwrap_or_else(|e| e.into_inner());
+        if templates {
+            served.templates = ours.filter_map(|t| UriTemplate::parse(t).ok()).collect();
+        } else {
+            served.resources = ours.cloned().collect();
+        }
+    }
+
+    /// Gives our URI to each link in `blocks` (a `resource_link`, an embedded `resource`) to a
+    /// resource of the upstream we serve; other links and text stay as the upstream wrote them.
+    fn our_links<'a>(&self, blocks: impl Iterator<Item = &'a mut Content>) {
+        let prefix = &self.upstream.uri_prefix;
+        if prefix.is_empty() {
+            return;
+        }
+        let served = self.served.read().unwrap_or_else(|e| e.into_inner());
+        if served.resources.is_empty() && served.templates.is_empty() {
+            return;
+        }
+        for block in blocks {
+            let uri = match block {
+                Content::ResourceLink { uri, .. } => uri,
+                Content::Resource { resource: ResourceContents::Text { uri, .. }, .. }
+                | Content::Resource { resource: ResourceContents::Blob { uri, .. }, .. } => uri,
+                _ => continue,
+            };
+            let ours = format!("{prefix}{uri}");
+            if served.resources.contains(&ours) || served.templates.iter().any(|t| t.matches(&ours).is_some()) {
+                *uri = ours;
+            }
+        }
     }
 
     /// The connection of the moment.
@@ -110,7 +160,10 @@ impl Link {
         let answer =
             self.relay(&ctx, |client, options| async move { client.call_tool_with(name, arguments, options).await });
         match answer.await {
-            Ok(result) => Ok(result),
+            Ok(mut result) => {
+                self.our_links(result.content.iter_mut());
+                Ok(result)
+            }
             Err(failure) => failure.into_tool_outcome(self.name(), "tools/call", name),
         }
     }
@@ -141,7 +194,9 @@ impl Link {
     ) -> Result<GetPromptResult, McpError> {
         let answer =
             self.request::<GetPromptResult>(&ctx, "prompts/get", json!({ "name": name, "arguments": arguments }));
-        answer.await.map_err(|failure| failure.into_error(self.name(), "prompts/get", name))
+        let mut result = answer.await.map_err(|failure| failure.into_error(self.name(), "prompts/get", name))?;
+        self.our_links(result.messages.iter_mut().map(|m| &mut m.content));
+        Ok(result)
     }
 
     /// Relays `resources/read` of the upstream URI `uri`; `uri_prefix` goes before the `uri`
@@ -158,6 +213,37 @@ impl Link {
             }
         }
         Ok(result)
+    }
+}
+
+/// A `completion/complete` result: the `completion` object is all a handler returns.
+#[derive(serde::Deserialize)]
+struct CompleteResult {
+    completion: Completion,
+}
+
+impl Link {
+    /// Relays `completion/complete` with the reference replaced by `upstream` (the upstream's
+    /// own prompt name or URI template); `argument` and `context` go as our client sent them.
+    ///
+    /// Errors: as [`get_prompt`](Self::get_prompt), for a result with a `completion` object.
+    pub(crate) async fn complete(
+        &self,
+        ctx: RequestContext,
+        mut request: CompletionRequest,
+        upstream: CompletionRef,
+    ) -> Result<Completion, McpError> {
+        let target = match &upstream {
+            CompletionRef::Prompt { name } => name.clone(),
+            CompletionRef::Resource { uri } => uri.clone(),
+            // A kind of reference a later model may add: named as it prints.
+            other => format!("{other:?}"),
+        };
+        request.reference = upstream;
+        let params = serde_json::to_value(&request)
+            .map_err(|e| McpError::internal(format!("completion/complete params could not be encoded: {e}")))?;
+        let answer = self.request::<CompleteResult>(&ctx, "completion/complete", params).await;
+        answer.map(|a| a.completion).map_err(|failure| failure.into_error(self.name(), "completion/complete", &target))
     }
 }
 

@@ -9,6 +9,7 @@ pub(crate) mod items;
 mod limits;
 mod listing;
 pub(crate) mod mount;
+mod mount_links;
 mod selection;
 pub(crate) mod table;
 mod task_support;
@@ -32,8 +33,8 @@ pub(crate) use mount::{Mount, Mounts};
 pub(crate) use selection::{Groups, Registration, registrations};
 pub(crate) use table::BuildError;
 pub use table::{
-    CompletionKey, DispatchTable, ParamHeader, PromptEntry, PromptGetFn, ResourceEntry, ResourceReadFn, ToolCallFn,
-    ToolEntry,
+    CompletionFn, CompletionKey, DispatchTable, ParamHeader, PromptEntry, PromptGetFn, ResourceEntry, ResourceReadFn,
+    ToolCallFn, ToolEntry,
 };
 pub(crate) use table::{Decoration, ToolParts, build_tool};
 pub use task_support::TaskSupport;

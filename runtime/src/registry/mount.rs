@@ -36,6 +36,11 @@ use std::borrow::Cow;
 /// sees the URI it declared. A mounted `https:` resource is no longer one the client could
 /// fetch itself, which is what a mount means: it is read through this server.
 ///
+/// **Links.** A `resource_link` block or embedded `resource` in a mounted tool's result or
+/// prompt's messages, and read contents, that name one of the group's own resources (declared,
+/// or a match of its templates) are answered with the public URI; links elsewhere and text are
+/// left as written.
+///
 /// **RPC methods** (`#[mcp_rpc]`) are served under their own names. A method name is a contract
 /// with the clients of its extension (they call `tasks/get`, not `billing/tasks/get`), and
 /// filters, capability gating and `Mcp-Method` routing key on it; two groups serving one method
@@ -103,6 +108,11 @@ impl Mount {
             Some(scheme) => Cow::Owned(format!("{scheme}+{uri}")),
             None => Cow::Borrowed(uri),
         }
+    }
+
+    /// Whether URIs are served under a scheme prefix (not [`keep_uris`](Self::keep_uris)).
+    pub(crate) fn rewrites_uris(&self) -> bool {
+        self.uri_scheme.is_some()
     }
 
     /// The declared URI of the public `uri`; `None` when `uri` does not carry this mount's

@@ -3,11 +3,13 @@ use super::items::{
     BoxFuture, CompletionHandler, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration,
     ResourceRequest, SchemaOrigin, Site, ToolRegistration,
 };
+use super::mount_links::{GroupUris, contents_uri};
 use super::tool_schema::{ToolSchemas, legacy_output_schema};
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
 use crate::model::{
-    CallToolResult, GetPromptResult, Icon, PromptArgument, ReadResourceResult, check_icons, check_meta,
+    CallToolResult, Completion, CompletionRequest, GetPromptResult, Icon, PromptArgument, ReadResourceResult,
+    check_icons, check_meta,
 };
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
@@ -92,6 +94,16 @@ pub type ResourceReadFn =
 pub type PromptGetFn =
     Arc<dyn Fn(RequestContext, Map<String, Value>) -> BoxFuture<Result<GetPromptResult, McpError>> + Send + Sync>;
 
+/// The completion handler of a run-time prompt or resource template
+/// ([`DynamicPrompt::complete`](crate::server::DynamicPrompt::complete),
+/// [`DynamicResourceTemplate::complete`](crate::server::DynamicResourceTemplate::complete)):
+/// one for every argument of its item. Receives the context and the `completion/complete`
+/// params as the client sent them
+/// (<https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion>) and
+/// returns the `completion` object, `{values, total?, hasMore?}`.
+pub type CompletionFn =
+    Arc<dyn Fn(RequestContext, CompletionRequest) -> BoxFuture<Result<Completion, McpError>> + Send + Sync>;
+
 /// A `Mcp-Param-{name}` header declared by an `x-mcp-header` annotation on a top-level property.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParamHeader {
@@ -173,6 +185,9 @@ pub struct PromptEntry {
     pub arguments: Vec<PromptArgument>,
     /// The renderer.
     pub handler: PromptGetFn,
+    /// The completion handler of a run-time prompt, for all its arguments; tried before a
+    /// `#[mcp_completion]` one.
+    pub completion: Option<CompletionFn>,
     /// Roles a caller needs (any one); empty: anyone.
     pub roles: &'static [&'static str],
     /// OAuth scopes a caller's token must grant (all); empty: none.
@@ -198,6 +213,9 @@ pub struct ResourceEntry {
     pub template: Option<UriTemplate>,
     /// The reader.
     pub handler: ResourceReadFn,
+    /// The completion handler of a run-time template, for all its variables; tried before a
+    /// `#[mcp_completion]` one (always `None` for a static resource).
+    pub completion: Option<CompletionFn>,
     /// Roles a caller needs (any one); empty: anyone.
     pub roles: &'static [&'static str],
     /// OAuth scopes a caller's token must grant (all); empty: none.
@@ -242,6 +260,9 @@ struct Removed {
     tools: bool,
     prompts: bool,
     resources: bool,
+    /// A run-time prompt or template with a completion handler was removed or replaced: the
+    /// `completions` capability stays declared, as for the kinds above.
+    completions: bool,
 }
 
 /// What a completion handler is keyed on.
@@ -329,6 +350,7 @@ impl DispatchTable {
             }
         }
         let mounted = |group: &str| mounts.get(group).map(|(m, _)| m);
+        let links = group_uris(groups, mounts);
         let mut tool_sites: HashMap<String, Declared> = HashMap::new();
         for reg in groups.select::<ToolRegistration>() {
             let mount = mounted(reg.group);
@@ -350,7 +372,22 @@ impl DispatchTable {
                 continue;
             }
             let handler = reg.handler;
-            match tool_entry(reg, &name, Arc::new(move |ctx, args| handler(ctx, args))) {
+            let call: ToolCallFn = match links.get(reg.group) {
+                None => Arc::new(move |ctx, args| handler(ctx, args)),
+                Some(links) => {
+                    let links = links.clone();
+                    Arc::new(move |ctx, args| {
+                        let call = handler(ctx, args);
+                        let links = links.clone();
+                        Box::pin(async move {
+                            let mut result = call.await?;
+                            links.public_blocks(&mut result.content);
+                            Ok(result)
+                        })
+                    })
+                }
+            };
+            match tool_entry(reg, &name, call) {
                 Ok(entry) => table.tools.push(entry),
                 Err(e) => errors.push(e),
             }
@@ -365,7 +402,12 @@ impl DispatchTable {
                 continue;
             }
             match prompt_entry(reg, &name) {
-                Ok(entry) => table.prompts.push((name.into_owned(), entry)),
+                Ok(mut entry) => {
+                    if let Some(links) = links.get(reg.group) {
+                        entry.handler = public_prompt_links(links.clone(), entry.handler);
+                    }
+                    table.prompts.push((name.into_owned(), entry))
+                }
                 Err(e) => errors.push(e),
             }
         }
@@ -381,7 +423,7 @@ impl DispatchTable {
                         errors.push(BuildError::Invalid { kind: "resource", name, site: here.to_string(), reason });
                         continue;
                     }
-                    (m.public_uri(reg.uri), mounted_reader(m.clone(), reg.handler))
+                    (m.public_uri(reg.uri), mounted_reader(m.clone(), links.get(reg.group).cloned(), reg.handler))
                 }
             };
             if let Some(prev) = resource_sites.insert(uri.clone().into_owned(), here) {
@@ -541,9 +583,13 @@ impl DispatchTable {
             || self.resources.iter().chain(&self.templates).any(|r| !r.1.roles.is_empty())
     }
 
-    /// True when any completion handler is registered: the `completions` capability.
+    /// True when any completion handler is registered (a `#[mcp_completion]`, or a run-time
+    /// prompt's or template's), or a run-time one was removed: the `completions` capability.
     pub fn has_completions(&self) -> bool {
         !self.completions.is_empty()
+            || self.removed.completions
+            || self.prompts.iter().any(|p| p.1.completion.is_some())
+            || self.templates.iter().any(|t| t.1.completion.is_some())
     }
 
     /// The completion handler for `key` and `argument` (an argument-specific one first).
@@ -617,6 +663,7 @@ impl DispatchTable {
     /// A copy with the prompt `name` added or replaced.
     pub fn with_prompt(&self, name: &str, prompt: PromptEntry) -> DispatchTable {
         let mut t = self.clone();
+        t.removed.completions |= self.prompt(name).is_some_and(|p| p.completion.is_some());
         t.prompts.retain(|(n, _)| n != name);
         t.prompts.push((name.to_owned(), prompt));
         t.reindex();
@@ -628,6 +675,7 @@ impl DispatchTable {
         self.prompt_index.get(name)?;
         let mut t = self.clone();
         t.removed.prompts = true;
+        t.removed.completions |= self.prompt(name).is_some_and(|p| p.completion.is_some());
         t.prompts.retain(|(n, _)| n != name);
         t.reindex();
         Some(t)
@@ -638,6 +686,7 @@ impl DispatchTable {
     pub fn with_template(&self, entry: ResourceEntry) -> DispatchTable {
         let key = entry.definition.get("uriTemplate").and_then(Value::as_str).unwrap_or_default().to_owned();
         let mut t = self.clone();
+        t.removed.completions |= self.template(&key).is_some_and(|e| e.completion.is_some());
         t.templates.retain(|(k, _)| *k != key);
         t.templates.push((key, entry));
         t.reindex();
@@ -655,6 +704,7 @@ impl DispatchTable {
         self.template(template)?;
         let mut t = self.clone();
         t.removed.resources = true;
+        t.removed.completions |= self.template(template).is_some_and(|e| e.completion.is_some());
         t.templates.retain(|(k, _)| k != template);
         t.reindex();
         Some(t)
@@ -708,23 +758,51 @@ fn duplicate(kind: &'static str, name: &str, first: Declared, second: Declared) 
     BuildError::Duplicate { kind, name: name.to_owned(), first: a.to_string(), second: b.to_string() }
 }
 
+/// The resources and templates of each mounted group that serves them under a scheme prefix,
+/// for [`mount_links`](super::mount_links): links in its results to them are made public.
+fn group_uris(groups: super::Groups<'_>, mounts: &super::Mounts) -> HashMap<&'static str, Arc<GroupUris>> {
+    let mut by_group: HashMap<&'static str, GroupUris> = HashMap::new();
+    for reg in groups.select::<ResourceRegistration>() {
+        let Some((mount, _)) = mounts.get(reg.group) else { continue };
+        by_group.entry(reg.group).or_insert_with(|| GroupUris::new(mount.clone())).add(reg.uri, reg.is_template);
+    }
+    by_group.into_iter().filter(|(_, uris)| uris.rewrites()).map(|(group, uris)| (group, Arc::new(uris))).collect()
+}
+
+/// `get` with the links in the messages it renders made public.
+fn public_prompt_links(links: Arc<GroupUris>, get: PromptGetFn) -> PromptGetFn {
+    Arc::new(move |ctx, args| {
+        let render = get(ctx, args);
+        let links = links.clone();
+        Box::pin(async move {
+            let mut result = render.await?;
+            links.public_blocks(result.messages.iter_mut().map(|m| &mut m.content));
+            Ok(result)
+        })
+    })
+}
+
 /// The reader of a mounted resource: the handler sees the URI it declared, and contents that
-/// carry that URI are answered with the public one.
-fn mounted_reader(mount: super::Mount, handler: super::items::ResourceHandler) -> ResourceReadFn {
+/// carry that URI, or another the group serves (`links`), are answered with the public one.
+fn mounted_reader(
+    mount: super::Mount,
+    links: Option<Arc<GroupUris>>,
+    handler: super::items::ResourceHandler,
+) -> ResourceReadFn {
     Arc::new(move |ctx: RequestContext, mut req: ResourceRequest| -> BoxFuture<Result<ReadResourceResult, McpError>> {
         let public = std::mem::take(&mut req.uri);
         req.uri = mount.original_uri(&public).unwrap_or(&public).to_owned();
         let declared = req.uri.clone();
         let read = handler(ctx, req);
+        let links = links.clone();
         Box::pin(async move {
             let mut result = read.await?;
             for contents in &mut result.contents {
-                let uri = match contents {
-                    crate::model::ResourceContents::Text { uri, .. }
-                    | crate::model::ResourceContents::Blob { uri, .. } => uri,
-                };
+                let uri = contents_uri(contents);
                 if *uri == declared {
                     uri.clone_from(&public);
+                } else if let Some(links) = &links {
+                    links.public(uri);
                 }
             }
             Ok(result)
@@ -873,6 +951,7 @@ fn prompt_entry(reg: &PromptRegistration, name: &str) -> Result<PromptEntry, Bui
         definition: Value::Object(def),
         arguments,
         handler: Arc::new(reg.handler),
+        completion: None,
         roles: reg.roles,
         scopes: reg.scopes,
     })
@@ -916,6 +995,13 @@ fn resource_entry(
     Decoration::from_json_text(reg.icons, reg.meta).and_then(|d| d.apply(&mut def)).map_err(invalid)?;
     Ok((
         uri.to_owned(),
-        ResourceEntry { definition: Value::Object(def), template, handler, roles: reg.roles, scopes: reg.scopes },
+        ResourceEntry {
+            definition: Value::Object(def),
+            template,
+            handler,
+            completion: None,
+            roles: reg.roles,
+            scopes: reg.scopes,
+        },
     ))
 }

@@ -10,7 +10,10 @@ use std::time::Duration;
 use switchyard::prelude::*;
 use switchyard::server::DynamicTool;
 use switchyard::testing::TestClient;
-use switchyard::{BuildError, CompletionRef, CompletionRequest, Mount, ToolTransform};
+use switchyard::{
+    BuildError, CallToolResult, CompletionRef, CompletionRequest, Content, Mount, PromptMessage, ReadResourceResult,
+    ResourceContents, ToolTransform,
+};
 
 // The "billing" crate: declared without knowing it will be mounted.
 
@@ -64,6 +67,44 @@ async fn invoice(id: String, req: ResourceRequest) -> Result<String, McpError> {
 async fn complete_id(req: CompletionRequest) -> Result<Vec<String>, McpError> {
     let CompletionRef::Resource { uri } = req.reference else { return Ok(vec!["not a template".to_owned()]) };
     Ok(vec![format!("{uri}:{}", req.argument.value)])
+}
+
+// The "archive" crate: results that link to its own resources, and elsewhere.
+
+/// Links to archived documents.
+#[mcp_tool(group = "mount_links")]
+async fn find_documents() -> Result<CallToolResult, ToolError> {
+    Ok(CallToolResult::success(vec![
+        Content::resource_link("doc://7", "document 7", Default::default()),
+        Content::resource_link("doc://index", "the index", Default::default()),
+        Content::resource_link("https://example.com/doc/7", "the public copy", Default::default()),
+        Content::resource_link("other://7", "not the archive's", Default::default()),
+        Content::resource(ResourceContents::text("doc://8", Some("text/plain"), "document 8")),
+    ]))
+}
+
+/// A prompt about one document, with a link to it.
+#[mcp_prompt(group = "mount_links")]
+async fn about_document() -> Result<Vec<PromptMessage>, McpError> {
+    Ok(vec![
+        PromptMessage::user_text("Summarise this document."),
+        PromptMessage::user(Content::resource_link("doc://7", "document 7", Default::default())),
+    ])
+}
+
+/// The index, whose contents include a document the template serves.
+#[mcp_resource(uri = "doc://index", mime_type = "text/plain", group = "mount_links")]
+async fn document_index() -> Result<ReadResourceResult, McpError> {
+    Ok(ReadResourceResult::new(vec![
+        ResourceContents::text("doc://index", Some("text/plain"), "2 documents"),
+        ResourceContents::text("doc://7", Some("text/plain"), "document 7"),
+    ]))
+}
+
+/// A document by id.
+#[mcp_resource(uri = "doc://{id}", mime_type = "text/plain", group = "mount_links")]
+async fn document(id: String) -> Result<String, McpError> {
+    Ok(format!("document {id}"))
 }
 
 // The application's own group: the same names and URIs as billing's, unmounted.
@@ -402,4 +443,35 @@ async fn a_hidden_run_time_tool_is_never_served() {
     assert!(server.table().tool("search").is_none());
     let client = TestClient::modern(server);
     assert_eq!(client.call_tool("search", json!({"q": "x", "region": "eu"})).await.error_code(), Some(-32602));
+}
+
+/// A mounted group's links to its own resources (in tool results, prompt messages and read
+/// contents) carry the public URIs a client can read; links elsewhere are left as written.
+#[tokio::test]
+async fn links_to_a_mounted_groups_resources_carry_public_uris() {
+    let server =
+        Server::builder("links", "1").groups(["mount_links"]).mount("mount_links", Mount::prefix("archive")).build();
+    let client = TestClient::modern(server.expect("builds"));
+    let called = client.call_tool("archive_find_documents", json!({})).await;
+    let content = &called.result()["content"];
+    let uris: Vec<&Value> = (0..4).map(|i| &content[i]["uri"]).collect();
+    assert_eq!(
+        uris,
+        [
+            &json!("archive+doc://7"),
+            &json!("archive+doc://index"),
+            &json!("https://example.com/doc/7"),
+            &json!("other://7")
+        ]
+    );
+    assert_eq!(content[4]["resource"]["uri"], "archive+doc://8", "embedded contents too");
+    let followed = client.request("resources/read", json!({"uri": content[0]["uri"]})).await;
+    assert_eq!(followed.result()["contents"][0]["text"], "document 7", "the link can be followed");
+
+    let prompt = client.request("prompts/get", json!({"name": "archive_about_document"})).await;
+    assert_eq!(prompt.result()["messages"][1]["content"]["uri"], "archive+doc://7");
+
+    let index = client.request("resources/read", json!({"uri": "archive+doc://index"})).await;
+    let contents = &index.result()["contents"];
+    assert_eq!((&contents[0]["uri"], &contents[1]["uri"]), (&json!("archive+doc://index"), &json!("archive+doc://7")));
 }

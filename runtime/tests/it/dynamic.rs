@@ -7,7 +7,7 @@ use std::time::Duration;
 use switchyard::prelude::*;
 use switchyard::server::{DynamicPrompt, DynamicResource, DynamicResourceTemplate, DynamicTool};
 use switchyard::testing::TestClient;
-use switchyard::{Annotations, BuildError, Icon, PromptArgument, ToolAnnotations};
+use switchyard::{Annotations, BuildError, CompletionRef, ErrorCode, Icon, PromptArgument, ToolAnnotations};
 
 fn meta(key: &str, value: Value) -> Map<String, Value> {
     Map::from_iter([(key.to_owned(), value)])
@@ -402,4 +402,141 @@ async fn concurrent_changes_while_listing_neither_panic_nor_lose_the_last_state(
     await_notifications(&session, CHANGED, 480).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(session.notifications().iter().filter(|m| m["method"] == CHANGED).count(), 480);
+}
+
+/// `completion/complete` params for `reference`, `argument` = `value`.
+fn complete(reference: Value, argument: &str, value: &str) -> Value {
+    json!({ "ref": reference, "argument": { "name": argument, "value": value } })
+}
+
+fn prompt_ref(name: &str) -> Value {
+    json!({ "type": "ref/prompt", "name": name })
+}
+
+fn template_ref(uri: &str) -> Value {
+    json!({ "type": "ref/resource", "uri": uri })
+}
+
+#[tokio::test]
+async fn run_time_prompts_and_templates_complete_through_their_own_handlers() {
+    let server = server();
+    let client = TestClient::modern(server.clone());
+    let caps = client.request("server/discover", json!({})).await;
+    assert!(caps.result()["capabilities"].get("completions").is_none(), "nothing completes yet: {}", caps.result());
+
+    let names = greet().complete(|_ctx, req| async move {
+        // The reference and context as the client sent them, so the test can see both.
+        let seen = req.context.as_ref().and_then(|c| c["arguments"]["tone"].as_str()).unwrap_or("none").to_owned();
+        let CompletionRef::Prompt { name } = req.reference else {
+            return Err(McpError::invalid_params("a prompt handler was given a template reference"));
+        };
+        let mut values: Vec<String> = ["ada", "alan", "grace"]
+            .iter()
+            .filter(|n| n.starts_with(&req.argument.value))
+            .map(|n| n.to_string())
+            .collect();
+        values.push(format!("{name}/{}/{seen}", req.argument.name));
+        Ok(values)
+    });
+    server.add_prompt(names).expect("a valid prompt");
+    let days = day().complete(|_ctx, req| async move {
+        let CompletionRef::Resource { uri } = req.reference else {
+            return Completion::new(vec!["wrong reference".to_owned()]);
+        };
+        Completion::new(vec![format!("{}day", req.argument.value), uri]).with_total(7).with_has_more(true)
+    });
+    server.add_resource_template(days).expect("a valid template");
+
+    // Added after the server was built, the handlers are declared to the next client.
+    let caps = client.request("server/discover", json!({})).await;
+    assert_eq!(caps.result()["capabilities"]["completions"], json!({}), "{}", caps.result());
+
+    let mut params = complete(prompt_ref("greet"), "name", "a");
+    params["context"] = json!({ "arguments": { "tone": "warm" } });
+    let r = client.request("completion/complete", params).await;
+    assert_eq!(
+        r.result()["completion"],
+        json!({ "values": ["ada", "alan", "greet/name/warm"], "total": 3, "hasMore": false }),
+        "{:?}",
+        r.response
+    );
+    let r = client.request("completion/complete", complete(template_ref("notes://day/{day}"), "day", "mon")).await;
+    assert_eq!(
+        r.result()["completion"],
+        json!({ "values": ["monday", "notes://day/{day}"], "total": 7, "hasMore": true }),
+        "{:?}",
+        r.response
+    );
+
+    // A prompt and a template without a handler still answer the empty list.
+    let r = client.request("completion/complete", complete(prompt_ref("echo"), "x", "")).await;
+    assert_eq!(r.result()["completion"], json!({ "values": [], "total": 0, "hasMore": false }));
+    let r = client.request("completion/complete", complete(template_ref("notes://week/{week}"), "week", "")).await;
+    assert_eq!(r.result()["completion"], json!({ "values": [], "total": 0, "hasMore": false }));
+
+    // Unknown references are -32602, whatever run-time handlers exist.
+    let r = client.request("completion/complete", complete(prompt_ref("nobody"), "name", "a")).await;
+    assert_eq!(r.error_code(), Some(-32602), "{:?}", r.response);
+    let r = client.request("completion/complete", complete(template_ref("notes://day/{other}"), "day", "")).await;
+    assert_eq!(r.error_code(), Some(-32602), "{:?}", r.response);
+
+    // Removing both: the references are unknown again, and the capability already told stays.
+    assert!(server.remove_prompt("greet"));
+    assert!(server.remove_resource_template("notes://day/{day}"));
+    let r = client.request("completion/complete", complete(prompt_ref("greet"), "name", "a")).await;
+    assert_eq!(r.error_code(), Some(-32602), "{:?}", r.response);
+    let r = client.request("completion/complete", complete(template_ref("notes://day/{day}"), "day", "")).await;
+    assert_eq!(r.error_code(), Some(-32602), "{:?}", r.response);
+    let caps = client.request("server/discover", json!({})).await;
+    assert_eq!(caps.result()["capabilities"]["completions"], json!({}), "{}", caps.result());
+}
+
+/// Runs of the `secret` prompt's completion handler.
+static SECRET_COMPLETED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[tokio::test]
+async fn a_run_time_completion_is_cut_to_100_values_authorized_and_its_errors_are_answered() {
+    let many = DynamicPrompt::new("many", |_ctx, _args| async { "many".to_owned() })
+        .argument(PromptArgument::new("n", false))
+        .complete(|_ctx, req| async move {
+            if req.argument.value == "fail" {
+                return Err(McpError::new(ErrorCode(-32001), "no completions today"));
+            }
+            Ok(Completion::new((0..250).map(|i| i.to_string()).collect()))
+        });
+    let wide = DynamicResourceTemplate::new("wide://{a}/{b}", "wide", |_ctx, req| async move { req.uri })
+        .complete(|_ctx, _req| async move { (0..150).map(|i| format!("v{i}")).collect::<Vec<String>>() });
+    // Only callers holding `admin` may complete it: the handler must never run for this client.
+    let secret = DynamicPrompt::new("secret", |_ctx, _args| async { "secret".to_owned() }).roles(&["admin"]).complete(
+        |_ctx, _req| async move {
+            SECRET_COMPLETED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            vec!["leaked".to_owned()]
+        },
+    );
+    let server =
+        Server::builder("dynamic", "1").groups(["dynamic"]).prompt(many).prompt(secret).resource_template(wide).build();
+    let server = server.expect("builds");
+    // Given to the builder, the handlers are declared to a session from its `initialize`.
+    let legacy = TestClient::legacy(server.clone(), "2025-11-25").await.expect("initialize");
+    let client = TestClient::modern(server);
+
+    let r = client.request("completion/complete", complete(prompt_ref("many"), "n", "")).await;
+    let completion = &r.result()["completion"];
+    let expected: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+    assert_eq!(completion["values"], json!(expected), "{:?}", r.response);
+    assert_eq!((completion["total"].clone(), completion["hasMore"].clone()), (json!(250), json!(true)));
+    let r = legacy.request("completion/complete", complete(template_ref("wide://{a}/{b}"), "b", "")).await;
+    let completion = &r.result()["completion"];
+    assert_eq!(completion["values"].as_array().map(Vec::len), Some(100), "{:?}", r.response);
+    assert_eq!(completion["values"][99], "v99");
+    assert_eq!((completion["total"].clone(), completion["hasMore"].clone()), (json!(150), json!(true)));
+
+    let r = client.request("completion/complete", complete(prompt_ref("secret"), "n", "")).await;
+    assert_eq!(r.error_code(), Some(-32600), "{:?}", r.response);
+    assert_eq!(r.error()["data"]["reason"], "forbidden");
+    assert_eq!(SECRET_COMPLETED.load(std::sync::atomic::Ordering::SeqCst), 0, "the handler ran for a forbidden caller");
+
+    let r = client.request("completion/complete", complete(prompt_ref("many"), "n", "fail")).await;
+    assert_eq!(r.error_code(), Some(-32001), "{:?}", r.response);
+    assert_eq!(r.error()["message"], "no completions today");
 }

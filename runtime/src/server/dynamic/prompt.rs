@@ -1,9 +1,9 @@
 use crate::Server;
 use crate::context::RequestContext;
-use crate::handler::IntoPromptResult;
+use crate::handler::{IntoCompletion, IntoPromptResult};
 use crate::jsonrpc::McpError;
-use crate::model::{Icon, PromptArgument};
-use crate::registry::{Decoration, PromptEntry, PromptGetFn};
+use crate::model::{Completion, CompletionRequest, Icon, PromptArgument};
+use crate::registry::{CompletionFn, Decoration, PromptEntry, PromptGetFn};
 use futures::FutureExt;
 use serde_json::{Map, Value, json};
 use std::future::Future;
@@ -54,6 +54,7 @@ pub struct DynamicPrompt {
     roles: &'static [&'static str],
     scopes: &'static [&'static str],
     get: PromptGetFn,
+    complete: Option<CompletionFn>,
 }
 
 impl std::fmt::Debug for DynamicPrompt {
@@ -86,6 +87,7 @@ impl DynamicPrompt {
                 // `map`: an async block would hold the future twice (see `DynamicTool::new`).
                 Box::pin(handler(ctx, args).map(|out| out.into_prompt_result()))
             }),
+            complete: None,
         }
     }
 
@@ -139,6 +141,60 @@ impl DynamicPrompt {
         self
     }
 
+    /// Sets the handler of `completion/complete`
+    /// (<https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion>)
+    /// for this prompt's arguments, `{"ref": {"type": "ref/prompt", "name": ..}}`; one handler
+    /// for all of them, which reads `req.argument.name`. Setting it again replaces it.
+    ///
+    /// The handler receives the request context and the `completion/complete` params as the
+    /// client sent them ([`CompletionRequest`](crate::CompletionRequest): `{ref, argument:
+    /// {name, value}, context?: {arguments: {name: value}}}`, `ref` naming this prompt as
+    /// the client wrote it), and returns anything a `#[mcp_completion]` function may return: a
+    /// [`Completion`](crate::Completion) (`{values, total?, hasMore?}`) or `Vec<String>`,
+    /// optionally inside `Result<_, McpError>`. The answer is `{"completion": ..}`; at most
+    /// 100 values are sent: beyond that the list is cut to 100, `hasMore` is `true` and
+    /// `total` at least the number returned. The handler is used in place of any
+    /// `#[mcp_completion]` for the same prompt; a prompt with neither answers
+    /// `{"completion": {"values": [], "total": 0, "hasMore": false}}`.
+    ///
+    /// Errors, checked before the handler runs as for a `#[mcp_completion]`: `-32602` for
+    /// params that are not a `CompletionRequest` or a `ref` to no prompt; `-32600` with
+    /// `data.reason` `forbidden` (a caller without one of the prompt's `roles`) or
+    /// `insufficient_scope` (a token without its `scopes`), as a `prompts/get` gets. An `McpError`
+    /// of the handler is the answer as it is (its code, message and `data`).
+    ///
+    /// A server with such a handler declares the `completions` capability, also when the prompt
+    /// is added while the server runs: capabilities are computed from the current table for
+    /// each `initialize` and `server/discover`. A session initialized before the first
+    /// completion handler existed was not told of it, but its `completion/complete` requests
+    /// are served.
+    ///
+    /// ```
+    /// # use switchyard::{PromptArgument, PromptMessage, Server, server::DynamicPrompt};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let server = Server::builder("doc", "0").groups(["none"]).build()?;
+    /// server.add_prompt(
+    ///     DynamicPrompt::new("greet", |_ctx, _args| async move { PromptMessage::user_text("Hello") })
+    ///         .argument(PromptArgument::new("name", true))
+    ///         .complete(|_ctx, req| async move {
+    ///             let names = ["alice", "bob", "carol"];
+    ///             let prefix = req.argument.value;
+    ///             names.iter().filter(|n| n.starts_with(&prefix)).map(|n| n.to_string()).collect::<Vec<_>>()
+    ///         }),
+    /// )?;
+    /// assert!(server.table().has_completions());
+    /// # Ok(()) }
+    /// ```
+    pub fn complete<F, Fut, R>(mut self, handler: F) -> Self
+    where
+        F: Fn(RequestContext, CompletionRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCompletion + 'static,
+    {
+        self.complete = Some(completion_fn(handler));
+        self
+    }
+
     /// The dispatch-table entry.
     ///
     /// Errors: the first rule of the [type docs](DynamicPrompt) it breaks, as a sentence.
@@ -168,6 +224,7 @@ impl DynamicPrompt {
             definition: Value::Object(def),
             arguments: self.arguments,
             handler: self.get,
+            completion: self.complete,
             roles: self.roles,
             scopes: self.scopes,
         })
@@ -197,4 +254,17 @@ impl Server {
     pub fn remove_prompt(&self, name: &str) -> bool {
         self.swap_table(|t| t.without_prompt(name), |p| p.prompts_list_changed())
     }
+}
+
+/// The boxed form of a run-time completion handler (shared by prompts and templates).
+pub(super) fn completion_fn<F, Fut, R>(handler: F) -> CompletionFn
+where
+    F: Fn(RequestContext, CompletionRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoCompletion + 'static,
+{
+    Arc::new(move |ctx, req| -> crate::registry::BoxFuture<Result<Completion, McpError>> {
+        // `map`: an async block would hold the future twice (see `DynamicTool::new`).
+        Box::pin(handler(ctx, req).map(IntoCompletion::into_completion))
+    })
 }

@@ -166,6 +166,7 @@ impl DynamicResource {
             definition: Value::Object(def),
             template: None,
             handler: self.read,
+            completion: None,
             roles: self.roles,
             scopes: self.scopes,
         })

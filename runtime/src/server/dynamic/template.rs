@@ -1,9 +1,11 @@
 use crate::Server;
 use crate::context::RequestContext;
-use crate::handler::IntoReadResult;
+use crate::handler::{IntoCompletion, IntoReadResult};
 use crate::jsonrpc::McpError;
-use crate::model::{Annotations, Icon, ReadResourceResult};
-use crate::registry::{BoxFuture, Decoration, ResourceEntry, ResourceReadFn, ResourceRequest, UriTemplate};
+use crate::model::{Annotations, CompletionRequest, Icon, ReadResourceResult};
+use crate::registry::{
+    BoxFuture, CompletionFn, Decoration, ResourceEntry, ResourceReadFn, ResourceRequest, UriTemplate,
+};
 use crate::vocab::definitions::mime_type;
 use futures::FutureExt;
 use serde_json::{Map, Value, json};
@@ -56,6 +58,7 @@ pub struct DynamicResourceTemplate {
     roles: &'static [&'static str],
     scopes: &'static [&'static str],
     read: TemplateReadFn,
+    complete: Option<CompletionFn>,
 }
 
 /// The reader before it is added: the MIME type that a `String` or bytes result is given is
@@ -104,6 +107,7 @@ impl DynamicResourceTemplate {
                 // `map`: an async block would hold the future twice (see `DynamicTool::new`).
                 Box::pin(read(ctx, req).map(move |out| out.into_read_result(&uri, mime.as_deref())))
             }),
+            complete: None,
         }
     }
 
@@ -165,6 +169,60 @@ impl DynamicResourceTemplate {
         self
     }
 
+    /// Sets the handler of `completion/complete`
+    /// (<https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion>)
+    /// for this template's variables, `{"ref": {"type": "ref/resource", "uri": ..}}` where `uri`
+    /// is the URI template exactly as written here; one handler for all variables, which reads
+    /// `req.argument.name`. Setting it again replaces it.
+    ///
+    /// The handler receives the request context and the `completion/complete` params as the
+    /// client sent them ([`CompletionRequest`](crate::CompletionRequest): `{ref, argument:
+    /// {name, value}, context?: {arguments: {name: value}}}`, `ref` naming this template as
+    /// the client wrote it), and returns anything a `#[mcp_completion]` function may return: a
+    /// [`Completion`](crate::Completion) (`{values, total?, hasMore?}`) or `Vec<String>`,
+    /// optionally inside `Result<_, McpError>`. The answer is `{"completion": ..}`; at most
+    /// 100 values are sent: beyond that the list is cut to 100, `hasMore` is `true` and
+    /// `total` at least the number returned. The handler is used in place of any
+    /// `#[mcp_completion]` for the same template; a template with neither answers
+    /// `{"completion": {"values": [], "total": 0, "hasMore": false}}`.
+    ///
+    /// Errors, checked before the handler runs as for a `#[mcp_completion]`: `-32602` for
+    /// params that are not a `CompletionRequest` or a `ref` to no template; `-32600` with
+    /// `data.reason` `forbidden` (a caller without one of the template's `roles`) or
+    /// `insufficient_scope` (a token without its `scopes`), as a `resources/read` gets. An `McpError`
+    /// of the handler is the answer as it is (its code, message and `data`).
+    ///
+    /// A server with such a handler declares the `completions` capability, also when the template
+    /// is added while the server runs: capabilities are computed from the current table for
+    /// each `initialize` and `server/discover`. A session initialized before the first
+    /// completion handler existed was not told of it, but its `completion/complete` requests
+    /// are served.
+    ///
+    /// ```
+    /// # use switchyard::{Server, server::DynamicResourceTemplate};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let server = Server::builder("doc", "0").groups(["none"]).build()?;
+    /// server.add_resource_template(
+    ///     DynamicResourceTemplate::new("notes://day/{day}", "day", |_ctx, _req| async move { String::new() })
+    ///         .complete(|_ctx, req| async move {
+    ///             let days = ["monday", "tuesday", "wednesday"];
+    ///             let prefix = req.argument.value;
+    ///             days.iter().filter(|d| d.starts_with(&prefix)).map(|d| d.to_string()).collect::<Vec<_>>()
+    ///         }),
+    /// )?;
+    /// assert!(server.table().has_completions());
+    /// # Ok(()) }
+    /// ```
+    pub fn complete<F, Fut, R>(mut self, handler: F) -> Self
+    where
+        F: Fn(RequestContext, CompletionRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCompletion + 'static,
+    {
+        self.complete = Some(super::prompt::completion_fn(handler));
+        self
+    }
+
     /// The dispatch-table entry.
     ///
     /// Errors: the first rule of the [type docs](DynamicResourceTemplate) it breaks, as a
@@ -202,6 +260,7 @@ impl DynamicResourceTemplate {
             definition: Value::Object(def),
             template: Some(template),
             handler,
+            completion: self.complete,
             roles: self.roles,
             scopes: self.scopes,
         })
