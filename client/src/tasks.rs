@@ -9,6 +9,7 @@
 use crate::client::{Client, arguments_object, decode, meta_mut};
 use crate::error::ClientError;
 use crate::listen::Subscription;
+use crate::options::RequestOptions;
 use futures::{Stream, StreamExt};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -56,12 +57,34 @@ impl Client {
     /// Errors: [`ClientError::Protocol`] for a task result without a `taskId`; as
     /// [`call_tool`](Self::call_tool) and [`list_tools`](Self::list_tools) otherwise.
     pub async fn call_tool_as_task(&self, name: &str, arguments: impl Serialize) -> Result<ToolCall, ClientError> {
+        self.call_tool_as_task_with(name, arguments, RequestOptions::default()).await
+    }
+
+    /// [`call_tool_as_task`](Self::call_tool_as_task) with [`RequestOptions`] for the call
+    /// that creates the task (or answers at once): its timeout, cancellation, progress and
+    /// input handler. On 2026-07-28 the capabilities an input handler declares get the Tasks
+    /// extension added. Following the task afterwards ([`TaskHandle::result`]) is not bound by
+    /// them.
+    ///
+    /// Errors: as [`call_tool_as_task`](Self::call_tool_as_task);
+    /// [`ClientError::Cancelled`] when the token is cancelled before the answer.
+    pub async fn call_tool_as_task_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        mut options: RequestOptions,
+    ) -> Result<ToolCall, ClientError> {
         let arguments = arguments_object(arguments)?;
-        let params = json!({ "name": name, "arguments": arguments });
+        let mut params = json!({ "name": name, "arguments": arguments });
         if !self.session().modern {
-            return self.call_tool_as_session_task(name, params).await;
+            return self.call_tool_as_session_task(name, params, options).await;
         }
-        let result = self.tasks_request("tools/call", params).await?;
+        self.declare_tasks("tools/call", &mut params)?;
+        // The input handler's capabilities replace the request's: they must name the extension too.
+        if let Some((capabilities, _)) = options.input.as_mut() {
+            add_tasks_extension(capabilities);
+        }
+        let result = self.request_with("tools/call", params, options).await?;
         if result.get("resultType").and_then(Value::as_str) == Some("task") {
             return TaskHandle::new(self.clone(), &result, true).map(ToolCall::Task);
         }
@@ -81,7 +104,12 @@ impl Client {
     /// [`call_tool_as_task`](Self::call_tool_as_task) on a 2025-11-25 session. A `-32601`
     /// (a mismatch with the tool's `taskSupport`, which may have changed since it was listed)
     /// lists the tools again and, when that changes the answer, sends the call once more.
-    async fn call_tool_as_session_task(&self, name: &str, params: Value) -> Result<ToolCall, ClientError> {
+    async fn call_tool_as_session_task(
+        &self,
+        name: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<ToolCall, ClientError> {
         let offered = self.capabilities().pointer("/tasks/requests/tools/call").is_some();
         let mut as_task = offered && self.session_task_support(name, false).await;
         let mut relisted = false;
@@ -90,7 +118,7 @@ impl Client {
             if as_task {
                 sent["task"] = json!({});
             }
-            let result = match self.request("tools/call", sent).await {
+            let result = match self.request_with("tools/call", sent, options.clone()).await {
                 Err(ClientError::Rpc { error, .. })
                     if offered && !relisted && error.code() == switchyard::ErrorCode::METHOD_NOT_FOUND =>
                 {
@@ -165,14 +193,19 @@ impl Client {
             )));
         }
         let mut capabilities = self.session().client_capabilities.clone();
-        if let Some(object) = capabilities.as_object_mut() {
-            let extensions = object.entry("extensions").or_insert_with(|| json!({}));
-            if let Some(extensions) = extensions.as_object_mut() {
-                extensions.insert(TASKS_EXTENSION.to_owned(), json!({}));
-            }
-        }
+        add_tasks_extension(&mut capabilities);
         meta_mut(params).insert(switchyard::protocol::META_CLIENT_CAPABILITIES.to_owned(), capabilities);
         Ok(())
+    }
+}
+
+/// Adds the Tasks extension to the `extensions` of client capabilities (an object).
+fn add_tasks_extension(capabilities: &mut Value) {
+    if let Some(object) = capabilities.as_object_mut() {
+        let extensions = object.entry("extensions").or_insert_with(|| json!({}));
+        if let Some(extensions) = extensions.as_object_mut() {
+            extensions.insert(TASKS_EXTENSION.to_owned(), json!({}));
+        }
     }
 }
 

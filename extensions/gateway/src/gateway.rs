@@ -3,6 +3,7 @@
 
 use crate::mirror::{Kind, Mirror};
 use crate::relay::Link;
+use crate::updates::ResourceUpdates;
 use crate::upstream::Upstream;
 use futures::stream::{self, BoxStream, StreamExt};
 use std::fmt;
@@ -254,6 +255,8 @@ impl Supervisor {
                 tracing::warn!(target: "switchyard_gateway", upstream = self.link.name(), "listing {kind:?} failed: {e}");
             }
         }
+        let mut updates = ResourceUpdates::new();
+        updates.follow(self.link.name(), client, mirror.upstream_resources()).await;
         let protocol_version = client.protocol_version().to_owned();
         self.status
             .send_replace(UpstreamState::Connected { protocol_version: protocol_version.clone(), items: mirror.len() });
@@ -270,11 +273,12 @@ impl Supervisor {
                 _ = self.stop.cancelled() => return "stopped".to_owned(),
                 _ = client.closed() => return "the upstream closed the connection".to_owned(),
                 event = events.next() => match event {
-                    Some(note) => self.on_event(client, mirror, &note).await,
+                    Some(note) => self.on_event(client, mirror, &mut updates, &note).await,
                     // The events ended (a listen stream that could not be reopened): the
                     // connection still serves calls, without live changes.
                     None => events = stream::pending().boxed(),
                 },
+                note = updates.next() => self.on_event(client, mirror, &mut updates, &note).await,
             }
         }
     }
@@ -299,7 +303,13 @@ impl Supervisor {
         }
     }
 
-    async fn on_event(&mut self, client: &Client, mirror: &mut Mirror, note: &Notification) {
+    async fn on_event(
+        &mut self,
+        client: &Client,
+        mirror: &mut Mirror,
+        updates: &mut ResourceUpdates,
+        note: &Notification,
+    ) {
         let kinds: &[Kind] = match note.method.as_str() {
             "notifications/tools/list_changed" => &[Kind::Tools],
             "notifications/prompts/list_changed" => &[Kind::Prompts],
@@ -317,6 +327,9 @@ impl Supervisor {
             if let Err(e) = mirror.sync(&self.server, &self.link, client, *kind).await {
                 tracing::warn!(target: "switchyard_gateway", upstream = self.link.name(), "listing {kind:?} again failed: {e}");
             }
+        }
+        if kinds.contains(&Kind::Resources) {
+            updates.follow(self.link.name(), client, mirror.upstream_resources()).await;
         }
         let protocol_version = client.protocol_version().to_owned();
         self.status.send_replace(UpstreamState::Connected { protocol_version, items: mirror.len() });

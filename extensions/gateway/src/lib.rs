@@ -95,6 +95,7 @@
 mod gateway;
 mod mirror;
 mod relay;
+mod updates;
 mod upstream;
 
 pub use gateway::{Gateway, GatewayError, GatewayHandle, UpstreamState, UpstreamStatus};

@@ -4,8 +4,10 @@
 use crate::relay::Link;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use switchyard::registry::TaskSupport;
 use switchyard::server::{DynamicPrompt, DynamicResource, DynamicResourceTemplate, DynamicTool};
 use switchyard::{Annotations, CompletionRef, Icon, McpError, PromptArgument, Server, ToolAnnotations};
 use switchyard_client::{Client, ClientError, Prompt, Resource, ResourceTemplate, Tool};
@@ -139,6 +141,12 @@ impl Mirror {
         }
     }
 
+    /// The upstream's own URIs of the resources mirrored now.
+    pub(crate) fn upstream_resources(&self) -> BTreeSet<String> {
+        let uri = |listing: &Value| listing.get("uri").and_then(Value::as_str).map(str::to_owned);
+        self.resources.values().filter_map(uri).collect()
+    }
+
     /// Our URI of the upstream's `uri` when that resource is mirrored.
     pub(crate) fn our_uri(&self, link: &Link, uri: &str) -> Option<String> {
         let ours = format!("{}{uri}", link.upstream.uri_prefix);
@@ -210,11 +218,20 @@ fn add_one(server: &Server, link: &Arc<Link>, item: &Item<'_>, decorated: bool) 
             let Some(name) = text("name") else { return Err(McpError::invalid_params("a tool without a name")) };
             let handler_link = link.clone();
             let upstream_name: Arc<str> = name.into();
+            // A session upstream lists how the tool may run; a 2026-07-28 one says so only by
+            // refusing a plain call (the relay learns it then).
+            let task_support = match object.get("execution").and_then(|e| e.get("taskSupport")).and_then(Value::as_str)
+            {
+                Some("required") => TaskSupport::Required,
+                Some("optional") => TaskSupport::Optional,
+                _ => TaskSupport::Forbidden,
+            };
+            let as_task = Arc::new(AtomicBool::new(task_support == TaskSupport::Required));
             let mut tool = DynamicTool::new(ours, move |ctx, args| {
-                let link = handler_link.clone();
-                let name = upstream_name.clone();
-                async move { link.call_tool(ctx, &name, args).await }
+                let (link, name, as_task) = (handler_link.clone(), upstream_name.clone(), as_task.clone());
+                async move { link.call_tool(ctx, &name, args, &as_task).await }
             })
+            .task_support(task_support)
             .roles(link.upstream.roles)
             .scopes(link.upstream.scopes);
             if let Some(schema) = object.get("inputSchema") {

@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use switchyard::input::InputRequest;
 use switchyard::registry::UriTemplate;
@@ -13,7 +14,7 @@ use switchyard::{
     CallToolResult, Completion, CompletionRef, CompletionRequest, Content, ErrorCode, GetPromptResult, McpError,
     ReadResourceResult, RequestContext, ResourceContents,
 };
-use switchyard_client::{Client, ClientError, ProgressUpdate, RequestOptions};
+use switchyard_client::{Client, ClientError, ProgressUpdate, RequestOptions, TaskHandle, ToolCall};
 use tokio::sync::mpsc;
 
 /// One upstream as its mirrored items see it: its configuration and its connection, if any.
@@ -150,22 +151,70 @@ impl Link {
     /// upstream); an upstream that is down, times out, closes the connection or answers
     /// something that is no `CallToolResult` is an `isError: true` result naming it, which
     /// the model can read.
+    ///
+    /// A tool that runs only as a task upstream (`as_task`: its session listing says
+    /// `execution.taskSupport: "required"`, or a plain call was refused with `-32021` asking
+    /// for the Tasks extension, which sets it) is called as a task and followed to its end;
+    /// our request's cancellation cancels the upstream task.
     pub(crate) async fn call_tool(
         &self,
         ctx: RequestContext,
         name: &str,
         arguments: Value,
+        as_task: &AtomicBool,
     ) -> Result<CallToolResult, McpError> {
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
-        let answer =
-            self.relay(&ctx, |client, options| async move { client.call_tool_with(name, arguments, options).await });
-        match answer.await {
+        let answer = if as_task.load(Ordering::Relaxed) {
+            self.call_as_task(&ctx, name, &arguments).await
+        } else {
+            let args = &arguments;
+            let plain = self
+                .relay(&ctx, |client, options| async move { client.call_tool_with(name, args, options).await })
+                .await;
+            match plain {
+                Err(Failure::Client(ClientError::Rpc { error, .. })) if asks_for_tasks(&error) => {
+                    tracing::debug!(target: "switchyard_gateway", upstream = self.name(), tool = name, "the tool runs only as a task upstream");
+                    as_task.store(true, Ordering::Relaxed);
+                    self.call_as_task(&ctx, name, &arguments).await
+                }
+                other => other,
+            }
+        };
+        match answer {
             Ok(mut result) => {
                 self.our_links(result.content.iter_mut());
                 Ok(result)
             }
             Err(failure) => failure.into_tool_outcome(self.name(), "tools/call", name),
         }
+    }
+
+    /// Calls tool `name` upstream as a task and follows the task to its end. The call that
+    /// creates it has the relay's options (timeout, cancellation, progress, input); following
+    /// it is bound by our request's cancellation, which cancels the task upstream (also when
+    /// our request's future is dropped).
+    async fn call_as_task(
+        &self,
+        ctx: &RequestContext,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<CallToolResult, Failure> {
+        let created = self
+            .relay(ctx, |client, options| async move { client.call_tool_as_task_with(name, arguments, options).await })
+            .await?;
+        let task = match created {
+            ToolCall::Completed(result) => return Ok(result),
+            ToolCall::Task(task) => CancelOnDrop(Some(task)),
+            _ => return Err(Failure::Client(ClientError::Protocol("an answer to tools/call of no known kind".into()))),
+        };
+        let Some(handle) = task.0.as_ref() else { return Err(Failure::Down) };
+        let cancellation = ctx.cancellation();
+        let result = tokio::select! {
+            result = handle.result() => result,
+            () = cancellation.cancelled() => return Err(Failure::Client(ClientError::Cancelled { method: "tools/call".into() })),
+        };
+        task.disarm();
+        result.map_err(Failure::Client)
     }
 
     /// Sends `method` with `params` upstream and decodes the answer as `T`.
@@ -324,6 +373,45 @@ fn ours(data: &Value) -> Value {
         object.insert("reason".to_owned(), Value::String(renamed));
     }
     data
+}
+
+/// Whether an upstream's error refuses a plain call of a tool that runs only as a task: `-32021`
+/// whose `data.requiredCapabilities.extensions` names the Tasks extension.
+fn asks_for_tasks(error: &McpError) -> bool {
+    error.code() == ErrorCode::MISSING_CLIENT_CAPABILITY
+        && error
+            .data()
+            .and_then(|d| d.pointer("/requiredCapabilities/extensions"))
+            .and_then(Value::as_object)
+            .is_some_and(|e| e.contains_key(TASKS_EXTENSION))
+}
+
+/// The Tasks extension's key in capabilities.
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// An upstream task ours is waiting on: cancelled upstream (`tasks/cancel`, sent from a task
+/// of its own) when dropped before [`disarm`](Self::disarm), so that a call our client
+/// cancelled, or whose future the server dropped, does not leave it running.
+struct CancelOnDrop(Option<TaskHandle>);
+
+impl CancelOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                if let Err(e) = task.cancel().await {
+                    tracing::debug!(target: "switchyard_gateway", task = task.id(), "cancelling the upstream task failed: {e}");
+                }
+            });
+        }
+    }
 }
 
 /// Why a relayed request got no usable answer.

@@ -1,0 +1,96 @@
+//! `notifications/resources/updated` of an upstream's mirrored resources: the gateway
+//! subscribes to each resource it mirrors, so that a client of ours subscribed to the
+//! resource's URI of ours hears when it changes upstream.
+//!
+//! On a session upstream that declares `resources.subscribe` this is a `resources/subscribe`
+//! per resource (and `resources/unsubscribe` when it is no longer listed); the updates come
+//! with the session's other notifications. On 2026-07-28 it is a `subscriptions/listen` whose
+//! `resourceSubscriptions` name them all, opened again when the set changes
+//! ([subscriptions](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions)).
+
+use futures::stream::{self, BoxStream, StreamExt};
+use std::collections::BTreeSet;
+use switchyard::jsonrpc::Notification;
+use switchyard_client::{Client, SubscriptionFilter};
+
+/// The upstream resources subscribed to on one connection, and (on 2026-07-28) the stream
+/// their updates come on.
+pub(crate) struct ResourceUpdates {
+    subscribed: BTreeSet<String>,
+    stream: BoxStream<'static, Notification>,
+}
+
+impl ResourceUpdates {
+    /// Nothing subscribed yet.
+    pub(crate) fn new() -> Self {
+        ResourceUpdates { subscribed: BTreeSet::new(), stream: stream::pending().boxed() }
+    }
+
+    /// Subscribes to exactly `uris` (the upstream's own URIs of the mirrored resources) when
+    /// the upstream can notify of updates; a failure is logged and the rest goes on (that
+    /// resource's updates are not heard).
+    pub(crate) async fn follow(&mut self, upstream: &str, client: &Client, uris: BTreeSet<String>) {
+        if uris == self.subscribed {
+            return;
+        }
+        if client.protocol_version() == switchyard::protocol::MODERN_VERSION {
+            self.listen(upstream, client, uris).await;
+            return;
+        }
+        if client.capabilities().pointer("/resources/subscribe") != Some(&serde_json::Value::Bool(true)) {
+            return;
+        }
+        for gone in self.subscribed.difference(&uris) {
+            if let Err(e) = client.unsubscribe_resource(gone).await {
+                tracing::debug!(target: "switchyard_gateway", upstream, uri = gone, "resources/unsubscribe failed: {e}");
+            }
+        }
+        let mut subscribed = BTreeSet::new();
+        for uri in uris {
+            if self.subscribed.contains(&uri) {
+                subscribed.insert(uri);
+                continue;
+            }
+            match client.subscribe_resource(&uri).await {
+                Ok(()) => {
+                    subscribed.insert(uri);
+                }
+                Err(e) => {
+                    tracing::warn!(target: "switchyard_gateway", upstream, uri, "updates of this resource will not be heard: resources/subscribe failed: {e}");
+                }
+            }
+        }
+        self.subscribed = subscribed;
+    }
+
+    /// Replaces the 2026-07-28 subscription with one for `uris` (none when empty).
+    async fn listen(&mut self, upstream: &str, client: &Client, uris: BTreeSet<String>) {
+        // The old subscription ends when its stream is dropped.
+        self.stream = stream::pending().boxed();
+        self.subscribed.clear();
+        if uris.is_empty() {
+            return;
+        }
+        let filter = uris.iter().fold(SubscriptionFilter::new(), |filter, uri| filter.resource(uri.clone()));
+        match client.listen(filter).await {
+            Ok(subscription) => {
+                self.stream = subscription.filter_map(|event| async move { event.ok() }).boxed();
+                self.subscribed = uris;
+            }
+            Err(e) => {
+                tracing::warn!(target: "switchyard_gateway", upstream, "updates of its resources will not be heard: subscriptions/listen failed: {e}");
+            }
+        }
+    }
+
+    /// The next update (on a session they come with the session's notifications instead);
+    /// pending for ever once the stream has ended.
+    pub(crate) async fn next(&mut self) -> Notification {
+        loop {
+            if let Some(note) = self.stream.next().await {
+                return note;
+            }
+            self.stream = stream::pending().boxed();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Upstream tools that run only as tasks: a 2026-07-28 upstream says so by refusing a plain
+//! call with `-32021`; the gateway then calls it as a task, follows the task to its end and
+//! answers our client with its result, and cancels it upstream when our call is cancelled.
+
+use serde_json::json;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use switchyard::CancellationToken;
+use switchyard::prelude::*;
+use switchyard::testing::{HttpTestServer, TestClient};
+use switchyard::transport::http::HttpConfig;
+use switchyard_client::{ClientBuilder, ClientError, RequestOptions};
+use switchyard_gateway::{Gateway, GatewayHandle, Upstream};
+use switchyard_tasks::TasksExtension;
+
+/// How many runs of `stuck` saw their cancellation.
+static STUCK_CANCELLED: AtomicUsize = AtomicUsize::new(0);
+
+/// Two numbers.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Pair {
+    a: i64,
+    b: i64,
+}
+
+/// Adds two numbers, as a task only.
+#[mcp_tool(task_support = "required", group = "task-upstream")]
+async fn add(pair: Pair) -> Result<String, McpError> {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(format!("{}", pair.a + pair.b))
+}
+
+/// Counts a run of `stuck` that ended, whether its future finished or was dropped.
+struct CountsTheEnd;
+
+impl Drop for CountsTheEnd {
+    fn drop(&mut self) {
+        STUCK_CANCELLED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Runs until it is cancelled, as a task only.
+#[mcp_tool(task_support = "required", group = "task-upstream")]
+async fn stuck(ctx: RequestContext) -> Result<String, McpError> {
+    let _end = CountsTheEnd;
+    ctx.cancellation().cancelled().await;
+    Ok("cancelled".to_owned())
+}
+
+/// A gateway in front of a 2026-07-28 upstream with the Tasks extension (prefix `t_`).
+async fn gateway() -> (Server, GatewayHandle, HttpTestServer) {
+    let builder = Server::builder("task-upstream", "1").groups(["task-upstream"]);
+    let upstream =
+        TasksExtension::new().poll_interval(Duration::from_millis(20)).install(builder).build().expect("builds");
+    let upstream = HttpTestServer::start(upstream, HttpConfig::default()).await.expect("binds");
+    let server = Server::builder("gateway", "1").groups(["none"]).build().expect("builds");
+    let handle = Gateway::new()
+        .upstream(Upstream::http("t", upstream.url()).prefix("t_"))
+        .attach(&server)
+        .await
+        .expect("attaches");
+    (server, handle, upstream)
+}
+
+async fn wait_for_tools(client: &TestClient) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let tools = client.request("tools/list", json!({})).await;
+        if tools.result()["tools"].as_array().is_some_and(|t| t.len() == 2) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the gateway never mirrored the upstream: {:?}", tools.response);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_runs_only_as_a_task_upstream_is_answered_with_the_tasks_result() {
+    let (server, _gateway, _upstream) = gateway().await;
+    let client = TestClient::modern(server.clone());
+    wait_for_tools(&client).await;
+    // The first call learns that the tool needs a task; the second goes as a task at once.
+    for (a, b) in [(2, 3), (40, 2)] {
+        let reply = client.request("tools/call", json!({ "name": "t_add", "arguments": { "a": a, "b": b } })).await;
+        let result = reply.result();
+        assert_ne!(result["isError"], json!(true), "{:?}", reply.response);
+        assert_eq!(result["content"][0]["text"], json!((a + b).to_string()), "{:?}", reply.response);
+    }
+    // A session client of the gateway gets the same.
+    let session = TestClient::legacy(server, "2025-11-25").await.expect("initialize");
+    let reply = session.request("tools/call", json!({ "name": "t_add", "arguments": { "a": 1, "b": 1 } })).await;
+    assert_eq!(reply.result()["content"][0]["text"], json!("2"), "{:?}", reply.response);
+}
+
+#[tokio::test]
+async fn cancelling_our_call_cancels_the_upstream_task() {
+    let (server, _gateway, _upstream) = gateway().await;
+    wait_for_tools(&TestClient::modern(server.clone())).await;
+    let front = HttpTestServer::start(server, HttpConfig::default()).await.expect("binds");
+    let client = ClientBuilder::new("test", "1").connect_http(front.url()).await.expect("connects");
+    let before = STUCK_CANCELLED.load(Ordering::SeqCst);
+    let stop = CancellationToken::new();
+    let call = {
+        let (client, stop) = (client.clone(), stop.clone());
+        tokio::spawn(async move {
+            client.call_tool_with("t_stuck", json!({}), RequestOptions::new().cancel_with(stop)).await
+        })
+    };
+    // Long enough for the upstream task to exist and run.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.cancel();
+    let answer = call.await.expect("joins");
+    assert!(matches!(answer, Err(ClientError::Cancelled { .. })), "{answer:?}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while STUCK_CANCELLED.load(Ordering::SeqCst) == before {
+        assert!(Instant::now() < deadline, "the upstream task was never cancelled");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The gateway serves on.
+    let result = client.call_tool("t_add", json!({ "a": 1, "b": 2 })).await.expect("answers");
+    assert_eq!(result.content[0].as_text(), Some("3"), "{result:?}");
+}
