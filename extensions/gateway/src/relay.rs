@@ -9,6 +9,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use switchyard::input::InputRequest;
+use switchyard::protocol::META_SERVER_INFO;
 use switchyard::registry::UriTemplate;
 use switchyard::{
     CallToolResult, Completion, CompletionRef, CompletionRequest, Content, ErrorCode, GetPromptResult, McpError,
@@ -183,6 +184,7 @@ impl Link {
         match answer {
             Ok(mut result) => {
                 self.our_links(result.content.iter_mut());
+                strip_server_info(&mut result.meta);
                 Ok(result)
             }
             Err(failure) => failure.into_tool_outcome(self.name(), "tools/call", name),
@@ -346,12 +348,29 @@ fn prefix_uri(content: &mut ResourceContents, prefix: &str) {
     }
 }
 
-/// The 2026-07-28 `resultType` is the wire's, not the result's: our server adds its own.
+/// The 2026-07-28 `resultType` and `_meta["io.modelcontextprotocol/serverInfo"]` are the
+/// upstream's answer's, not the result's: our server adds its own.
 fn strip_result_type(mut value: Value) -> Value {
     if let Some(object) = value.as_object_mut() {
         object.remove("resultType");
+        if let Some(Value::Object(meta)) = object.get_mut("_meta") {
+            meta.remove(META_SERVER_INFO);
+            if meta.is_empty() {
+                object.remove("_meta");
+            }
+        }
     }
     value
+}
+
+/// A result's `_meta` without the upstream's `serverInfo` (see [`strip_result_type`]).
+fn strip_server_info(meta: &mut Option<Map<String, Value>>) {
+    if let Some(m) = meta {
+        m.remove(META_SERVER_INFO);
+        if m.is_empty() {
+            *meta = None;
+        }
+    }
 }
 
 /// The `reason`s our HTTP transport answers with 403, or 401 and a `WWW-Authenticate`
@@ -541,6 +560,12 @@ mod tests {
         prefix_uri(&mut content, "py+");
         assert_eq!(serde_json::to_value(&content).expect("serializes")["uri"], "py+notes://py");
         let value = strip_result_type(json!({ "resultType": "complete", "messages": [] }));
+        assert_eq!(value, json!({ "messages": [] }));
+        // The upstream's identity goes; the rest of its `_meta` stays.
+        let upstream = json!({ "name": "up", "version": "1" });
+        let value = strip_result_type(json!({ "messages": [], "_meta": { META_SERVER_INFO: upstream, "k": 1 } }));
+        assert_eq!(value, json!({ "messages": [], "_meta": { "k": 1 } }));
+        let value = strip_result_type(json!({ "messages": [], "_meta": { META_SERVER_INFO: upstream } }));
         assert_eq!(value, json!({ "messages": [] }));
     }
 }

@@ -85,6 +85,9 @@ async fn a_tool_that_runs_only_as_a_task_upstream_is_answered_with_the_tasks_res
         let result = reply.result();
         assert_ne!(result["isError"], json!(true), "{:?}", reply.response);
         assert_eq!(result["content"][0]["text"], json!((a + b).to_string()), "{:?}", reply.response);
+        // The answer is the gateway's, not the upstream's.
+        let server_info = &result["_meta"]["io.modelcontextprotocol/serverInfo"];
+        assert_eq!(server_info["name"], json!("gateway"), "{:?}", reply.response);
     }
     // A session client of the gateway gets the same.
     let session = TestClient::legacy(server, "2025-11-25").await.expect("initialize");
