@@ -463,7 +463,13 @@ impl Client {
         params: Value,
         options: RequestOptions,
     ) -> Result<Value, ClientError> {
-        let mut params = self.inner.session.stamp(params)?;
+        // On 2026-07-28 the input handler answers `input_required` rounds and its capabilities
+        // go in the request; on a session it answers the server's requests that belong to this one.
+        let (capabilities, input) = match options.input {
+            Some((capabilities, handler)) => (self.inner.session.modern.then_some(capabilities), Some(handler)),
+            None => (None, None),
+        };
+        let mut params = self.inner.session.stamp_declaring(params, capabilities)?;
         let progress = options.progress.map(|callback| {
             let n = self.inner.progress_tokens.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             (format!("switchyard-client-{n}"), callback)
@@ -486,14 +492,6 @@ impl Client {
             }
         }
         let timeout = options.timeout.unwrap_or(self.inner.timeout);
-        // On 2026-07-28 the handler answers `input_required` rounds and its capabilities go in
-        // the request; on a session it answers the server's requests that belong to this one.
-        let input = options.input.map(|(capabilities, handler)| {
-            if self.inner.session.modern {
-                meta_mut(&mut params).insert(META_CLIENT_CAPABILITIES.to_owned(), capabilities);
-            }
-            handler
-        });
         if progress.is_none() && options.cancel.is_none() {
             return self.rounds(method, params, timeout, input.as_ref()).await;
         }
@@ -549,8 +547,13 @@ impl Client {
                 None => self.inner.peer.request(method, params, timeout).await,
             };
         }
+        // A request that declares no capability to answer with cannot be asked (MRTR's
+        // questions are elicitation, sampling and roots requests), so it is sent once, without
+        // the copy kept for a retry.
+        let may_retry = declares_input(&params);
         for _ in 0..=self.inner.max_input_rounds {
-            let result = self.inner.peer.request(method, params.clone(), timeout).await?;
+            let sent = if may_retry { params.clone() } else { std::mem::take(&mut params) };
+            let result = self.inner.peer.request(method, sent, timeout).await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
             }
@@ -558,6 +561,12 @@ impl Client {
                 Some(handler) => answer_with(handler, method, &result).await?,
                 None => self.answer_inputs(method, &result).await?,
             };
+            if !may_retry {
+                return Err(ClientError::Protocol(format!(
+                    "{method}: the server asks for input, but the request declared no elicitation, sampling or \
+                     roots capability to answer with"
+                )));
+            }
             // `params` is an object here: `stamp` made it one on this wire, and a session
             // never gets this far (its servers ask with requests of their own).
             if let Some(object) = params.as_object_mut() {
@@ -994,6 +1003,16 @@ impl<T: DeserializeOwned> Pages<T> {
 async fn collect<T>(stream: impl Stream<Item = Result<T, ClientError>>) -> Result<Vec<T>, ClientError> {
     use futures::TryStreamExt;
     stream.try_collect().await
+}
+
+/// Whether stamped 2026-07-28 `params` declare a capability an `input_required` round may ask
+/// for (`elicitation`, `sampling` or `roots` in `_meta`'s client capabilities).
+fn declares_input(params: &Value) -> bool {
+    params
+        .get("_meta")
+        .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+        .and_then(Value::as_object)
+        .is_some_and(|c| ["elicitation", "sampling", "roots"].iter().any(|k| c.contains_key(*k)))
 }
 
 /// The `_meta` object of `params`, made where there is none (`params` of `null` become `{}`).

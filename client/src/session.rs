@@ -38,6 +38,12 @@ impl Session {
     /// Errors: [`ClientError::Encode`] for params that are neither an object nor `null`, or a
     /// `_meta` that is no object.
     pub(crate) fn stamp(&self, params: Value) -> Result<Value, ClientError> {
+        self.stamp_declaring(params, None)
+    }
+
+    /// [`stamp`](Self::stamp), declaring `capabilities` (when given, on 2026-07-28) in place of
+    /// the client's own and of any the params carry: those of one request's input handler.
+    pub(crate) fn stamp_declaring(&self, params: Value, capabilities: Option<Value>) -> Result<Value, ClientError> {
         let mut object = match params {
             Value::Object(object) => object,
             Value::Null => Map::new(),
@@ -51,6 +57,10 @@ impl Session {
         }
         let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Some(meta) = meta.as_object_mut() {
+            // Inserted first, so the client's own are not copied only to be replaced.
+            if let Some(capabilities) = capabilities {
+                meta.insert(META_CLIENT_CAPABILITIES.to_owned(), capabilities);
+            }
             modern_meta(meta, &self.client_info, &self.client_capabilities);
         }
         Ok(Value::Object(object))

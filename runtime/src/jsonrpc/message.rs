@@ -58,34 +58,55 @@ pub struct ParseFailure {
 /// 2.0 message (batches, a missing `"jsonrpc":"2.0"`, a non-string method, a `null` or fractional
 /// id, non-object params). Boxed: failures are rare and the success path stays small.
 pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<ParseFailure>> {
-    if let Some(req) = parse_plain_request(bytes) {
-        return Ok(Message::Request(req));
+    // A request first, with the fewest fields: it is what a server parses per request.
+    if let Some(request) = parse_plain_request(bytes) {
+        return Ok(Message::Request(request));
+    }
+    if let Some(message) = parse_plain(bytes) {
+        return Ok(message);
     }
     parse(bytes).map_err(|(error, id, notification)| Box::new(ParseFailure { error: *error, id, notification }))
 }
 
-/// The shape of a well-formed request, decoded straight from the bytes: no intermediate map
-/// for the envelope (its keys, hashing and removals were a large share of the per-request cost).
-/// Anything else, duplicate keys included, fails here and takes the general path below, which
-/// alone decides errors; so this only ever accepts what [`parse`] would turn into the same
-/// [`Request`].
+/// The shape of a well-formed message, decoded straight from the bytes: no intermediate map
+/// for the envelope (its keys, hashing and removals were a large share of the per-message
+/// cost, on the server for requests and on the client for responses). Anything else,
+/// duplicate keys included, fails here and takes the general path below, which alone decides
+/// errors; so this only ever accepts what [`parse`] would turn into the same [`Message`].
 #[derive(Deserialize)]
-struct PlainRequest<'a> {
+struct PlainMessage<'a> {
     #[serde(borrow)]
     jsonrpc: Cow<'a, str>,
-    id: Value,
-    method: String,
-    /// `Some` whenever the key is present, `null` included (which is invalid, not absent).
+    /// `Some` whenever the key is present (as for the fields below), `null` included (which
+    /// is invalid, not absent).
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<String>,
     #[serde(default, deserialize_with = "present")]
     params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
 }
 
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
 }
 
+/// [`PlainMessage`] of a request alone: `id` and `method` required, no result fields.
+#[derive(Deserialize)]
+struct PlainRequest<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    id: Value,
+    method: String,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+}
+
 fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
-    // A derived struct also accepts a JSON array (fields by position): only objects qualify.
     let first = bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
     if *first != b'{' {
         return None;
@@ -105,6 +126,40 @@ fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
         Some(_) => return None,
     };
     Some(Request { id, method: plain.method, params })
+}
+
+fn parse_plain(bytes: &[u8]) -> Option<Message> {
+    // A derived struct also accepts a JSON array (fields by position): only objects qualify.
+    let first = bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
+    if *first != b'{' {
+        return None;
+    }
+    let plain: PlainMessage = serde_json::from_slice(bytes).ok()?;
+    if plain.jsonrpc != "2.0" {
+        return None;
+    }
+    let id = match plain.id {
+        None => None,
+        Some(Value::String(s)) => Some(RequestId::String(s)),
+        Some(Value::Number(n)) => Some(RequestId::Number(n.as_i64()?)),
+        Some(_) => return None,
+    };
+    let params = match plain.params {
+        None => None,
+        Some(Value::Object(m)) => Some(m),
+        Some(_) => return None,
+    };
+    Some(match (plain.method, id) {
+        (Some(method), Some(id)) => Message::Request(Request { id, method, params }),
+        (Some(method), None) => Message::Notification(Notification { method, params }),
+        // As the general path: a response's `params` are ignored, `result` wins over `error`.
+        (None, Some(id)) => match (plain.result, plain.error) {
+            (Some(result), _) => Message::Response { id, outcome: Ok(result) },
+            (None, Some(error)) => Message::Response { id, outcome: Err(error) },
+            (None, None) => return None,
+        },
+        (None, None) => return None,
+    })
 }
 
 /// Most entries accepted in one JSON-RPC batch (64). A batch is a handful of messages sent
@@ -275,36 +330,47 @@ mod tests {
         );
     }
 
-    /// The plain path accepts only what the general path turns into the same request.
+    /// The plain path accepts only what the general path turns into the same message.
     #[test]
     fn plain_path_agrees_with_the_general_path() {
         let accepted = [
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"b":1,"a":2}}}"#,
             r#"  {"method":"ping","id":"x\"y","jsonrpc":"2\u002e0","extra":[1,2]}"#,
             r#"{"jsonrpc":"2.0","id":-3,"method":"m","result":1}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#,
+            r#"{"jsonrpc":"2.0","method":"n"}"#,
+            r#"{"jsonrpc":"2.0","id":4,"result":{"content":[],"b":1,"a":2}}"#,
+            r#"{"jsonrpc":"2.0","id":"r","result":null}"#,
+            r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"error":1,"result":2,"params":{"x":3}}"#,
         ];
         for line in accepted {
-            let plain = parse_plain_request(line.as_bytes()).expect(line);
-            let Ok(Message::Request(general)) = parse(line.as_bytes()) else { panic!("general path: {line}") };
-            assert_eq!(plain.id, general.id, "{line}");
-            assert_eq!(plain.method, general.method, "{line}");
-            assert_eq!(plain.params, general.params, "{line}");
-            let order: Option<Vec<&String>> = plain.params.as_ref().map(|p| p.keys().collect());
-            assert_eq!(order, general.params.as_ref().map(|p| p.keys().collect()), "{line}");
+            let plain = parse_plain(line.as_bytes()).expect(line);
+            let general = parse(line.as_bytes()).unwrap_or_else(|_| panic!("general path: {line}"));
+            assert_eq!(format!("{plain:?}"), format!("{general:?}"), "{line}");
+            if let Some(request) = parse_plain_request(line.as_bytes()) {
+                assert_eq!(format!("{:?}", Message::Request(request)), format!("{general:?}"), "{line}");
+            }
         }
         let declined = [
             r#"["2.0",1,"m"]"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":null}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","method":"m","params":1}"#,
             r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":1,"result":2}"#,
             r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":1}"#,
             r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#,
             r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#,
-            r#"{"jsonrpc":"2.0","method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","result":1}"#,
+            r#"{"id":1,"result":1}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m"} x"#,
         ];
         for line in declined {
+            assert!(parse_plain(line.as_bytes()).is_none(), "{line}");
             assert!(parse_plain_request(line.as_bytes()).is_none(), "{line}");
         }
     }
