@@ -476,9 +476,16 @@ where
             () = closed.cancelled() => None,
         };
         let Some(message) = message else { break };
-        // A server that stops reading blocks this write; closing the client ends it.
+        // Every message already waiting goes out with this one, in one flush. A server that
+        // stops reading blocks the write; closing the client ends it.
         let sent = tokio::select! {
-            sent = sink.send(message) => sent,
+            sent = async {
+                sink.feed(message).await?;
+                while let Ok(message) = rx.try_recv() {
+                    sink.feed(message).await?;
+                }
+                sink.flush().await
+            } => sent,
             () = closed.cancelled() => break,
         };
         if let Err(e) = sent {
