@@ -95,6 +95,34 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
     Value::deserialize(d).map(Some)
 }
 
+/// `bytes` decoded as `T` when they are one JSON object: a derived struct also accepts a
+/// JSON array (fields by position), which the general path must judge instead.
+fn plain_object<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<T> {
+    let first = bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
+    if *first != b'{' {
+        return None;
+    }
+    serde_json::from_slice(bytes).ok()
+}
+
+/// A valid request id (a string, or an integer that fits `i64`), else `None`.
+fn plain_id(id: Value) -> Option<RequestId> {
+    match id {
+        Value::String(s) => Some(RequestId::String(s)),
+        Value::Number(n) => Some(RequestId::Number(n.as_i64()?)),
+        _ => None,
+    }
+}
+
+/// `Some(params)` when they are absent or an object; `None` (not plain) otherwise.
+fn plain_params(params: Option<Value>) -> Option<Option<Map<String, Value>>> {
+    match params {
+        None => Some(None),
+        Some(Value::Object(m)) => Some(Some(m)),
+        Some(_) => None,
+    }
+}
+
 /// [`PlainMessage`] of a request alone: `id` and `method` required, no result fields.
 #[derive(Deserialize)]
 struct PlainRequest<'a> {
@@ -107,48 +135,23 @@ struct PlainRequest<'a> {
 }
 
 fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
-    let first = bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
-    if *first != b'{' {
-        return None;
-    }
-    let plain: PlainRequest = serde_json::from_slice(bytes).ok()?;
+    let plain: PlainRequest = plain_object(bytes)?;
     if plain.jsonrpc != "2.0" {
         return None;
     }
-    let id = match plain.id {
-        Value::String(s) => RequestId::String(s),
-        Value::Number(n) => RequestId::Number(n.as_i64()?),
-        _ => return None,
-    };
-    let params = match plain.params {
-        None => None,
-        Some(Value::Object(m)) => Some(m),
-        Some(_) => return None,
-    };
-    Some(Request { id, method: plain.method, params })
+    Some(Request { id: plain_id(plain.id)?, method: plain.method, params: plain_params(plain.params)? })
 }
 
 fn parse_plain(bytes: &[u8]) -> Option<Message> {
-    // A derived struct also accepts a JSON array (fields by position): only objects qualify.
-    let first = bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
-    if *first != b'{' {
-        return None;
-    }
-    let plain: PlainMessage = serde_json::from_slice(bytes).ok()?;
+    let plain: PlainMessage = plain_object(bytes)?;
     if plain.jsonrpc != "2.0" {
         return None;
     }
     let id = match plain.id {
         None => None,
-        Some(Value::String(s)) => Some(RequestId::String(s)),
-        Some(Value::Number(n)) => Some(RequestId::Number(n.as_i64()?)),
-        Some(_) => return None,
+        Some(id) => Some(plain_id(id)?),
     };
-    let params = match plain.params {
-        None => None,
-        Some(Value::Object(m)) => Some(m),
-        Some(_) => return None,
-    };
+    let params = plain_params(plain.params)?;
     Some(match (plain.method, id) {
         (Some(method), Some(id)) => Message::Request(Request { id, method, params }),
         (Some(method), None) => Message::Notification(Notification { method, params }),
