@@ -377,4 +377,27 @@ mod tests {
             assert!(parse_plain_request(line.as_bytes()).is_none(), "{line}");
         }
     }
+
+    /// What the general path refuses, the plain path must decline (and leave to it): a
+    /// `"method": null` ("method must be a string", not an absent method that makes the
+    /// message a response), and JSON the general path rejects inside a key the plain path
+    /// skips unread (a lone surrogate, a number out of range).
+    #[test]
+    fn the_plain_path_declines_what_the_general_path_refuses() {
+        let refused = [
+            (r#"{"jsonrpc":"2.0","id":1,"method":null,"result":{}}"#, -32600),
+            (r#"{"jsonrpc":"2.0","id":1,"method":null,"error":{"code":1,"message":"m"}}"#, -32600),
+            (r#"{"jsonrpc":"2.0","id":1,"result":{},"x":"\ud800"}"#, -32700),
+            (r#"{"jsonrpc":"2.0","method":"n","x":1e400}"#, -32700),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":"\udc00"}"#, -32700),
+        ];
+        for (line, code) in refused {
+            let general = parse(line.as_bytes()).err().map(|(error, _, _)| error.code().0);
+            assert_eq!(general, Some(code), "general path: {line}");
+            assert!(parse_plain(line.as_bytes()).is_none(), "{line}");
+            assert!(parse_plain_request(line.as_bytes()).is_none(), "{line}");
+            let failure = parse_message(line.as_bytes()).expect_err(line);
+            assert_eq!(failure.error.code().0, code, "{line}");
+        }
+    }
 }
