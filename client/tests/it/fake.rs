@@ -526,3 +526,33 @@ async fn task_notifications_and_polls_of_one_state_are_one_update_and_a_bare_end
     assert_eq!(statuses, ["working", "completed"]);
     assert_eq!(states[1].raw["result"]["content"][0]["text"], "done");
 }
+
+/// A 2026-07-28 request whose own input handler declares none of elicitation, sampling or
+/// roots is sent once, without a copy for a retry; a server that asks for input anyway fails
+/// the request, and does so before the handler is run (its answer, a user's form or a paid
+/// sampling call, could never be sent).
+#[tokio::test]
+async fn an_undeclared_input_round_fails_without_running_the_handler() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (mut fake, client) = modern().await;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let call = tokio::spawn({
+        let (client, asked) = (client.clone(), asked.clone());
+        async move {
+            let options = switchyard_client::RequestOptions::new().on_input(json!({}), move |_key, _method, _params| {
+                asked.fetch_add(1, Ordering::SeqCst);
+                async { Ok(json!({ "action": "accept", "content": { "name": "x" } })) }
+            });
+            client.request_with("tools/call", json!({ "name": "t", "arguments": {} }), options).await
+        }
+    });
+    let request = fake.recv().await;
+    assert_eq!(request["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"], json!({}), "{request}");
+    let interim = json!({ "resultType": "input_required", "requestState": "s", "inputRequests": {
+        "k": { "method": "elicitation/create", "params": { "message": "m", "requestedSchema": {} } } } });
+    fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": interim })).await;
+    let err = call.await.expect("joins").expect_err("refused");
+    assert!(matches!(&err, ClientError::Protocol(_)), "{err:?}");
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "the handler was run for an answer that is thrown away");
+}
