@@ -72,8 +72,11 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, Box<ParseFailure>> {
 /// for the envelope (its keys, hashing and removals were a large share of the per-message
 /// cost, on the server for requests and on the client for responses). Anything else,
 /// duplicate keys included, fails here and takes the general path below, which alone decides
-/// errors; so this only ever accepts what [`parse`] would turn into the same [`Message`].
+/// errors; so this only ever accepts what [`parse`] would turn into the same [`Message`]. A key
+/// of no JSON-RPC field is refused too: skipped unread, it would let through JSON the general
+/// path rejects (a lone surrogate, a number out of range).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct PlainMessage<'a> {
     #[serde(borrow)]
     jsonrpc: Cow<'a, str>,
@@ -81,7 +84,8 @@ struct PlainMessage<'a> {
     /// is invalid, not absent).
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
-    #[serde(default)]
+    /// A string; `null` or any other value is no method here (the general path refuses it).
+    #[serde(default, deserialize_with = "present_string")]
     method: Option<String>,
     #[serde(default, deserialize_with = "present")]
     params: Option<Value>,
@@ -93,6 +97,10 @@ struct PlainMessage<'a> {
 
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
+}
+
+fn present_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
 }
 
 /// `bytes` decoded as `T` when they are one JSON object: a derived struct also accepts a
@@ -125,6 +133,7 @@ fn plain_params(params: Option<Value>) -> Option<Option<Map<String, Value>>> {
 
 /// [`PlainMessage`] of a request alone: `id` and `method` required, no result fields.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct PlainRequest<'a> {
     #[serde(borrow)]
     jsonrpc: Cow<'a, str>,
@@ -338,7 +347,7 @@ mod tests {
     fn plain_path_agrees_with_the_general_path() {
         let accepted = [
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"b":1,"a":2}}}"#,
-            r#"  {"method":"ping","id":"x\"y","jsonrpc":"2\u002e0","extra":[1,2]}"#,
+            r#"  {"method":"ping","id":"x\"y","jsonrpc":"2\u002e0"}"#,
             r#"{"jsonrpc":"2.0","id":-3,"method":"m","result":1}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#,
             r#"{"jsonrpc":"2.0","method":"n"}"#,
