@@ -557,16 +557,18 @@ impl Client {
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
             }
+            // Before any handler runs: its answer (a user's form, a paid sampling call) could
+            // not be sent.
+            if !may_retry {
+                return Err(ClientError::Protocol(format!(
+                    "{method}: the server asks for input, but the request declared no elicitation, sampling or \
+                     roots capability (no handler) to answer with"
+                )));
+            }
             let responses = match input {
                 Some(handler) => answer_with(handler, method, &result).await?,
                 None => self.answer_inputs(method, &result).await?,
             };
-            if !may_retry {
-                return Err(ClientError::Protocol(format!(
-                    "{method}: the server asks for input, but the request declared no elicitation, sampling or \
-                     roots capability to answer with"
-                )));
-            }
             // `params` is an object here: `stamp` made it one on this wire, and a session
             // never gets this far (its servers ask with requests of their own).
             if let Some(object) = params.as_object_mut() {
