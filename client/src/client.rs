@@ -562,7 +562,7 @@ impl Client {
             if !may_retry {
                 return Err(ClientError::Protocol(format!(
                     "{method}: the server asks for input, but the request declared no elicitation, sampling or \
-                     roots capability (no handler) to answer with"
+                     roots capability to answer with"
                 )));
             }
             let responses = match input {

@@ -228,12 +228,12 @@ async fn a_modern_server_gets_meta_on_every_request_and_no_session() {
     assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "test-client", "{request}");
     assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], json!({}), "{request}");
     assert_eq!(request["params"]["arguments"], json!({ "a": 1 }));
-    // An interim input-required result is refused: this client has no handler to answer it.
+    // An interim input-required result is refused: this client declared nothing to answer it with.
     let interim = json!({ "resultType": "input_required", "requestState": "s", "inputRequests": {
         "k": { "method": "elicitation/create", "params": { "message": "m", "requestedSchema": {} } } } });
     fake.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": interim })).await;
     let err = call.await.expect("joins").expect_err("refused");
-    assert!(matches!(&err, ClientError::Protocol(m) if m.contains("no handler")), "{err:?}");
+    assert!(matches!(&err, ClientError::Protocol(m) if m.contains("declared no elicitation")), "{err:?}");
 }
 
 #[tokio::test]
@@ -540,10 +540,11 @@ async fn an_undeclared_input_round_fails_without_running_the_handler() {
     let call = tokio::spawn({
         let (client, asked) = (client.clone(), asked.clone());
         async move {
-            let options = switchyard_client::RequestOptions::new().on_input(json!({}), move |_key, _method, _params| {
-                asked.fetch_add(1, Ordering::SeqCst);
-                async { Ok(json!({ "action": "accept", "content": { "name": "x" } })) }
-            });
+            let options =
+                switchyard_client::RequestOptions::new().on_input(json!({}), move |_key, _method, _params| {
+                    asked.fetch_add(1, Ordering::SeqCst);
+                    async { Ok(json!({ "action": "accept", "content": { "name": "x" } })) }
+                });
             client.request_with("tools/call", json!({ "name": "t", "arguments": {} }), options).await
         }
     });

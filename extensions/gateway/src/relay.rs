@@ -215,7 +215,17 @@ impl Link {
             result = handle.result() => result,
             () = cancellation.cancelled() => return Err(Failure::Client(ClientError::Cancelled { method: "tools/call".into() })),
         };
-        task.disarm();
+        // A task that reached its end (its result, its failure, its cancellation) needs no
+        // cancelling; one this side gave up following (a question no handler here answers, a
+        // failed `tasks/get`) would otherwise run on, or wait for input, with nobody waiting.
+        let ended = match &result {
+            Ok(_) | Err(ClientError::Cancelled { .. }) => true,
+            Err(ClientError::Rpc { method, .. }) => method == "tools/call",
+            Err(_) => false,
+        };
+        if ended {
+            task.disarm();
+        }
         result.map_err(Failure::Client)
     }
 

@@ -90,7 +90,10 @@ impl ResourceUpdates {
             if let Some(note) = self.stream.next().await {
                 return note;
             }
+            // The subscription could not be kept (the client reopens one the server ended
+            // gracefully): the next listing change subscribes again.
             self.stream = stream::pending().boxed();
+            self.subscribed.clear();
         }
     }
 }
