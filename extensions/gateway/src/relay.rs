@@ -66,13 +66,7 @@ impl Link {
         if served.resources.is_empty() && served.templates.is_empty() {
             return;
         }
-        for block in blocks {
-            let uri = match block {
-                Content::ResourceLink { uri, .. } => uri,
-                Content::Resource { resource: ResourceContents::Text { uri, .. }, .. }
-                | Content::Resource { resource: ResourceContents::Blob { uri, .. }, .. } => uri,
-                _ => continue,
-            };
+        for uri in blocks.filter_map(Content::link_uri_mut) {
             let ours = format!("{prefix}{uri}");
             if served.resources.contains(&ours) || served.templates.iter().any(|t| t.matches(&ours).is_some()) {
                 *uri = ours;
@@ -351,11 +345,7 @@ async fn relay_input(ctx: &RequestContext, key: String, method: &str, params: Va
 
 /// Puts `prefix` before the `uri` of one content read.
 fn prefix_uri(content: &mut ResourceContents, prefix: &str) {
-    match content {
-        ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri.insert_str(0, prefix),
-        // A kind of contents a later model may add: its URI, if any, is not known here.
-        _ => {}
-    }
+    content.uri_mut().insert_str(0, prefix);
 }
 
 /// The 2026-07-28 `resultType` and `_meta["io.modelcontextprotocol/serverInfo"]` are the

@@ -79,6 +79,14 @@ impl ResourceContents {
         }
     }
 
+    /// The URI these contents are of, to rewrite it (a server that serves them under another
+    /// URI, such as a mount's prefix or a gateway's).
+    pub fn uri_mut(&mut self) -> &mut String {
+        match self {
+            ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri,
+        }
+    }
+
     /// The MIME type, when given.
     pub fn mime_type(&self) -> Option<&str> {
         match self {
@@ -199,6 +207,16 @@ impl Content {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         Content::Text { text: text.into(), annotations: None, meta: None }
+    }
+
+    /// The URI a block links to, to rewrite it: a `resource_link`'s `uri`, an embedded
+    /// `resource`'s contents' `uri`; `None` for text, images, audio.
+    pub fn link_uri_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Content::ResourceLink { uri, .. } => Some(uri),
+            Content::Resource { resource, .. } => Some(resource.uri_mut()),
+            _ => None,
+        }
     }
 
     /// The text of a `text` block; `None` for other block types.

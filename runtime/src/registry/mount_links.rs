@@ -11,7 +11,7 @@
 
 use super::mount::Mount;
 use super::uri_template::UriTemplate;
-use crate::model::{Content, ResourceContents};
+use crate::model::Content;
 use std::collections::HashSet;
 
 /// The URIs one mounted group serves, as declared, and the mount that makes them public.
@@ -55,20 +55,9 @@ impl GroupUris {
 
     /// The links in `blocks` made public.
     pub(crate) fn public_blocks<'a>(&self, blocks: impl IntoIterator<Item = &'a mut Content>) {
-        for block in blocks {
-            match block {
-                Content::ResourceLink { uri, .. } => self.public(uri),
-                Content::Resource { resource, .. } => self.public(contents_uri(resource)),
-                _ => {}
-            }
+        for uri in blocks.into_iter().filter_map(Content::link_uri_mut) {
+            self.public(uri);
         }
-    }
-}
-
-/// The URI of embedded or read contents.
-pub(crate) fn contents_uri(contents: &mut ResourceContents) -> &mut String {
-    match contents {
-        ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri,
     }
 }
 

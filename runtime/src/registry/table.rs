@@ -3,7 +3,7 @@ use super::items::{
     BoxFuture, CompletionHandler, CompletionRegistration, CompletionTarget, PromptRegistration, ResourceRegistration,
     ResourceRequest, SchemaOrigin, Site, ToolRegistration,
 };
-use super::mount_links::{GroupUris, contents_uri};
+use super::mount_links::GroupUris;
 use super::tool_schema::{ToolSchemas, legacy_output_schema};
 use crate::context::RequestContext;
 use crate::jsonrpc::McpError;
@@ -798,7 +798,7 @@ fn mounted_reader(
         Box::pin(async move {
             let mut result = read.await?;
             for contents in &mut result.contents {
-                let uri = contents_uri(contents);
+                let uri = contents.uri_mut();
                 if *uri == declared {
                     uri.clone_from(&public);
                 } else if let Some(links) = &links {
