@@ -76,8 +76,9 @@
 //! added or removed) and `notifications/resources/updated` (each changed file) to listen
 //! streams and legacy sessions. A folder that no longer validates keeps the previous skills.
 //!
-//! The crate's registrations (`skills/list`, `skills/get`, `resources/directory/read`) are in
-//! group `"default"`: a server that selects groups with `ServerBuilder::groups` must include it.
+//! The crate's registrations (`skills/list`, `skills/get`, `resources/directory/read`) are in a
+//! group of their own, `"io.modelcontextprotocol/skills"`, which `install` adds to whatever
+//! groups the server selects (`ServerBuilder::include_group`).
 //!
 //! ## Features
 //! - `watch`: `SkillLibrary::watch`, reloading a skills folder when its files change (the
@@ -404,7 +405,7 @@ impl SkillsExtension {
             page_size: self.page_size,
             ttl_ms: u64::try_from(self.cache_ttl.as_millis()).unwrap_or(u64::MAX),
         };
-        let mut builder = builder.state(state).extension_capability(EXTENSION, settings);
+        let mut builder = builder.include_group(EXTENSION).state(state).extension_capability(EXTENSION, settings);
         for resource in resources {
             builder = builder.resource(resource);
         }

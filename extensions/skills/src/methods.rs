@@ -78,7 +78,12 @@ fn page_start<'a>(uris: impl Iterator<Item = &'a str>, cursor: Option<&str>) -> 
 /// skills by URI, [`SkillsExtension::page_size`](crate::SkillsExtension::page_size) per page.
 ///
 /// Errors: `-32602` for a cursor this server did not issue.
-#[mcp_rpc("skills/list", extension = "io.modelcontextprotocol/skills", client_declares = false)]
+#[mcp_rpc(
+    "skills/list",
+    extension = "io.modelcontextprotocol/skills",
+    client_declares = false,
+    group = "io.modelcontextprotocol/skills"
+)]
 async fn skills_list(params: SkillsListParams, ctx: RequestContext) -> Result<Value, McpError> {
     let state = installed(&ctx, "skills/list")?;
     let catalog = state.library.catalog();
@@ -94,7 +99,12 @@ async fn skills_list(params: SkillsListParams, ctx: RequestContext) -> Result<Va
 /// `skills/get` → `{skill: {uri, frontmatter, resources}, ttlMs, cacheScope}`.
 ///
 /// Errors: `-32602` (with `data.uri`) when `uri` is not the `SKILL.md` URI of a served skill.
-#[mcp_rpc("skills/get", extension = "io.modelcontextprotocol/skills", client_declares = false)]
+#[mcp_rpc(
+    "skills/get",
+    extension = "io.modelcontextprotocol/skills",
+    client_declares = false,
+    group = "io.modelcontextprotocol/skills"
+)]
 async fn skills_get(params: SkillsGetParams, ctx: RequestContext) -> Result<Value, McpError> {
     let state = installed(&ctx, "skills/get")?;
     let catalog = state.library.catalog();
@@ -111,7 +121,12 @@ async fn skills_get(params: SkillsGetParams, ctx: RequestContext) -> Result<Valu
 /// Errors: `-32602` (with `data.uri`) when `uri` is not a directory of the skills namespace
 /// (a file, or nothing), or for a cursor this server did not issue; `-32601` when the server
 /// was installed with `directory_read(false)`.
-#[mcp_rpc("resources/directory/read", extension = "io.modelcontextprotocol/skills", client_declares = false)]
+#[mcp_rpc(
+    "resources/directory/read",
+    extension = "io.modelcontextprotocol/skills",
+    client_declares = false,
+    group = "io.modelcontextprotocol/skills"
+)]
 async fn directory_read(params: DirectoryReadParams, ctx: RequestContext) -> Result<Value, McpError> {
     let state = installed(&ctx, "resources/directory/read")?;
     if !state.directory_read {

@@ -21,7 +21,7 @@ fn needs_tasks(tool: &str) -> McpError {
 
 /// Turns a `tools/call` into a task when the tool allows it and the request opted in; passes
 /// everything else on unchanged. Registered at [`TASKS_FILTER_ORDER`].
-#[mcp_filter(alternate, rpc = ToolsCall, order = 1000)]
+#[mcp_filter(alternate, rpc = ToolsCall, order = 1000, group = "io.modelcontextprotocol/tasks")]
 async fn tasks_filter(
     req: TypedRequest<CallToolParams>,
     next: AltNext<CallToolParams, CallToolResult>,

@@ -33,8 +33,8 @@
 //! ```
 //!
 //! The crate's registrations (the Tasks filter, `tasks/*`, the `taskIds` subscription field)
-//! are in group `"default"`: a server that selects groups with `ServerBuilder::groups` must
-//! include it.
+//! are in a group of their own, `"io.modelcontextprotocol/tasks"`, which `install` adds to
+//! whatever groups the server selects (`ServerBuilder::include_group`).
 //!
 //! Installing declares the extension: `server/discover` lists
 //! `capabilities.extensions["io.modelcontextprotocol/tasks"] = {}`. Without it, `tasks/*`
@@ -315,6 +315,7 @@ impl TasksExtension {
             None => builder,
         };
         builder
+            .include_group(EXTENSION)
             .state(tasks::TasksState(tasks))
             .extension_capability(EXTENSION, serde_json::json!({}))
             .readiness_check("tasks store", move || {

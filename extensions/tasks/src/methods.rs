@@ -45,7 +45,12 @@ fn tasks_of(ctx: &RequestContext, method: &str) -> Result<Arc<Tasks>, McpError> 
 /// `tasks/get` → the `DetailedTask` with `resultType: "complete"`.
 ///
 /// Errors: `-32602` for an unknown, expired or foreign task; `-32603` when the store fails.
-#[mcp_rpc("tasks/get", extension = "io.modelcontextprotocol/tasks", routing_name = "taskId")]
+#[mcp_rpc(
+    "tasks/get",
+    extension = "io.modelcontextprotocol/tasks",
+    routing_name = "taskId",
+    group = "io.modelcontextprotocol/tasks"
+)]
 async fn tasks_get(params: TaskRef, ctx: RequestContext) -> Result<Value, McpError> {
     let tasks = tasks_of(&ctx, "tasks/get")?;
     let record = tasks.visible(&ctx, &params.task_id).await?;
@@ -56,7 +61,12 @@ async fn tasks_get(params: TaskRef, ctx: RequestContext) -> Result<Value, McpErr
 /// that are not outstanding are ignored.
 ///
 /// Errors: `-32602` for an unknown, expired or foreign task.
-#[mcp_rpc("tasks/update", extension = "io.modelcontextprotocol/tasks", routing_name = "taskId")]
+#[mcp_rpc(
+    "tasks/update",
+    extension = "io.modelcontextprotocol/tasks",
+    routing_name = "taskId",
+    group = "io.modelcontextprotocol/tasks"
+)]
 async fn tasks_update(params: TaskUpdate, ctx: RequestContext) -> Result<Value, McpError> {
     let tasks = tasks_of(&ctx, "tasks/update")?;
     tasks.update(&ctx, &params.task_id, params.input_responses).await?;
@@ -67,7 +77,12 @@ async fn tasks_update(params: TaskUpdate, ctx: RequestContext) -> Result<Value, 
 /// changes) and its work is told to stop.
 ///
 /// Errors: `-32602` for an unknown, expired or foreign task; `-32603` when the store fails.
-#[mcp_rpc("tasks/cancel", extension = "io.modelcontextprotocol/tasks", routing_name = "taskId")]
+#[mcp_rpc(
+    "tasks/cancel",
+    extension = "io.modelcontextprotocol/tasks",
+    routing_name = "taskId",
+    group = "io.modelcontextprotocol/tasks"
+)]
 async fn tasks_cancel(params: TaskRef, ctx: RequestContext) -> Result<Value, McpError> {
     let tasks = tasks_of(&ctx, "tasks/cancel")?;
     tasks.cancel(&ctx, &params.task_id).await?;

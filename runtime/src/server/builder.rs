@@ -30,6 +30,8 @@ pub struct ServerBuilder {
     build_checks: Vec<(crate::registry::BuildCheck, String)>,
     instructions: Option<String>,
     groups: Option<Vec<String>>,
+    /// Groups served whatever [`groups`](Self::groups) selects (an extension's own).
+    included_groups: Vec<String>,
     state: StateMap,
     cache: CacheConfig,
     page_size: usize,
@@ -79,6 +81,7 @@ impl ServerBuilder {
             build_checks: Vec::new(),
             instructions: None,
             groups: None,
+            included_groups: Vec::new(),
             state: StateMap::default(),
             cache: CacheConfig::default(),
             page_size: 100,
@@ -213,13 +216,28 @@ impl ServerBuilder {
 
     /// Serves only registrations whose `group` is listed (every registration is in group
     /// `"default"` unless its attribute says `group = "..."`). Without this call every group is
-    /// served. Lets one binary host several servers with different registration sets.
+    /// served. Lets one binary host several servers with different registration sets. Groups
+    /// given to [`include_group`](Self::include_group) are served as well.
     pub fn groups<I, S>(mut self, groups: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
         self.groups = Some(groups.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Serves the registrations of `group` whatever [`groups`](Self::groups) selects, before or
+    /// after this call; without a selection every group is served anyway. An extension's
+    /// `install` calls it for the group its own registrations are in (the Tasks extension's
+    /// filter and `tasks/*` methods, say), so that selecting the application's groups cannot
+    /// leave an installed extension half there: declared in `server/discover` while its methods
+    /// answer `-32601` and its filter never runs.
+    pub fn include_group(mut self, group: impl Into<String>) -> Self {
+        let group = group.into();
+        if !self.included_groups.contains(&group) {
+            self.included_groups.push(group);
+        }
         self
     }
 
@@ -482,7 +500,14 @@ impl ServerBuilder {
     /// registration that is invalid at run time, a handler taking `State<T>` that was never
     /// given to [`state`](Self::state), or a setting that cannot work; every problem at once
     /// ([`BuildError::Several`]) when there are several. Nothing is served until this succeeds.
-    pub fn build(self) -> Result<Server, BuildError> {
+    pub fn build(mut self) -> Result<Server, BuildError> {
+        if let Some(selected) = &mut self.groups {
+            for group in std::mem::take(&mut self.included_groups) {
+                if !selected.contains(&group) {
+                    selected.push(group);
+                }
+            }
+        }
         let groups = self.groups.as_deref();
         let table = DispatchTable::from_inventory_mounted(groups, &self.mounts);
         let pipelines = crate::pipeline::build(groups);

@@ -89,9 +89,9 @@ struct Instance {
 
 fn instance(store: Arc<InMemoryTaskStore>, hub: Option<SharedHub>, lease: Duration) -> Instance {
     let stops = Arc::new(Stops::default());
-    // Not the other modules' tools and filters, which share this binary's registry; "default"
-    // holds the extension's own.
-    let mut builder = Server::builder("across", "0").groups(["default", "across_instances"]).state(stops.clone());
+    // Not the other modules' tools and filters, which share this binary's registry;
+    // installing the extension adds its own group.
+    let mut builder = Server::builder("across", "0").groups(["across_instances"]).state(stops.clone());
     if let Some(hub) = hub {
         builder = builder.delivery_hub(hub).request_state_key([9u8; 32]);
     }

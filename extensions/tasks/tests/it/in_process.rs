@@ -325,9 +325,9 @@ fn harness(configure: impl FnOnce(TasksExtension) -> TasksExtension, registered:
     let store = Arc::new(FakeStore::default());
     let probe = Arc::new(Probe::default());
     *probe.store.lock().expect("store") = Some(store.clone());
-    // Not the other modules' tools and filters, which share this binary's registry; "default"
-    // holds the extension's own.
-    let mut builder = Server::builder("tasks-test", "0").groups(["default", "in_process"]).state(probe.clone());
+    // Not the other modules' tools and filters, which share this binary's registry;
+    // installing the extension adds its own group.
+    let mut builder = Server::builder("tasks-test", "0").groups(["in_process"]).state(probe.clone());
     if let Some(r) = registered {
         builder = builder.state(RegisteredExecutor(Arc::new(Shared(r))));
     }
@@ -534,6 +534,25 @@ async fn d21_cancel_reaches_an_execution_held_elsewhere() {
     // A late run records nothing: cancelled stays.
     execution.run_tool_pipeline().await;
     assert_eq!(h.get(&id).await["result"]["status"], "cancelled");
+}
+
+/// The extension's own registrations are served whatever groups the application selects,
+/// also when it selects them after installing: a `required` tool is refused without the
+/// extension (its filter runs) and `tasks/get` is the extension's (`-32602` for an unknown
+/// task, not `-32601`).
+#[tokio::test]
+async fn installing_before_the_group_selection_keeps_the_extensions_registrations() {
+    let server = TasksExtension::new()
+        .install(Server::builder("order", "0").state(Arc::new(Probe::default())))
+        .groups(["in_process"])
+        .build()
+        .expect("builds");
+    let plain = TestClient::modern(server.clone());
+    let refused = plain.call_tool("ask", json!({})).await;
+    assert_eq!(refused.response["error"]["code"], -32021, "{}", refused.response);
+    let client = TestClient::modern(server).with_capabilities(json!({ "extensions": { TASKS: {} } }));
+    let unknown = client.request("tasks/get", json!({ "taskId": "none" })).await;
+    assert_eq!(unknown.response["error"]["code"], -32602, "{}", unknown.response);
 }
 
 #[tokio::test]

@@ -2,8 +2,8 @@
 //! linked once. Run one module with a filter: `cargo test -p switchyard-mcp-tasks --test it in_process::`.
 //!
 //! All modules register into one `inventory`: each module's tools and filters are in a group
-//! named after it, and its servers select that group and `"default"` (the extension's own), so no
-//! module's filters run in another's servers.
+//! named after it, and its servers select that group alone (installing the extension adds the
+//! extension's own), so no module's filters run in another's servers.
 
 mod across_instances;
 mod in_process;

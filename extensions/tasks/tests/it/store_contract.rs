@@ -1094,7 +1094,7 @@ mod pg {
         let lease = Duration::from_millis(500);
         let instance = |store: PostgresTaskStore| {
             let ext = TasksExtension::new().store(store.statement_timeout(Duration::from_millis(200))).lease(lease);
-            let server = ext.install(Server::builder("outage", "0").groups(["default", "store_outage"])).build();
+            let server = ext.install(Server::builder("outage", "0").groups(["store_outage"])).build();
             TestClient::modern(server.expect("builds"))
                 .with_capabilities(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }))
         };
@@ -1136,7 +1136,7 @@ mod pg {
         let lease = Duration::from_millis(1500);
         let instance = |store: PostgresTaskStore| {
             let ext = TasksExtension::new().store(store.statement_timeout(Duration::from_millis(500))).lease(lease);
-            let server = ext.install(Server::builder("outage", "0").groups(["default", "store_outage"])).build();
+            let server = ext.install(Server::builder("outage", "0").groups(["store_outage"])).build();
             TestClient::modern(server.expect("builds"))
                 .with_capabilities(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }))
         };
@@ -1187,10 +1187,9 @@ mod pg {
             .store(store.clone())
             .executor(PostgresJobExecutor::new(store.clone()))
             .lease(Duration::from_millis(600));
-        // Not the other modules' tools and filters, which share this binary's registry; "default"
-        // holds the extension's own.
-        let server =
-            ext.install(Server::builder("pg-jobs", "0").groups(["default", "store_contract"])).build().expect("builds");
+        // Not the other modules' tools and filters, which share this binary's registry;
+        // installing the extension adds its own group.
+        let server = ext.install(Server::builder("pg-jobs", "0").groups(["store_contract"])).build().expect("builds");
         let metrics = server.clone();
         let queued_metric =
             move || metrics.metrics().into_iter().find(|m| m.name == "switchyard.tasks.queued").map(|m| m.value);
