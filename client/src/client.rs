@@ -1059,7 +1059,11 @@ pub(crate) fn decode<T: DeserializeOwned>(method: &str, result: Value) -> Result
 ///
 /// Errors: [`ClientError::Protocol`] for a round that asks for nothing; the handler's error as
 /// [`ClientError::Rpc`] naming the input method.
-async fn answer_with(handler: &InputFn, method: &str, result: &Value) -> Result<Map<String, Value>, ClientError> {
+pub(crate) async fn answer_with(
+    handler: &InputFn,
+    method: &str,
+    result: &Value,
+) -> Result<Map<String, Value>, ClientError> {
     let requests = result.get("inputRequests").and_then(Value::as_object);
     let Some(requests) = requests.filter(|r| !r.is_empty()) else {
         return Err(ClientError::Protocol(format!("{method}: an input_required result that asks for no input")));

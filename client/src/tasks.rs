@@ -6,7 +6,7 @@
 //! the result read with `tasks/result`
 //! ([tasks](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks)).
 
-use crate::client::{Client, arguments_object, decode, meta_mut};
+use crate::client::{Client, answer_with, arguments_object, decode, meta_mut};
 use crate::error::ClientError;
 use crate::listen::Subscription;
 use crate::options::RequestOptions;
@@ -355,8 +355,36 @@ impl TaskHandle {
     /// `CallToolResult`, or (2026-07-28) input no handler gives; as [`Client::request`]
     /// otherwise.
     pub async fn result(&self) -> Result<CallToolResult, ClientError> {
+        self.result_with(RequestOptions::new()).await
+    }
+
+    /// [`result`](Self::result), followed with `options`, as a gateway follows a task it
+    /// started for its own client:
+    ///
+    /// - the input handler of [`RequestOptions::on_input`] answers the task's questions in
+    ///   place of the client's handlers: on 2026-07-28 each `input_required` state's
+    ///   `inputRequests` (the answers go back with `tasks/update`), on a session the server's
+    ///   requests that belong to `tasks/result`;
+    /// - [`RequestOptions::cancel_with`]'s token stops following: the result is then
+    ///   [`ClientError::Cancelled`], and the task goes on until [`cancel`](Self::cancel);
+    /// - on a session, the progress reports of `tasks/result` go to
+    ///   [`RequestOptions::on_progress`], and [`RequestOptions::timeout`] is the least that
+    ///   request waits (at least as long as a task that wants input may live, its `ttl`).
+    ///
+    /// Errors: as [`result`](Self::result); an input handler's refusal is
+    /// [`ClientError::Rpc`] naming the input method (`elicitation/create`, ..).
+    pub async fn result_with(&self, options: RequestOptions) -> Result<CallToolResult, ClientError> {
+        let Some(cancel) = options.cancel.clone() else { return self.follow(&options).await };
+        tokio::select! {
+            result = self.follow(&options) => result,
+            () = cancel.cancelled() => Err(ClientError::Cancelled { method: "tools/call".into() }),
+        }
+    }
+
+    /// The work of [`result_with`](Self::result_with).
+    async fn follow(&self, options: &RequestOptions) -> Result<CallToolResult, ClientError> {
         if !self.modern {
-            return self.session_result().await;
+            return self.session_result(options).await;
         }
         let mut updates = std::pin::pin!(self.updates());
         while let Some(state) = updates.next().await {
@@ -380,7 +408,10 @@ impl TaskHandle {
                 }
                 "cancelled" => return Err(ClientError::Cancelled { method: "tools/call".into() }),
                 "input_required" => {
-                    let responses = self.client.answer_inputs("tasks/get", &state.raw).await?;
+                    let responses = match &options.input {
+                        Some((_, handler)) => answer_with(handler, "tasks/get", &state.raw).await?,
+                        None => self.client.answer_inputs("tasks/get", &state.raw).await?,
+                    };
                     let update = json!({ "taskId": self.id, "inputResponses": responses });
                     self.client.tasks_request("tasks/update", update).await?;
                 }
@@ -392,12 +423,12 @@ impl TaskHandle {
 
     /// [`result`](Self::result) of a session's task: `tasks/get` at the suggested interval,
     /// `tasks/result` when the task is terminal or wants input.
-    async fn session_result(&self) -> Result<CallToolResult, ClientError> {
+    async fn session_result(&self, options: &RequestOptions) -> Result<CallToolResult, ClientError> {
         loop {
             let state = self.state().await?;
             match state.status.as_str() {
                 "cancelled" => return Err(ClientError::Cancelled { method: "tools/call".into() }),
-                "completed" | "failed" | "input_required" => match self.ask_result(&state).await {
+                "completed" | "failed" | "input_required" => match self.ask_result(&state, options).await {
                     Err(ClientError::Timeout { .. }) if state.status == "input_required" => {}
                     other => return other,
                 },
@@ -411,14 +442,14 @@ impl TaskHandle {
     /// its JSON-RPC error as [`ClientError::Rpc`] of `tools/call`, with a failed task's
     /// `statusMessage` as `data` when the error has none). An error there from a task that was
     /// cancelled meanwhile is [`ClientError::Cancelled`].
-    async fn ask_result(&self, state: &TaskState) -> Result<CallToolResult, ClientError> {
+    async fn ask_result(&self, state: &TaskState, options: &RequestOptions) -> Result<CallToolResult, ClientError> {
         // A terminal task's result is there at once; one that wants input may take as long as
         // it lives.
         let lives = state.raw.get("ttl").and_then(Value::as_f64).filter(|ms| *ms > 0.0);
         let lives =
             lives.filter(|_| state.status == "input_required").map(|ms| Duration::from_secs_f64(ms.min(1e15) / 1e3));
-        let wait = lives.unwrap_or_default().max(self.client.request_timeout());
-        let options = crate::options::RequestOptions::new().timeout(wait);
+        let least = options.timeout.unwrap_or_else(|| self.client.request_timeout());
+        let options = options.clone().timeout(lives.unwrap_or_default().max(least));
         match self.client.request_with("tasks/result", json!({ "taskId": self.id }), options).await {
             Ok(result) => decode("tasks/result", result),
             Err(ClientError::Rpc { mut error, .. }) => match self.state().await {

@@ -4,7 +4,9 @@
 use serde_json::{Value, json};
 use std::time::Duration;
 use switchyard::CallToolResult;
-use switchyard_client::{Client, ClientBuilder, ClientError, ElicitAction, ElicitResult, ElicitationModes, ToolCall};
+use switchyard_client::{
+    Client, ClientBuilder, ClientError, ElicitAction, ElicitResult, ElicitationModes, RequestOptions, ToolCall,
+};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
 
 struct Fake {
@@ -218,6 +220,47 @@ async fn the_answer_to_a_task_s_question_carries_its_related_task_meta() {
     );
     fake.answer(&result, json!({ "content": [{ "type": "text", "text": "Ada" }] })).await;
     run.await.expect("joins").expect("the result");
+}
+
+/// `result_with` answers a session task's questions with its own input handler, not the
+/// client's, and its cancellation token stops following.
+#[tokio::test]
+async fn result_with_answers_the_tasks_questions_with_its_own_handler() {
+    let builder = builder().on_elicitation(ElicitationModes::Form, |_| async {
+        Ok(ElicitResult { action: ElicitAction::Decline, content: None })
+    });
+    let (mut fake, client) = session(builder).await;
+    let stop = tokio_util::sync::CancellationToken::new();
+    let run = tokio::spawn({
+        let (client, stop) = (client.clone(), stop.clone());
+        async move {
+            let ToolCall::Task(task) = client.call_tool_as_task("slow", json!({})).await? else { panic!("a task") };
+            let options =
+                RequestOptions::new().cancel_with(stop).on_input(json!({}), |key, method, _params| async move {
+                    assert_eq!(method, "elicitation/create", "{key}");
+                    Ok(json!({ "action": "accept", "content": { "name": "Grace" } }))
+                });
+            task.result_with(options).await
+        }
+    });
+    create(&mut fake, "slow", "t6").await;
+    let get = fake.expect("tasks/get").await;
+    fake.answer(&get, task("t6", "input_required", "2025-11-25T10:00:01Z")).await;
+    let result = fake.expect("tasks/result").await;
+    let related = json!({ "io.modelcontextprotocol/related-task": { "taskId": "t6" } });
+    fake.send(json!({
+        "jsonrpc": "2.0", "id": 901, "method": "elicitation/create",
+        "params": { "message": "Name?", "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } }, "_meta": related },
+    }))
+    .await;
+    let answer = fake.recv().await;
+    assert_eq!(answer["id"], 901, "{answer}");
+    assert_eq!(answer["result"]["content"]["name"], "Grace", "the call's handler answered: {answer}");
+    // The task wants more; following stops when the token fires, the task left as it is.
+    stop.cancel();
+    let out = run.await.expect("joins");
+    assert!(matches!(out, Err(ClientError::Cancelled { .. })), "{out:?}");
+    drop(result);
 }
 
 /// The tools are listed for the first task call only: the second reads the first listing.

@@ -204,23 +204,24 @@ impl Link {
             _ => return Err(Failure::Client(ClientError::Protocol("an answer to tools/call of no known kind".into()))),
         };
         let Some(handle) = task.0.as_ref() else { return Err(Failure::Down) };
-        let cancellation = ctx.cancellation();
-        let result = tokio::select! {
-            result = handle.result() => result,
-            () = cancellation.cancelled() => return Err(Failure::Client(ClientError::Cancelled { method: "tools/call".into() })),
-        };
+        // Followed through the relay as the call was: the task's questions go to our client,
+        // its progress (on a session) too, and our request's cancellation stops following.
+        let result = self.relay(ctx, |_, options| async move { handle.result_with(options).await }).await;
         // A task that reached its end (its result, its failure, its cancellation) needs no
-        // cancelling; one this side gave up following (a question no handler here answers, a
-        // failed `tasks/get`) would otherwise run on, or wait for input, with nobody waiting.
-        let ended = match &result {
-            Ok(_) | Err(ClientError::Cancelled { .. }) => true,
-            Err(ClientError::Rpc { method, .. }) => method == "tools/call",
-            Err(_) => false,
-        };
+        // cancelling; one this side gave up following (our request cancelled, a question our
+        // client did not answer here, as a 2026-07-28 client answers in a round of its own and
+        // the call runs again; a failed `tasks/get`) would otherwise run on, or wait for input,
+        // with nobody waiting.
+        let ended = !ctx.cancellation().is_cancelled()
+            && match &result {
+                Ok(_) | Err(Failure::Client(ClientError::Cancelled { .. })) => true,
+                Err(Failure::Client(ClientError::Rpc { method, .. })) => method == "tools/call",
+                Err(_) => false,
+            };
         if ended {
             task.disarm();
         }
-        result.map_err(Failure::Client)
+        result
     }
 
     /// Sends `method` with `params` upstream and decodes the answer as `T`.

@@ -1,14 +1,16 @@
 //! Upstream tools that run only as tasks: a 2026-07-28 upstream says so by refusing a plain
 //! call with `-32021`; the gateway then calls it as a task, follows the task to its end and
-//! answers our client with its result, and cancels it upstream when our call is cancelled.
+//! answers our client with its result, relays the task's questions to our client, and cancels
+//! it upstream when our call is cancelled.
 
-use serde_json::json;
+use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use switchyard::CancellationToken;
+use switchyard::input::InputRequest;
 use switchyard::prelude::*;
 use switchyard::testing::{HttpTestServer, TestClient};
 use switchyard::transport::http::HttpConfig;
+use switchyard::{CancellationToken, ToolFailure};
 use switchyard_client::{ClientBuilder, ClientError, RequestOptions};
 use switchyard_gateway::{Gateway, GatewayHandle, Upstream};
 use switchyard_tasks::TasksExtension;
@@ -47,6 +49,40 @@ async fn stuck(ctx: RequestContext) -> Result<String, McpError> {
     Ok("cancelled".to_owned())
 }
 
+/// How many runs of `greet` ended before an answer came.
+static GREET_ABANDONED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a run of `greet` that ended without an answer (its future dropped, as a cancelled
+/// task's is, or its question refused).
+struct Unanswered(bool);
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        if !self.0 {
+            GREET_ABANDONED.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Asks who is calling and greets them, as a task only: the task, once running, waits in
+/// `input_required`.
+#[mcp_tool(task_support = "required", group = "task-upstream")]
+async fn greet(ctx: RequestContext) -> Result<String, ToolFailure> {
+    let mut end = Unanswered(false);
+    // Well after the call that created the task was answered.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let form = json!({ "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] });
+    let answer = ctx.input("who", InputRequest::elicit_form("Who is asking?", form)).await?.into_elicit()?;
+    end.0 = true;
+    let name = answer.content.as_ref().and_then(|c| c.get("name")).and_then(Value::as_str).unwrap_or("nobody");
+    Ok(format!("Hello, {name}!"))
+}
+
+/// Ada, whatever the form.
+fn ada(_method: &str, _params: &Value) -> Value {
+    json!({ "action": "accept", "content": { "name": "Ada" } })
+}
+
 /// A gateway in front of a 2026-07-28 upstream with the Tasks extension (prefix `t_`).
 async fn gateway() -> (Server, GatewayHandle, HttpTestServer) {
     let builder = Server::builder("task-upstream", "1").groups(["task-upstream"]);
@@ -66,7 +102,7 @@ async fn wait_for_tools(client: &TestClient) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let tools = client.request("tools/list", json!({})).await;
-        if tools.result()["tools"].as_array().is_some_and(|t| t.len() == 2) {
+        if tools.result()["tools"].as_array().is_some_and(|t| t.len() == 3) {
             return;
         }
         assert!(Instant::now() < deadline, "the gateway never mirrored the upstream: {:?}", tools.response);
@@ -122,4 +158,56 @@ async fn cancelling_our_call_cancels_the_upstream_task() {
     // The gateway serves on.
     let result = client.call_tool("t_add", json!({ "a": 1, "b": 2 })).await.expect("answers");
     assert_eq!(result.content[0].as_text(), Some("3"), "{result:?}");
+}
+
+/// A session client of the gateway answers the question of the upstream task at once: the
+/// gateway asks it with a request of its own while the call is open, and the answer goes
+/// upstream with `tasks/update`.
+#[tokio::test]
+async fn a_session_client_answers_an_upstream_tasks_question() {
+    let (server, _gateway, _upstream) = gateway().await;
+    let client = TestClient::legacy(server, "2025-11-25").await.expect("initialize").answering(ada);
+    wait_for_tools(&client).await;
+    let reply = client.call_tool("t_greet", json!({})).await;
+    assert_eq!(reply.result()["content"][0]["text"], "Hello, Ada!", "{:?}", reply.response);
+}
+
+/// A 2026-07-28 client answers in an `input_required` round of its own: the gateway gives up
+/// the first upstream task (cancelling it rather than leaving it waiting for input) and, when
+/// the client retries with its answer, the new task gets that answer.
+#[tokio::test]
+async fn a_modern_client_answers_an_upstream_tasks_question_in_a_round() {
+    let (server, _gateway, _upstream) = gateway().await;
+    let client = TestClient::modern(server).with_capabilities(json!({ "elicitation": {} })).answering(ada);
+    wait_for_tools(&client).await;
+    let before = GREET_ABANDONED.load(Ordering::SeqCst);
+    let reply = client.call_tool("t_greet", json!({})).await;
+    assert_eq!(reply.result()["content"][0]["text"], "Hello, Ada!", "{:?}", reply.response);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while GREET_ABANDONED.load(Ordering::SeqCst) == before {
+        assert!(Instant::now() < deadline, "the first upstream task was left waiting for input");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A client that cannot answer (no elicitation capability) gets an error naming what was
+/// missing, and the upstream task does not wait for input forever.
+#[tokio::test]
+async fn a_client_that_cannot_answer_an_upstream_tasks_question_gets_an_error() {
+    let (server, _gateway, _upstream) = gateway().await;
+    let client = TestClient::modern(server);
+    wait_for_tools(&client).await;
+    let before = GREET_ABANDONED.load(Ordering::SeqCst);
+    let reply = client.call_tool("t_greet", json!({})).await;
+    let answered = format!("{:?}", reply.response);
+    assert!(
+        reply.response.get("error").is_some() || reply.result()["isError"] == true,
+        "an error, not Hello: {answered}"
+    );
+    assert!(answered.contains("elicitation"), "names what was missing: {answered}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while GREET_ABANDONED.load(Ordering::SeqCst) == before {
+        assert!(Instant::now() < deadline, "the upstream task was left waiting for input");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
