@@ -13,6 +13,10 @@ use std::collections::BTreeSet;
 use switchyard::jsonrpc::Notification;
 use switchyard_client::{Client, SubscriptionFilter};
 
+/// Most `resources/subscribe` (or `resources/unsubscribe`) requests in flight at once on a
+/// session upstream.
+const SUBSCRIBING: usize = 16;
+
 /// The upstream resources subscribed to on one connection, and (on 2026-07-28) the stream
 /// their updates come on.
 pub(crate) struct ResourceUpdates {
@@ -40,18 +44,27 @@ impl ResourceUpdates {
         if client.capabilities().pointer("/resources/subscribe") != Some(&serde_json::Value::Bool(true)) {
             return;
         }
-        for gone in self.subscribed.difference(&uris) {
-            if let Err(e) = client.unsubscribe_resource(gone).await {
-                tracing::debug!(target: "switchyard_gateway", upstream, uri = gone, "resources/unsubscribe failed: {e}");
-            }
-        }
-        let mut subscribed = BTreeSet::new();
-        for uri in uris {
-            if self.subscribed.contains(&uri) {
-                subscribed.insert(uri);
-                continue;
-            }
-            match client.subscribe_resource(&uri).await {
+        // A request per resource, up to SUBSCRIBING at a time: one after another, an upstream
+        // with hundreds of resources would keep its updates unheard for hundreds of round trips.
+        let gone: Vec<&String> = self.subscribed.difference(&uris).collect();
+        stream::iter(gone)
+            .for_each_concurrent(SUBSCRIBING, |gone| async move {
+                if let Err(e) = client.unsubscribe_resource(gone).await {
+                    tracing::debug!(target: "switchyard_gateway", upstream, uri = gone, "resources/unsubscribe failed: {e}");
+                }
+            })
+            .await;
+        let (kept, new): (BTreeSet<String>, BTreeSet<String>) =
+            uris.into_iter().partition(|uri| self.subscribed.contains(uri));
+        let mut subscribed = kept;
+        let mut answers = stream::iter(new)
+            .map(|uri| async move {
+                let answer = client.subscribe_resource(&uri).await;
+                (uri, answer)
+            })
+            .buffer_unordered(SUBSCRIBING);
+        while let Some((uri, answer)) = answers.next().await {
+            match answer {
                 Ok(()) => {
                     subscribed.insert(uri);
                 }
