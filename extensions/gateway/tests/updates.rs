@@ -17,6 +17,20 @@ async fn board() -> Result<String, McpError> {
     Ok("the board".to_owned())
 }
 
+/// The list, a second resource: a session upstream gets a `resources/subscribe` for each.
+#[mcp_resource(uri = "notes://list", mime_type = "text/plain", group = "updating-upstream")]
+async fn list() -> Result<String, McpError> {
+    Ok("the list".to_owned())
+}
+
+/// Changes the list and the board (publishes both updates).
+#[mcp_tool(group = "updating-upstream")]
+async fn touch_both(ctx: RequestContext) -> Result<String, McpError> {
+    ctx.server().publisher().resource_updated("notes://list");
+    ctx.server().publisher().resource_updated("notes://board");
+    Ok("touched".to_owned())
+}
+
 /// Changes the board (publishes its update).
 #[mcp_tool(group = "updating-upstream")]
 async fn touch(ctx: RequestContext) -> Result<String, McpError> {
@@ -92,4 +106,39 @@ async fn an_update_upstream_reaches_a_session_subscriber_of_ours() {
     let mut heard = client.notifications().boxed();
     client.subscribe_resource("u+notes://board").await.expect("subscribes");
     touch_until_heard(&client, &mut heard).await;
+}
+
+/// Every mirrored resource of a session upstream is subscribed (the gateway sends the
+/// `resources/subscribe`s at once): updates of both reach a listener of ours.
+#[tokio::test]
+async fn every_resource_of_a_session_upstream_is_followed() {
+    let (client, _gateway, _up, _front) = gateway("2025-11-25").await;
+    let filter = SubscriptionFilter::new().resource("u+notes://board").resource("u+notes://list");
+    let subscription = client.listen(filter).await.expect("listens");
+    let mut heard = subscription.filter_map(|event| async move { event.ok() }).boxed();
+    let mut uris = std::collections::BTreeSet::new();
+    for _ in 0..100 {
+        if let Ok(result) = client.call_tool("u_touch_both", json!({})).await {
+            assert_eq!(result.content[0].as_text(), Some("touched"), "{result:?}");
+        }
+        let until = tokio::time::sleep(Duration::from_millis(200));
+        tokio::pin!(until);
+        loop {
+            tokio::select! {
+                () = &mut until => break,
+                note = heard.next() => {
+                    let note = note.expect("the notifications go on");
+                    if let Some(uri) = note.params.as_ref().and_then(|p| p.get("uri")).and_then(|u| u.as_str()) {
+                        uris.insert(uri.to_owned());
+                    }
+                }
+            }
+        }
+        if uris.len() == 2 {
+            break;
+        }
+    }
+    let expected: std::collections::BTreeSet<String> =
+        ["u+notes://board", "u+notes://list"].into_iter().map(str::to_owned).collect();
+    assert_eq!(uris, expected, "both resources' updates, under our URIs");
 }
