@@ -4,6 +4,7 @@
 
 use futures::StreamExt;
 use serde_json::json;
+use std::collections::BTreeSet;
 use std::time::Duration;
 use switchyard::prelude::*;
 use switchyard::testing::HttpTestServer;
@@ -55,15 +56,16 @@ async fn gateway(version: &str) -> (Client, GatewayHandle, HttpTestServer, HttpT
     (ours, handle, up, front)
 }
 
-/// Touches the board through the gateway until `heard` yields the update under our URI
-/// (the gateway subscribes upstream once it has listed the board, so early touches may be
-/// missed), at most 20 s.
-async fn touch_until_heard<S>(client: &Client, heard: &mut S)
+/// Calls `tool` through the gateway until `heard` has yielded the update of each of our URIs
+/// `expected`, and of no other (the gateway subscribes upstream once it has listed the
+/// resources, so early touches may be missed), at most 20 s.
+async fn touch_until_heard<S>(client: &Client, tool: &str, heard: &mut S, expected: &[&str])
 where
     S: futures::Stream<Item = switchyard::jsonrpc::Notification> + Unpin,
 {
+    let mut uris = BTreeSet::new();
     for _ in 0..100 {
-        if let Ok(result) = client.call_tool("u_touch", json!({})).await {
+        if let Ok(result) = client.call_tool(tool, json!({})).await {
             assert_eq!(result.content[0].as_text(), Some("touched"), "{result:?}");
         }
         let until = tokio::time::sleep(Duration::from_millis(200));
@@ -74,15 +76,18 @@ where
                 note = heard.next() => {
                     let note = note.expect("the notifications go on");
                     if note.method == "notifications/resources/updated" {
-                        let uri = note.params.as_ref().and_then(|p| p.get("uri")).cloned();
-                        assert_eq!(uri, Some(json!("u+notes://board")), "{note:?}");
-                        return;
+                        let uri = note.params.as_ref().and_then(|p| p.get("uri")).and_then(|u| u.as_str());
+                        assert!(uri.is_some_and(|u| expected.contains(&u)), "{note:?}");
+                        uris.extend(uri.map(str::to_owned));
+                        if uris.len() == expected.len() {
+                            return;
+                        }
                     }
                 }
             }
         }
     }
-    panic!("no notifications/resources/updated reached our client");
+    panic!("not every notifications/resources/updated reached our client: {uris:?} of {expected:?}");
 }
 
 #[tokio::test]
@@ -91,7 +96,7 @@ async fn an_update_upstream_reaches_a_listener_of_ours() {
         let (client, _gateway, _up, _front) = gateway(upstream_version).await;
         let subscription = client.listen(SubscriptionFilter::new().resource("u+notes://board")).await.expect("listens");
         let mut heard = subscription.filter_map(|event| async move { event.ok() }).boxed();
-        touch_until_heard(&client, &mut heard).await;
+        touch_until_heard(&client, "u_touch", &mut heard, &["u+notes://board"]).await;
     }
 }
 
@@ -105,7 +110,7 @@ async fn an_update_upstream_reaches_a_session_subscriber_of_ours() {
         .expect("connects");
     let mut heard = client.notifications().boxed();
     client.subscribe_resource("u+notes://board").await.expect("subscribes");
-    touch_until_heard(&client, &mut heard).await;
+    touch_until_heard(&client, "u_touch", &mut heard, &["u+notes://board"]).await;
 }
 
 /// Every mirrored resource of a session upstream is subscribed (the gateway sends the
@@ -116,29 +121,5 @@ async fn every_resource_of_a_session_upstream_is_followed() {
     let filter = SubscriptionFilter::new().resource("u+notes://board").resource("u+notes://list");
     let subscription = client.listen(filter).await.expect("listens");
     let mut heard = subscription.filter_map(|event| async move { event.ok() }).boxed();
-    let mut uris = std::collections::BTreeSet::new();
-    for _ in 0..100 {
-        if let Ok(result) = client.call_tool("u_touch_both", json!({})).await {
-            assert_eq!(result.content[0].as_text(), Some("touched"), "{result:?}");
-        }
-        let until = tokio::time::sleep(Duration::from_millis(200));
-        tokio::pin!(until);
-        loop {
-            tokio::select! {
-                () = &mut until => break,
-                note = heard.next() => {
-                    let note = note.expect("the notifications go on");
-                    if let Some(uri) = note.params.as_ref().and_then(|p| p.get("uri")).and_then(|u| u.as_str()) {
-                        uris.insert(uri.to_owned());
-                    }
-                }
-            }
-        }
-        if uris.len() == 2 {
-            break;
-        }
-    }
-    let expected: std::collections::BTreeSet<String> =
-        ["u+notes://board", "u+notes://list"].into_iter().map(str::to_owned).collect();
-    assert_eq!(uris, expected, "both resources' updates, under our URIs");
+    touch_until_heard(&client, "u_touch_both", &mut heard, &["u+notes://board", "u+notes://list"]).await;
 }
