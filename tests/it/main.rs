@@ -33,6 +33,7 @@ mod proxies;
 mod readme;
 mod real_client;
 mod reference_server;
+mod resource_interest;
 mod skills;
 mod soak;
 mod state_rotation;

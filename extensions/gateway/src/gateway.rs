@@ -6,6 +6,7 @@ use crate::relay::Link;
 use crate::updates::ResourceUpdates;
 use crate::upstream::Upstream;
 use futures::stream::{self, BoxStream, StreamExt};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -78,8 +79,10 @@ impl Gateway {
     /// raw and message filters apply to them.
     ///
     /// The supervisor then follows the upstream's list changes (`notifications/*/list_changed`
-    /// on a session, a `subscriptions/listen` stream on 2026-07-28) and lists that kind again;
-    /// `notifications/resources/updated` for a mirrored resource is published as ours. When
+    /// on a session, a `subscriptions/listen` stream on 2026-07-28) and lists that kind again.
+    /// While a client of ours is subscribed to a resource served from the upstream
+    /// ([`Server::subscribed_resources`]), the supervisor is subscribed to it upstream, and
+    /// its `notifications/resources/updated` is published under our URI. When
     /// the connection ends (the child exited, the HTTP server went away), the upstream's items
     /// are removed and it is connected again after the backoff
     /// ([`Upstream::reconnect_backoff`]); an upstream that cannot be reached at first is
@@ -212,7 +215,7 @@ impl Supervisor {
                         backoff = min;
                     }
                     self.link.set_client(None);
-                    mirror.clear(&self.server);
+                    mirror.clear(&self.server, &self.link);
                     client.close().await;
                     why
                 }
@@ -231,7 +234,7 @@ impl Supervisor {
             backoff = (backoff * 2).min(max);
         }
         self.link.set_client(None);
-        mirror.clear(&self.server);
+        mirror.clear(&self.server, &self.link);
         self.status.send_replace(UpstreamState::Stopped);
         self.first_attempt_over();
     }
@@ -255,8 +258,11 @@ impl Supervisor {
                 tracing::warn!(target: "switchyard_gateway", upstream = self.link.name(), "listing {kind:?} failed: {e}");
             }
         }
+        // Our clients' resource subscriptions: those to URIs served from this upstream are
+        // followed upstream, for as long as someone of ours is subscribed.
+        let mut subscribed = self.server.subscribed_resources();
         let mut updates = ResourceUpdates::new();
-        updates.follow(self.link.name(), client, mirror.upstream_resources()).await;
+        updates.follow(self.link.name(), client, self.wanted(&mut subscribed)).await;
         let protocol_version = client.protocol_version().to_owned();
         self.status
             .send_replace(UpstreamState::Connected { protocol_version: protocol_version.clone(), items: mirror.len() });
@@ -279,8 +285,21 @@ impl Supervisor {
                     None => events = stream::pending().boxed(),
                 },
                 note = updates.next() => self.on_event(client, mirror, &mut updates, &note).await,
+                changed = subscribed.changed() => {
+                    if changed.is_err() {
+                        // The server is gone; its shutdown stops this supervisor.
+                        return "the server stopped".to_owned();
+                    }
+                    updates.follow(self.link.name(), client, self.wanted(&mut subscribed)).await;
+                }
             }
         }
+    }
+
+    /// The upstream's URIs of the resources of ours that our clients are subscribed to now and
+    /// that are served from this upstream (mirrored, or matching a mirrored template).
+    fn wanted(&self, subscribed: &mut watch::Receiver<BTreeSet<String>>) -> BTreeSet<String> {
+        subscribed.borrow_and_update().iter().filter_map(|ours| self.link.upstream_uri(ours)).collect()
     }
 
     /// The upstream's change events: its notifications on a session, a
@@ -316,7 +335,7 @@ impl Supervisor {
             "notifications/resources/list_changed" => &[Kind::Resources, Kind::Templates],
             "notifications/resources/updated" => {
                 let uri = note.params.as_ref().and_then(|p| p.get("uri")).and_then(|u| u.as_str());
-                if let Some(ours) = uri.and_then(|uri| mirror.our_uri(&self.link, uri)) {
+                if let Some(ours) = uri.and_then(|uri| self.link.our_uri(uri)) {
                     self.server.publisher().resource_updated(ours);
                 }
                 return;
@@ -329,7 +348,9 @@ impl Supervisor {
             }
         }
         if kinds.contains(&Kind::Resources) {
-            updates.follow(self.link.name(), client, mirror.upstream_resources()).await;
+            // What is served from the upstream changed: so may what is followed.
+            let wanted = self.wanted(&mut self.server.subscribed_resources());
+            updates.follow(self.link.name(), client, wanted).await;
         }
         let protocol_version = client.protocol_version().to_owned();
         self.status.send_replace(UpstreamState::Connected { protocol_version, items: mirror.len() });

@@ -91,6 +91,22 @@
 //! ([subscriptions](https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/subscriptions)),
 //! makes the gateway list that kind again and apply the difference, which publishes our own
 //! list change to our clients (their listen streams, or their sessions).
+//!
+//! # Resource updates
+//!
+//! While a client of this server instance is subscribed to one of our URIs served from an
+//! upstream (a mirrored resource's, or one matching a mirrored template, such as
+//! `notes+file:///a.txt` for the upstream's `file:///{path}`), the gateway is subscribed to the
+//! upstream's URI of it: a `resources/subscribe` on a session upstream that declares
+//! `resources.subscribe`, a `subscriptions/listen` naming every such URI in
+//! `resourceSubscriptions` on 2026-07-28. The upstream's
+//! `notifications/resources/updated` is then published under our URI
+//! ([subscriptions](https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions)).
+//! When the last of our subscribers leaves, the upstream subscription goes too
+//! (`resources/unsubscribe`, or a listen without that URI). The subscriptions counted are this
+//! instance's (`Server::subscribed_resources`); an update published here reaches every
+//! instance behind a shared delivery hub. An update that happens upstream before the gateway's
+//! subscription is in place is not heard.
 
 mod gateway;
 mod mirror;

@@ -4,7 +4,7 @@
 use crate::relay::Link;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use switchyard::registry::TaskSupport;
@@ -133,24 +133,14 @@ impl Mirror {
     }
 
     /// Removes every mirrored item (the upstream is gone).
-    pub(crate) fn clear(&mut self, server: &Server) {
+    pub(crate) fn clear(&mut self, server: &Server, link: &Link) {
         for kind in [Kind::Tools, Kind::Prompts, Kind::Resources, Kind::Templates] {
             for (ours, _) in self.map(kind).drain() {
                 remove(server, kind, &ours);
             }
         }
-    }
-
-    /// The upstream's own URIs of the resources mirrored now.
-    pub(crate) fn upstream_resources(&self) -> BTreeSet<String> {
-        let uri = |listing: &Value| listing.get("uri").and_then(Value::as_str).map(str::to_owned);
-        self.resources.values().filter_map(uri).collect()
-    }
-
-    /// Our URI of the upstream's `uri` when that resource is mirrored.
-    pub(crate) fn our_uri(&self, link: &Link, uri: &str) -> Option<String> {
-        let ours = format!("{}{uri}", link.upstream.uri_prefix);
-        self.resources.contains_key(&ours).then_some(ours)
+        link.set_served(false, std::iter::empty());
+        link.set_served(true, std::iter::empty());
     }
 }
 
@@ -466,7 +456,10 @@ mod tests {
         assert_eq!(annotated["title"], "Annotated");
         assert_eq!(annotated["annotations"]["readOnlyHint"], true);
         assert!(ours.table().resource("up+notes://a").is_some(), "the resource under the URI prefix");
-        assert_eq!(mirror.our_uri(&link, "notes://a").as_deref(), Some("up+notes://a"));
+        assert_eq!(link.our_uri("notes://a").as_deref(), Some("up+notes://a"));
+        assert_eq!(link.upstream_uri("up+notes://a").as_deref(), Some("notes://a"));
+        assert_eq!(link.upstream_uri("up+notes://b"), None, "not served from the upstream");
+        assert_eq!(link.upstream_uri("notes://a"), None, "not under the URI prefix");
         assert_eq!(mirror.len(), 3);
 
         // A name the server serves already stays the server's; a vanished tool goes.
@@ -478,8 +471,9 @@ mod tests {
         assert!(ours.table().tool("up_annotated").is_some());
 
         // The upstream gone: everything of it goes, the server's own stays.
-        mirror.clear(&ours);
+        mirror.clear(&ours, &link);
         assert_eq!(mirror.len(), 0);
+        assert_eq!(link.our_uri("notes://a"), None, "nothing is served from it");
         assert!(ours.table().tool("up_annotated").is_none() && ours.table().resource("up+notes://a").is_none());
         assert_eq!(description(&ours, "up_taken"), Some(json!("Our own")));
     }

@@ -55,6 +55,26 @@ impl Link {
         }
     }
 
+    /// True when we serve `ours` from this upstream: a mirrored resource's URI, or one that
+    /// matches a mirrored template.
+    fn serves(served: &Served, ours: &str) -> bool {
+        served.resources.contains(ours) || served.templates.iter().any(|t| t.matches(ours).is_some())
+    }
+
+    /// The upstream's URI of our `ours`, when we serve it from this upstream.
+    pub(crate) fn upstream_uri(&self, ours: &str) -> Option<String> {
+        let uri = ours.strip_prefix(self.upstream.uri_prefix.as_str())?;
+        let served = self.served.read().unwrap_or_else(|e| e.into_inner());
+        Self::serves(&served, ours).then(|| uri.to_owned())
+    }
+
+    /// Our URI of the upstream's `uri`, when we serve it.
+    pub(crate) fn our_uri(&self, uri: &str) -> Option<String> {
+        let ours = format!("{}{uri}", self.upstream.uri_prefix);
+        let served = self.served.read().unwrap_or_else(|e| e.into_inner());
+        Self::serves(&served, &ours).then_some(ours)
+    }
+
     /// Gives our URI to each link in `blocks` (a `resource_link`, an embedded `resource`) to a
     /// resource of the upstream we serve; other links and text stay as the upstream wrote them.
     fn our_links<'a>(&self, blocks: impl Iterator<Item = &'a mut Content>) {
@@ -68,7 +88,7 @@ impl Link {
         }
         for uri in blocks.filter_map(Content::link_uri_mut) {
             let ours = format!("{prefix}{uri}");
-            if served.resources.contains(&ours) || served.templates.iter().any(|t| t.matches(&ours).is_some()) {
+            if Self::serves(&served, &ours) {
                 *uri = ours;
             }
         }

@@ -1,9 +1,10 @@
-//! `notifications/resources/updated` of an upstream's mirrored resources: the gateway
-//! subscribes to each resource it mirrors, so that a client of ours subscribed to the
-//! resource's URI of ours hears when it changes upstream.
+//! `notifications/resources/updated` of an upstream's resources: while a client of ours is
+//! subscribed to our URI of a resource served from the upstream (a mirrored resource, or a URI
+//! matching a mirrored template), the gateway is subscribed to the upstream's URI of it, so
+//! that the client hears when it changes upstream.
 //!
 //! On a session upstream that declares `resources.subscribe` this is a `resources/subscribe`
-//! per resource (and `resources/unsubscribe` when it is no longer listed); the updates come
+//! per resource (and `resources/unsubscribe` when no client of ours wants it); the updates come
 //! with the session's other notifications. On 2026-07-28 it is a `subscriptions/listen` whose
 //! `resourceSubscriptions` name them all, opened again when the set changes
 //! ([subscriptions](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions)).
@@ -30,7 +31,7 @@ impl ResourceUpdates {
         ResourceUpdates { subscribed: BTreeSet::new(), stream: stream::pending().boxed() }
     }
 
-    /// Subscribes to exactly `uris` (the upstream's own URIs of the mirrored resources) when
+    /// Subscribes to exactly `uris` (the upstream's own URIs of the resources our clients want) when
     /// the upstream can notify of updates; a failure is logged and the rest goes on (that
     /// resource's updates are not heard).
     pub(crate) async fn follow(&mut self, upstream: &str, client: &Client, uris: BTreeSet<String>) {
@@ -76,12 +77,13 @@ impl ResourceUpdates {
         self.subscribed = subscribed;
     }
 
-    /// Replaces the 2026-07-28 subscription with one for `uris` (none when empty).
+    /// Replaces the 2026-07-28 subscription with one for `uris` (none when empty). The new one
+    /// is open before the old one ends, so an update of a URI in both is not missed between.
     async fn listen(&mut self, upstream: &str, client: &Client, uris: BTreeSet<String>) {
-        // The old subscription ends when its stream is dropped.
-        self.stream = stream::pending().boxed();
-        self.subscribed.clear();
         if uris.is_empty() {
+            // The old subscription ends when its stream is dropped.
+            self.stream = stream::pending().boxed();
+            self.subscribed.clear();
             return;
         }
         let filter = uris.iter().fold(SubscriptionFilter::new(), |filter, uri| filter.resource(uri.clone()));
@@ -92,6 +94,8 @@ impl ResourceUpdates {
             }
             Err(e) => {
                 tracing::warn!(target: "switchyard_gateway", upstream, "updates of its resources will not be heard: subscriptions/listen failed: {e}");
+                self.stream = stream::pending().boxed();
+                self.subscribed.clear();
             }
         }
     }

@@ -9,7 +9,9 @@ use crate::model::CallToolResult;
 use crate::registry::ParamHeader;
 use crate::registry::{BoxFuture, DispatchTable};
 use crate::subscriptions::replacement::ListenReplacement;
-use crate::subscriptions::{DeliveryHub, EncodedEvents, ListenSlots, OpenSubscriptions, SubscriptionFieldRegistration};
+use crate::subscriptions::{
+    DeliveryHub, EncodedEvents, ListenSlots, OpenSubscriptions, ResourceInterest, SubscriptionFieldRegistration,
+};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -94,6 +96,8 @@ pub(crate) struct Engine {
     pub(crate) open_subscriptions: Arc<OpenSubscriptions>,
     /// Open listen subscriptions per connection and caller, against the listen limits.
     pub(crate) listen_slots: Arc<ListenSlots>,
+    /// The resource URIs subscribed to on this instance (legacy sessions and listen filters).
+    pub(crate) resource_interest: Arc<ResourceInterest>,
     pub(crate) messages: MessageFilters,
     pub(crate) hub: Arc<dyn DeliveryHub>,
     /// The latest listen event encoded once for every subscription.
@@ -134,6 +138,10 @@ impl crate::subscriptions::ListenHost for Engine {
 
     fn encoded_events(&self) -> &EncodedEvents {
         &self.encoded_events
+    }
+
+    fn resource_interest(&self) -> &Arc<ResourceInterest> {
+        &self.resource_interest
     }
 
     fn closing(&self) -> &CancellationToken {

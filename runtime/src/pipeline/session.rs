@@ -1,6 +1,7 @@
 use crate::protocol::LogLevel;
+use crate::subscriptions::InterestHold;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -20,7 +21,9 @@ pub struct LegacySession {
     /// The client's `clientInfo` from `initialize`, shared with every request of the session.
     pub client_info: Option<std::sync::Arc<Value>>,
     log_level: Mutex<Option<LogLevel>>,
-    subscriptions: Mutex<BTreeSet<String>>,
+    /// Each subscribed URI with its hold on the server's interest in it, released with the
+    /// session.
+    subscriptions: Mutex<BTreeMap<String, InterestHold>>,
     initialized: AtomicBool,
     client_requests: std::sync::Arc<crate::input::ClientRequests>,
 }
@@ -35,7 +38,7 @@ impl LegacySession {
             Event::PromptsListChanged => ("notifications/prompts/list_changed", serde_json::json!({})),
             Event::ResourcesListChanged => ("notifications/resources/list_changed", serde_json::json!({})),
             Event::ResourceUpdated(uri)
-                if self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).contains(uri) =>
+                if self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).contains_key(uri) =>
             {
                 ("notifications/resources/updated", serde_json::json!({ "uri": uri }))
             }
@@ -57,7 +60,7 @@ impl LegacySession {
             client_info: client_info.map(std::sync::Arc::new),
             // Until the client picks a level, informational messages and above are sent.
             log_level: Mutex::new(Some(LogLevel::Info)),
-            subscriptions: Mutex::new(BTreeSet::new()),
+            subscriptions: Mutex::new(BTreeMap::new()),
             initialized: AtomicBool::new(false),
             client_requests: Default::default(),
         }
@@ -93,11 +96,16 @@ impl LegacySession {
 
     /// The URIs this session subscribed to with `resources/subscribe`.
     pub fn subscriptions(&self) -> Vec<String> {
-        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
+        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect()
     }
 
-    pub(crate) fn subscribe(&self, uri: String) {
-        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert(uri);
+    /// Subscribes to `uri`, held in `interest` until unsubscribed or the session ends; a
+    /// second subscription to the same URI changes nothing.
+    pub(crate) fn subscribe(&self, uri: &str, interest: &std::sync::Arc<crate::subscriptions::ResourceInterest>) {
+        let mut subscriptions = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        if !subscriptions.contains_key(uri) {
+            subscriptions.insert(uri.to_owned(), interest.hold(uri));
+        }
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {

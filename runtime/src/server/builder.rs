@@ -684,6 +684,7 @@ impl ServerBuilder {
                 tools_call: self.tools_call.map(|(f, _)| f),
                 listen: self.listen,
                 open_subscriptions: Arc::default(),
+                resource_interest: Arc::default(),
                 listen_slots: Arc::new(crate::subscriptions::ListenSlots::new(self.listen_limits)),
                 messages: crate::pipeline::MessageFilters::new(self.message_filters),
                 hub: self.hub,

@@ -127,6 +127,26 @@ impl Server {
         self.engine().open_subscriptions.count()
     }
 
+    /// The resource URIs that clients of this server instance are subscribed to now, as a
+    /// [`watch`](tokio::sync::watch) of a `BTreeSet<String>` that changes when a URI gains its
+    /// first subscriber or loses its last: code that produces
+    /// [`resource_updated`](crate::subscriptions::Publisher::resource_updated) events can
+    /// watch (or poll upstream) only what someone listens to.
+    ///
+    /// A URI counts while a legacy session holds a `resources/subscribe` of it
+    /// ([2025-11-25](https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions);
+    /// until `resources/unsubscribe` or the session ends) or an open built-in
+    /// `subscriptions/listen` was granted it in `resourceSubscriptions`
+    /// ([2026-07-28](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions);
+    /// until the subscription ends). The URIs are as clients sent them (public URIs of mounted
+    /// groups), whether or not a resource of that URI exists. Subscriptions served by a handler
+    /// installed with [`ServerBuilder::replace_listen`] are not counted, nor those of other
+    /// instances behind a shared [`DeliveryHub`](crate::subscriptions::DeliveryHub): each
+    /// instance follows its own subscribers, and an update published on any reaches all.
+    pub fn subscribed_resources(&self) -> tokio::sync::watch::Receiver<std::collections::BTreeSet<String>> {
+        self.engine().resource_interest.watch()
+    }
+
     /// True when the extension `id` was declared with
     /// [`ServerBuilder::extension_capability`] (it is then advertised by `server/discover`).
     pub fn has_extension(&self, id: &str) -> bool {

@@ -36,6 +36,8 @@ pub(crate) trait ListenHost: Send + Sync {
     fn listen_slots(&self) -> &Arc<super::ListenSlots>;
     /// The latest event, encoded once for every subscription.
     fn encoded_events(&self) -> &super::EncodedEvents;
+    /// The resource URIs subscribed to on this instance.
+    fn resource_interest(&self) -> &Arc<super::ResourceInterest>;
     /// Fires when the server stops serving streams (closing after a drain, or shutdown):
     /// subscriptions then end with their result.
     fn closing(&self) -> &tokio_util::sync::CancellationToken;
@@ -217,6 +219,10 @@ pub(crate) async fn listen(
     // the rare paths that need it, rather than kept in this long-lived state. Cannot fail: an
     // id is a string or a number.
     let sid_json = serde_json::to_string(&ctx.request_id().to_value()).unwrap_or_default();
+    // Held until this future ends, as the slot: what produces updates of these resources
+    // (`Server::subscribed_resources`) knows of them by the time the client is acknowledged.
+    let _interest: Vec<super::InterestHold> =
+        grant.uris.iter().flatten().map(|uri| server.resource_interest().hold(uri)).collect();
     // Subscribe before acknowledging, so nothing published after the ack can be missed.
     let mut events = server.hub().subscribe();
     let _open = server.open_subscriptions().open();

@@ -10,6 +10,7 @@ mod encoded;
 mod event;
 pub(crate) mod field;
 mod hub;
+mod interest;
 mod limits;
 pub(crate) mod listen;
 #[cfg(feature = "nats")]
@@ -23,6 +24,7 @@ pub use event::Event;
 pub(crate) use field::SubscriptionFieldRegistration;
 pub(crate) use field::collect_fields;
 pub use hub::{DeliveryHub, EventStream, InProcessHub, Lagged};
+pub(crate) use interest::{InterestHold, ResourceInterest};
 pub use limits::ListenLimits;
 pub(crate) use limits::{ListenSlots, Refused};
 pub(crate) use listen::ListenHost;

@@ -34,8 +34,8 @@ pub(crate) async fn call(
         Method::Complete => Box::pin(completion::complete(server, ctx, params)).await,
         Method::Ping => Ok(json!({})),
         Method::SetLevel => session::set_level(session, &params),
-        Method::Subscribe => session::subscribe(session, &params, true),
-        Method::Unsubscribe => session::subscribe(session, &params, false),
+        Method::Subscribe => session::subscribe(server, session, &params, true),
+        Method::Unsubscribe => session::subscribe(server, session, &params, false),
         // Each awaiting branch is boxed: inline, the largest would size the future of every
         // request, and a listen subscription keeps that future for its whole life.
         Method::Listen => match &server.listen {

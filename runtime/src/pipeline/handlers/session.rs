@@ -25,6 +25,7 @@ pub(crate) fn set_level(s: Option<&Arc<LegacySession>>, params: &Map<String, Val
 
 /// Legacy `resources/subscribe` / `resources/unsubscribe` → `{}`.
 pub(crate) fn subscribe(
+    server: &crate::pipeline::Engine,
     s: Option<&Arc<LegacySession>>,
     params: &Map<String, Value>,
     on: bool,
@@ -33,7 +34,7 @@ pub(crate) fn subscribe(
     let uri = required_str(params, "uri", method)?;
     let s = session(s)?;
     if on {
-        s.subscribe(uri.to_owned())
+        s.subscribe(uri, &server.resource_interest)
     } else {
         s.unsubscribe(uri)
     }
