@@ -9,7 +9,7 @@
 use crate::client::{Client, answer_with, arguments_object, decode, meta_mut};
 use crate::error::ClientError;
 use crate::listen::Subscription;
-use crate::options::RequestOptions;
+use crate::options::{ProgressUpdate, RequestOptions};
 use futures::{Stream, StreamExt};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -367,9 +367,13 @@ impl TaskHandle {
     ///   requests that belong to `tasks/result`;
     /// - [`RequestOptions::cancel_with`]'s token stops following: the result is then
     ///   [`ClientError::Cancelled`], and the task goes on until [`cancel`](Self::cancel);
-    /// - on a session, the progress reports of `tasks/result` go to
-    ///   [`RequestOptions::on_progress`], and [`RequestOptions::timeout`] is the least that
-    ///   request waits (at least as long as a task that wants input may live, its `ttl`).
+    /// - [`RequestOptions::on_progress`] gets the task's progress: on 2026-07-28 each new
+    ///   `statusMessage` of a running task (where the Tasks extension puts a task's progress
+    ///   reports) as a report whose `progress` counts the messages (1, 2, ..; no `total`) and
+    ///   whose `message` is the status message; on a session the progress reports of
+    ///   `tasks/result`;
+    /// - on a session, [`RequestOptions::timeout`] is the least that `tasks/result` waits (at
+    ///   least as long as a task that wants input may live, its `ttl`).
     ///
     /// Errors: as [`result`](Self::result); an input handler's refusal is
     /// [`ClientError::Rpc`] naming the input method (`elicitation/create`, ..).
@@ -387,8 +391,18 @@ impl TaskHandle {
             return self.session_result(options).await;
         }
         let mut updates = std::pin::pin!(self.updates());
+        // The Tasks extension turns a task's progress into its `statusMessage`; each new one is
+        // a progress report of ours, counted (a report's `progress` must rise).
+        let mut reported: (u32, Option<String>) = (0, None);
         while let Some(state) = updates.next().await {
             let state = state?;
+            if let (Some(progress), Some(message)) = (&options.progress, &state.status_message)
+                && !is_terminal(&state.status)
+                && reported.1.as_ref() != Some(message)
+            {
+                reported = (reported.0 + 1, Some(message.clone()));
+                progress(ProgressUpdate { progress: f64::from(reported.0), total: None, message: reported.1.clone() });
+            }
             match state.status.as_str() {
                 "completed" => {
                     let result = state.raw.get("result").cloned().unwrap_or(Value::Null);

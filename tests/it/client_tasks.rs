@@ -34,6 +34,17 @@ async fn nap(args: Nap) -> Result<Json<Slept>, ToolError> {
     Ok(Json(Slept { ms: args.ms }))
 }
 
+/// Reports its two stages, as a task only.
+#[mcp_tool(task_support = "required", group = "client_tasks")]
+async fn stages(ctx: RequestContext) -> Result<String, ToolError> {
+    for stage in [1.0, 2.0] {
+        ctx.progress().report(stage, Some(2.0), Some("a stage")).await;
+        // Longer than the Tasks extension's 250 ms between two status writes.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+    }
+    Ok("staged".to_owned())
+}
+
 async fn connect() -> Client {
     // "default" holds the extension's own methods.
     let builder = Server::builder("client-tasks", "1").groups(["default", "client_tasks"]);
@@ -110,5 +121,25 @@ async fn a_cancelled_task_s_updates_end_with_cancelled() {
     let rest: Vec<_> = within(updates.collect::<Vec<_>>()).await;
     let last = rest.last().expect("a state after cancel").as_ref().expect("a state");
     assert_eq!(last.status, "cancelled", "{rest:?}");
+    client.close().await;
+}
+
+/// Each status message of a running task is a progress report of `result_with`'s options,
+/// counted from 1, in order.
+#[tokio::test]
+async fn a_task_s_status_messages_are_progress_reports() {
+    let client = connect().await;
+    let staged = task(client.call_tool_as_task("stages", serde_json::json!({})).await.expect("tools/call"));
+    let reports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = reports.clone();
+    let options = switchyard_client::RequestOptions::new()
+        .on_progress(move |update| seen.lock().expect("not poisoned").push(update));
+    let result = within(staged.result_with(options)).await.expect("completed");
+    assert_eq!(result.content[0].as_text(), Some("staged"));
+    let reports: Vec<_> =
+        reports.lock().expect("not poisoned").iter().map(|r| (r.progress, r.total, r.message.clone())).collect();
+    let expected =
+        [(1.0, None, Some("1 of 2 (50%): a stage".to_owned())), (2.0, None, Some("2 of 2 (100%): a stage".to_owned()))];
+    assert_eq!(reports, expected);
     client.close().await;
 }

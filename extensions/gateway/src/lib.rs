@@ -44,6 +44,9 @@
 //!   carries one too, and each of its `notifications/progress` is sent to our client under our
 //!   token, in order, before the answer
 //!   ([progress](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress)).
+//!   A tool the upstream runs as a task reports through the task: a 2026-07-28 task's status
+//!   messages (where the Tasks extension puts its progress) become reports numbered 1, 2, ..
+//!   with the message as `message`.
 //! - **Timeouts**: each call waits at most [`Upstream::call_timeout`] (60 s by default).
 //! - **Links**: read contents come back under `{uri_prefix}{uri}`; a `resource_link` or embedded
 //!   `resource` in a tool result or prompt's messages that names one of the upstream's resources

@@ -78,6 +78,16 @@ async fn greet(ctx: RequestContext) -> Result<String, ToolFailure> {
     Ok(format!("Hello, {name}!"))
 }
 
+/// Reports half its work done, then finishes, as a task only: the Tasks extension makes the
+/// report the task's status message.
+#[mcp_tool(task_support = "required", group = "task-upstream")]
+async fn halves(ctx: RequestContext) -> Result<String, McpError> {
+    ctx.progress().report(1.0, Some(2.0), Some("the first half")).await;
+    // Long enough for the gateway to see the status (the upstream's poll interval is 20 ms).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Ok("both halves".to_owned())
+}
+
 /// Ada, whatever the form.
 fn ada(_method: &str, _params: &Value) -> Value {
     json!({ "action": "accept", "content": { "name": "Ada" } })
@@ -102,7 +112,7 @@ async fn wait_for_tools(client: &TestClient) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let tools = client.request("tools/list", json!({})).await;
-        if tools.result()["tools"].as_array().is_some_and(|t| t.len() == 3) {
+        if tools.result()["tools"].as_array().is_some_and(|t| t.len() == 4) {
             return;
         }
         assert!(Instant::now() < deadline, "the gateway never mirrored the upstream: {:?}", tools.response);
@@ -209,5 +219,30 @@ async fn a_client_that_cannot_answer_an_upstream_tasks_question_gets_an_error() 
     while GREET_ABANDONED.load(Ordering::SeqCst) == before {
         assert!(Instant::now() < deadline, "the upstream task was left waiting for input");
         tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A 2026-07-28 upstream task's progress (its status messages) reaches our client as progress
+/// reports of its call, before the answer; a session client of ours gets them too.
+#[tokio::test]
+async fn an_upstream_tasks_progress_reaches_our_client() {
+    let (server, _gateway, _upstream) = gateway().await;
+    wait_for_tools(&TestClient::modern(server.clone())).await;
+    let front = HttpTestServer::start(server, HttpConfig::default()).await.expect("binds");
+    for version in ["2026-07-28", "2025-11-25"] {
+        let client = ClientBuilder::new("test", "1")
+            .protocol_versions([version])
+            .connect_http(front.url())
+            .await
+            .expect("connects");
+        let reports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = reports.clone();
+        let options = RequestOptions::new().on_progress(move |update| seen.lock().expect("not poisoned").push(update));
+        let result = client.call_tool_with("t_halves", json!({}), options).await.expect("answers");
+        assert_eq!(result.content[0].as_text(), Some("both halves"), "{result:?}");
+        let reports = reports.lock().expect("not poisoned").clone();
+        let messages: Vec<_> = reports.iter().map(|r| r.message.as_deref()).collect();
+        assert_eq!(messages, [Some("1 of 2 (50%): the first half")], "{version}: {reports:?}");
+        assert_eq!(reports[0].progress, 1.0, "{version}");
     }
 }
