@@ -83,6 +83,11 @@ async fn gateway_and_upstream(version: &str) -> (Client, GatewayHandle, Server, 
     (ours, handle, upstream, up, front)
 }
 
+/// A 2025-11-25 session client of the gateway.
+async fn session_client(front: &HttpTestServer) -> Client {
+    ClientBuilder::new("test", "1").protocol_versions(["2025-11-25"]).connect_http(front.url()).await.expect("connects")
+}
+
 /// Waits (at most 20 s) until the URIs subscribed to on `server` are `expected`.
 async fn until_subscribed(server: &Server, expected: &[&str]) {
     let mut subscribed = server.subscribed_resources();
@@ -139,11 +144,7 @@ async fn an_update_upstream_reaches_a_listener_of_ours() {
 #[tokio::test]
 async fn an_update_upstream_reaches_a_session_subscriber_of_ours() {
     let (_, _gateway, _up, front) = gateway("2025-11-25").await;
-    let client = ClientBuilder::new("test", "1")
-        .protocol_versions(["2025-11-25"])
-        .connect_http(front.url())
-        .await
-        .expect("connects");
+    let client = session_client(&front).await;
     let mut heard = client.notifications().boxed();
     client.subscribe_resource("u+notes://board").await.expect("subscribes");
     touch_until_heard(&client, ("u_touch", json!({})), &mut heard, &["u+notes://board"]).await;
@@ -183,11 +184,7 @@ async fn an_update_through_a_mirrored_template_reaches_a_listener_of_ours() {
 async fn a_session_subscription_through_a_template_is_followed_until_it_ends() {
     for upstream_version in ["2026-07-28", "2025-11-25"] {
         let (_, _gateway, upstream, _up, front) = gateway_and_upstream(upstream_version).await;
-        let client = ClientBuilder::new("test", "1")
-            .protocol_versions(["2025-11-25"])
-            .connect_http(front.url())
-            .await
-            .expect("connects");
+        let client = session_client(&front).await;
         let mut heard = client.notifications().boxed();
         client.subscribe_resource("u+notes://page/3").await.expect("subscribes");
         client.subscribe_resource("u+notes://page/4").await.expect("subscribes");
