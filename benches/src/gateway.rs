@@ -83,6 +83,9 @@ fn run_client(target: &str, n: usize, conc: usize) -> Res<Measured> {
 pub fn run_role(role: &str, args: &[String]) -> Res<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
     match role {
+        "gateway-stdio" if crate::servers::stdio_on_current_thread() => {
+            tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(serve_gateway())
+        }
         "gateway-stdio" => rt.block_on(serve_gateway()),
         "gateway-client" => {
             let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_default();

@@ -11,6 +11,12 @@ pub mod rmcp_echo;
 
 use crate::Res;
 
+/// True when `BENCH_STDIO_RUNTIME=current-thread`: `ours-stdio` and `gateway-stdio` then run on
+/// a current-thread runtime instead of a one-worker multi-thread one (benches/README.md).
+pub fn stdio_on_current_thread() -> bool {
+    std::env::var("BENCH_STDIO_RUNTIME").as_deref() == Ok("current-thread")
+}
+
 /// Runs the server role `name` with its arguments (an HTTP role: `ADDR`, then for `ours-http`
 /// the flags of [`ours::HttpOptions`]); returns when the server stops.
 pub fn run_role(name: &str, args: &[String]) -> Res<()> {
@@ -18,7 +24,7 @@ pub fn run_role(name: &str, args: &[String]) -> Res<()> {
     // harness pins each server process to one CPU with taskset as well.
     // `ours-http-current` is the same server on a current-thread runtime: the fan-out rows show
     // both flavours (see docs/performance.md, "Listen fan-out").
-    let rt = if name == "ours-http-current" {
+    let rt = if name == "ours-http-current" || (name == "ours-stdio" && stdio_on_current_thread()) {
         tokio::runtime::Builder::new_current_thread().enable_all().build()?
     } else {
         tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?
