@@ -136,8 +136,12 @@ impl Engine {
             None if req.method == "ping" && !has_modern_envelope(req.params.as_ref()) => {
                 let unnegotiated = Arc::new(LegacySession::new(String::new(), LEGACY_VERSIONS[0], json!({}), None));
                 let server = self.clone();
-                // The block owns the session the request borrows; nothing else keeps it.
-                Either::Left(Either::Right(async move { server.serve_legacy(req, &unnegotiated, origin).await }))
+                // The block owns the session the request borrows; nothing else keeps it. Boxed:
+                // inline, this rare branch (a session's future and the request beside it)
+                // would size the future of every request.
+                Either::Left(Either::Right(Box::pin(
+                    async move { server.serve_legacy(req, &unnegotiated, origin).await },
+                )))
             }
             None => Either::Right(
                 match check_modern_meta(req.params.as_ref()).and_then(|meta| {
@@ -295,13 +299,15 @@ impl Engine {
         if crate::protocol::revision::has_every_key(Era::Legacy(session.version)) {
             return Either::Right(Either::Left(run));
         }
-        // An older revision's results lose the content keys its schema lacks.
+        // An older revision's results lose the content keys its schema lacks. A combinator: an
+        // async block would hold `run` twice (captured, and awaited).
         let era = Era::Legacy(session.version);
-        Either::Right(Either::Right(async move {
-            let mut result = run.await?;
-            crate::protocol::revision::fit_result(&mut result, era);
-            Ok(result)
-        }))
+        Either::Right(Either::Right(run.map(move |outcome| {
+            outcome.map(|mut result| {
+                crate::protocol::revision::fit_result(&mut result, era);
+                result
+            })
+        })))
     }
 
     /// Runs one request through the raw filters to its method, until it ends or (except a

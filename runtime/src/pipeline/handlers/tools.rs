@@ -8,7 +8,9 @@ use crate::pipeline::method::Method;
 use crate::pipeline::{CallToolParams, ErasedValue, encode_erased, rpc_shim};
 use crate::registry::BoxFuture;
 use crate::registry::ListedKind;
+use futures::future::{Either, ready};
 use serde_json::{Map, Value};
+use std::future::Future;
 
 /// `tools/list`: the enabled tools the caller may use, in name order, paginated.
 pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
@@ -25,34 +27,61 @@ pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, V
 /// Errors: `-32602` for malformed params, an unknown or disabled tool (before any filter runs),
 /// or arguments the tool's params type rejects; whatever protocol error a filter or the tool
 /// returns.
-pub(crate) async fn call(server: &Engine, ctx: RequestContext, params: Map<String, Value>) -> Result<Value, McpError> {
+///
+/// Not an `async fn`: the checks run here, and the returned future is the filters' and the
+/// tool's alone (an `async fn` would also keep room for the params and every step's locals,
+/// which put the boxed future of every call over a kilobyte).
+pub(crate) fn call(
+    server: &Engine,
+    ctx: RequestContext,
+    params: Map<String, Value>,
+) -> impl Future<Output = Result<Value, McpError>> + Send + '_ {
+    let decoded = match admit(server, &ctx, params) {
+        Ok(decoded) => decoded,
+        Err(e) => return Either::Left(ready(Err(e))),
+    };
+    if let Some(replacement) = &server.tools_call {
+        // A replacement (a proxy, say) may answer with an alternate result it signals.
+        let answer = replacement(ctx, decoded);
+        return Either::Right(Either::Left(async move {
+            let result = match answer.await {
+                Ok(result) => result,
+                Err(e) => return e.into_alternate_result(),
+            };
+            serde_json::to_value(result)
+                .map_err(|e| McpError::internal(format!("tool result could not be encoded: {e}")))
+        }));
+    }
+    let decoded: ErasedValue = Box::new(decoded);
+    let method = Method::ToolsCall.descriptor();
+    Either::Right(Either::Right(crate::pipeline::run_method(
+        server,
+        method.name,
+        ctx,
+        decoded,
+        run_tool,
+        encode_erased::<CallToolResult>,
+    )))
+}
+
+/// What `tools/call` checks before any filter runs: the params decode, the tool exists, the
+/// caller may use it and its declared limits admit the call; records the tool on the span.
+fn admit(server: &Engine, ctx: &RequestContext, params: Map<String, Value>) -> Result<CallToolParams, McpError> {
     let decoded = call_params(params)?;
-    let name = decoded.name.clone();
-    let access = server.table().tool(&name).map(|t| (t.roles, t.scopes, t.limits));
+    let access = server.table().tool(&decoded.name).map(|t| (t.roles, t.scopes, t.limits));
     let Some((roles, scopes, limits)) = access else {
-        return Err(McpError::invalid_params(format!("unknown tool: {name}")));
+        return Err(McpError::invalid_params(format!("unknown tool: {}", decoded.name)));
     };
     // The outermost alternate step: a denied call reaches no filter, task or tool.
-    server.authorize(&ctx, Primitive::Tool(&name), roles, scopes)?;
+    server.authorize(ctx, Primitive::Tool(&decoded.name), roles, scopes)?;
     // An over-the-limit call starts no filter, task or body either.
     if !limits.is_none()
         && let Some(limiter) = server.tool_limiter.get()
     {
-        limiter.admit(&ctx, &name, limits)?;
+        limiter.admit(ctx, &decoded.name, limits)?;
     }
-    let method = Method::ToolsCall.descriptor();
-    ctx.set_matched(method.span_field, name);
-    if let Some(replacement) = &server.tools_call {
-        // A replacement (a proxy, say) may answer with an alternate result it signals.
-        let result = match replacement(ctx, decoded).await {
-            Ok(result) => result,
-            Err(e) => return e.into_alternate_result(),
-        };
-        return serde_json::to_value(result)
-            .map_err(|e| McpError::internal(format!("tool result could not be encoded: {e}")));
-    }
-    let decoded: ErasedValue = Box::new(decoded);
-    crate::pipeline::run_method(server, method.name, ctx, decoded, run_tool, encode_erased::<CallToolResult>).await
+    ctx.set_matched(Method::ToolsCall.descriptor().span_field, decoded.name.clone());
+    Ok(decoded)
 }
 
 /// Decodes the params of `tools/call` into [`CallToolParams`]; other keys (`_meta` included)
