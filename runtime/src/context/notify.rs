@@ -1,6 +1,6 @@
 use super::message_filters::MessageFilters;
 use super::queue;
-use crate::jsonrpc::RequestId;
+use crate::jsonrpc::{RequestId, ResultObject};
 use crate::protocol::LogLevel;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
@@ -38,17 +38,9 @@ pub enum Payload {
     /// The compact JSON text of a JSON-RPC message (one line: serde_json escapes newlines).
     Encoded(String),
     /// A success response `{"jsonrpc":"2.0","id":id,"result":result}` in parts, written without
-    /// building (and dropping) its envelope map.
-    Success(RequestId, Value),
-}
-
-/// `{"jsonrpc":"2.0","id":..,"result":..}` in the key order of
-/// [`success_response`](crate::jsonrpc::success_response).
-#[derive(serde::Serialize)]
-struct SuccessLine<'a> {
-    jsonrpc: &'static str,
-    id: &'a RequestId,
-    result: &'a Value,
+    /// building (and dropping) its envelope map, and its result as the server made it (an
+    /// encoded result is copied, not parsed).
+    Success(RequestId, ResultObject),
 }
 
 impl Payload {
@@ -58,7 +50,7 @@ impl Payload {
         match self {
             Payload::Value(v) => v,
             Payload::Encoded(text) => serde_json::from_str(&text).unwrap_or(Value::Null),
-            Payload::Success(id, result) => crate::jsonrpc::success_response(&id, result),
+            Payload::Success(id, result) => crate::jsonrpc::success_response(&id, result.into_value()),
         }
     }
 
@@ -71,7 +63,12 @@ impl Payload {
             }
             Payload::Encoded(text) => out.extend_from_slice(text.as_bytes()),
             Payload::Success(id, result) => {
-                let _ = serde_json::to_writer(out, &SuccessLine { jsonrpc: "2.0", id, result });
+                // The key order of `success_response`, so the same bytes as its `Value`.
+                out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                let _ = serde_json::to_writer(&mut *out, id);
+                out.extend_from_slice(br#","result":"#);
+                result.write_json(out);
+                out.push(b'}');
             }
         }
     }
@@ -303,6 +300,7 @@ impl Logger {
 mod tests {
     use super::*;
     use crate::context::{MessageFilter, MessageFilters};
+    use crate::jsonrpc::EncodedResult;
     use futures::future::Either;
     use std::sync::Arc;
     use std::time::Duration;
@@ -395,7 +393,8 @@ mod tests {
         let forms = [
             Payload::Value(message(1)),
             Payload::Encoded(text(1)),
-            Payload::Success(id.clone(), json!({ "ok": true })),
+            Payload::Success(id.clone(), json!({ "ok": true }).into()),
+            Payload::Success(id.clone(), ResultObject::Encoded(EncodedResult::new(r#"{"ok":[1,"\n"]}"#.into()))),
         ];
         for form in forms {
             let mut out = Vec::new();

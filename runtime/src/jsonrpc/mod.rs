@@ -9,6 +9,7 @@
 pub(crate) mod error;
 pub(crate) mod id;
 mod message;
+mod result;
 pub(crate) mod small_map;
 
 // At the crate root: `switchyard::McpError`, `ErrorCode`, `RequestId`.
@@ -18,3 +19,4 @@ pub use message::{
     MAX_BATCH_LEN, Message, Notification, ParseFailure, Request, error_response, parse_batch, parse_entry,
     parse_message, success_response,
 };
+pub use result::{EncodedResult, ResultObject};

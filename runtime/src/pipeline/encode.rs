@@ -1,5 +1,9 @@
 use super::Engine;
 use super::method::CacheRule;
+use super::rpc::ErasedValue;
+use crate::jsonrpc::{EncodedResult, McpError, ResultObject};
+use crate::model::CallToolResult;
+use crate::protocol::Era;
 use crate::protocol::META_SERVER_INFO;
 use serde_json::map::Entry;
 use serde_json::{Map, Value, json};
@@ -47,4 +51,50 @@ pub(crate) fn stamp_modern(server: &Engine, cache: CacheRule, result: Value) -> 
         obj.entry("cacheScope").or_insert_with(|| json!(scope));
     }
     Value::Object(obj)
+}
+
+/// What a 2026-07-28 complete result that is never cached gets from [`stamp_modern`] when it has
+/// neither `resultType` nor `_meta`, as the JSON text that follows its last member:
+/// `,"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{..}}}`. Made once
+/// per server from its `serverInfo` object.
+pub(crate) fn modern_stamp(info: &Value) -> String {
+    let meta = json!({ META_SERVER_INFO: info });
+    format!(r#","resultType":"complete","_meta":{meta}}}"#)
+}
+
+/// The era a typed result of a request in `era` is encoded for, straight into JSON text, or
+/// `None` when it must stay a `Value`: a raw filter reads and may change the result as one,
+/// and an older revision's results lose the keys its schema lacks
+/// ([`fit_result`](crate::protocol::revision::fit_result)).
+pub(crate) fn encodes_directly(server: &Engine, era: Era) -> Option<Era> {
+    let fits = era.is_modern() || crate::protocol::revision::has_every_key(era);
+    (server.raw.is_empty() && fits).then_some(era)
+}
+
+/// A `tools/call` result as the request's answer: with `direct` (see [`encodes_directly`]) its
+/// JSON text, stamped for 2026-07-28 as [`stamp_modern`] would stamp its `Value`, else its
+/// `Value` (stamped later). A result with a `_meta` of its own stays a `Value`, for the stamp
+/// to merge `serverInfo` into it.
+///
+/// Errors: `-32603` when the value is not a `CallToolResult` or cannot be serialized.
+pub(crate) fn call_tool_result(
+    server: &Engine,
+    direct: Option<Era>,
+    result: ErasedValue,
+) -> Result<ResultObject, McpError> {
+    let result =
+        result.downcast::<CallToolResult>().map_err(|_| McpError::internal("tools/call result type mismatch"))?;
+    let unencodable = |e: serde_json::Error| McpError::internal(format!("tool result could not be encoded: {e}"));
+    let Some(era) = direct.filter(|_| result.meta.is_none()) else {
+        return serde_json::to_value(&*result).map(ResultObject::Value).map_err(unencodable);
+    };
+    let mut text = serde_json::to_string(&*result).map_err(unencodable)?;
+    // The method's cache rule is `Never` (no `ttlMs`), so the stamp is the same for every call.
+    if era.is_modern() && text.ends_with('}') {
+        text.pop();
+        let stamp = server.modern_stamp.as_str();
+        // `{}` has no member for the stamp's leading comma to follow.
+        text.push_str(if text.len() == 1 { &stamp[1..] } else { stamp });
+    }
+    Ok(ResultObject::Encoded(EncodedResult::new(text)))
 }

@@ -77,6 +77,9 @@ pub(crate) struct Engine {
     pub(crate) version: String,
     /// The `Implementation` object (`serverInfo`) with every field the server set.
     pub(crate) info: Value,
+    /// The JSON text that stamps a 2026-07-28 result without `resultType` or `_meta` of its
+    /// own ([`encode::modern_stamp`](super::encode::modern_stamp)), made from `info`.
+    pub(crate) modern_stamp: String,
     /// What shapes each client's lists, in registration order.
     pub(crate) listing: Vec<Arc<dyn crate::registry::ListingFilter>>,
     pub(crate) instructions: Option<String>,

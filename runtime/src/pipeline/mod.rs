@@ -31,7 +31,7 @@
 
 pub(crate) mod alternate;
 mod builtin;
-mod encode;
+pub(crate) mod encode;
 mod engine;
 mod handlers;
 mod legacy_meta;

@@ -6,7 +6,7 @@ use super::session::LegacySession;
 use super::{Engine, encode, handlers};
 use crate::context::{Origin, RequestContext, RequestParts};
 use crate::input::{InputChannel, LegacyChannel, ModernChannel};
-use crate::jsonrpc::{McpError, Request, small_map};
+use crate::jsonrpc::{McpError, Request, ResultObject, small_map};
 use crate::pipeline::{RawRequest, RawResponse};
 use crate::protocol::negotiate_legacy;
 use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceContext, check_modern_meta};
@@ -127,7 +127,7 @@ impl Engine {
         req: Request,
         session: Option<&Arc<LegacySession>>,
         origin: Origin,
-    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
         // After `initialize` the legacy rules cover the whole connection
         // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions),
         // so a request carrying the 2026-07-28 envelope there is a legacy request (and refused).
@@ -165,7 +165,7 @@ impl Engine {
         req: Request,
         meta: ModernMeta,
         origin: Origin,
-    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
         // The checks and the request's parts are made here, synchronously; the future keeps
         // only the running request (see `run`).
         match self.prepare_modern(req, meta, origin) {
@@ -225,10 +225,12 @@ impl Engine {
         &self,
         target: Target,
         had_input: bool,
-        outcome: Result<Value, McpError>,
-    ) -> Result<Value, McpError> {
+        outcome: Result<ResultObject, McpError>,
+    ) -> Result<ResultObject, McpError> {
         let result = match outcome {
-            Ok(r) => r,
+            // Encoded straight from its typed form, already stamped (`encode::call_tool_result`).
+            Ok(ResultObject::Encoded(text)) => return Ok(ResultObject::Encoded(text)),
+            Ok(ResultObject::Value(r)) => r,
             Err(e) => match e.into_input_required() {
                 // An InputRequiredResult is a result, never cached (stamp_modern adds no ttlMs).
                 Ok(input_required) if target.asks_input() => input_required,
@@ -252,7 +254,7 @@ impl Engine {
             obj.insert("ttlMs".into(), json!(0));
             obj.insert("cacheScope".into(), json!("private"));
         }
-        Ok(stamped)
+        Ok(ResultObject::Value(stamped))
     }
 
     /// Serves a request on a legacy session.
@@ -267,7 +269,7 @@ impl Engine {
         req: Request,
         session: &Arc<LegacySession>,
         origin: Origin,
-    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
         if req.method == "initialize" {
             return Either::Left(ready(Err(McpError::invalid_request("the session is already initialized"))));
         }
@@ -303,9 +305,11 @@ impl Engine {
         // async block would hold `run` twice (captured, and awaited).
         let era = Era::Legacy(session.version);
         Either::Right(Either::Right(run.map(move |outcome| {
-            outcome.map(|mut result| {
+            outcome.map(|result| {
+                // Never encoded: `encode::encodes_directly` keeps this era's results `Value`s.
+                let mut result = result.into_value();
                 crate::protocol::revision::fit_result(&mut result, era);
-                result
+                ResultObject::Value(result)
             })
         })))
     }
@@ -323,7 +327,7 @@ impl Engine {
         params: Map<String, Value>,
         session: Option<Arc<LegacySession>>,
         input: Option<Arc<dyn InputChannel>>,
-    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
         let cancel = parts.cancel.clone();
         let span = request_span(&parts, session.as_deref());
         let ctx = RequestContext::new(parts, self.state.clone(), self.clone(), span.clone());
@@ -346,11 +350,13 @@ impl Engine {
             let terminal: Arc<dyn Fn(RawRequest) -> BoxFuture<RawResponse> + Send + Sync> = Arc::new(move |req| {
                 let server = chain.clone();
                 let session = session.clone();
-                Box::pin(contain_panics(
-                    async move { server.dispatch(target, req.ctx, req.params, session.as_ref()).await },
-                ))
+                // With raw filters, results stay `Value`s (`encode::encodes_directly`), which
+                // `into_value` moves out.
+                Box::pin(contain_panics(async move {
+                    server.dispatch(target, req.ctx, req.params, session.as_ref()).await.map(ResultObject::into_value)
+                }))
             });
-            server.raw.run(RawRequest { ctx, params }, terminal).await
+            server.raw.run(RawRequest { ctx, params }, terminal).await.map(ResultObject::Value)
         });
         // A subscription ends itself: with its result on shutdown, silently when cancelled.
         let ends_itself = matches!(target, Target::Builtin(Method::Listen));
@@ -371,7 +377,7 @@ impl Engine {
         ctx: RequestContext,
         mut params: Map<String, Value>,
         session: Option<&Arc<LegacySession>>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<ResultObject, McpError> {
         let name = match target {
             Target::Builtin(m) => return handlers::call(self, m, ctx, params, session).await,
             Target::Rpc(name) => name,
@@ -390,7 +396,11 @@ impl Engine {
         // Handlers never see the reserved envelope as user data; they read it through the context.
         params.remove("_meta");
         let decoded = (reg.decode)(Value::Object(params))?;
-        Box::pin(crate::pipeline::run_method(self, name, ctx, decoded, reg.handler, reg.encode)).await
+        let encode = reg.encode;
+        Box::pin(crate::pipeline::run_method(self, name, ctx, decoded, reg.handler, move |r| {
+            encode(r).map(ResultObject::Value)
+        }))
+        .await
     }
 
     /// Handles a legacy `initialize`: negotiates the version (the client's when served, else
@@ -504,7 +514,7 @@ fn request_span(parts: &RequestParts, session: Option<&LegacySession>) -> tracin
 
 /// Records a failed request's JSON-RPC error code as `error.type` (the input-required outcome
 /// is a result, not a failure).
-fn record_outcome(span: &tracing::Span, outcome: &Result<Value, McpError>) {
+fn record_outcome<T>(span: &tracing::Span, outcome: &Result<T, McpError>) {
     if let Err(e) = outcome
         && !span.is_disabled()
         && e.as_input_required().is_none()
@@ -545,15 +555,15 @@ impl Engine {
 ///
 /// A combinator rather than an `async fn`: an `async fn` would keep `work` twice (its argument,
 /// and the awaited copy), and every request future carries this one.
-pub(crate) fn contain_panics<F>(work: F) -> impl Future<Output = Result<Value, McpError>>
+pub(crate) fn contain_panics<F, T>(work: F) -> impl Future<Output = Result<T, McpError>>
 where
-    F: Future<Output = Result<Value, McpError>>,
+    F: Future<Output = Result<T, McpError>>,
 {
     use futures::FutureExt;
     std::panic::AssertUnwindSafe(work).catch_unwind().map(settle_panic)
 }
 
-fn settle_panic(outcome: std::thread::Result<Result<Value, McpError>>) -> Result<Value, McpError> {
+fn settle_panic<T>(outcome: std::thread::Result<Result<T, McpError>>) -> Result<T, McpError> {
     match outcome {
         Ok(r) => r,
         Err(panic) => {
@@ -593,8 +603,8 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F: Future<Output = Result<Value, McpError>>> Future for UntilCancelled<F> {
-    type Output = Result<Value, McpError>;
+impl<T, F: Future<Output = Result<T, McpError>>> Future for UntilCancelled<F> {
+    type Output = Result<T, McpError>;
 
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
         let this = self.project();

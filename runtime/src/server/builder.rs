@@ -670,6 +670,7 @@ impl ServerBuilder {
             engine: Arc::new(Engine {
                 name: self.name,
                 version: self.version,
+                modern_stamp: crate::pipeline::encode::modern_stamp(&info),
                 info,
                 listing: self.listing,
                 instructions: self.instructions,

@@ -6,7 +6,7 @@
 
 use super::Server;
 use crate::context::{MessageFilters, Origin};
-use crate::jsonrpc::{McpError, Request};
+use crate::jsonrpc::{McpError, Request, ResultObject};
 use crate::pipeline::LegacySession;
 use crate::protocol::ModernMeta;
 use crate::registry::ParamHeader;
@@ -85,7 +85,7 @@ impl Server {
         req: Request,
         meta: ModernMeta,
         origin: Origin,
-    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
         match self.engine().check_modern_version(&meta) {
             Ok(()) => Either::Left(self.engine().serve_modern(req, meta, origin)),
             Err(e) => Either::Right(ready(Err(e))),

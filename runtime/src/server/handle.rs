@@ -2,7 +2,7 @@
 
 use super::{LegacySession, ServerBuilder};
 use crate::context::{FromRequestContext, Notifier, Origin, RequestContext};
-use crate::jsonrpc::{McpError, Request};
+use crate::jsonrpc::{McpError, Request, ResultObject};
 use crate::pipeline::Engine;
 use crate::registry::DispatchTable;
 use serde_json::Value;
@@ -171,7 +171,9 @@ impl Server {
     /// the authenticated caller, the transport's trace context and the connection the request
     /// came on (which the listen limits count subscriptions per).
     ///
-    /// Returns the result object (stamped for its era) or the JSON-RPC error to send:
+    /// Returns the result object (stamped for its era; a [`ResultObject`], of which
+    /// [`write_json`](ResultObject::write_json) writes the JSON and
+    /// [`into_value`](ResultObject::into_value) makes the `Value`) or the JSON-RPC error to send:
     /// `-32601` for a method this server does not serve, `-32602` for params that do not
     /// decode, `-32022` for an unsupported `_meta` protocol version, `-32603` when a handler
     /// panicked. The checks run when this is called; the returned future owns everything it
@@ -181,7 +183,7 @@ impl Server {
         req: Request,
         session: Option<&Arc<LegacySession>>,
         origin: Origin,
-    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
         self.engine().handle_request(req, session, origin)
     }
 

@@ -34,8 +34,8 @@
 use crate::auth::Principal;
 use crate::context::{Origin, Outbound, OutboundReceiver, OutboundSender, Payload, outbound_channel};
 use crate::jsonrpc::{
-    McpError, Message, ParseFailure, Request, RequestId, error_response, parse_batch, parse_entry, parse_message,
-    small_map, success_response,
+    McpError, Message, ParseFailure, Request, RequestId, ResultObject, error_response, parse_batch, parse_entry,
+    parse_message, small_map, success_response,
 };
 use crate::pipeline::MessageFilters;
 use crate::protocol::{META_PROTOCOL_VERSION, accepts_batches, batch_refused};
@@ -648,7 +648,7 @@ fn deliver(
     server: Server,
     out: OutboundSender,
     id: RequestId,
-    outcome: Option<Result<Value, McpError>>,
+    outcome: Option<Result<ResultObject, McpError>>,
     slot: Option<BatchSlot>,
     is_listen: bool,
 ) -> Option<Pin<Box<dyn Future<Output = ()> + Send>>> {
@@ -665,7 +665,7 @@ fn deliver(
         }
         (outcome, Some(slot)) => Some(Box::pin(async move {
             let msg = outcome.map(|outcome| match outcome {
-                Ok(result) => success_response(&id, result),
+                Ok(result) => success_response(&id, result.into_value()),
                 Err(e) => error_response(Some(&id), &e),
             });
             slot.answer(msg).await
@@ -676,7 +676,7 @@ fn deliver(
                 Ok(result) if server.message_filters().is_empty() => {
                     let _ = out.send(Outbound::Message(Payload::Success(id.clone(), result))).await;
                 }
-                Ok(result) => emit(&out, server.message_filters(), success_response(&id, result)).await,
+                Ok(result) => emit(&out, server.message_filters(), success_response(&id, result.into_value())).await,
                 Err(e) => emit(&out, server.message_filters(), error_response(Some(&id), &e)).await,
             }
             if is_listen && server.shutdown_token().is_cancelled() {

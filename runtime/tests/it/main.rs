@@ -8,6 +8,7 @@ mod alternate;
 mod composition;
 mod dpop;
 mod dynamic;
+mod encoded_results;
 mod http_body;
 mod http_connections;
 mod http_reply;

@@ -151,7 +151,7 @@ impl LineConnection {
                         return;
                     }
                     let answer = match outcome {
-                        Ok(result) => success_response(&id, result),
+                        Ok(result) => success_response(&id, result.into_value()),
                         Err(e) => error_response(Some(&id), &e),
                     };
                     emit(&server, &out, answer).await;

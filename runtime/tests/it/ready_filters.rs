@@ -13,7 +13,7 @@ use switchyard::context::{Connection, Notifier, Origin};
 use switchyard::filters::{
     Audit, CachePolicy, ConcurrencyLimit, MaskErrors, MaxResultSize, Rate, RateLimit, ResultCache, Timeout,
 };
-use switchyard::jsonrpc::{Message, parse_message};
+use switchyard::jsonrpc::{Message, ResultObject, parse_message};
 use switchyard::methods::ToolsCall;
 use switchyard::prelude::*;
 use switchyard::testing::{HttpTestServer, TestClient};
@@ -182,7 +182,8 @@ fn call_by(
     let origin = Origin::new(CancellationToken::new(), Notifier::disconnected())
         .principal(principal.map(Arc::new))
         .connection(address.map(|a| Connection::new(Some(a.parse().expect("a socket address")))));
-    server.handle_request(req, None, origin)
+    let work = server.handle_request(req, None, origin);
+    async move { work.await.map(ResultObject::into_value) }
 }
 
 fn reason(e: &McpError) -> Option<&str> {

@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 use switchyard::CancellationToken;
 use switchyard::context::{Origin, Outbound, OutboundReceiver, outbound_channel};
-use switchyard::jsonrpc::{Message, parse_message};
+use switchyard::jsonrpc::{Message, ResultObject, parse_message};
 use switchyard::prelude::*;
 use switchyard::subscriptions::Event;
 use switchyard::testing::TestClient;
@@ -174,7 +174,7 @@ fn custom_listen(
     server: &Server,
     id: &Value,
     cancel: &CancellationToken,
-) -> (tokio::task::JoinHandle<Result<Value, McpError>>, OutboundReceiver) {
+) -> (tokio::task::JoinHandle<Result<ResultObject, McpError>>, OutboundReceiver) {
     let (tx, rx) = outbound_channel(1);
     let Ok(Message::Request(req)) = parse_message(listen_with_id(id).to_string().as_bytes()) else {
         panic!("a listen request")
@@ -247,8 +247,9 @@ async fn next_outbound(rx: &mut OutboundReceiver) -> Option<Value> {
     }
 }
 
-async fn ended(work: tokio::task::JoinHandle<Result<Value, McpError>>) -> Result<Value, McpError> {
-    tokio::time::timeout(Duration::from_secs(5), work).await.expect("the subscription ends").expect("no panic")
+async fn ended(work: tokio::task::JoinHandle<Result<ResultObject, McpError>>) -> Result<Value, McpError> {
+    let outcome = tokio::time::timeout(Duration::from_secs(5), work).await.expect("the subscription ends");
+    outcome.expect("no panic").map(ResultObject::into_value)
 }
 
 /// A custom transport gets complete `Value`s, in publication order, also when the

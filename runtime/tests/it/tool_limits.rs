@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use switchyard::auth::Principal;
 use switchyard::context::{Connection, Notifier, Origin};
-use switchyard::jsonrpc::{Message, parse_message};
+use switchyard::jsonrpc::{Message, ResultObject, parse_message};
 use switchyard::prelude::*;
 use switchyard::registry::ToolLimits;
 use switchyard::server::DynamicTool;
@@ -85,7 +85,8 @@ fn call(
     let origin = Origin::new(CancellationToken::new(), Notifier::disconnected())
         .principal(principal.map(|id| Arc::new(Principal::new(id, Vec::<String>::new()))))
         .connection(Some(Connection::new(Some("10.1.2.3:4000".parse().expect("an address")))));
-    server.handle_request(req, None, origin)
+    let work = server.handle_request(req, None, origin);
+    async move { work.await.map(ResultObject::into_value) }
 }
 
 fn reason(e: &McpError) -> Option<&str> {

@@ -11,7 +11,7 @@ use super::Engine;
 use super::method::Method;
 use super::session::LegacySession;
 use crate::context::RequestContext;
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, ResultObject};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -21,16 +21,16 @@ pub(crate) async fn call(
     ctx: RequestContext,
     params: Map<String, Value>,
     session: Option<&Arc<LegacySession>>,
-) -> Result<Value, McpError> {
-    match method {
+) -> Result<ResultObject, McpError> {
+    let value = match method {
         Method::Discover => Ok(discover(server, ctx.notifier().can_deliver())),
         Method::ToolsList => tools::list(server, &ctx, &params),
-        Method::ToolsCall => Box::pin(tools::call(server, ctx, params)).await,
+        Method::ToolsCall => return Box::pin(tools::call(server, ctx, params)).await,
         Method::PromptsList => prompts::list(server, &ctx, &params),
-        Method::PromptsGet => Box::pin(prompts::get(server, ctx, params)).await,
+        Method::PromptsGet => return Box::pin(prompts::get(server, ctx, params)).await,
         Method::ResourcesList => resources::list(server, &ctx, &params),
         Method::TemplatesList => resources::templates(server, &ctx, &params),
-        Method::ResourcesRead => Box::pin(resources::read(server, ctx, params)).await,
+        Method::ResourcesRead => return Box::pin(resources::read(server, ctx, params)).await,
         Method::Complete => Box::pin(completion::complete(server, ctx, params)).await,
         Method::Ping => Ok(json!({})),
         Method::SetLevel => session::set_level(session, &params),
@@ -42,7 +42,8 @@ pub(crate) async fn call(
             Some(handler) => Box::pin(crate::subscriptions::replacement::listen(server, handler, ctx, params)).await,
             None => Box::pin(crate::subscriptions::listen::listen(server, ctx, params)).await,
         },
-    }
+    };
+    value.map(ResultObject::Value)
 }
 
 /// `server/discover`

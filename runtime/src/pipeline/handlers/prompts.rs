@@ -1,7 +1,7 @@
 use super::page::{listed, page};
 use crate::auth::Primitive;
 use crate::context::RequestContext;
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, ResultObject};
 use crate::model::GetPromptResult;
 use crate::pipeline::Engine;
 use crate::pipeline::method::Method;
@@ -30,7 +30,7 @@ pub(crate) async fn get(
     server: &Engine,
     ctx: RequestContext,
     mut params: Map<String, Value>,
-) -> Result<Value, McpError> {
+) -> Result<ResultObject, McpError> {
     params.remove("_meta");
     let decoded = decode_erased::<GetPromptParams>(Value::Object(params))
         .map_err(|e| McpError::invalid_params(format!("prompts/get: {}", e.message())))?;
@@ -41,7 +41,10 @@ pub(crate) async fn get(
     server.authorize(&ctx, Primitive::Prompt(&name), roles, scopes)?;
     let method = Method::PromptsGet.descriptor();
     ctx.set_matched(method.span_field, name);
-    crate::pipeline::run_method(server, method.name, ctx, decoded, render, encode_erased::<GetPromptResult>).await
+    crate::pipeline::run_method(server, method.name, ctx, decoded, render, |r| {
+        encode_erased::<GetPromptResult>(r).map(ResultObject::Value)
+    })
+    .await
 }
 
 /// The innermost step: resolves the prompt named by the (possibly filtered) params, checks its

@@ -1,7 +1,7 @@
 use super::page::{listed, page};
 use crate::auth::Primitive;
 use crate::context::RequestContext;
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, ResultObject};
 use crate::model::ReadResourceResult;
 use crate::pipeline::Engine;
 use crate::pipeline::method::Method;
@@ -54,7 +54,7 @@ pub(crate) async fn read(
     server: &Engine,
     ctx: RequestContext,
     mut params: Map<String, Value>,
-) -> Result<Value, McpError> {
+) -> Result<ResultObject, McpError> {
     params.remove("_meta");
     let decoded = decode_erased::<ReadResourceParams>(Value::Object(params))
         .map_err(|e| McpError::invalid_params(format!("resources/read: {}", e.message())))?;
@@ -67,8 +67,10 @@ pub(crate) async fn read(
     drop(table);
     let method = Method::ResourcesRead.descriptor();
     ctx.set_matched(method.span_field, uri);
-    crate::pipeline::run_method(server, method.name, ctx, decoded, read_resource, encode_erased::<ReadResourceResult>)
-        .await
+    crate::pipeline::run_method(server, method.name, ctx, decoded, read_resource, |r| {
+        encode_erased::<ReadResourceResult>(r).map(ResultObject::Value)
+    })
+    .await
 }
 
 /// The innermost step: resolves the (possibly filtered) URI and reads it.

@@ -1,11 +1,12 @@
 use super::page::{listed, page};
 use crate::auth::Primitive;
 use crate::context::RequestContext;
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, ResultObject};
 use crate::model::CallToolResult;
 use crate::pipeline::Engine;
+use crate::pipeline::encode;
 use crate::pipeline::method::Method;
-use crate::pipeline::{CallToolParams, ErasedValue, encode_erased, rpc_shim};
+use crate::pipeline::{CallToolParams, ErasedValue, rpc_shim};
 use crate::registry::BoxFuture;
 use crate::registry::ListedKind;
 use futures::future::{Either, ready};
@@ -35,7 +36,7 @@ pub(crate) fn call(
     server: &Engine,
     ctx: RequestContext,
     params: Map<String, Value>,
-) -> impl Future<Output = Result<Value, McpError>> + Send + '_ {
+) -> impl Future<Output = Result<ResultObject, McpError>> + Send + '_ {
     let decoded = match admit(server, &ctx, params) {
         Ok(decoded) => decoded,
         Err(e) => return Either::Left(ready(Err(e))),
@@ -46,22 +47,19 @@ pub(crate) fn call(
         return Either::Right(Either::Left(async move {
             let result = match answer.await {
                 Ok(result) => result,
-                Err(e) => return e.into_alternate_result(),
+                Err(e) => return e.into_alternate_result().map(ResultObject::Value),
             };
             serde_json::to_value(result)
+                .map(ResultObject::Value)
                 .map_err(|e| McpError::internal(format!("tool result could not be encoded: {e}")))
         }));
     }
+    let direct = encode::encodes_directly(server, *ctx.era());
     let decoded: ErasedValue = Box::new(decoded);
     let method = Method::ToolsCall.descriptor();
-    Either::Right(Either::Right(crate::pipeline::run_method(
-        server,
-        method.name,
-        ctx,
-        decoded,
-        run_tool,
-        encode_erased::<CallToolResult>,
-    )))
+    Either::Right(Either::Right(crate::pipeline::run_method(server, method.name, ctx, decoded, run_tool, move |r| {
+        encode::call_tool_result(server, direct, r)
+    })))
 }
 
 /// What `tools/call` checks before any filter runs: the params decode, the tool exists, the

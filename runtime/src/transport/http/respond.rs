@@ -1,6 +1,6 @@
 use super::status::{self, Refusal};
 use crate::context::{Outbound, OutboundReceiver, Payload};
-use crate::jsonrpc::{McpError, RequestId, error_response, success_response};
+use crate::jsonrpc::{McpError, RequestId, ResultObject, error_response, success_response};
 use crate::pipeline::MessageFilters;
 use crate::registry::BoxFuture;
 use axum::body::Body;
@@ -209,16 +209,16 @@ pub(crate) fn filtered(filters: &MessageFilters, status: u16, message: Payload) 
 }
 
 /// The final JSON-RPC message of a request.
-pub(crate) fn final_message(id: &RequestId, r: Result<Value, McpError>) -> Value {
+pub(crate) fn final_message(id: &RequestId, r: Result<ResultObject, McpError>) -> Value {
     match r {
-        Ok(v) => success_response(id, v),
+        Ok(v) => success_response(id, v.into_value()),
         Err(e) => error_response(Some(id), &e),
     }
 }
 
 /// [`final_message`] as a [`Payload`]: a success stays in parts until it is written or a
 /// filter needs its `Value` ([`Payload::into_value`]).
-pub(crate) fn final_payload(id: RequestId, r: Result<Value, McpError>) -> Payload {
+pub(crate) fn final_payload(id: RequestId, r: Result<ResultObject, McpError>) -> Payload {
     match r {
         Ok(v) => Payload::Success(id, v),
         Err(e) => Payload::Value(error_response(Some(&id), &e)),
@@ -234,7 +234,7 @@ pub(crate) fn final_payload(id: RequestId, r: Result<Value, McpError>) -> Payloa
 /// future, for SSE when the response body is dropped. Nothing is sent after that.
 pub(crate) async fn reply(
     plan: ReplyPlan,
-    mut work: BoxFuture<Result<Value, McpError>>,
+    mut work: BoxFuture<Result<ResultObject, McpError>>,
     mut notes: OutboundReceiver,
     cancel: CancellationToken,
 ) -> Response {
@@ -347,7 +347,7 @@ fn keep_alive_ticks(every: Duration) -> tokio::time::Interval {
 /// cancellation token.
 struct SseReply {
     /// The request; `None` once it finished.
-    work: Option<BoxFuture<Result<Value, McpError>>>,
+    work: Option<BoxFuture<Result<ResultObject, McpError>>>,
     notes: OutboundReceiver,
     tick: tokio::time::Interval,
     /// Frames ready to send, in order.
@@ -359,7 +359,7 @@ struct SseReply {
 impl SseReply {
     /// Queues what is left after the request finished with `r`: notifications it sent just
     /// before, then its final message (through the outgoing message filters).
-    fn finish(&mut self, r: Result<Value, McpError>) {
+    fn finish(&mut self, r: Result<ResultObject, McpError>) {
         self.work = None;
         while let Some(n) = queued_message(&mut self.notes) {
             self.pending.push_back(sse_payload(&n));
@@ -405,7 +405,7 @@ impl SseReply {
 #[cfg(test)]
 mod tests {
     use super::{final_message, final_payload, json, payload, sse_event};
-    use crate::jsonrpc::{McpError, RequestId, error_response};
+    use crate::jsonrpc::{EncodedResult, McpError, RequestId, ResultObject, error_response};
     use serde_json::{Value, json};
 
     async fn body_bytes(resp: axum::response::Response) -> Vec<u8> {
@@ -426,14 +426,20 @@ mod tests {
         let ids = [RequestId::Number(0), RequestId::Number(-7), RequestId::String("a\"b".into())];
         for id in &ids {
             for result in &results {
-                let fast = final_message(id, Ok(result.clone()));
                 let plain = json!({ "jsonrpc": "2.0", "id": id.to_value(), "result": result });
-                assert_eq!(fast, plain);
-                assert_eq!(body_bytes(json(200, &fast)).await, plain.to_string().into_bytes());
-                // Written from its parts, without the envelope map: the same bytes.
-                let parts = payload(200, &final_payload(id.clone(), Ok(result.clone())));
-                assert_eq!(parts.headers()["content-type"], "application/json");
-                assert_eq!(body_bytes(parts).await, plain.to_string().into_bytes());
+                let forms = [
+                    ResultObject::Value(result.clone()),
+                    ResultObject::Encoded(EncodedResult::new(result.to_string())),
+                ];
+                for form in forms {
+                    let fast = final_message(id, Ok(form.clone()));
+                    assert_eq!(fast, plain);
+                    assert_eq!(body_bytes(json(200, &fast)).await, plain.to_string().into_bytes());
+                    // Written from its parts, without the envelope map: the same bytes.
+                    let parts = payload(200, &final_payload(id.clone(), Ok(form)));
+                    assert_eq!(parts.headers()["content-type"], "application/json");
+                    assert_eq!(body_bytes(parts).await, plain.to_string().into_bytes());
+                }
             }
             let err = McpError::invalid_request("no");
             assert_eq!(final_message(id, Err(err.clone())), error_response(Some(id), &err));
