@@ -350,7 +350,13 @@ impl Peer {
             return self.answer(&request.id, Err(error));
         }
         let task = tokio::spawn(async move {
-            let params = Value::Object(request.params.unwrap_or_default());
+            // Handlers read the server's params whole, `_meta` included, which the parser
+            // keeps apart (`Request::meta`).
+            let mut params = request.params.unwrap_or_default();
+            if let Some(meta) = request.meta.to_value() {
+                params.insert("_meta".to_owned(), meta);
+            }
+            let params = Value::Object(params);
             // A question asked for a task (2025-11-25) is answered as that task's: the answer
             // carries the same `related-task` key.
             let related = params.pointer(RELATED_TASK_POINTER).cloned();

@@ -91,7 +91,7 @@ mod tests {
             era: Era::Modern,
             client_capabilities: Arc::new(json!({})),
             client_info: None,
-            meta,
+            meta: crate::jsonrpc::RequestMeta::from_value(Value::Object(meta)),
             log_level: None,
             cancel: CancellationToken::new(),
             notifier: Notifier::new(tx, CancellationToken::new()),

@@ -2,7 +2,7 @@ mod detach;
 
 use super::{Connection, Logger, Notifier, Progress, StateMap};
 use crate::auth::Principal;
-use crate::jsonrpc::{McpError, RequestId, small_map};
+use crate::jsonrpc::{McpError, RequestId, RequestMeta};
 use crate::protocol::{Era, LogLevel, META_CLIENT_INFO, TraceContext};
 use serde_json::{Map, Value};
 use std::any::Any;
@@ -26,8 +26,8 @@ pub struct RequestParts {
     /// 2026-07-28 request `None` reads it from `meta` instead
     /// ([`RequestContext::client_info`]).
     pub client_info: Option<Arc<Value>>,
-    /// The request's raw `params._meta` (empty when absent).
-    pub meta: Map<String, Value>,
+    /// The request's `params._meta` (absent when it had none), read as a map only when asked.
+    pub meta: RequestMeta,
     /// Minimum level of log messages the client wants for this request; `None` sends none.
     pub log_level: Option<LogLevel>,
     /// Fires when the client cancels (stdio `notifications/cancelled`, HTTP disconnect) or the
@@ -232,14 +232,14 @@ impl RequestContext {
             Some(info) => Some(info),
             // The server's transports leave a 2026-07-28 request's client info in its `_meta`
             // rather than copying it out per request.
-            None if matches!(parts.era, Era::Modern) => small_map::get(&parts.meta, META_CLIENT_INFO),
+            None if matches!(parts.era, Era::Modern) => parts.meta.get(META_CLIENT_INFO),
             None => None,
         }
     }
 
     /// The raw `params._meta` of the request.
     pub fn meta(&self) -> &Map<String, Value> {
-        &self.inner.parts.meta
+        self.inner.parts.meta.map()
     }
 
     /// The caller's W3C trace context

@@ -9,6 +9,7 @@
 pub(crate) mod error;
 pub(crate) mod id;
 mod message;
+mod meta;
 mod result;
 pub(crate) mod small_map;
 
@@ -19,4 +20,5 @@ pub use message::{
     MAX_BATCH_LEN, Message, Notification, ParseFailure, Request, error_response, parse_batch, parse_entry,
     parse_message, success_response,
 };
+pub use meta::RequestMeta;
 pub use result::{EncodedResult, ResultObject};

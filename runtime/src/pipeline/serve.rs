@@ -6,7 +6,7 @@ use super::session::LegacySession;
 use super::{Engine, encode, handlers};
 use crate::context::{Origin, RequestContext, RequestParts};
 use crate::input::{InputChannel, LegacyChannel, ModernChannel};
-use crate::jsonrpc::{McpError, Request, ResultObject, small_map};
+use crate::jsonrpc::{McpError, Request, RequestMeta, ResultObject, small_map};
 use crate::pipeline::{RawRequest, RawResponse};
 use crate::protocol::negotiate_legacy;
 use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceContext, check_modern_meta};
@@ -133,7 +133,7 @@ impl Engine {
         // so a request carrying the 2026-07-28 envelope there is a legacy request (and refused).
         match session {
             Some(s) => Either::Left(Either::Left(self.serve_legacy(req, s, origin))),
-            None if req.method == "ping" && !has_modern_envelope(req.params.as_ref()) => {
+            None if req.method == "ping" && !req.meta.contains_key(crate::protocol::META_PROTOCOL_VERSION) => {
                 let unnegotiated = Arc::new(LegacySession::new(String::new(), LEGACY_VERSIONS[0], json!({}), None));
                 let server = self.clone();
                 // The block owns the session the request borrows; nothing else keeps it. Boxed:
@@ -144,7 +144,7 @@ impl Engine {
                 )))
             }
             None => Either::Right(
-                match check_modern_meta(req.params.as_ref()).and_then(|meta| {
+                match check_modern_meta(&req.meta).and_then(|meta| {
                     self.check_modern_version(&meta)?;
                     Ok(meta)
                 }) {
@@ -201,7 +201,7 @@ impl Engine {
         } else {
             None
         };
-        let raw = self.take_meta(target, &mut params);
+        let raw = self.take_meta(target, &mut params, req.meta);
         let parts = RequestParts {
             id: req.id,
             method: req.method,
@@ -277,10 +277,10 @@ impl Engine {
             return Either::Left(ready(Err(crate::protocol::method_not_served(&req.method, Some(session.version)))));
         };
         let mut params = req.params.unwrap_or_default();
-        if let Err(e) = super::legacy_meta::reject_modern_envelope(&params, session.version) {
+        if let Err(e) = super::legacy_meta::reject_modern_envelope(&req.meta, session.version) {
             return Either::Left(ready(Err(e)));
         }
-        let raw = self.take_meta(target, &mut params);
+        let raw = self.take_meta(target, &mut params, req.meta);
         let channel: Arc<dyn InputChannel> =
             Arc::new(LegacyChannel::new(session.client_requests().clone(), origin.notifier.clone()));
         let parts = RequestParts {
@@ -475,12 +475,6 @@ fn declares(have: &Value, need: &Value) -> bool {
     }
 }
 
-/// True when `params._meta` carries the 2026-07-28 protocol version (what makes a request
-/// stateless rather than legacy).
-fn has_modern_envelope(params: Option<&Map<String, Value>>) -> bool {
-    params.and_then(|p| p.get("_meta")).and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION)).is_some()
-}
-
 /// The request's span, named and shaped as the OpenTelemetry semantic conventions for MCP say
 /// (<https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/>); the handlers record the matched
 /// primitive, [`record_outcome`] the error. Fields are only computed when a subscriber enables
@@ -524,28 +518,27 @@ fn record_outcome<T>(span: &tracing::Span, outcome: &Result<T, McpError>) {
 }
 
 /// The request's trace context: its `_meta`'s (SEP-414), else the transport's.
-fn trace_context(meta: &Map<String, Value>, transport: Option<TraceContext>) -> Option<TraceContext> {
-    if !meta.is_empty() && small_map::contains(meta, crate::protocol::META_TRACEPARENT) {
-        return TraceContext::from_meta(meta);
+fn trace_context(meta: &RequestMeta, transport: Option<TraceContext>) -> Option<TraceContext> {
+    if meta.contains_key(crate::protocol::META_TRACEPARENT) {
+        return TraceContext::from_meta(meta.map());
     }
     transport
 }
 
 impl Engine {
-    /// The request's `params._meta` for [`RequestParts::meta`] (empty when absent or not an
-    /// object).
+    /// The request's `params._meta` for [`RequestParts::meta`], which the parser took out of
+    /// `params`.
     ///
     /// Raw filters see the undecoded params with `_meta`, and so does a replacement listen
-    /// handler; there `params` keeps it and the parts get a copy. Every other step drops
-    /// `_meta` from `params` before decoding them (handlers read it through the context), so
-    /// without raw filters it is moved out: no copy of every `_meta` map per request.
-    fn take_meta(&self, target: Target, params: &mut Map<String, Value>) -> Map<String, Value> {
+    /// handler: there `params` gets it back as a `Value` (made from its text only then). Every
+    /// other step would drop it from `params` before decoding them (handlers read it through
+    /// the context).
+    fn take_meta(&self, target: Target, params: &mut Map<String, Value>, meta: RequestMeta) -> RequestMeta {
         let seen_in_params = !self.raw.is_empty() || matches!(target, Target::Builtin(Method::Listen));
-        let meta = if seen_in_params { params.get("_meta").cloned() } else { params.shift_remove("_meta") };
-        match meta {
-            Some(Value::Object(m)) => m,
-            _ => Map::new(),
+        if seen_in_params && let Some(value) = meta.to_value() {
+            params.insert("_meta".into(), value);
         }
+        meta
     }
 }
 

@@ -1,6 +1,8 @@
 use super::{LogLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION};
-use crate::jsonrpc::{McpError, small_map};
-use serde_json::{Map, Value};
+use crate::jsonrpc::{McpError, RequestMeta};
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// The per-request `_meta` of a 2026-07-28 request, validated
 /// ([`_meta`](https://modelcontextprotocol.io/specification/2026-07-28/basic#meta)).
@@ -18,19 +20,17 @@ pub struct ModernMeta {
 
 /// Validates the required `_meta` keys of a modern request.
 ///
-/// Errors (all `-32602`): `params` or `params._meta` missing or not an object, the protocol version
+/// Errors (all `-32602`): `params._meta` missing or not an object, the protocol version
 /// missing or not a string, the client capabilities missing or not an object, an unknown
-/// `logLevel`. The Streamable HTTP transport answers them with HTTP 400 (unlike other `-32602`s,
-/// which are 200), as it calls this itself before dispatch. The version value itself is checked
-/// later (header comparison first, then `-32022`), following the order of the HTTP transport's
-pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMeta, McpError> {
-    let mut meta = check_modern_meta(params)?;
-    meta.client_info = params
-        .and_then(|p| small_map::get(p, "_meta"))
-        .and_then(Value::as_object)
-        .and_then(|m| small_map::get(m, META_CLIENT_INFO))
-        .cloned();
-    Ok(meta)
+/// `logLevel`, a `progressToken` that is neither a string nor an integer. The Streamable HTTP
+/// transport answers them with HTTP 400 (unlike other `-32602`s, which are 200), as it calls
+/// this itself before dispatch. The version value itself is checked later (header comparison
+/// first, then `-32022`), following the order of the HTTP transport's
+/// [server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation).
+pub fn parse_modern_meta(meta: &RequestMeta) -> Result<ModernMeta, McpError> {
+    let mut checked = check_modern_meta(meta)?;
+    checked.client_info = meta.get(META_CLIENT_INFO).cloned();
+    Ok(checked)
 }
 
 /// [`parse_modern_meta`] without copying `clientInfo` (`client_info` is `None`), for the
@@ -38,29 +38,29 @@ pub fn parse_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMe
 /// (`RequestContext::client_info`), so it is not copied and dropped per request.
 ///
 /// Errors: those of [`parse_modern_meta`].
-pub(crate) fn check_modern_meta(params: Option<&Map<String, Value>>) -> Result<ModernMeta, McpError> {
+pub(crate) fn check_modern_meta(meta: &RequestMeta) -> Result<ModernMeta, McpError> {
     let bad = |msg: &str| McpError::invalid_params(msg.to_owned());
-    let meta = match params.and_then(|p| small_map::get(p, "_meta")) {
-        Some(Value::Object(m)) => m,
-        None => {
-            return Err(bad(
-                "params._meta is required on every 2026-07-28 request (clients of 2025-11-25 and earlier send initialize first)",
-            ));
-        }
-        Some(other) => return Err(bad(&format!("params._meta must be an object, not {}", kind(other)))),
+    let Some(raw) = meta.raw() else {
+        return Err(bad(
+            "params._meta is required on every 2026-07-28 request (clients of 2025-11-25 and earlier send initialize first)",
+        ));
     };
-    let protocol_version = match small_map::get(meta, META_PROTOCOL_VERSION) {
-        Some(Value::String(v)) => v.clone(),
+    let keys = match CheckedKeys::read(raw) {
+        Ok(keys) => keys,
+        Err(other) => return Err(bad(&format!("params._meta must be an object, not {}", kind(&other)))),
+    };
+    let protocol_version = match keys.protocol_version {
+        Some(Value::String(v)) => v,
         None => return Err(bad("params._meta[\"io.modelcontextprotocol/protocolVersion\"] is required")),
         Some(other) => {
             return Err(bad(&format!(
                 "params._meta[\"io.modelcontextprotocol/protocolVersion\"] must be a string, not {}",
-                kind(other)
+                kind(&other)
             )));
         }
     };
-    let client_capabilities = match small_map::get(meta, META_CLIENT_CAPABILITIES) {
-        Some(v @ Value::Object(_)) => v.clone(),
+    let client_capabilities = match keys.client_capabilities {
+        Some(v @ Value::Object(_)) => v,
         None => {
             return Err(bad(
                 "params._meta[\"io.modelcontextprotocol/clientCapabilities\"] is required (an object; {} for none)",
@@ -69,22 +69,79 @@ pub(crate) fn check_modern_meta(params: Option<&Map<String, Value>>) -> Result<M
         Some(other) => {
             return Err(bad(&format!(
                 "params._meta[\"io.modelcontextprotocol/clientCapabilities\"] must be an object ({{}} for none), not {}",
-                kind(other)
+                kind(&other)
             )));
         }
     };
-    if let Some(t) = small_map::get(meta, "progressToken")
+    if let Some(t) = keys.progress_token
         && !(t.is_string() || t.is_i64() || t.is_u64())
     {
         return Err(bad("params._meta.progressToken must be a string or an integer"));
     }
-    let log_level = match small_map::get(meta, META_LOG_LEVEL) {
+    let log_level = match keys.log_level {
         None => None,
         Some(v) => Some(v.as_str().and_then(LogLevel::parse).ok_or_else(|| {
             bad("params._meta[\"io.modelcontextprotocol/logLevel\"] must be one of debug, info, notice, warning, error, critical, alert, emergency")
         })?),
     };
     Ok(ModernMeta { protocol_version, client_capabilities, client_info: None, log_level })
+}
+
+/// The keys of `_meta` every 2026-07-28 request is checked for, each as it was sent.
+struct CheckedKeys {
+    protocol_version: Option<Value>,
+    client_capabilities: Option<Value>,
+    log_level: Option<Value>,
+    progress_token: Option<Value>,
+}
+
+/// [`CheckedKeys`] as borrowed JSON text, decoded from `_meta`'s text without building its
+/// map: every other key is skipped unread. The names are those of [`META_PROTOCOL_VERSION`],
+/// [`META_CLIENT_CAPABILITIES`] and [`META_LOG_LEVEL`] (a test holds them equal).
+#[derive(Deserialize)]
+struct CheckedText<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default, deserialize_with = "present")]
+    protocol_version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default, deserialize_with = "present")]
+    client_capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default, deserialize_with = "present")]
+    log_level: Option<&'a RawValue>,
+    #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
+    progress_token: Option<&'a RawValue>,
+}
+
+/// `Some` whenever the key is there, `null` included (which is a wrong type, not absent).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+impl CheckedKeys {
+    /// The checked keys of `_meta`; `Err` with its value when it is not an object.
+    fn read(raw: &RawValue) -> Result<CheckedKeys, Value> {
+        let value = |text: Option<&RawValue>| text.and_then(|t| serde_json::from_str::<Value>(t.get()).ok());
+        let text = raw.get().trim_start();
+        if text.starts_with('{')
+            && let Ok(keys) = serde_json::from_str::<CheckedText>(text)
+        {
+            return Ok(CheckedKeys {
+                protocol_version: value(keys.protocol_version),
+                client_capabilities: value(keys.client_capabilities),
+                log_level: value(keys.log_level),
+                progress_token: value(keys.progress_token),
+            });
+        }
+        // Not an object, or one with a key twice (which the derive refuses and a map keeps
+        // the last of): read it as a value.
+        match serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null) {
+            Value::Object(m) => Ok(CheckedKeys {
+                protocol_version: m.get(META_PROTOCOL_VERSION).cloned(),
+                client_capabilities: m.get(META_CLIENT_CAPABILITIES).cloned(),
+                log_level: m.get(META_LOG_LEVEL).cloned(),
+                progress_token: m.get("progressToken").cloned(),
+            }),
+            other => Err(other),
+        }
+    }
 }
 
 /// The JSON type of `v`, for error messages.
@@ -105,7 +162,8 @@ mod tests {
     use serde_json::json;
 
     fn message(params: Value) -> String {
-        let err = parse_modern_meta(params.as_object()).expect_err("refused");
+        let meta = params.get("_meta").cloned().map(RequestMeta::from_value).unwrap_or_default();
+        let err = parse_modern_meta(&meta).expect_err("refused");
         assert_eq!(err.code(), crate::ErrorCode::INVALID_PARAMS);
         err.message().to_owned()
     }
@@ -126,5 +184,29 @@ mod tests {
             json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": [] } }),
         );
         assert!(m.contains("must be an object ({} for none), not an array"), "{m}");
+    }
+
+    /// The text decoding reads the keys the constants name, and agrees with the map.
+    #[test]
+    fn the_text_and_the_map_read_the_same_keys() {
+        let sent = [
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"a":{}},
+               "io.modelcontextprotocol/logLevel":"info","progressToken":7,"x":[1,{"y":"\u00e9"}]}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities":{}}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":null,"io.modelcontextprotocol/clientCapabilities":{}}"#,
+            r#"{"io.modelcontextprotocol/client\u0043apabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#,
+        ];
+        for text in sent {
+            let raw = RawValue::from_string(text.to_owned()).expect("JSON");
+            let keys = CheckedKeys::read(&raw).unwrap_or_else(|v| panic!("an object: {v}"));
+            let map: serde_json::Map<String, Value> = serde_json::from_str(text).expect("an object");
+            assert_eq!(keys.protocol_version.as_ref(), map.get(META_PROTOCOL_VERSION), "{text}");
+            assert_eq!(keys.client_capabilities.as_ref(), map.get(META_CLIENT_CAPABILITIES), "{text}");
+            assert_eq!(keys.log_level.as_ref(), map.get(META_LOG_LEVEL), "{text}");
+            assert_eq!(keys.progress_token.as_ref(), map.get("progressToken"), "{text}");
+        }
+        let raw = RawValue::from_string("[1]".to_owned()).expect("JSON");
+        assert!(CheckedKeys::read(&raw).is_err());
     }
 }

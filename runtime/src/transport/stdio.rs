@@ -35,7 +35,7 @@ use crate::auth::Principal;
 use crate::context::{Origin, Outbound, OutboundReceiver, OutboundSender, Payload, outbound_channel};
 use crate::jsonrpc::{
     McpError, Message, ParseFailure, Request, RequestId, ResultObject, error_response, parse_batch, parse_entry,
-    parse_message, small_map, success_response,
+    parse_message, success_response,
 };
 use crate::pipeline::MessageFilters;
 use crate::protocol::{META_PROTOCOL_VERSION, accepts_batches, batch_refused};
@@ -527,13 +527,7 @@ impl Connection {
 
     /// A request, answered on its own line (`slot` `None`) or inside its batch's answer.
     async fn on_request(&mut self, req: Request, slot: Option<BatchSlot>) {
-        let modern = req
-            .params
-            .as_ref()
-            .and_then(|p| small_map::get(p, "_meta"))
-            .and_then(Value::as_object)
-            .is_some_and(|m| small_map::contains(m, META_PROTOCOL_VERSION));
-        if req.method == "initialize" && !modern {
+        if req.method == "initialize" && !req.meta.contains_key(META_PROTOCOL_VERSION) {
             let reply = if self.session.is_some() {
                 Err(McpError::invalid_request("this process is already initialized"))
             } else {

@@ -108,7 +108,7 @@ mod tests {
             era: Era::Modern,
             client_capabilities: Arc::new(json!({ "extensions": { "x/y": {} } })),
             client_info: None,
-            meta: serde_json::Map::new(),
+            meta: Default::default(),
             log_level: None,
             cancel: origin_cancel.clone(),
             notifier: Notifier::disconnected(),

@@ -534,13 +534,12 @@ async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
         Err(f) => return respond::error(400, f.id.as_ref(), &f.error),
     };
     let modern_meta = match &msg {
-        Message::Request(r) => r.params.as_ref(),
-        Message::Notification(n) => n.params.as_ref(),
-        Message::Response { .. } => None,
-    }
-    .and_then(|p| p.get("_meta"))
-    .and_then(|m| m.get(META_PROTOCOL_VERSION))
-    .is_some();
+        Message::Request(r) => r.meta.contains_key(META_PROTOCOL_VERSION),
+        Message::Notification(n) => {
+            n.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some()
+        }
+        Message::Response { .. } => false,
+    };
     let header_version = headers::protocol_version(&parts.headers);
     let header_is_legacy = header_version.as_deref().is_some_and(crate::protocol::is_legacy_version);
     // A legacy request names a legacy version or none; anything else (2026-07-28, or an

@@ -66,7 +66,7 @@ fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<Mod
         .ok_or_else(|| McpError::header_mismatch("the MCP-Protocol-Version header is required"))?;
     // Its `-32602` says the message is not a 2026-07-28 request at all, a transport-level 400,
     // where the same code from a handler (unknown tool, bad arguments) is a 200 answer.
-    let meta = check_modern_meta(req.params.as_ref()).map_err(|mut e| {
+    let meta = check_modern_meta(&req.meta).map_err(|mut e| {
         // A version this server does not know sent the request here; say so, or the client
         // reads that it spoke 2026-07-28 when it never did.
         if header_version != crate::protocol::MODERN_VERSION && !crate::protocol::is_legacy_version(&header_version) {

@@ -1,0 +1,247 @@
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::sync::OnceLock;
+
+/// The `params._meta` of a request
+/// ([`_meta`](https://modelcontextprotocol.io/specification/2026-07-28/basic#meta)), taken out
+/// of `params` when the message is parsed and kept as its JSON text: the keys the server reads
+/// on every request are decoded from that text without building a map
+/// ([`protocol::parse_modern_meta`](crate::protocol::parse_modern_meta)), and the map is
+/// made only when something asks for it ([`map`](Self::map)).
+///
+/// Absent (the [`Default`]) when the request had no `_meta`. Any JSON value is kept as sent,
+/// including one that is not an object, which the 2026-07-28 checks refuse (`-32602`) and a
+/// legacy request reads as an empty map.
+#[derive(Clone, Default)]
+pub struct RequestMeta {
+    raw: Option<Box<RawValue>>,
+    map: OnceLock<Map<String, Value>>,
+}
+
+impl RequestMeta {
+    /// The `_meta` whose JSON text the parser captured.
+    pub(crate) fn from_raw(raw: Box<RawValue>) -> Self {
+        RequestMeta { raw: Some(raw), map: OnceLock::new() }
+    }
+
+    /// A `_meta` from its value, for a request made in code rather than parsed (a test, a
+    /// transport that decodes messages its own way).
+    pub fn from_value(value: Value) -> Self {
+        let map = OnceLock::new();
+        // Serializing a `Value` cannot fail (its keys are strings), so `raw` is always set.
+        let raw = serde_json::value::to_raw_value(&value).ok();
+        if let Value::Object(m) = value {
+            let _ = map.set(m);
+        }
+        RequestMeta { raw, map }
+    }
+
+    /// True when the request had a `_meta`.
+    pub fn is_present(&self) -> bool {
+        self.raw.is_some()
+    }
+
+    /// The JSON text of `_meta` as sent; `None` when the request had none.
+    pub fn raw(&self) -> Option<&RawValue> {
+        self.raw.as_deref()
+    }
+
+    /// `_meta` as a map, parsed from its text the first time it is asked for; empty when the
+    /// request had none or it is not an object.
+    pub fn map(&self) -> &Map<String, Value> {
+        self.map.get_or_init(|| match &self.raw {
+            Some(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
+            None => Map::new(),
+        })
+    }
+
+    /// `_meta` as a value (`None` when absent): what a step that reads the undecoded `params`
+    /// (a raw filter) gets back under the `_meta` key.
+    pub fn to_value(&self) -> Option<Value> {
+        let raw = self.raw.as_ref()?;
+        match self.map.get() {
+            Some(m) => Some(Value::Object(m.clone())),
+            None => serde_json::from_str(raw.get()).ok(),
+        }
+    }
+
+    /// False only when `_meta` certainly has no key `key`: absent, or its text neither holds
+    /// `key` nor any escape (a key may be written with `\u` escapes). Lets a rarely used key be
+    /// looked up without parsing the map on every request.
+    pub fn may_contain(&self, key: &str) -> bool {
+        match (&self.raw, self.map.get()) {
+            (None, _) => false,
+            (Some(_), Some(m)) => m.contains_key(key),
+            (Some(raw), None) => {
+                let text = raw.get();
+                text.contains(key) || text.contains('\\')
+            }
+        }
+    }
+
+    /// True when `_meta` is an object with the key `key`. Read from the text without building
+    /// the map (the keys are compared as they are scanned, the values skipped) unless the map
+    /// was made already.
+    pub fn contains_key(&self, key: &str) -> bool {
+        if !self.may_contain(key) {
+            return false;
+        }
+        match (&self.raw, self.map.get()) {
+            (_, Some(m)) => m.contains_key(key),
+            (Some(raw), None) => {
+                let mut de = serde_json::Deserializer::from_str(raw.get());
+                serde::Deserializer::deserialize_any(&mut de, KeyScan(key)).unwrap_or(false)
+            }
+            (None, None) => false,
+        }
+    }
+
+    /// The value under `key`, parsing the map only when [`may_contain`](Self::may_contain)
+    /// says the key may be there.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        if !self.may_contain(key) {
+            return None;
+        }
+        self.map().get(key)
+    }
+}
+
+/// Shows the parsed map: the same `_meta` reads the same whatever whitespace it was sent with.
+impl std::fmt::Debug for RequestMeta {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.raw {
+            None => f.write_str("RequestMeta(absent)"),
+            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
+                Ok(v) => write!(f, "RequestMeta({v})"),
+                Err(_) => write!(f, "RequestMeta({})", raw.get()),
+            },
+        }
+    }
+}
+
+/// Whether an object has the key `.0`; anything else has none.
+struct KeyScan<'k>(&'k str);
+
+impl<'de> serde::de::Visitor<'de> for KeyScan<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut access: A) -> Result<bool, A::Error> {
+        let mut found = false;
+        while let Some(same) = access.next_key_seed(KeyIs(self.0))? {
+            access.next_value::<serde::de::IgnoredAny>()?;
+            found |= same;
+        }
+        Ok(found)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut access: A) -> Result<bool, A::Error> {
+        while access.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(false)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+}
+
+/// A map key compared with `.0` as it is read, without keeping it.
+struct KeyIs<'k>(&'k str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeyIs<'_> {
+    type Value = bool;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeyIs<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<bool, E> {
+        Ok(key == self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parsed(text: &str) -> RequestMeta {
+        RequestMeta::from_raw(RawValue::from_string(text.to_owned()).expect("JSON"))
+    }
+
+    /// The text's answers are the map's, escapes, nesting and non-objects included.
+    #[test]
+    fn lookups_on_the_text_agree_with_the_map() {
+        let texts = [
+            r#"{"progressToken":1,"a":{"progressToken":2}}"#,
+            r#"{"a":{"progressToken":2}}"#,
+            r#"{"progress\u0054oken":"t"}"#,
+            r#"{"x":"progressToken"}"#,
+            r#"["progressToken"]"#,
+            r#""progressToken""#,
+            r#"{}"#,
+            r#"null"#,
+            r#"{"progressToken":null,"progressToken":[1,{"k":"v"}]}"#,
+        ];
+        for text in texts {
+            let meta = parsed(text);
+            let map = match serde_json::from_str::<Value>(text).expect("JSON") {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            for key in ["progressToken", "a", "x", "absent"] {
+                assert_eq!(meta.contains_key(key), map.contains_key(key), "{text} {key}");
+                assert_eq!(meta.get(key), map.get(key), "{text} {key}");
+            }
+            assert_eq!(meta.map(), &map, "{text}");
+            // Once the map is made, it answers.
+            assert_eq!(meta.contains_key("progressToken"), map.contains_key("progressToken"), "{text}");
+        }
+        let absent = RequestMeta::default();
+        assert!(!absent.is_present() && !absent.contains_key("a") && absent.map().is_empty());
+        assert_eq!(absent.to_value(), None);
+    }
+
+    #[test]
+    fn a_meta_made_from_a_value_reads_like_a_parsed_one() {
+        let value = json!({ "progressToken": "p", "b": [1, 2] });
+        let made = RequestMeta::from_value(value.clone());
+        let read = parsed(&value.to_string());
+        assert_eq!(made.to_value(), Some(value.clone()));
+        assert_eq!(read.to_value(), Some(value));
+        assert_eq!(made.map(), read.map());
+        assert_eq!(format!("{made:?}"), format!("{read:?}"));
+        assert_eq!(made.raw().map(RawValue::get), Some(r#"{"progressToken":"p","b":[1,2]}"#));
+    }
+}
