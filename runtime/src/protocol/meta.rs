@@ -1,8 +1,8 @@
 use super::{LogLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 use crate::jsonrpc::{McpError, RequestMeta};
 use serde::Deserialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 /// The per-request `_meta` of a 2026-07-28 request, validated
 /// ([`_meta`](https://modelcontextprotocol.io/specification/2026-07-28/basic#meta)).
@@ -95,43 +95,50 @@ struct CheckedKeys {
     progress_token: Option<Value>,
 }
 
-/// [`CheckedKeys`] as borrowed JSON text, decoded from `_meta`'s text without building its
-/// map: every other key is skipped unread. The names are those of [`META_PROTOCOL_VERSION`],
-/// [`META_CLIENT_CAPABILITIES`] and [`META_LOG_LEVEL`] (a test holds them equal).
+/// [`CheckedKeys`] of the usual shapes, decoded from `_meta`'s text without building its map:
+/// every other key is skipped unread, and any other shape of these four (a wrong type, an
+/// escaped string, a repeated key) fails here and is read from the map, where the checks word
+/// the error. The names are those of [`META_PROTOCOL_VERSION`], [`META_CLIENT_CAPABILITIES`]
+/// and [`META_LOG_LEVEL`] (a test holds them equal).
 #[derive(Deserialize)]
 struct CheckedText<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default, deserialize_with = "present")]
-    protocol_version: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default, deserialize_with = "present")]
-    client_capabilities: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default, deserialize_with = "present")]
-    log_level: Option<&'a RawValue>,
-    #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
-    progress_token: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default, deserialize_with = "some_str")]
+    protocol_version: Option<&'a str>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, deserialize_with = "some_object")]
+    client_capabilities: Option<Map<String, Value>>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default, deserialize_with = "some_str")]
+    log_level: Option<&'a str>,
+    #[serde(rename = "progressToken", default, deserialize_with = "some_token")]
+    progress_token: Option<Value>,
 }
 
-/// `Some` whenever the key is there, `null` included (which is a wrong type, not absent).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+/// A string without escapes; `null` or anything else is an error, not an absent key.
+fn some_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de str>, D::Error> {
+    <&str>::deserialize(d).map(Some)
+}
+
+fn some_object<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Map<String, Value>>, D::Error> {
+    Map::deserialize(d).map(Some)
+}
+
+fn some_token<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 impl CheckedKeys {
     /// The checked keys of `_meta`; `Err` with its value when it is not an object.
     fn read(raw: &RawValue) -> Result<CheckedKeys, Value> {
-        let value = |text: Option<&RawValue>| text.and_then(|t| serde_json::from_str::<Value>(t.get()).ok());
         let text = raw.get().trim_start();
         if text.starts_with('{')
             && let Ok(keys) = serde_json::from_str::<CheckedText>(text)
         {
             return Ok(CheckedKeys {
-                protocol_version: value(keys.protocol_version),
-                client_capabilities: value(keys.client_capabilities),
-                log_level: value(keys.log_level),
-                progress_token: value(keys.progress_token),
+                protocol_version: keys.protocol_version.map(Value::from),
+                client_capabilities: keys.client_capabilities.map(Value::Object),
+                log_level: keys.log_level.map(Value::from),
+                progress_token: keys.progress_token,
             });
         }
-        // Not an object, or one with a key twice (which the derive refuses and a map keeps
-        // the last of): read it as a value.
         match serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null) {
             Value::Object(m) => Ok(CheckedKeys {
                 protocol_version: m.get(META_PROTOCOL_VERSION).cloned(),
@@ -196,6 +203,9 @@ mod tests {
                "io.modelcontextprotocol/clientCapabilities":{}}"#,
             r#"{"io.modelcontextprotocol/protocolVersion":null,"io.modelcontextprotocol/clientCapabilities":{}}"#,
             r#"{"io.modelcontextprotocol/client\u0043apabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28","io.modelcontextprotocol/clientCapabilities":[],
+               "io.modelcontextprotocol/logLevel":7,"progressToken":{"a":1}}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":20260728,"io.modelcontextprotocol/logLevel":null}"#,
         ];
         for text in sent {
             let raw = RawValue::from_string(text.to_owned()).expect("JSON");

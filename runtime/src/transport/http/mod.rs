@@ -533,19 +533,13 @@ async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
         // Not one JSON-RPC message (-32700 or -32600).
         Err(f) => return respond::error(400, f.id.as_ref(), &f.error),
     };
-    let modern_meta = match &msg {
-        Message::Request(r) => r.meta.contains_key(META_PROTOCOL_VERSION),
-        Message::Notification(n) => {
-            n.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some()
-        }
-        Message::Response { .. } => false,
-    };
     let header_version = headers::protocol_version(&parts.headers);
     let header_is_legacy = header_version.as_deref().is_some_and(crate::protocol::is_legacy_version);
-    // A legacy request names a legacy version or none; anything else (2026-07-28, or an
-    // unknown version that the stateless checks will reject) is stateless, whatever
-    // Mcp-Session-Id says: the modern path ignores that header.
-    let legacy_candidate = !modern_meta && (header_version.is_none() || header_is_legacy);
+    // A legacy request names a legacy version or none, and carries no 2026-07-28 `_meta`;
+    // anything else (2026-07-28, or an unknown version that the stateless checks will reject)
+    // is stateless, whatever Mcp-Session-Id says: the modern path ignores that header. The
+    // `_meta` is read only when the header leaves the era open.
+    let legacy_candidate = (header_version.is_none() || header_is_legacy) && !has_modern_meta(&msg);
     let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
     if state.config.legacy_sessions && legacy_candidate {
         if let Some(id) = &session_id {
@@ -565,6 +559,17 @@ async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
         }
     }
     modern::post(state, &parts.headers, msg, principal, connection).await
+}
+
+/// True when the message's `params._meta` names a protocol version (the 2026-07-28 envelope).
+fn has_modern_meta(msg: &Message) -> bool {
+    match msg {
+        Message::Request(r) => r.meta.contains_key(META_PROTOCOL_VERSION),
+        Message::Notification(n) => {
+            n.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some()
+        }
+        Message::Response { .. } => false,
+    }
 }
 
 /// The TCP peer of a request: axum's `ConnectInfo` (recorded by `serve`, `serve_app` and
