@@ -5,8 +5,16 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 
-/// A JSON-RPC request: `{"jsonrpc":"2.0","id":..,"method":..,"params"?:{..}}`.
+/// A JSON-RPC request: `{"jsonrpc":"2.0","id":..,"method":..,"params"?:{..}}`
+/// (<https://www.jsonrpc.org/specification#request_object>), with the MCP `params._meta`
+/// (<https://modelcontextprotocol.io/specification/2026-07-28/basic#meta>) kept apart from
+/// `params`, whatever its type (`null` included).
+///
+/// Made by [`parse_message`], or in code with [`Request::new`], which splits `_meta` the same
+/// way: the pipeline reads `_meta` from [`meta`](Self::meta) only, so a `_meta` left in
+/// `params` would be a request without one.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Request {
     /// The request id, echoed in the response.
     pub id: RequestId,
@@ -19,8 +27,8 @@ pub struct Request {
 }
 
 impl Request {
-    /// A request of `method` with `params`, whose `_meta` (if any) is moved into
-    /// [`meta`](Self::meta), as the parser does.
+    /// A request of `method` with `params` (`None`: the message had none), whose `_meta` key
+    /// (if any, of any type) is moved into [`meta`](Self::meta), as the parser does.
     pub fn new(id: RequestId, method: impl Into<String>, params: Option<Map<String, Value>>) -> Self {
         let (params, meta) = split_meta(params);
         Request { id, method: method.into(), params, meta }
@@ -203,7 +211,14 @@ impl<'de> Visitor<'de> for PlainParamsVisitor {
         let mut params = PlainParams { members: Map::new(), meta: None };
         while let Some(key) = access.next_key::<ParamsKey>()? {
             match key {
-                ParamsKey::Meta => params.meta = Some(access.next_value()?),
+                ParamsKey::Meta => {
+                    let raw: Box<RawValue> = access.next_value()?;
+                    // Captured text is only scanned, not parsed: what a `Value` would refuse
+                    // (a lone surrogate, a number out of range, nesting past the depth limit)
+                    // must fail here too, for the general path to answer -32700.
+                    super::meta::check_json(raw.get()).map_err(serde::de::Error::custom)?;
+                    params.meta = Some(raw);
+                }
                 ParamsKey::Other(key) => {
                     params.members.insert(key, access.next_value()?);
                 }
@@ -524,6 +539,9 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":1,"result":{},"x":"\ud800"}"#, -32700),
             (r#"{"jsonrpc":"2.0","method":"n","x":1e400}"#, -32700),
             (r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":"\udc00"}"#, -32700),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"x":"\ud800"}}}"#, -32700),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"\ud800":1}}}"#, -32700),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"x":[1e400]}}}"#, -32700),
         ];
         for (line, code) in refused {
             let general = parse(line.as_bytes()).err().map(|(error, _, _)| error.code().0);
@@ -533,5 +551,13 @@ mod tests {
             let failure = parse_message(line.as_bytes()).expect_err(line);
             assert_eq!(failure.error.code().0, code, "{line}");
         }
+        // Nested past serde_json's depth limit inside `_meta`: refused like anywhere else.
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"_meta":{}1{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(parse_plain_request(deep.as_bytes()).is_none());
+        assert_eq!(parse_message(deep.as_bytes()).expect_err("too deep").error.code().0, -32700);
     }
 }

@@ -9,9 +9,10 @@ use std::sync::OnceLock;
 /// ([`protocol::parse_modern_meta`](crate::protocol::parse_modern_meta)), and the map is
 /// made only when something asks for it ([`map`](Self::map)).
 ///
-/// Absent (the [`Default`]) when the request had no `_meta`. Any JSON value is kept as sent,
-/// including one that is not an object, which the 2026-07-28 checks refuse (`-32602`) and a
-/// legacy request reads as an empty map.
+/// Absent (the [`Default`]) when the request had no `_meta`. Any JSON value is kept as sent
+/// (the parser checked it as a `Value` would: a lone surrogate or a number out of range is
+/// `-32700` like anywhere else in the message), including one that is not an object, which the
+/// 2026-07-28 checks refuse (`-32602`) and a legacy request reads as an empty map.
 #[derive(Clone, Default)]
 pub struct RequestMeta {
     raw: Option<Box<RawValue>>,
@@ -55,13 +56,14 @@ impl RequestMeta {
         })
     }
 
-    /// `_meta` as a value (`None` when absent): what a step that reads the undecoded `params`
-    /// (a raw filter) gets back under the `_meta` key.
+    /// `_meta` as a value, as sent, whatever its type (`None` when absent): what a step that
+    /// reads the undecoded `params` (a raw filter) gets back under the `_meta` key.
     pub fn to_value(&self) -> Option<Value> {
         let raw = self.raw.as_ref()?;
         match self.map.get() {
-            Some(m) => Some(Value::Object(m.clone())),
-            None => serde_json::from_str(raw.get()).ok(),
+            // The map is `_meta` itself only when `_meta` is an object.
+            Some(m) if raw.get().trim_start().starts_with('{') => Some(Value::Object(m.clone())),
+            _ => serde_json::from_str(raw.get()).ok(),
         }
     }
 
@@ -116,6 +118,70 @@ impl std::fmt::Debug for RequestMeta {
                 Err(_) => write!(f, "RequestMeta({})", raw.get()),
             },
         }
+    }
+}
+
+/// Checks that `text` (one JSON value whose syntax serde_json already scanned) is what a
+/// [`Value`] would accept: every string's escapes (no lone surrogate), every number in range,
+/// nesting within serde_json's depth limit. Nothing is kept.
+///
+/// Errors: serde_json's, naming what is wrong and where.
+pub(crate) fn check_json(text: &str) -> Result<(), serde_json::Error> {
+    serde_json::from_str::<Checked>(text).map(|_| ())
+}
+
+/// Reads every string, number and nesting level of a value and keeps none of it.
+struct Checked;
+
+impl<'de> serde::Deserialize<'de> for Checked {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(CheckedVisitor)
+    }
+}
+
+struct CheckedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for CheckedVisitor {
+    type Value = Checked;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut access: A) -> Result<Checked, A::Error> {
+        while access.next_key::<Checked>()?.is_some() {
+            access.next_value::<Checked>()?;
+        }
+        Ok(Checked)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut access: A) -> Result<Checked, A::Error> {
+        while access.next_element::<Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked)
     }
 }
 
@@ -228,6 +294,10 @@ mod tests {
             // Once the map is made, it answers.
             assert_eq!(meta.contains_key("progressToken"), map.contains_key("progressToken"), "{text}");
         }
+        // A non-object keeps its value after its (empty) map was asked for.
+        let five = parsed("5");
+        assert!(five.map().is_empty());
+        assert_eq!(five.to_value(), Some(json!(5)));
         let absent = RequestMeta::default();
         assert!(!absent.is_present() && !absent.contains_key("a") && absent.map().is_empty());
         assert_eq!(absent.to_value(), None);

@@ -40,12 +40,18 @@ impl EncodedResult {
 
 impl ResultObject {
     /// The result as a [`Value`]: moved out of [`Value`](Self::Value), parsed from
-    /// [`Encoded`](Self::Encoded). The text comes from serde_json in this crate, so it parses;
-    /// `Null` would mark a bug, never a client's input.
+    /// [`Encoded`](Self::Encoded). The text comes from serde_json in this crate, so it parses,
+    /// at any depth (the depth limit serde_json applies to input does not apply here: the
+    /// result had that depth when it was encoded); `Null` would mark a bug, never a client's
+    /// input.
     pub fn into_value(self) -> Value {
         match self {
             ResultObject::Value(v) => v,
-            ResultObject::Encoded(text) => serde_json::from_str(text.as_str()).unwrap_or(Value::Null),
+            ResultObject::Encoded(text) => {
+                let mut de = serde_json::Deserializer::from_str(text.as_str());
+                de.disable_recursion_limit();
+                serde::Deserialize::deserialize(&mut de).unwrap_or(Value::Null)
+            }
         }
     }
 
@@ -75,5 +81,25 @@ impl PartialEq for ResultObject {
             (ResultObject::Encoded(a), ResultObject::Encoded(b)) if a == b => true,
             (a, b) => a.clone().into_value() == b.clone().into_value(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result nested deeper than the input limit (128) parses back whole.
+    #[test]
+    fn a_deep_encoded_result_parses_back() {
+        let mut value = Value::from(1);
+        for _ in 0..300 {
+            value = Value::Array(vec![value]);
+        }
+        let text = serde_json::to_string(&value).expect("encodes");
+        let encoded = ResultObject::Encoded(EncodedResult::new(text.clone()));
+        assert_eq!(encoded.clone().into_value(), value);
+        let mut out = Vec::new();
+        encoded.write_json(&mut out);
+        assert_eq!(out, text.into_bytes());
     }
 }

@@ -85,7 +85,7 @@ pub(crate) fn call_tool_result(
     let result =
         result.downcast::<CallToolResult>().map_err(|_| McpError::internal("tools/call result type mismatch"))?;
     let unencodable = |e: serde_json::Error| McpError::internal(format!("tool result could not be encoded: {e}"));
-    let Some(era) = direct.filter(|_| result.meta.is_none()) else {
+    let Some(era) = direct.filter(|_| result.meta.is_none() && !writes_a_key_twice(&result)) else {
         return serde_json::to_value(&*result).map(ResultObject::Value).map_err(unencodable);
     };
     let mut text = serde_json::to_string(&*result).map_err(unencodable)?;
@@ -97,4 +97,16 @@ pub(crate) fn call_tool_result(
         text.push_str(if text.len() == 1 { &stamp[1..] } else { stamp });
     }
     Ok(ResultObject::Encoded(EncodedResult::new(text)))
+}
+
+/// True when serializing `result` would write some key twice: a `resource_link` block's
+/// passed-through fields (`extra`, flattened) may repeat one of its own, which a `Value` map
+/// merges (the last wins) and text would keep twice.
+fn writes_a_key_twice(result: &CallToolResult) -> bool {
+    result.content.iter().any(|block| match block {
+        crate::model::Content::ResourceLink { extra, .. } => {
+            ["type", "uri", "name", "annotations", "_meta"].iter().any(|k| extra.contains_key(*k))
+        }
+        _ => false,
+    })
 }

@@ -35,6 +35,15 @@ fn server(raw_filter: bool) -> Server {
             CallToolResult::success(vec![]).with_meta(meta)
         }),
         DynamicTool::new("empty", |_ctx, _args: Value| async { CallToolResult::default() }),
+        DynamicTool::new("link", |_ctx, _args: Value| async {
+            let extra = json!({ "title": "T", "mimeType": "text/plain" });
+            Content::resource_link("file:///a", "a", extra.as_object().cloned().unwrap_or_default())
+        }),
+        // A passed-through field repeating one of the block's own: one key in a `Value`.
+        DynamicTool::new("link_twice", |_ctx, _args: Value| async {
+            let extra = json!({ "name": "b", "title": "T" });
+            Content::resource_link("file:///a", "a", extra.as_object().cloned().unwrap_or_default())
+        }),
     ];
     for tool in tools {
         server.add_tool(tool).expect("added");
@@ -74,7 +83,7 @@ fn line(result: ResultObject) -> String {
 #[tokio::test]
 async fn encoded_results_are_the_json_of_the_value_path() {
     let (direct, filtered) = (server(false), server(true));
-    let tools = ["text", "structured", "failed", "with_meta", "empty"];
+    let tools = ["text", "structured", "failed", "with_meta", "empty", "link", "link_twice"];
     for version in [None, Some("2025-11-25"), Some("2025-06-18"), Some("2025-03-26")] {
         let sessions = version.map(|v| (session(&direct, v), session(&filtered, v)));
         for tool in tools {
@@ -85,7 +94,8 @@ async fn encoded_results_are_the_json_of_the_value_path() {
             let what = format!("{tool} on {}", version.unwrap_or("2026-07-28"));
             // The raw filter keeps the result a `Value`; without it, the forms expected here.
             assert!(matches!(b, ResultObject::Value(_)), "{what}: {b:?}");
-            let encoded = tool != "with_meta" && !matches!(version, Some("2025-06-18" | "2025-03-26"));
+            let encoded =
+                !matches!(tool, "with_meta" | "link_twice") && !matches!(version, Some("2025-06-18" | "2025-03-26"));
             assert_eq!(matches!(a, ResultObject::Encoded(_)), encoded, "{what}: {a:?}");
             assert_eq!(a, b, "{what}");
             assert_eq!(line(a.clone()), line(b.clone()), "{what}");
