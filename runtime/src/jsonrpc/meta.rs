@@ -81,21 +81,10 @@ impl RequestMeta {
         }
     }
 
-    /// True when `_meta` is an object with the key `key`. Read from the text without building
-    /// the map (the keys are compared as they are scanned, the values skipped) unless the map
-    /// was made already.
+    /// True when `_meta` is an object with the key `key`; the map is parsed only when
+    /// [`may_contain`](Self::may_contain) says the key may be there.
     pub fn contains_key(&self, key: &str) -> bool {
-        if !self.may_contain(key) {
-            return false;
-        }
-        match (&self.raw, self.map.get()) {
-            (_, Some(m)) => m.contains_key(key),
-            (Some(raw), None) => {
-                let mut de = serde_json::Deserializer::from_str(raw.get());
-                serde::Deserializer::deserialize_any(&mut de, KeyScan(key)).unwrap_or(false)
-            }
-            (None, None) => false,
-        }
+        self.may_contain(key) && self.map().contains_key(key)
     }
 
     /// The value under `key`, parsing the map only when [`may_contain`](Self::may_contain)
@@ -182,78 +171,6 @@ impl<'de> serde::de::Visitor<'de> for CheckedVisitor {
 
     fn visit_unit<E>(self) -> Result<Checked, E> {
         Ok(Checked)
-    }
-}
-
-/// Whether an object has the key `.0`; anything else has none.
-struct KeyScan<'k>(&'k str);
-
-impl<'de> serde::de::Visitor<'de> for KeyScan<'_> {
-    type Value = bool;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut access: A) -> Result<bool, A::Error> {
-        let mut found = false;
-        while let Some(same) = access.next_key_seed(KeyIs(self.0))? {
-            access.next_value::<serde::de::IgnoredAny>()?;
-            found |= same;
-        }
-        Ok(found)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut access: A) -> Result<bool, A::Error> {
-        while access.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(false)
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_unit<E>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-}
-
-/// A map key compared with `.0` as it is read, without keeping it.
-struct KeyIs<'k>(&'k str);
-
-impl<'de> serde::de::DeserializeSeed<'de> for KeyIs<'_> {
-    type Value = bool;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for KeyIs<'_> {
-    type Value = bool;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_str<E>(self, key: &str) -> Result<bool, E> {
-        Ok(key == self.0)
     }
 }
 
