@@ -97,7 +97,7 @@ impl TaskExecutor for HandOff {
     fn start(&self, execution: TaskExecution) -> BoxFuture<Result<(), StartError>> {
         let (db, store) = (self.db.clone(), self.store.clone());
         Box::pin(async move {
-            let arguments = execution.params().map(|p| Value::Object(p.arguments)).unwrap_or_else(|| json!({}));
+            let arguments = execution.params().map(|p| p.arguments.into_value()).unwrap_or_else(|| json!({}));
             let id = execution.task_id().to_owned();
             // The work now belongs to the workers: release the request scope here.
             execution.dispose();

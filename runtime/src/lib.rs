@@ -160,6 +160,7 @@ macro_rules! server_builder {
 /// The names most servers need: `use switchyard::prelude::*;`.
 pub mod prelude {
     pub use crate::input::{Elicited, InputRequest, InputRound};
+    pub use crate::jsonrpc::ToolArguments;
     pub use crate::{
         AltNext, Alternate, CallToolParams, CallToolResult, CancellationToken, Completion, Content, GetPromptParams,
         GetPromptResult, Json, Logger, McpError, Next, Progress, PromptMessage, RawNext, RawRequest, RawResponse,
@@ -180,6 +181,7 @@ pub mod __private {
         raw_schema, template_var,
     };
     pub use crate::handler::{IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolOutcome};
+    pub use crate::jsonrpc::ToolArguments;
     pub use crate::model::{
         CallToolResult, Completion, CompletionRequest, GetPromptResult, PromptArgument, ReadResourceResult,
     };

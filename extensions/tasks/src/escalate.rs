@@ -9,7 +9,6 @@ use crate::executor::{Body, Continuation};
 use crate::launch;
 use crate::support::{declares_tasks, task_support};
 use crate::tasks::installed;
-use serde_json::Map;
 use std::future::Future;
 use switchyard::registry::TaskSupport;
 use switchyard::{CallToolParams, CallToolResult, McpError, RequestContext};
@@ -48,7 +47,7 @@ where
         .extensions()
         .get::<CallToolParams>()
         .cloned()
-        .unwrap_or(CallToolParams { name: tool, arguments: Map::new() });
+        .unwrap_or(CallToolParams { name: tool, arguments: Default::default() });
     let body: Continuation = Box::new(move |ctx| Box::pin(rest(ctx)));
     let created = launch::start(&tasks, ctx, params, Body::Continuation(body)).await?;
     Err(McpError::alternate_result(created))

@@ -4,7 +4,6 @@
 use crate::executor::{StartError, TaskExecution, TaskExecutor};
 use crate::store::PostgresTaskStore;
 use futures::future::BoxFuture;
-use serde_json::Value;
 
 /// An executor for many instances (docs/scaling.md): queues each task's `tools/call` in the
 /// PostgreSQL job queue for external workers instead of running it here.
@@ -60,7 +59,7 @@ impl TaskExecutor for PostgresJobExecutor {
                 return Err(StartError::other("the task's tools/call was already run or handed off; nothing to queue"));
             };
             store
-                .enqueue(execution.task_id(), &params.name, &Value::Object(params.arguments))
+                .enqueue(execution.task_id(), &params.name, &params.arguments.into_value())
                 .await
                 .map_err(StartError::Store)
         })

@@ -124,7 +124,7 @@ pub fn expand(cx: &Ctxt, attr: TokenStream, func: &ItemFn) -> TokenStream {
 
         fn __call(
             #ctx: #p::RequestContext,
-            #args: #p::serde_json::Value,
+            #args: #p::ToolArguments,
         ) -> #p::BoxFuture<#p::Result<#p::CallToolResult, #p::McpError>> {
             #pin(async move {
                 #lets

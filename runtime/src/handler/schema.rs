@@ -1,4 +1,4 @@
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, ToolArguments};
 use crate::model::{CallToolResult, PromptArgument};
 use crate::registry::{ResourceRequest, argument_error, problem};
 use schemars::JsonSchema;
@@ -44,8 +44,14 @@ pub fn decode_arguments<T: DeserializeOwned>(what: &str, value: Value) -> Result
 /// tool execution error the model can correct, not a protocol error (2025-11-25 and
 /// 2026-07-28 server/tools "Error Handling",
 /// <https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling>).
-pub fn decode_tool_arguments<T: DeserializeOwned>(tool: &str, value: Value) -> Result<T, Box<CallToolResult>> {
-    serde_path_to_error::deserialize(value).map_err(|e| Box::new(argument_error(tool, &[path_problem(&e)])))
+///
+/// Decoded from the arguments' JSON text while no filter changed them
+/// ([`ToolArguments::decode`]).
+pub fn decode_tool_arguments<T: DeserializeOwned>(
+    tool: &str,
+    arguments: ToolArguments,
+) -> Result<T, Box<CallToolResult>> {
+    arguments.decode().map_err(|e| Box::new(argument_error(tool, &[path_problem(&e)])))
 }
 
 /// `` `path`: reason ``, or the reason alone when the root failed.

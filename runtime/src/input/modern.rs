@@ -6,6 +6,7 @@ use super::state::{Binding, BindingInput, Carried, StateCodec};
 use super::{InputChannel, InputFuture, InputRound};
 use crate::context::RequestContext;
 use crate::jsonrpc::{McpError, small_map};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
@@ -56,6 +57,7 @@ impl ModernChannel {
         codec: Arc<StateCodec>,
         method: &str,
         params: &mut Map<String, Value>,
+        arguments: Option<&RawValue>,
         principal: Option<&str>,
     ) -> Result<Self, McpError> {
         let responses = match small_map::remove(params, "inputResponses") {
@@ -63,7 +65,7 @@ impl ModernChannel {
             Some(Value::Object(m)) => m,
             Some(_) => return Err(McpError::invalid_params("inputResponses must be an object of answers by key")),
         };
-        let input = BindingInput::of(method, params, principal);
+        let input = BindingInput::of(method, params, arguments, principal);
         let (binding, carried) = match small_map::remove(params, "requestState") {
             None | Some(Value::Null) => (LazyBinding::Later(input, OnceLock::new()), Carried::default()),
             Some(Value::String(s)) => {
@@ -155,7 +157,8 @@ mod tests {
         ] {
             let eager = Binding::of(method, &params(original.clone()), Some("alice"));
             let mut p = params(original.clone());
-            let channel = ModernChannel::from_params(codec.clone(), method, &mut p, Some("alice")).expect("no state");
+            let channel =
+                ModernChannel::from_params(codec.clone(), method, &mut p, None, Some("alice")).expect("no state");
             p.insert("arguments".into(), json!({"changed": true}));
             assert!(matches!(channel.binding, LazyBinding::Later(..)), "{original}");
             assert_eq!(channel.binding.get(), &eager, "{original}");
@@ -168,18 +171,20 @@ mod tests {
         let codec = Arc::new(StateCodec::new(Some(vec![2u8; 32]), Duration::from_secs(60)));
         let request = json!({"name": "ask", "arguments": {"x": 1}});
         let mut first = params(request.clone());
-        let channel = ModernChannel::from_params(codec.clone(), "tools/call", &mut first, None).expect("no state");
+        let channel =
+            ModernChannel::from_params(codec.clone(), "tools/call", &mut first, None, None).expect("no state");
         let state = codec.seal(channel.binding.get(), &Carried::default(), SystemTime::now());
         let mut retry = params(request);
         retry.insert("requestState".into(), Value::String(state));
-        let reopened = ModernChannel::from_params(codec.clone(), "tools/call", &mut retry, None).expect("verifies");
+        let reopened =
+            ModernChannel::from_params(codec.clone(), "tools/call", &mut retry, None, None).expect("verifies");
         assert!(matches!(reopened.binding, LazyBinding::Now(_)));
         let mut other = params(json!({"name": "ask", "arguments": {"x": 2}}));
         other.insert(
             "requestState".into(),
             Value::String(codec.seal(channel.binding.get(), &Carried::default(), SystemTime::now())),
         );
-        let err = ModernChannel::from_params(codec, "tools/call", &mut other, None).expect_err("other arguments");
+        let err = ModernChannel::from_params(codec, "tools/call", &mut other, None, None).expect_err("other arguments");
         assert!(err.message().contains("different arguments"), "{}", err.message());
     }
 }

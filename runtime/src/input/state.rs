@@ -12,6 +12,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
@@ -62,24 +63,39 @@ impl Binding {
     /// The binding of a request from its params (`name`/`uri` and `arguments`).
     #[cfg(any(feature = "fuzzing", test))]
     pub(crate) fn of(method: &str, params: &Map<String, Value>, principal: Option<&str>) -> Binding {
-        BindingInput::of(method, params, principal).bind()
+        BindingInput::of(method, params, None, principal).bind()
     }
 }
 
-/// What a [`Binding`] is made from, kept as it came (the arguments copied) so that the SHA-256
-/// digest is computed only when a state is sealed: most requests never ask for input.
+/// What a [`Binding`] is made from, kept as it came (the arguments copied, as text when they
+/// came as text) so that the SHA-256 digest is computed only when a state is sealed: most
+/// requests never ask for input.
 #[derive(Debug, Clone)]
 pub(crate) struct BindingInput {
     method: String,
     name: String,
     /// `None` when absent or `null`, which digests as `{}`.
-    arguments: Option<Value>,
+    arguments: Option<Arguments>,
     principal: Option<String>,
 }
 
+/// A request's arguments: the text a `tools/call`'s were taken out of `params` as
+/// ([`Request::arguments`](crate::jsonrpc::Request::arguments)), or a value from `params`.
+#[derive(Debug, Clone)]
+enum Arguments {
+    Text(Box<RawValue>),
+    Value(Value),
+}
+
 impl BindingInput {
-    /// The input of a request from its params (`name`/`uri` and `arguments`).
-    pub(crate) fn of(method: &str, params: &Map<String, Value>, principal: Option<&str>) -> BindingInput {
+    /// The input of a request from its params (`name`/`uri` and `arguments`), or from
+    /// `arguments`, the text a `tools/call`'s were taken out as.
+    pub(crate) fn of(
+        method: &str,
+        params: &Map<String, Value>,
+        arguments: Option<&RawValue>,
+        principal: Option<&str>,
+    ) -> BindingInput {
         let name = small_map::get(params, "name")
             .or_else(|| small_map::get(params, "uri"))
             .and_then(Value::as_str)
@@ -87,7 +103,10 @@ impl BindingInput {
         BindingInput {
             method: method.to_owned(),
             name: name.to_owned(),
-            arguments: small_map::get(params, "arguments").filter(|a| !a.is_null()).cloned(),
+            arguments: match arguments {
+                Some(text) => Some(Arguments::Text(text.to_owned())),
+                None => small_map::get(params, "arguments").filter(|a| !a.is_null()).cloned().map(Arguments::Value),
+            },
             principal: principal.map(str::to_owned),
         }
     }
@@ -96,7 +115,12 @@ impl BindingInput {
     pub(crate) fn bind(self) -> Binding {
         let mut hasher = HashWriter(Sha256::new());
         match &self.arguments {
-            Some(args) => write_canonical(&mut hasher, args),
+            Some(Arguments::Value(args)) => write_canonical(&mut hasher, args),
+            // Checked JSON (the parser's), so it parses; the canonical form needs the keys.
+            Some(Arguments::Text(text)) => match serde_json::from_str::<Value>(text.get()) {
+                Ok(args) => write_canonical(&mut hasher, &args),
+                Err(_) => hasher.0.update(text.get().as_bytes()),
+            },
             None => hasher.0.update(b"{}"),
         }
         let digest = hex(&hasher.0.finalize());
@@ -463,6 +487,25 @@ mod tests {
         assert_eq!(a, b);
         let null_args = Binding::of("tools/call", json!({"name":"t","arguments":null}).as_object().expect("o"), None);
         assert_eq!(null_args, binding("t", json!({}), None));
+    }
+
+    /// A `tools/call`'s arguments taken out as text bind as the same arguments in `params` do,
+    /// whatever their whitespace and order.
+    #[test]
+    fn arguments_as_text_bind_as_the_map_does() {
+        let mut g = Gen(0x2545_f491_4f6c_dd1d);
+        let name = json!({"name": "t"});
+        let params = name.as_object().expect("object");
+        for round in 0..500 {
+            let args = match g.value(4) {
+                v @ Value::Object(_) => v,
+                v => json!({ "v": v, "w": [v] }),
+            };
+            let pretty = serde_json::to_string_pretty(&args).expect("serializes");
+            let text = RawValue::from_string(pretty).expect("JSON");
+            let from_text = BindingInput::of("tools/call", params, Some(&text), Some("p")).bind();
+            assert_eq!(from_text, binding("t", args.clone(), Some("p")), "round {round}: {args}");
+        }
     }
 
     #[test]

@@ -10,10 +10,15 @@ use std::borrow::Cow;
 /// (<https://modelcontextprotocol.io/specification/2026-07-28/basic#meta>) kept apart from
 /// `params`, whatever its type (`null` included).
 ///
-/// Made by [`parse_message`], or in code with [`Request::new`], which splits `_meta` the same
-/// way: the pipeline reads `_meta` from [`meta`](Self::meta) only, so a `_meta` left in
-/// `params` would be a request without one.
-#[derive(Debug, Clone)]
+/// The `arguments` object of a `tools/call` is kept apart too, as the JSON text it came in
+/// ([`arguments`](Self::arguments)): a tool decodes its parameters straight from it
+/// ([`ToolArguments`](super::ToolArguments)).
+///
+/// Made by [`parse_message`], or in code with [`Request::new`], which splits `_meta` and a
+/// `tools/call`'s `arguments` the same way: the pipeline reads them from [`meta`](Self::meta)
+/// and [`arguments`](Self::arguments) only, so one left in `params` would be a request
+/// without it.
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct Request {
     /// The request id, echoed in the response.
@@ -24,15 +29,59 @@ pub struct Request {
     pub params: Option<Map<String, Value>>,
     /// `params._meta`, taken out of `params` as JSON text (absent when it had none).
     pub meta: RequestMeta,
+    /// The `params.arguments` of a `tools/call` when it is an object, taken out of `params`
+    /// as its JSON text (as sent when parsed); `None` for other methods, and when `arguments`
+    /// is absent or not an object (it then stays in `params`, where `null` reads as `{}` and
+    /// another type is refused with `-32602`).
+    pub arguments: Option<Box<RawValue>>,
 }
 
 impl Request {
     /// A request of `method` with `params` (`None`: the message had none), whose `_meta` key
-    /// (if any, of any type) is moved into [`meta`](Self::meta), as the parser does.
+    /// (if any, of any type) is moved into [`meta`](Self::meta), and a `tools/call`'s object
+    /// `arguments` into [`arguments`](Self::arguments), as the parser does.
     pub fn new(id: RequestId, method: impl Into<String>, params: Option<Map<String, Value>>) -> Self {
-        let (params, meta) = split_meta(params);
-        Request { id, method: method.into(), params, meta }
+        let method = method.into();
+        let (mut params, meta) = split_meta(params);
+        let arguments = split_arguments(&method, &mut params);
+        Request { id, method, params, meta, arguments }
     }
+}
+
+/// Shows `arguments` parsed, as [`RequestMeta`] shows `_meta`: the same request reads the same
+/// whatever whitespace it was sent with.
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let arguments = self.arguments.as_ref().map(|text| match serde_json::from_str::<Value>(text.get()) {
+            Ok(value) => format!("{value}"),
+            Err(_) => text.get().to_owned(),
+        });
+        f.debug_struct("Request")
+            .field("id", &self.id)
+            .field("method", &self.method)
+            .field("params", &self.params)
+            .field("meta", &self.meta)
+            .field("arguments", &arguments)
+            .finish()
+    }
+}
+
+/// The method whose `params.arguments` a [`Request`] keeps apart.
+const TOOLS_CALL: &str = "tools/call";
+
+/// A `tools/call`'s `arguments` moved out of `params` as text when it is an object.
+fn split_arguments(method: &str, params: &mut Option<Map<String, Value>>) -> Option<Box<RawValue>> {
+    if method != TOOLS_CALL {
+        return None;
+    }
+    let params = params.as_mut()?;
+    if !params.get("arguments").is_some_and(Value::is_object) {
+        return None;
+    }
+    // Serializing a `Value` cannot fail (its keys are strings).
+    let text = params.get("arguments").and_then(|a| serde_json::value::to_raw_value(a).ok())?;
+    params.shift_remove("arguments");
+    Some(text)
 }
 
 /// `params` with its `_meta` moved out.
@@ -167,38 +216,137 @@ fn plain_params(params: Option<Value>) -> Option<Option<Map<String, Value>>> {
     }
 }
 
-/// [`PlainMessage`] of a request alone: `id` and `method` required, no result fields.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PlainRequest<'a> {
-    #[serde(borrow)]
-    jsonrpc: Cow<'a, str>,
+/// [`PlainMessage`] of a request alone: `id` and `method` required, no result fields, no key
+/// twice. Not derived: the params of a `tools/call` keep their `arguments` as text, which the
+/// decoding of `params` can only know when `method` came before them (as every client writes
+/// it); otherwise they are taken out of the map afterwards.
+struct PlainRequest {
     id: Value,
     method: String,
     /// Anything but an object (`null` included) fails here, for the general path to refuse.
-    #[serde(default, deserialize_with = "present_params")]
     params: Option<PlainParams>,
 }
 
-fn present_params<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PlainParams>, D::Error> {
-    PlainParams::deserialize(d).map(Some)
+impl<'de> Deserialize<'de> for PlainRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(PlainRequestVisitor)
+    }
+}
+
+struct PlainRequestVisitor;
+
+impl<'de> Visitor<'de> for PlainRequestVisitor {
+    type Value = PlainRequest;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON-RPC request")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<PlainRequest, A::Error> {
+        use serde::de::Error;
+        let (mut version, mut id, mut method, mut params) = (None, None, None, None);
+        while let Some(key) = access.next_key::<RequestKey>()? {
+            let repeated = match key {
+                RequestKey::Jsonrpc => version.replace(access.next_value::<Version>()?).is_some(),
+                RequestKey::Id => id.replace(access.next_value::<Value>()?).is_some(),
+                RequestKey::Method => method.replace(access.next_value::<String>()?).is_some(),
+                RequestKey::Params => {
+                    let seed = ParamsSeed { tool_call: method.as_deref() == Some(TOOLS_CALL) };
+                    params.replace(access.next_value_seed(seed)?).is_some()
+                }
+            };
+            if repeated {
+                return Err(A::Error::custom("a key is repeated"));
+            }
+        }
+        match (version, id, method) {
+            (Some(Version(true)), Some(id), Some(method)) => Ok(PlainRequest { id, method, params }),
+            _ => Err(A::Error::custom("not a plain JSON-RPC 2.0 request")),
+        }
+    }
+}
+
+/// A key of a plain request; any other key fails the plain path.
+enum RequestKey {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+}
+
+impl<'de> Deserialize<'de> for RequestKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = RequestKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("jsonrpc, id, method or params")
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<RequestKey, E> {
+                match key {
+                    "jsonrpc" => Ok(RequestKey::Jsonrpc),
+                    "id" => Ok(RequestKey::Id),
+                    "method" => Ok(RequestKey::Method),
+                    "params" => Ok(RequestKey::Params),
+                    other => Err(E::unknown_field(other, &["jsonrpc", "id", "method", "params"])),
+                }
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Whether `jsonrpc` is the string `"2.0"`; another type fails the plain path.
+struct Version(bool);
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct VersionVisitor;
+        impl Visitor<'_> for VersionVisitor {
+            type Value = Version;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Version, E> {
+                Ok(Version(v == "2.0"))
+            }
+        }
+        d.deserialize_str(VersionVisitor)
+    }
+}
+
+/// Decodes a request's `params` as [`PlainParams`], keeping `arguments` as text when the
+/// request is a `tools/call`.
+#[derive(Clone, Copy)]
+struct ParamsSeed {
+    tool_call: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed {
+    type Value = PlainParams;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<PlainParams, D::Error> {
+        d.deserialize_map(PlainParamsVisitor { tool_call: self.tool_call })
+    }
 }
 
 /// A request's `params` object with its `_meta` captured as JSON text rather than built into a
 /// map: the pipeline reads a few keys of it, and the map only when asked
-/// ([`RequestMeta::map`]). A repeated key keeps its last value, as a `Value` map does.
+/// ([`RequestMeta::map`]). A `tools/call`'s object `arguments` is captured as text the same
+/// way. A repeated key keeps its last value, as a `Value` map does.
 struct PlainParams {
     members: Map<String, Value>,
     meta: Option<Box<RawValue>>,
+    arguments: Option<Box<RawValue>>,
 }
 
-impl<'de> Deserialize<'de> for PlainParams {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(PlainParamsVisitor)
-    }
-}
+/// How many arrays and objects enclose `params`' members in a message: the message and
+/// `params` itself.
+const PARAMS_MEMBER_DEPTH: usize = 2;
 
-struct PlainParamsVisitor;
+struct PlainParamsVisitor {
+    tool_call: bool,
+}
 
 impl<'de> Visitor<'de> for PlainParamsVisitor {
     type Value = PlainParams;
@@ -208,16 +356,30 @@ impl<'de> Visitor<'de> for PlainParamsVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<PlainParams, A::Error> {
-        let mut params = PlainParams { members: Map::new(), meta: None };
+        let mut params = PlainParams { members: Map::new(), meta: None, arguments: None };
+        // Captured text is only scanned, not parsed: what a `Value` would refuse (a lone
+        // surrogate, a number out of range, nesting past the depth limit) must fail here too,
+        // for the general path to answer -32700.
+        let checked = |raw: Box<RawValue>| {
+            super::meta::check_json(raw.get(), PARAMS_MEMBER_DEPTH).map(|()| raw).map_err(serde::de::Error::custom)
+        };
         while let Some(key) = access.next_key::<ParamsKey>()? {
             match key {
-                ParamsKey::Meta => {
-                    let raw: Box<RawValue> = access.next_value()?;
-                    // Captured text is only scanned, not parsed: what a `Value` would refuse
-                    // (a lone surrogate, a number out of range, nesting past the depth limit)
-                    // must fail here too, for the general path to answer -32700.
-                    super::meta::check_json(raw.get()).map_err(serde::de::Error::custom)?;
-                    params.meta = Some(raw);
+                ParamsKey::Meta => params.meta = Some(checked(access.next_value()?)?),
+                ParamsKey::Arguments if self.tool_call => {
+                    let raw = checked(access.next_value()?)?;
+                    if raw.get().trim_start().starts_with('{') {
+                        params.members.shift_remove("arguments");
+                        params.arguments = Some(raw);
+                    } else {
+                        // `null` or a wrong type: left in the map for `tools/call` to judge.
+                        let value = serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)?;
+                        params.members.insert("arguments".to_owned(), value);
+                        params.arguments = None;
+                    }
+                }
+                ParamsKey::Arguments => {
+                    params.members.insert("arguments".to_owned(), access.next_value()?);
                 }
                 ParamsKey::Other(key) => {
                     params.members.insert(key, access.next_value()?);
@@ -228,10 +390,21 @@ impl<'de> Visitor<'de> for PlainParamsVisitor {
     }
 }
 
-/// A key of `params`: `_meta` is told apart without allocating it.
+/// A key of `params`: `_meta` and `arguments` are told apart without allocating them.
 enum ParamsKey {
     Meta,
+    Arguments,
     Other(String),
+}
+
+impl ParamsKey {
+    fn of(key: &str) -> Option<ParamsKey> {
+        match key {
+            "_meta" => Some(ParamsKey::Meta),
+            "arguments" => Some(ParamsKey::Arguments),
+            _ => None,
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for ParamsKey {
@@ -243,10 +416,10 @@ impl<'de> Deserialize<'de> for ParamsKey {
                 f.write_str("a string key")
             }
             fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<ParamsKey, E> {
-                Ok(if key == "_meta" { ParamsKey::Meta } else { ParamsKey::Other(key.to_owned()) })
+                Ok(ParamsKey::of(key).unwrap_or_else(|| ParamsKey::Other(key.to_owned())))
             }
             fn visit_string<E: serde::de::Error>(self, key: String) -> Result<ParamsKey, E> {
-                Ok(if key == "_meta" { ParamsKey::Meta } else { ParamsKey::Other(key) })
+                Ok(ParamsKey::of(&key).unwrap_or(ParamsKey::Other(key)))
             }
         }
         d.deserialize_str(KeyVisitor)
@@ -255,14 +428,13 @@ impl<'de> Deserialize<'de> for ParamsKey {
 
 fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
     let plain: PlainRequest = plain_object(bytes)?;
-    if plain.jsonrpc != "2.0" {
-        return None;
-    }
-    let (params, meta) = match plain.params {
-        None => (None, RequestMeta::default()),
-        Some(p) => (Some(p.members), p.meta.map(RequestMeta::from_raw).unwrap_or_default()),
+    let (mut params, meta, arguments) = match plain.params {
+        None => (None, RequestMeta::default(), None),
+        Some(p) => (Some(p.members), p.meta.map(RequestMeta::from_raw).unwrap_or_default(), p.arguments),
     };
-    Some(Request { id: plain_id(plain.id)?, method: plain.method, params, meta })
+    // `method` after `params`: the arguments were read into the map.
+    let arguments = arguments.or_else(|| split_arguments(&plain.method, &mut params));
+    Some(Request { id: plain_id(plain.id)?, method: plain.method, params, meta, arguments })
 }
 
 fn parse_plain(bytes: &[u8]) -> Option<Message> {
@@ -473,6 +645,15 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":9,"method":"m","params":{"_meta":1,"x":{"_meta":2},"_meta":{"b":"\u00e9"}}}"#,
             r#"{"jsonrpc":"2.0","id":10,"method":"m","params":{"_meta":null}}"#,
             r#"{"jsonrpc":"2.0","method":"n","params":{"_meta":{"k":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"e","arguments": { "t" : "\u00e9" , "n":[1, {}]} }}"#,
+            r#"{"jsonrpc":"2.0","id":12,"params":{"name":"e","arguments":{"t":1}},"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"e","arguments":null}}"#,
+            r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"e","arguments":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"arguments":{"a":1},"name":"e","arguments":{"b":2}}}"#,
+            r#"{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"arguments":{"a":1},"arguments":null}}"#,
+            r#"{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"arguments":7,"arguments":{"a":{"b":2}}}}"#,
+            r#"{"jsonrpc":"2.0","id":18,"method":"prompts/get","params":{"name":"p","arguments":{"a":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"e","arguments":{"a":1}}}"#,
         ];
         for line in accepted {
             let plain = parse_plain(line.as_bytes()).expect(line);
@@ -522,6 +703,27 @@ mod tests {
         let line = br#"{"jsonrpc":"2.0","method":"n","params":{"_meta":{"k":1}}}"#;
         let Ok(Message::Notification(n)) = parse_message(line) else { panic!("a notification") };
         assert_eq!(n.params, json!({ "_meta": { "k": 1 } }).as_object().cloned());
+        // A tool's object arguments leave too, kept as sent; another method's stay.
+        let line =
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{ "b":1,"a":[2] }}}"#;
+        let Ok(Message::Request(req)) = parse_message(line) else { panic!("a request") };
+        assert_eq!(req.params, json!({ "name": "e" }).as_object().cloned());
+        assert_eq!(req.arguments.as_ref().map(|a| a.get()), Some(r#"{ "b":1,"a":[2] }"#));
+        for (line, left) in [
+            (
+                &br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":null}}"#[..],
+                json!(null),
+            ),
+            (br#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"arguments":{"a":"1"}}}"#, json!({"a": "1"})),
+        ] {
+            let Ok(Message::Request(req)) = parse_message(line) else { panic!("a request") };
+            assert!(req.arguments.is_none());
+            assert_eq!(req.params.and_then(|p| p.get("arguments").cloned()), Some(left));
+        }
+        let made =
+            Request::new(RequestId::Number(1), "tools/call", json!({ "arguments": { "k": 2 } }).as_object().cloned());
+        assert_eq!(made.params, Some(Map::new()));
+        assert_eq!(made.arguments.map(|a| a.get().to_owned()), Some(r#"{"k":2}"#.to_owned()));
         // Not UTF-8: the general path's error.
         let failure = parse_message(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\xff\"}").expect_err("refused");
         assert_eq!(failure.error.code().0, -32700);
@@ -542,6 +744,9 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"x":"\ud800"}}}"#, -32700),
             (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"\ud800":1}}}"#, -32700),
             (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"x":[1e400]}}}"#, -32700),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"x":"\ud800"}}}"#, -32700),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"x":[1e400]}}}"#, -32700),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":"\udc00"}}"#, -32700),
         ];
         for (line, code) in refused {
             let general = parse(line.as_bytes()).err().map(|(error, _, _)| error.code().0);
@@ -551,7 +756,25 @@ mod tests {
             let failure = parse_message(line.as_bytes()).expect_err(line);
             assert_eq!(failure.error.code().0, code, "{line}");
         }
-        // Nested past serde_json's depth limit inside `_meta`: refused like anywhere else.
+        // Nested past serde_json's depth limit inside `_meta` or a tool's arguments: refused
+        // like anywhere else, from one level past the limit of a whole message's parse.
+        for key in ["_meta", "arguments"] {
+            let nested = |levels: usize| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"{key}":{}1{}}}}}"#,
+                    "[".repeat(levels),
+                    "]".repeat(levels)
+                )
+            };
+            // The message and `params` are two levels.
+            let deepest = nested(125);
+            assert!(parse(deepest.as_bytes()).is_ok(), "{key}: the general path takes 127 levels");
+            assert!(parse_plain_request(deepest.as_bytes()).is_some(), "{key}");
+            let deeper = nested(126);
+            assert!(parse(deeper.as_bytes()).is_err(), "{key}: the general path refuses 128 levels");
+            assert!(parse_plain_request(deeper.as_bytes()).is_none(), "{key}");
+            assert_eq!(parse_message(deeper.as_bytes()).expect_err("too deep").error.code().0, -32700);
+        }
         let deep = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"_meta":{}1{}}}}}"#,
             "[".repeat(200),

@@ -110,67 +110,117 @@ impl std::fmt::Debug for RequestMeta {
     }
 }
 
-/// Checks that `text` (one JSON value whose syntax serde_json already scanned) is what a
-/// [`Value`] would accept: every string's escapes (no lone surrogate), every number in range,
-/// nesting within serde_json's depth limit. Nothing is kept.
+/// Checks that `text` (one JSON value whose syntax serde_json already scanned, found inside
+/// `enclosing` arrays and objects of its message) is what a [`Value`] parse of the whole
+/// message would accept: every string's escapes (no lone surrogate), every number in range,
+/// nesting within serde_json's depth limit counted from the message's root. Nothing is kept.
 ///
 /// Errors: serde_json's, naming what is wrong and where.
-pub(crate) fn check_json(text: &str) -> Result<(), serde_json::Error> {
-    serde_json::from_str::<Checked>(text).map(|_| ())
+pub(crate) fn check_json(text: &str, enclosing: usize) -> Result<(), serde_json::Error> {
+    let levels = MAX_NESTING.saturating_sub(enclosing);
+    if plainly_valid(text, levels) {
+        return Ok(());
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde::de::DeserializeSeed::deserialize(Checked { levels }, &mut de)?;
+    de.end()
 }
 
-/// Reads every string, number and nesting level of a value and keeps none of it.
-struct Checked;
+/// True when scanned JSON `text` certainly holds nothing a `Value` parse refuses, so the full
+/// check can be skipped: no escape (a lone surrogate needs one), no exponent and no run of
+/// digits long enough to overflow an `f64` (more than 308), and no more than `levels` arrays
+/// and objects in all. Each test is a plain pass over the bytes; anything it cannot rule out
+/// (an `e` after a digit inside a string, say) goes to the full check.
+fn plainly_valid(text: &str, levels: usize) -> bool {
+    let bytes = text.as_bytes();
+    if memchr::memchr(b'\\', bytes).is_some() {
+        return false;
+    }
+    if bytes.len() > levels && memchr::memchr2_iter(b'[', b'{', bytes).count() > levels {
+        return false;
+    }
+    let after_digit = |i: usize| i > 0 && (bytes[i - 1].is_ascii_digit() || bytes[i - 1] == b'.');
+    if memchr::memchr2_iter(b'e', b'E', bytes).any(after_digit) {
+        return false;
+    }
+    bytes.len() < LONGEST_SAFE_DIGITS || bytes.split(|b| !b.is_ascii_digit()).all(|run| run.len() < LONGEST_SAFE_DIGITS)
+}
 
-impl<'de> serde::Deserialize<'de> for Checked {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(CheckedVisitor)
+/// Fewer digits than this in a row make a number no `f64` overflows on (1e308 is the largest
+/// power of ten it holds).
+const LONGEST_SAFE_DIGITS: usize = 300;
+
+/// The most arrays and objects serde_json's `Value` parse accepts inside one another.
+const MAX_NESTING: usize = 127;
+
+/// Reads every string, number and nesting level of a value and keeps none of it; `levels`
+/// arrays and objects may still open inside one another.
+#[derive(Clone, Copy)]
+struct Checked {
+    levels: usize,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Checked {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
     }
 }
 
-struct CheckedVisitor;
+impl Checked {
+    /// The seed of what a container holds, or the error when it may hold nothing more.
+    fn inner<E: serde::de::Error>(self) -> Result<Checked, E> {
+        match self.levels.checked_sub(1) {
+            Some(levels) => Ok(Checked { levels }),
+            None => Err(E::custom("recursion limit exceeded")),
+        }
+    }
+}
 
-impl<'de> serde::de::Visitor<'de> for CheckedVisitor {
-    type Value = Checked;
+impl<'de> serde::de::Visitor<'de> for Checked {
+    type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("any JSON value")
     }
 
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut access: A) -> Result<Checked, A::Error> {
-        while access.next_key::<Checked>()?.is_some() {
-            access.next_value::<Checked>()?;
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut access: A) -> Result<(), A::Error> {
+        let inner = self.inner()?;
+        while access.next_key_seed(inner)?.is_some() {
+            access.next_value_seed(inner)?;
         }
-        Ok(Checked)
+        Ok(())
     }
 
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut access: A) -> Result<Checked, A::Error> {
-        while access.next_element::<Checked>()?.is_some() {}
-        Ok(Checked)
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut access: A) -> Result<(), A::Error> {
+        let inner = self.inner()?;
+        while access.next_element_seed(inner)?.is_some() {}
+        Ok(())
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
     }
 
-    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
     }
 
-    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
     }
 
-    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
     }
 
-    fn visit_unit<E>(self) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
     }
 }
 
@@ -178,6 +228,70 @@ impl<'de> serde::de::Visitor<'de> for CheckedVisitor {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Whatever the quick scan lets through, the full check (and a `Value` parse of the
+    /// text wrapped in `enclosing` arrays) accepts: thousands of generated texts with escapes,
+    /// exponents, long digit runs and deep nesting, each also checked in full.
+    #[test]
+    fn the_quick_scan_passes_only_what_the_full_check_passes() {
+        let pieces = [
+            r#""plain""#,
+            r#""\ud800""#,
+            r#""\ud83d\ude00""#,
+            r#""\u00e9""#,
+            "1e400",
+            "1e5",
+            "-2.5E-3",
+            "1.0",
+            "12345678901234567890",
+            r#""1e400""#,
+            "true",
+            "null",
+            r#""tab\t""#,
+            "0",
+        ];
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut quick, mut total) = (0, 0);
+        for _ in 0..4000 {
+            let mut text = pieces[next(pieces.len())].to_owned();
+            for _ in 0..next(6) {
+                text = match next(4) {
+                    0 => format!("[{text},{}]", pieces[next(pieces.len())]),
+                    1 => format!(r#"{{"k":{text},"e1":{}}}"#, pieces[next(pieces.len())]),
+                    2 => format!("[[{text}]]"),
+                    _ => text,
+                };
+            }
+            if next(10) == 0 {
+                text = format!("[{}]", "9".repeat(290 + next(30)));
+            }
+            // What serde_json's scan refuses never reaches the check.
+            if serde_json::from_str::<Box<RawValue>>(&text).is_err() {
+                continue;
+            }
+            for enclosing in [0, 2, 124] {
+                total += 1;
+                let levels = MAX_NESTING - enclosing;
+                let wrapped = format!("{}{text}{}", "[".repeat(enclosing), "]".repeat(enclosing));
+                let accepted = serde_json::from_str::<Value>(&wrapped).is_ok();
+                if plainly_valid(&text, levels) {
+                    quick += 1;
+                    assert!(accepted, "the quick scan let through {text} at {enclosing}");
+                }
+                let mut de = serde_json::Deserializer::from_str(&text);
+                let full = serde::de::DeserializeSeed::deserialize(Checked { levels }, &mut de).and_then(|()| de.end());
+                assert_eq!(full.is_ok(), accepted, "the full check of {text} at {enclosing}");
+                assert_eq!(check_json(&text, enclosing).is_ok(), accepted, "{text} at {enclosing}");
+            }
+        }
+        assert!(quick > total / 10 && quick < total, "both paths taken: {quick} of {total}");
+    }
 
     fn parsed(text: &str) -> RequestMeta {
         RequestMeta::from_raw(RawValue::from_string(text.to_owned()).expect("JSON"))

@@ -6,6 +6,7 @@
 //! module knows nothing of MCP methods; it turns bytes into [`Message`]s and results or errors back
 //! into response objects.
 
+mod arguments;
 pub(crate) mod error;
 pub(crate) mod id;
 mod message;
@@ -14,6 +15,7 @@ mod result;
 pub(crate) mod small_map;
 
 // At the crate root: `switchyard::McpError`, `ErrorCode`, `RequestId`.
+pub use arguments::ToolArguments;
 pub(crate) use error::McpError;
 pub(crate) use id::RequestId;
 pub use message::{

@@ -3,6 +3,7 @@
 //! `#[mcp_filter(rpc = switchyard::methods::ToolsCall)]`.
 
 use super::RpcMethod;
+use crate::jsonrpc::ToolArguments;
 use crate::model::{CallToolResult, GetPromptResult, ReadResourceResult};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -14,9 +15,10 @@ use serde_json::{Map, Value};
 pub struct CallToolParams {
     /// The tool to call.
     pub name: String,
-    /// Its arguments; `{}` when absent.
-    #[serde(default, deserialize_with = "object_or_null")]
-    pub arguments: Map<String, Value>,
+    /// Its arguments: an object, `{}` when absent or `null`; kept as the JSON text they came
+    /// in until read as a map ([`ToolArguments`]).
+    #[serde(default)]
+    pub arguments: ToolArguments,
 }
 
 /// The params of `prompts/get` (without `_meta`): `{"name":..,"arguments"?:{..}}`.

@@ -13,6 +13,7 @@ use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceCon
 use crate::registry::BoxFuture;
 use futures::FutureExt;
 use futures::future::{Either, ready};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::future::Future;
 use std::sync::Arc;
@@ -175,7 +176,7 @@ impl Engine {
                 let server = self.clone();
                 let had_input = p.had_input;
                 Either::Right(
-                    self.run(p.target, p.parts, p.params, None, p.channel)
+                    self.run(p.target, p.parts, (p.params, p.arguments), None, p.channel)
                         .map(move |r| server.finish_modern(target, had_input, r)),
                 )
             }
@@ -196,7 +197,13 @@ impl Engine {
             && (small_map::contains(&params, "inputResponses") || small_map::contains(&params, "requestState"));
         let channel = if takes_input {
             let principal_id = origin.principal.as_deref().map(|p| p.id.as_str());
-            let c = ModernChannel::from_params(self.request_state.clone(), &req.method, &mut params, principal_id)?;
+            let c = ModernChannel::from_params(
+                self.request_state.clone(),
+                &req.method,
+                &mut params,
+                req.arguments.as_deref(),
+                principal_id,
+            )?;
             Some(Arc::new(c) as Arc<dyn InputChannel>)
         } else {
             None
@@ -216,7 +223,7 @@ impl Engine {
             principal: origin.principal,
             connection: origin.connection,
         };
-        Ok(Prepared { target, parts, params, channel, had_input })
+        Ok(Prepared { target, parts, params, arguments: req.arguments, channel, had_input })
     }
 
     /// The modern answer from the outcome of `run`: an input-required error becomes its result
@@ -297,7 +304,7 @@ impl Engine {
             principal: origin.principal,
             connection: origin.connection,
         };
-        let run = self.run(target, parts, params, Some(session.clone()), Some(channel));
+        let run = self.run(target, parts, (params, req.arguments), Some(session.clone()), Some(channel));
         if crate::protocol::revision::has_every_key(Era::Legacy(session.version)) {
             return Either::Right(Either::Left(run));
         }
@@ -324,7 +331,7 @@ impl Engine {
         self: &Arc<Self>,
         target: Target,
         parts: RequestParts,
-        params: Map<String, Value>,
+        (mut params, arguments): (Map<String, Value>, Option<Box<RawValue>>),
         session: Option<Arc<LegacySession>>,
         input: Option<Arc<dyn InputChannel>>,
     ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
@@ -341,7 +348,13 @@ impl Engine {
             if server.raw.is_empty() {
                 // No raw filter to pass through: the terminal step itself, without the shared
                 // closure and boxed future that a chain needs.
-                return server.dispatch(target, ctx, params, session.as_ref()).await;
+                return server.dispatch(target, ctx, params, arguments, session.as_ref()).await;
+            }
+            // Raw filters read and may change `params` whole, `arguments` included.
+            if let Some(text) = arguments
+                && let Ok(value) = serde_json::from_str(text.get())
+            {
+                params.insert("arguments".into(), value);
             }
             let chain = server.clone();
             // Panics of the method are contained inside the chain too, so that the raw filters
@@ -353,7 +366,8 @@ impl Engine {
                 // With raw filters, results stay `Value`s (`encode::encodes_directly`), which
                 // `into_value` moves out.
                 Box::pin(contain_panics(async move {
-                    server.dispatch(target, req.ctx, req.params, session.as_ref()).await.map(ResultObject::into_value)
+                    let dispatched = server.dispatch(target, req.ctx, req.params, None, session.as_ref());
+                    dispatched.await.map(ResultObject::into_value)
                 }))
             });
             server.raw.run(RawRequest { ctx, params }, terminal).await.map(ResultObject::Value)
@@ -376,10 +390,11 @@ impl Engine {
         target: Target,
         ctx: RequestContext,
         mut params: Map<String, Value>,
+        arguments: Option<Box<RawValue>>,
         session: Option<&Arc<LegacySession>>,
     ) -> Result<ResultObject, McpError> {
         let name = match target {
-            Target::Builtin(m) => return handlers::call(self, m, ctx, params, session).await,
+            Target::Builtin(m) => return handlers::call(self, m, ctx, (params, arguments), session).await,
             Target::Rpc(name) => name,
         };
         let reg = *self.pipelines.rpcs.get(name).ok_or_else(|| McpError::method_not_found(name))?;
@@ -578,6 +593,8 @@ struct Prepared {
     target: Target,
     parts: RequestParts,
     params: Map<String, Value>,
+    /// A `tools/call`'s object `arguments`, as text ([`Request::arguments`]).
+    arguments: Option<Box<RawValue>>,
     /// The input-required channel, for the methods that may ask the client.
     channel: Option<Arc<dyn InputChannel>>,
     /// The retry carried answers or state (its result must not be cached).

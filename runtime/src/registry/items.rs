@@ -1,5 +1,5 @@
 use crate::context::RequestContext;
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, ToolArguments};
 use crate::model::{
     CallToolResult, Completion, CompletionRequest, GetPromptResult, PromptArgument, ReadResourceResult,
 };
@@ -29,9 +29,10 @@ impl std::fmt::Display for Site {
     }
 }
 
-/// A tool handler shim: receives the request context and the raw `arguments` object (`{}` when
-/// the client sent none) and returns the call result or a protocol error.
-pub type ToolHandler = fn(RequestContext, Value) -> BoxFuture<Result<CallToolResult, McpError>>;
+/// A tool handler shim: receives the request context and the `arguments` object (`{}` when the
+/// client sent none; as the JSON text it came in while no filter changed it) and returns the
+/// call result or a protocol error.
+pub type ToolHandler = fn(RequestContext, ToolArguments) -> BoxFuture<Result<CallToolResult, McpError>>;
 
 /// Where a tool's input schema comes from.
 ///

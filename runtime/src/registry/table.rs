@@ -6,7 +6,7 @@ use super::items::{
 use super::mount_links::GroupUris;
 use super::tool_schema::{ToolSchemas, legacy_output_schema};
 use crate::context::RequestContext;
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, ToolArguments};
 use crate::model::{
     CallToolResult, Completion, CompletionRequest, GetPromptResult, Icon, PromptArgument, ReadResourceResult,
     check_icons, check_meta,
@@ -81,7 +81,8 @@ impl BuildError {
 }
 
 /// A tool call function: the generated shim of a `#[mcp_tool]`, or a closure added at run time.
-pub type ToolCallFn = Arc<dyn Fn(RequestContext, Value) -> BoxFuture<Result<CallToolResult, McpError>> + Send + Sync>;
+pub type ToolCallFn =
+    Arc<dyn Fn(RequestContext, ToolArguments) -> BoxFuture<Result<CallToolResult, McpError>> + Send + Sync>;
 
 /// The reader of a resource: a `#[mcp_resource]` function's shim or a run-time resource's
 /// closure ([`DynamicResource`](crate::server::DynamicResource)).

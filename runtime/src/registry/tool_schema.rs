@@ -15,7 +15,7 @@
 //!   `structuredContent` is wrapped the same way.
 
 use super::SchemaOrigin;
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, ToolArguments};
 use crate::model::{CallToolResult, Content};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -80,8 +80,12 @@ impl ToolSchemas {
     ///
     /// Errors: the `isError: true` result the client receives, listing what is wrong with which
     /// argument.
-    pub(crate) fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), Box<CallToolResult>> {
+    pub(crate) fn check_arguments(&self, tool: &str, arguments: &mut ToolArguments) -> Result<(), Box<CallToolResult>> {
         let Some(validator) = &self.arguments else { return Ok(()) };
+        arguments.with_value(|arguments| Self::validate(validator, tool, arguments))
+    }
+
+    fn validate(validator: &jsonschema::Validator, tool: &str, arguments: &Value) -> Result<(), Box<CallToolResult>> {
         if validator.is_valid(arguments) {
             return Ok(());
         }

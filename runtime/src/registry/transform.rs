@@ -5,7 +5,7 @@
 use super::tool_schema::ToolSchemas;
 use super::{BoxFuture, SchemaOrigin, ToolCallFn, ToolEntry, argument_error, problem};
 use crate::context::RequestContext;
-use crate::jsonrpc::McpError;
+use crate::jsonrpc::{McpError, ToolArguments};
 use crate::model::CallToolResult;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -227,8 +227,7 @@ impl ToolTransform {
         let tool: Arc<str> = Arc::from(tool);
         let pins: Arc<[(String, Value)]> = self.pins.clone().into();
         let renames: Arc<[(String, String)]> = self.arguments.clone().into();
-        Arc::new(move |ctx: RequestContext, args: Value| -> BoxFuture<Result<CallToolResult, McpError>> {
-            let Value::Object(mut args) = args else { return inner(ctx, args) };
+        Arc::new(move |ctx: RequestContext, mut args: ToolArguments| -> BoxFuture<Result<CallToolResult, McpError>> {
             let hidden = pins
                 .iter()
                 .map(|(p, _)| (p, "is fixed by the server; leave it out"))
@@ -247,7 +246,7 @@ impl ToolTransform {
             for (arg, value) in pins.iter() {
                 args.insert(arg.clone(), value.clone());
             }
-            inner(ctx, Value::Object(args))
+            inner(ctx, args)
         })
     }
 }

@@ -27,6 +27,7 @@ mod sessions;
 mod sse_wakeups;
 mod stdio_backlog;
 mod subscriptions;
+mod tool_arguments;
 mod tool_limits;
 mod typed_calls;
 mod uri_templates;

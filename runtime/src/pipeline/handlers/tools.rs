@@ -1,7 +1,7 @@
 use super::page::{listed, page};
 use crate::auth::Primitive;
 use crate::context::RequestContext;
-use crate::jsonrpc::{McpError, ResultObject};
+use crate::jsonrpc::{McpError, ResultObject, ToolArguments};
 use crate::model::CallToolResult;
 use crate::pipeline::Engine;
 use crate::pipeline::encode;
@@ -10,6 +10,7 @@ use crate::pipeline::{CallToolParams, ErasedValue, rpc_shim};
 use crate::registry::BoxFuture;
 use crate::registry::ListedKind;
 use futures::future::{Either, ready};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::future::Future;
 
@@ -36,8 +37,9 @@ pub(crate) fn call(
     server: &Engine,
     ctx: RequestContext,
     params: Map<String, Value>,
+    arguments: Option<Box<RawValue>>,
 ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + '_ {
-    let decoded = match admit(server, &ctx, params) {
+    let decoded = match admit(server, &ctx, params, arguments) {
         Ok(decoded) => decoded,
         Err(e) => return Either::Left(ready(Err(e))),
     };
@@ -64,8 +66,16 @@ pub(crate) fn call(
 
 /// What `tools/call` checks before any filter runs: the params decode, the tool exists, the
 /// caller may use it and its declared limits admit the call; records the tool on the span.
-fn admit(server: &Engine, ctx: &RequestContext, params: Map<String, Value>) -> Result<CallToolParams, McpError> {
-    let decoded = call_params(params)?;
+fn admit(
+    server: &Engine,
+    ctx: &RequestContext,
+    params: Map<String, Value>,
+    arguments: Option<Box<RawValue>>,
+) -> Result<CallToolParams, McpError> {
+    let mut decoded = call_params(params)?;
+    if let Some(text) = arguments {
+        decoded.arguments = ToolArguments::from_checked_text(text);
+    }
     let access = server.table().tool(&decoded.name).map(|t| (t.roles, t.scopes, t.limits));
     let Some((roles, scopes, limits)) = access else {
         return Err(McpError::invalid_params(format!("unknown tool: {}", decoded.name)));
@@ -83,7 +93,9 @@ fn admit(server: &Engine, ctx: &RequestContext, params: Map<String, Value>) -> R
 }
 
 /// Decodes the params of `tools/call` into [`CallToolParams`]; other keys (`_meta` included)
-/// are ignored, as serde ignores them.
+/// are ignored, as serde ignores them. An object `arguments` was taken out of `params` by the
+/// parser ([`Request::arguments`](crate::jsonrpc::Request::arguments)); one left here is `null`
+/// or of a wrong type.
 ///
 /// The usual shape (`name` a string; `arguments` an object, `null` or absent) is taken apart in
 /// one pass over the entries: serde would rebuild the `arguments` map entry by entry (an
@@ -103,11 +115,11 @@ fn call_params(params: Map<String, Value>) -> Result<CallToolParams, McpError> {
         return serde_json::from_value::<CallToolParams>(Value::Object(params))
             .map_err(|e| McpError::invalid_params(format!("tools/call: invalid params: {e}")));
     }
-    let mut decoded = CallToolParams { name: String::new(), arguments: Map::new() };
+    let mut decoded = CallToolParams { name: String::new(), arguments: ToolArguments::default() };
     for (k, v) in params {
         match (k.as_str(), v) {
             ("name", Value::String(name)) => decoded.name = name,
-            ("arguments", Value::Object(arguments)) => decoded.arguments = arguments,
+            ("arguments", Value::Object(arguments)) => decoded.arguments = arguments.into(),
             _ => {}
         }
     }
@@ -120,7 +132,7 @@ fn call_params(params: Map<String, Value>) -> Result<CallToolParams, McpError> {
 /// shapes its `structuredContent` for the client's era.
 fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
     rpc_shim::<CallToolParams, CallToolResult, _, _>(ctx, params, |ctx, p| async move {
-        let arguments = Value::Object(p.arguments);
+        let mut arguments = p.arguments;
         let (call, schemas, limits, limiter) = {
             let engine = Engine::of(&ctx)?;
             let table = engine.table();
@@ -129,7 +141,7 @@ fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<Erased
             if ctx.matched_primitive() != Some(p.name.as_str()) {
                 engine.authorize(&ctx, Primitive::Tool(&p.name), tool.roles, tool.scopes)?;
             }
-            if let Err(rejected) = tool.schemas.check_arguments(&p.name, &arguments) {
+            if let Err(rejected) = tool.schemas.check_arguments(&p.name, &mut arguments) {
                 return Ok(*rejected);
             }
             let limiter = if tool.limits.is_none() { None } else { engine.tool_limiter.get().cloned() };

@@ -114,12 +114,13 @@ fn constraints_serde_does_not_check_are_validated() {
     assert!(!serde_checks_all(&schema), "{schema:#}");
     let schemas = ToolSchemas::compile(&schema, SchemaOrigin::Derived, None).expect("compiles");
     assert!(schemas.validates_arguments());
-    let rejected = schemas.check_arguments("pick", &json!({"name": "ab", "level": 11})).expect_err("rejected");
+    let rejected =
+        schemas.check_arguments("pick", &mut args(json!({"name": "ab", "level": 11}))).expect_err("rejected");
     let text = rejected.content[0].as_text().expect("text");
     assert_eq!(rejected.is_error, Some(true));
     assert!(text.starts_with("Invalid arguments for tool `pick`: "), "{text}");
     assert!(text.contains("`name`") && text.contains("`level`"), "{text}");
-    assert!(schemas.check_arguments("pick", &json!({"name": "abc", "level": 10})).is_ok());
+    assert!(schemas.check_arguments("pick", &mut args(json!({"name": "abc", "level": 10}))).is_ok());
 }
 
 #[test]
@@ -127,7 +128,7 @@ fn written_schemas_are_always_validated() {
     let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
     let schemas = ToolSchemas::compile(&schema, SchemaOrigin::Written, None).expect("compiles");
     assert!(schemas.validates_arguments());
-    let rejected = schemas.check_arguments("count", &json!({})).expect_err("missing n");
+    let rejected = schemas.check_arguments("count", &mut args(json!({}))).expect_err("missing n");
     assert_eq!(rejected.content[0].as_text(), Some("Invalid arguments for tool `count`: \"n\" is a required property"));
 }
 
@@ -200,4 +201,8 @@ fn a_long_offending_value_is_not_echoed_whole() {
     assert!(text.starts_with("`text`: \"xxx") && text.contains(" … "), "{text}");
     assert!(text.ends_with("xx\" is not of type \"integer\""), "the reason is kept: {text}");
     assert_eq!(problem("", "short"), "short");
+}
+
+fn args(v: serde_json::Value) -> crate::jsonrpc::ToolArguments {
+    v.as_object().cloned().unwrap_or_default().into()
 }

@@ -91,7 +91,7 @@ impl DynamicTool {
             call: Arc::new(move |ctx, args| {
                 // `map`, not an async block around the future: the block would hold it twice (as
                 // captured and as awaited), doubling the boxed size a call allocates and moves.
-                Box::pin(handler(ctx, args).map(|out| out.into_tool_outcome()))
+                Box::pin(handler(ctx, args.into_value()).map(|out| out.into_tool_outcome()))
             }),
         }
     }

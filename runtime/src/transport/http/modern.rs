@@ -118,8 +118,14 @@ fn check_after_meta(
     if req.method == <crate::pipeline::methods::ToolsCall as crate::pipeline::RpcMethod>::METHOD
         && let Some(name) = req.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)
     {
-        let args = req.params.as_ref().and_then(|p| p.get("arguments"));
-        check_params(headers, &state.server.tool_param_headers(name), args)?;
+        let declared = state.server.tool_param_headers(name);
+        if !declared.is_empty() {
+            // An object `arguments` travels as text (`Request::arguments`); any other stays in
+            // `params`. Parsed here only for a tool that mirrors some into headers.
+            let parsed = req.arguments.as_ref().and_then(|text| serde_json::from_str::<Value>(text.get()).ok());
+            let args = parsed.as_ref().or_else(|| req.params.as_ref().and_then(|p| p.get("arguments")));
+            check_params(headers, &declared, args)?;
+        }
     }
     Ok(())
 }
