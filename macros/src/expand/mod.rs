@@ -342,7 +342,7 @@ struct ShimInputs<'a> {
     /// The tool's name when this is a tool shim, whose argument decoding errors are
     /// `isError: true` results rather than protocol errors.
     tool: Option<&'a str>,
-    /// The raw arguments value (tools: `Value`, prompts: a `Value::Object` expression).
+    /// The raw arguments value (tools: `ToolArguments`, prompts: a `Value::Object` expression).
     params_value: TokenStream,
 }
 

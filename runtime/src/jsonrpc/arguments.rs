@@ -11,8 +11,9 @@ use std::sync::OnceLock;
 /// something needs it as a map.
 ///
 /// A tool's parameters are decoded straight from that text
-/// ([`decode`](Self::decode)), so a call that no filter reads builds no `Value` map of its
-/// arguments. Reading it as a map (`Deref<Target = Map<String, Value>>`: `get`, `iter`,
+/// ([`decode`](Self::decode)), so a call whose arguments no filter reads, on a server with no
+/// raw filter (raw filters get `arguments` as a `Value` inside `params`, and the tool then
+/// gets that map), builds no `Value` map of them. Reading it as a map (`Deref<Target = Map<String, Value>>`: `get`, `iter`,
 /// `contains_key`, ...) parses the text once, the first time; changing it (`DerefMut`:
 /// `insert`, `remove`, ...) makes the map the arguments from then on and forgets the text.
 ///
@@ -76,14 +77,20 @@ impl ToolArguments {
         answer
     }
 
-    /// Decodes the arguments as `T`: from their text while it is the arguments, else from the
-    /// map.
+    /// Decodes the arguments as `T`: from their text while it is the arguments (as
+    /// `serde_json::from_str` does), else from the map (as `serde_json::from_value` does).
     ///
-    /// The text is read the way the map would be: a decoding that fails on the text (its error
-    /// also names a line and column, and a key sent twice fails there where the map keeps the
-    /// last value) is done again from the map, whose answer and error wording are the ones
-    /// returned. Only that second decoding tracks the failing value's path, which costs an
-    /// allocation per key read.
+    /// A decoding that fails on the text is done again from the map, whose answer and error
+    /// wording are the ones returned: the text's error would also name a line and column, and
+    /// a key sent twice fails a struct there where the map keeps the last value. Only that
+    /// second decoding tracks the failing value's path, which costs an allocation per key read.
+    ///
+    /// Where the two readings differ on a decoding that succeeds, the text's is the one the
+    /// client sent: an integer beyond 64 bits (a `u128` field; a map holds it as an `f64`), an
+    /// `f32` (read from the decimal, not rounded through an `f64`), a `RawValue` field (the
+    /// text as sent), a key sent twice inside a type that tries alternatives (`untagged`,
+    /// `flatten`). A server with a raw filter, or a typed filter that changed the arguments,
+    /// decodes from the map.
     ///
     /// Errors: serde's, with the path of the value that failed (`serde_path_to_error`).
     pub fn decode<T: DeserializeOwned>(self) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
@@ -96,8 +103,9 @@ impl ToolArguments {
     }
 }
 
-/// The map `text` holds; the parser made sure that it holds an object a `Value` parse
-/// accepts, so the empty map is never what a request gets for arguments it sent.
+/// The map `text` holds. Only the parser makes text arguments, from an object it checked a
+/// `Value` parse accepts (`Request::arguments` cannot be set outside this crate), so the empty
+/// map is never what a request gets for arguments it sent.
 fn parse_object(text: &str) -> Map<String, Value> {
     serde_json::from_str(text).unwrap_or_default()
 }
@@ -236,6 +244,20 @@ mod tests {
         assert_eq!(repeated.clone().decode::<Args>().ok(), Some(Args { text: "last".into(), n: None }));
         let as_map = repeated.decode::<BTreeMap<String, String>>().ok();
         assert_eq!(as_map.and_then(|m| m.get("text").cloned()), Some("last".into()));
+    }
+
+    /// Where a successful decoding reads the text and the map differently, the text is what
+    /// the client sent (`decode`'s docs list the cases).
+    #[test]
+    fn the_text_keeps_what_a_map_rounds() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Wide {
+            n: u128,
+        }
+        let text = r#"{"n":18446744073709551616}"#;
+        assert_eq!(from_text(text).decode::<Wide>().ok(), Some(Wide { n: 1 << 64 }));
+        let map = ToolArguments::from(serde_json::from_str::<serde_json::Map<String, Value>>(text).expect("JSON"));
+        assert!(map.decode::<Wide>().is_err(), "a map holds it as an f64");
     }
 
     #[test]

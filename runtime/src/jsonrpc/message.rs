@@ -10,14 +10,14 @@ use std::borrow::Cow;
 /// (<https://modelcontextprotocol.io/specification/2026-07-28/basic#meta>) kept apart from
 /// `params`, whatever its type (`null` included).
 ///
-/// The `arguments` object of a `tools/call` is kept apart too, as the JSON text it came in
-/// ([`arguments`](Self::arguments)): a tool decodes its parameters straight from it
+/// The parser also keeps a `tools/call`'s object `arguments` apart, as the JSON text it came
+/// in ([`arguments`](Self::arguments)): a tool decodes its parameters straight from it
 /// ([`ToolArguments`](super::ToolArguments)).
 ///
-/// Made by [`parse_message`], or in code with [`Request::new`], which splits `_meta` and a
-/// `tools/call`'s `arguments` the same way: the pipeline reads them from [`meta`](Self::meta)
-/// and [`arguments`](Self::arguments) only, so one left in `params` would be a request
-/// without it.
+/// Made by [`parse_message`], or in code with [`Request::new`], which splits `_meta` the same
+/// way (the pipeline reads `_meta` from [`meta`](Self::meta) only, so one left in `params`
+/// would be a request without it) and leaves `arguments` in `params`, where the pipeline reads
+/// them as a map.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct Request {
@@ -29,22 +29,26 @@ pub struct Request {
     pub params: Option<Map<String, Value>>,
     /// `params._meta`, taken out of `params` as JSON text (absent when it had none).
     pub meta: RequestMeta,
-    /// The `params.arguments` of a `tools/call` when it is an object, taken out of `params`
-    /// as its JSON text (as sent when parsed); `None` for other methods, and when `arguments`
-    /// is absent or not an object (it then stays in `params`, where `null` reads as `{}` and
-    /// another type is refused with `-32602`).
-    pub arguments: Option<Box<RawValue>>,
+    /// See [`arguments`](Self::arguments). Set by the parser only, from text it checked.
+    pub(crate) arguments: Option<Box<RawValue>>,
 }
 
 impl Request {
     /// A request of `method` with `params` (`None`: the message had none), whose `_meta` key
-    /// (if any, of any type) is moved into [`meta`](Self::meta), and a `tools/call`'s object
-    /// `arguments` into [`arguments`](Self::arguments), as the parser does.
+    /// (if any, of any type) is moved into [`meta`](Self::meta), as the parser does; a
+    /// `tools/call`'s `arguments` stay in `params`.
     pub fn new(id: RequestId, method: impl Into<String>, params: Option<Map<String, Value>>) -> Self {
-        let method = method.into();
-        let (mut params, meta) = split_meta(params);
-        let arguments = split_arguments(&method, &mut params);
-        Request { id, method, params, meta, arguments }
+        let (params, meta) = split_meta(params);
+        Request { id, method: method.into(), params, meta, arguments: None }
+    }
+
+    /// The `params.arguments` of a parsed `tools/call`, as the JSON text of the object it
+    /// was sent as (a `Value` parse of the message accepts it); `None` for a request of another
+    /// method or made in code, and when `arguments` is absent or not an object. When `None`,
+    /// `arguments` (if any) is in [`params`](Self::params): `null` reads as `{}` and another
+    /// type is refused with `-32602`.
+    pub fn arguments(&self) -> Option<&RawValue> {
+        self.arguments.as_deref()
     }
 }
 
@@ -68,21 +72,6 @@ impl std::fmt::Debug for Request {
 
 /// The method whose `params.arguments` a [`Request`] keeps apart.
 const TOOLS_CALL: &str = "tools/call";
-
-/// A `tools/call`'s `arguments` moved out of `params` as text when it is an object.
-fn split_arguments(method: &str, params: &mut Option<Map<String, Value>>) -> Option<Box<RawValue>> {
-    if method != TOOLS_CALL {
-        return None;
-    }
-    let params = params.as_mut()?;
-    if !params.get("arguments").is_some_and(Value::is_object) {
-        return None;
-    }
-    // Serializing a `Value` cannot fail (its keys are strings).
-    let text = params.get("arguments").and_then(|a| serde_json::value::to_raw_value(a).ok())?;
-    params.shift_remove("arguments");
-    Some(text)
-}
 
 /// `params` with its `_meta` moved out.
 fn split_meta(params: Option<Map<String, Value>>) -> (Option<Map<String, Value>>, RequestMeta) {
@@ -217,9 +206,10 @@ fn plain_params(params: Option<Value>) -> Option<Option<Map<String, Value>>> {
 }
 
 /// [`PlainMessage`] of a request alone: `id` and `method` required, no result fields, no key
-/// twice. Not derived: the params of a `tools/call` keep their `arguments` as text, which the
-/// decoding of `params` can only know when `method` came before them (as every client writes
-/// it); otherwise they are taken out of the map afterwards.
+/// twice. Not derived: the params of a `tools/call` keep their `arguments` as text, and the
+/// decoding of `params` is told whether the request is one when `method` came first (as every
+/// client writes it); when it did not, the text is kept and parsed into `params` afterwards
+/// if the method is another.
 struct PlainRequest {
     id: Value,
     method: String,
@@ -251,7 +241,7 @@ impl<'de> Visitor<'de> for PlainRequestVisitor {
                 RequestKey::Id => id.replace(access.next_value::<Value>()?).is_some(),
                 RequestKey::Method => method.replace(access.next_value::<String>()?).is_some(),
                 RequestKey::Params => {
-                    let seed = ParamsSeed { tool_call: method.as_deref() == Some(TOOLS_CALL) };
+                    let seed = ParamsSeed { tool_call: method.as_deref().map(|m| m == TOOLS_CALL) };
                     params.replace(access.next_value_seed(seed)?).is_some()
                 }
             };
@@ -315,11 +305,11 @@ impl<'de> Deserialize<'de> for Version {
     }
 }
 
-/// Decodes a request's `params` as [`PlainParams`], keeping `arguments` as text when the
-/// request is a `tools/call`.
+/// Decodes a request's `params` as [`PlainParams`], keeping an object `arguments` as text
+/// unless the request is known not to be a `tools/call` (`Some(false)`).
 #[derive(Clone, Copy)]
 struct ParamsSeed {
-    tool_call: bool,
+    tool_call: Option<bool>,
 }
 
 impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed {
@@ -345,7 +335,7 @@ struct PlainParams {
 const PARAMS_MEMBER_DEPTH: usize = 2;
 
 struct PlainParamsVisitor {
-    tool_call: bool,
+    tool_call: Option<bool>,
 }
 
 impl<'de> Visitor<'de> for PlainParamsVisitor {
@@ -366,7 +356,7 @@ impl<'de> Visitor<'de> for PlainParamsVisitor {
         while let Some(key) = access.next_key::<ParamsKey>()? {
             match key {
                 ParamsKey::Meta => params.meta = Some(checked(access.next_value()?)?),
-                ParamsKey::Arguments if self.tool_call => {
+                ParamsKey::Arguments if self.tool_call != Some(false) => {
                     let raw = checked(access.next_value()?)?;
                     if raw.get().trim_start().starts_with('{') {
                         params.members.shift_remove("arguments");
@@ -428,12 +418,19 @@ impl<'de> Deserialize<'de> for ParamsKey {
 
 fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
     let plain: PlainRequest = plain_object(bytes)?;
-    let (mut params, meta, arguments) = match plain.params {
+    let (params, meta, arguments) = match plain.params {
         None => (None, RequestMeta::default(), None),
-        Some(p) => (Some(p.members), p.meta.map(RequestMeta::from_raw).unwrap_or_default(), p.arguments),
+        Some(mut p) => {
+            // `params` before `method`, and the method is not `tools/call`: the arguments go
+            // back into the map (checked text, so it parses).
+            if plain.method != TOOLS_CALL
+                && let Some(text) = p.arguments.take()
+            {
+                p.members.insert("arguments".to_owned(), serde_json::from_str(text.get()).ok()?);
+            }
+            (Some(p.members), p.meta.map(RequestMeta::from_raw).unwrap_or_default(), p.arguments)
+        }
     };
-    // `method` after `params`: the arguments were read into the map.
-    let arguments = arguments.or_else(|| split_arguments(&plain.method, &mut params));
     Some(Request { id: plain_id(plain.id)?, method: plain.method, params, meta, arguments })
 }
 
@@ -653,6 +650,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"arguments":{"a":1},"arguments":null}}"#,
             r#"{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"arguments":7,"arguments":{"a":{"b":2}}}}"#,
             r#"{"jsonrpc":"2.0","id":18,"method":"prompts/get","params":{"name":"p","arguments":{"a":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","id":19,"params":{"name":"p","arguments":{"a":"1"}},"method":"prompts/get"}"#,
+            r#"{"jsonrpc":"2.0","id":20,"params":{"arguments":{"a":"1"},"arguments":null},"method":"prompts/get"}"#,
             r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"e","arguments":{"a":1}}}"#,
         ];
         for line in accepted {
@@ -660,7 +659,16 @@ mod tests {
             let general = parse(line.as_bytes()).unwrap_or_else(|_| panic!("general path: {line}"));
             assert_eq!(format!("{plain:?}"), format!("{general:?}"), "{line}");
             if let Some(request) = parse_plain_request(line.as_bytes()) {
-                assert_eq!(format!("{:?}", Message::Request(request)), format!("{general:?}"), "{line}");
+                let sent: Value = serde_json::from_str(line).expect("JSON");
+                let object_arguments = sent["method"] == TOOLS_CALL && sent["params"]["arguments"].is_object();
+                assert_eq!(request.arguments.is_some(), object_arguments, "{line}");
+                let Message::Request(general) = &general else { panic!("a request: {line}") };
+                let request = merged(request);
+                assert_eq!(
+                    (&request.id, &request.method, &request.params, request.meta.to_value()),
+                    (&general.id, &general.method, &general.params, general.meta.to_value()),
+                    "{line}"
+                );
             }
         }
         let declined = [
@@ -684,6 +692,15 @@ mod tests {
             assert!(parse_plain(line.as_bytes()).is_none(), "{line}");
             assert!(parse_plain_request(line.as_bytes()).is_none(), "{line}");
         }
+    }
+
+    /// The request the general path makes: a `tools/call`'s arguments in `params`.
+    fn merged(mut request: Request) -> Request {
+        if let Some(text) = request.arguments.take() {
+            let value = serde_json::from_str(text.get()).expect("checked JSON");
+            request.params.get_or_insert_default().insert("arguments".into(), value);
+        }
+        request
     }
 
     /// A request's `_meta` leaves its params, kept as sent; a notification's stays.
@@ -722,8 +739,12 @@ mod tests {
         }
         let made =
             Request::new(RequestId::Number(1), "tools/call", json!({ "arguments": { "k": 2 } }).as_object().cloned());
-        assert_eq!(made.params, Some(Map::new()));
-        assert_eq!(made.arguments.map(|a| a.get().to_owned()), Some(r#"{"k":2}"#.to_owned()));
+        assert_eq!(made.params, json!({ "arguments": { "k": 2 } }).as_object().cloned());
+        assert!(made.arguments().is_none());
+        // `params` before `method`: taken out all the same.
+        let line = br#"{"jsonrpc":"2.0","id":1,"params":{"arguments":{ "k" :2},"name":"e"},"method":"tools/call"}"#;
+        let Ok(Message::Request(req)) = parse_message(line) else { panic!("a request") };
+        assert_eq!(req.arguments().map(RawValue::get), Some(r#"{ "k" :2}"#));
         // Not UTF-8: the general path's error.
         let failure = parse_message(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\xff\"}").expect_err("refused");
         assert_eq!(failure.error.code().0, -32700);

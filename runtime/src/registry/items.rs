@@ -30,8 +30,8 @@ impl std::fmt::Display for Site {
 }
 
 /// A tool handler shim: receives the request context and the `arguments` object (`{}` when the
-/// client sent none; as the JSON text it came in while no filter changed it) and returns the
-/// call result or a protocol error.
+/// client sent none; as the JSON text it came in, on a server without raw filters, while no
+/// typed filter changed it) and returns the call result or a protocol error.
 pub type ToolHandler = fn(RequestContext, ToolArguments) -> BoxFuture<Result<CallToolResult, McpError>>;
 
 /// Where a tool's input schema comes from.
