@@ -71,6 +71,10 @@ pub(crate) fn encodes_directly(server: &Engine, era: Era) -> Option<Era> {
     (server.raw.is_empty() && fits).then_some(era)
 }
 
+/// Bytes reserved for a `tools/call` result's own JSON before the stamp (what `serde_json`'s
+/// `to_string` starts with).
+const RESULT_ROOM: usize = 128;
+
 /// A `tools/call` result as the request's answer: with `direct` (see [`encodes_directly`]) its
 /// JSON text, stamped for 2026-07-28 as [`stamp_modern`] would stamp its `Value`, else its
 /// `Value` (stamped later). A result with a `_meta` of its own stays a `Value`, for the stamp
@@ -88,7 +92,12 @@ pub(crate) fn call_tool_result(
     let Some(era) = direct.filter(|_| result.meta.is_none() && !writes_a_key_twice(&result)) else {
         return serde_json::to_value(&*result).map(ResultObject::Value).map_err(unencodable);
     };
-    let mut text = serde_json::to_string(&*result).map_err(unencodable)?;
+    // Room for a short result and the stamp, so that appending the stamp rarely reallocates.
+    let stamp_len = if era.is_modern() { server.modern_stamp.len() } else { 0 };
+    let mut bytes = Vec::with_capacity(RESULT_ROOM + stamp_len);
+    serde_json::to_writer(&mut bytes, &*result).map_err(unencodable)?;
+    let mut text =
+        String::from_utf8(bytes).map_err(|e| McpError::internal(format!("tool result is not UTF-8: {e}")))?;
     // The method's cache rule is `Never` (no `ttlMs`), so the stamp is the same for every call.
     if era.is_modern() && text.ends_with('}') {
         text.pop();

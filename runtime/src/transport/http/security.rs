@@ -4,6 +4,7 @@ use crate::jsonrpc::McpError;
 use axum::response::Response;
 use http::HeaderMap;
 use std::net::SocketAddr;
+use std::sync::OnceLock;
 
 /// Which `Host` and `Origin` values the HTTP transport accepts: the defence against DNS
 /// rebinding the transport spec asks for
@@ -74,7 +75,7 @@ impl HostPolicy {
     /// Accepts `localhost`, `127.0.0.1` and `[::1]` on any port, and web pages served from
     /// them.
     pub fn localhost() -> Self {
-        HostPolicy { hosts: Hosts::List(localhost_patterns()), origins: Vec::new() }
+        HostPolicy { hosts: Hosts::List(localhost_patterns().to_vec()), origins: Vec::new() }
     }
 
     /// Accepts the hosts `patterns` match (see [`HostPattern`] for the forms, `*` for every
@@ -109,7 +110,7 @@ impl HostPolicy {
             Hosts::Automatic => {
                 let hosts = match bound {
                     Some(addr) if !addr.ip().is_loopback() => vec![HostPattern::any()],
-                    _ => localhost_patterns(),
+                    _ => localhost_patterns().to_vec(),
                 };
                 HostPolicy { hosts: Hosts::List(hosts), origins: self.origins.clone() }
             }
@@ -158,8 +159,12 @@ impl HostPolicy {
     }
 }
 
-fn localhost_patterns() -> Vec<HostPattern> {
-    ["localhost", "127.0.0.1", "[::1]"].iter().filter_map(|h| h.parse().ok()).collect()
+/// `localhost`, `127.0.0.1` and `[::1]` on any port, parsed once: an unresolved automatic
+/// policy (a [`router`](super::router) whose address is not known) checks every request
+/// against them.
+fn localhost_patterns() -> &'static [HostPattern] {
+    static PATTERNS: OnceLock<Vec<HostPattern>> = OnceLock::new();
+    PATTERNS.get_or_init(|| ["localhost", "127.0.0.1", "[::1]"].iter().filter_map(|h| h.parse().ok()).collect())
 }
 
 /// The refusal of a request whose host or (when present) `Origin` is not allowed: 403 with an
