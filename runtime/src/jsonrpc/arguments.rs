@@ -89,8 +89,10 @@ impl ToolArguments {
     /// client sent: an integer beyond 64 bits (a `u128` field; a map holds it as an `f64`), an
     /// `f32` (read from the decimal, not rounded through an `f64`), a `RawValue` field (the
     /// text as sent), a key sent twice inside a type that tries alternatives (`untagged`,
-    /// `flatten`). A server with a raw filter, or a typed filter that changed the arguments,
-    /// decodes from the map.
+    /// `flatten`). The map is what the tool decodes from on a server with a raw filter, after a
+    /// typed filter changed the arguments, and for a request parsed on the general path (an
+    /// entry of a batch, a message with a key JSON-RPC does not define or a key sent twice, a
+    /// server with incoming message filters) or made with `Request::new`.
     ///
     /// Errors: serde's, with the path of the value that failed (`serde_path_to_error`).
     pub fn decode<T: DeserializeOwned>(self) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {

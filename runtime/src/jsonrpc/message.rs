@@ -328,6 +328,9 @@ struct PlainParams {
     members: Map<String, Value>,
     meta: Option<Box<RawValue>>,
     arguments: Option<Box<RawValue>>,
+    /// `members` holds a `null` where `arguments` came, taken as text before the method was
+    /// known: another method's arguments go back there, in the order they were sent.
+    placeholder: bool,
 }
 
 /// How many arrays and objects enclose `params`' members in a message: the message and
@@ -346,7 +349,7 @@ impl<'de> Visitor<'de> for PlainParamsVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<PlainParams, A::Error> {
-        let mut params = PlainParams { members: Map::new(), meta: None, arguments: None };
+        let mut params = PlainParams { members: Map::new(), meta: None, arguments: None, placeholder: false };
         // Captured text is only scanned, not parsed: what a `Value` would refuse (a lone
         // surrogate, a number out of range, nesting past the depth limit) must fail here too,
         // for the general path to answer -32700.
@@ -359,13 +362,19 @@ impl<'de> Visitor<'de> for PlainParamsVisitor {
                 ParamsKey::Arguments if self.tool_call != Some(false) => {
                     let raw = checked(access.next_value()?)?;
                     if raw.get().trim_start().starts_with('{') {
-                        params.members.shift_remove("arguments");
+                        if self.tool_call.is_none() {
+                            params.members.insert("arguments".to_owned(), Value::Null);
+                            params.placeholder = true;
+                        } else {
+                            params.members.shift_remove("arguments");
+                        }
                         params.arguments = Some(raw);
                     } else {
                         // `null` or a wrong type: left in the map for `tools/call` to judge.
                         let value = serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)?;
                         params.members.insert("arguments".to_owned(), value);
                         params.arguments = None;
+                        params.placeholder = false;
                     }
                 }
                 ParamsKey::Arguments => {
@@ -421,11 +430,13 @@ fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
     let (params, meta, arguments) = match plain.params {
         None => (None, RequestMeta::default(), None),
         Some(mut p) => {
-            // `params` before `method`, and the method is not `tools/call`: the arguments go
-            // back into the map (checked text, so it parses).
-            if plain.method != TOOLS_CALL
-                && let Some(text) = p.arguments.take()
-            {
+            // `params` before `method`: a `tools/call` drops the placeholder; another method's
+            // arguments go back in its place (checked text, so it parses).
+            if plain.method == TOOLS_CALL {
+                if p.placeholder {
+                    p.members.shift_remove("arguments");
+                }
+            } else if let Some(text) = p.arguments.take() {
                 p.members.insert("arguments".to_owned(), serde_json::from_str(text.get()).ok()?);
             }
             (Some(p.members), p.meta.map(RequestMeta::from_raw).unwrap_or_default(), p.arguments)
@@ -652,6 +663,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":18,"method":"prompts/get","params":{"name":"p","arguments":{"a":"1"}}}"#,
             r#"{"jsonrpc":"2.0","id":19,"params":{"name":"p","arguments":{"a":"1"}},"method":"prompts/get"}"#,
             r#"{"jsonrpc":"2.0","id":20,"params":{"arguments":{"a":"1"},"arguments":null},"method":"prompts/get"}"#,
+            r#"{"jsonrpc":"2.0","id":21,"params":{"arguments":7,"name":"p","arguments":{"a":1}},"method":"prompts/get"}"#,
+            r#"{"jsonrpc":"2.0","id":22,"params":{"arguments":{"a":1},"name":"p","arguments":{"b":2}},"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":23,"params":{"arguments":{"a":1},"name":"e","arguments":7},"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":24,"params":{"arguments":7,"name":"e","arguments":{"a":1}},"method":"tools/call"}"#,
             r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"e","arguments":{"a":1}}}"#,
         ];
         for line in accepted {
@@ -662,6 +677,10 @@ mod tests {
                 let sent: Value = serde_json::from_str(line).expect("JSON");
                 let object_arguments = sent["method"] == TOOLS_CALL && sent["params"]["arguments"].is_object();
                 assert_eq!(request.arguments.is_some(), object_arguments, "{line}");
+                if request.arguments.is_none() {
+                    // Nothing was taken out: the same request, key order included.
+                    assert_eq!(format!("{:?}", Message::Request(request.clone())), format!("{general:?}"), "{line}");
+                }
                 let Message::Request(general) = &general else { panic!("a request: {line}") };
                 let request = merged(request);
                 assert_eq!(
