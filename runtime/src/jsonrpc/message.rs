@@ -328,9 +328,10 @@ struct PlainParams {
     members: Map<String, Value>,
     meta: Option<Box<RawValue>>,
     arguments: Option<Box<RawValue>>,
-    /// `members` holds a `null` where `arguments` came, taken as text before the method was
-    /// known: another method's arguments go back there, in the order they were sent.
-    placeholder: bool,
+    /// `members` holds an `arguments` entry: a value that is not an object, or, while
+    /// `arguments` holds text taken before the method was known, a `null` keeping its place
+    /// (another method's arguments go back there, in the order they were sent).
+    held: bool,
 }
 
 /// How many arrays and objects enclose `params`' members in a message: the message and
@@ -349,7 +350,7 @@ impl<'de> Visitor<'de> for PlainParamsVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<PlainParams, A::Error> {
-        let mut params = PlainParams { members: Map::new(), meta: None, arguments: None, placeholder: false };
+        let mut params = PlainParams { members: Map::new(), meta: None, arguments: None, held: false };
         // Captured text is only scanned, not parsed: what a `Value` would refuse (a lone
         // surrogate, a number out of range, nesting past the depth limit) must fail here too,
         // for the general path to answer -32700.
@@ -364,9 +365,10 @@ impl<'de> Visitor<'de> for PlainParamsVisitor {
                     if raw.get().trim_start().starts_with('{') {
                         if self.tool_call.is_none() {
                             params.members.insert("arguments".to_owned(), Value::Null);
-                            params.placeholder = true;
-                        } else {
+                            params.held = true;
+                        } else if params.held {
                             params.members.shift_remove("arguments");
+                            params.held = false;
                         }
                         params.arguments = Some(raw);
                     } else {
@@ -374,7 +376,7 @@ impl<'de> Visitor<'de> for PlainParamsVisitor {
                         let value = serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)?;
                         params.members.insert("arguments".to_owned(), value);
                         params.arguments = None;
-                        params.placeholder = false;
+                        params.held = true;
                     }
                 }
                 ParamsKey::Arguments => {
@@ -433,7 +435,7 @@ fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
             // `params` before `method`: a `tools/call` drops the placeholder; another method's
             // arguments go back in its place (checked text, so it parses).
             if plain.method == TOOLS_CALL {
-                if p.placeholder {
+                if p.arguments.is_some() && p.held {
                     p.members.shift_remove("arguments");
                 }
             } else if let Some(text) = p.arguments.take() {

@@ -208,7 +208,7 @@ impl Engine {
         } else {
             None
         };
-        let raw = self.take_meta(target, &mut params, req.meta);
+        let (raw, arguments) = self.take_meta(target, &mut params, req.meta, req.arguments);
         let parts = RequestParts {
             id: req.id,
             method: req.method,
@@ -223,7 +223,7 @@ impl Engine {
             principal: origin.principal,
             connection: origin.connection,
         };
-        Ok(Prepared { target, parts, params, arguments: req.arguments, channel, had_input })
+        Ok(Prepared { target, parts, params, arguments, channel, had_input })
     }
 
     /// The modern answer from the outcome of `run`: an input-required error becomes its result
@@ -287,7 +287,7 @@ impl Engine {
         if let Err(e) = super::legacy_meta::reject_modern_envelope(&req.meta, session.version) {
             return Either::Left(ready(Err(e)));
         }
-        let raw = self.take_meta(target, &mut params, req.meta);
+        let (raw, arguments) = self.take_meta(target, &mut params, req.meta, req.arguments);
         let channel: Arc<dyn InputChannel> =
             Arc::new(LegacyChannel::new(session.client_requests().clone(), origin.notifier.clone()));
         let parts = RequestParts {
@@ -304,7 +304,7 @@ impl Engine {
             principal: origin.principal,
             connection: origin.connection,
         };
-        let run = self.run(target, parts, (params, req.arguments), Some(session.clone()), Some(channel));
+        let run = self.run(target, parts, (params, arguments), Some(session.clone()), Some(channel));
         if crate::protocol::revision::has_every_key(Era::Legacy(session.version)) {
             return Either::Right(Either::Left(run));
         }
@@ -331,7 +331,7 @@ impl Engine {
         self: &Arc<Self>,
         target: Target,
         parts: RequestParts,
-        (mut params, arguments): (Map<String, Value>, Option<Box<RawValue>>),
+        (params, arguments): (Map<String, Value>, Option<Box<RawValue>>),
         session: Option<Arc<LegacySession>>,
         input: Option<Arc<dyn InputChannel>>,
     ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
@@ -349,12 +349,6 @@ impl Engine {
                 // No raw filter to pass through: the terminal step itself, without the shared
                 // closure and boxed future that a chain needs.
                 return server.dispatch(target, ctx, params, arguments, session.as_ref()).await;
-            }
-            // Raw filters read and may change `params` whole, `arguments` included.
-            if let Some(text) = arguments
-                && let Ok(value) = serde_json::from_str(text.get())
-            {
-                params.insert("arguments".into(), value);
             }
             let chain = server.clone();
             // Panics of the method are contained inside the chain too, so that the raw filters
@@ -541,19 +535,32 @@ fn trace_context(meta: &RequestMeta, transport: Option<TraceContext>) -> Option<
 }
 
 impl Engine {
-    /// The request's `params._meta` for [`RequestParts::meta`], which the parser took out of
-    /// `params`.
+    /// The request's `params._meta` for [`RequestParts::meta`], and a `tools/call`'s
+    /// `arguments` text for the tool, both of which the parser took out of `params`.
     ///
-    /// Raw filters see the undecoded params with `_meta`, and so does a replacement listen
-    /// handler: there `params` gets it back as a `Value` (made from its text only then). Every
-    /// other step would drop it from `params` before decoding them (handlers read it through
-    /// the context).
-    fn take_meta(&self, target: Target, params: &mut Map<String, Value>, meta: RequestMeta) -> RequestMeta {
+    /// Raw filters see the undecoded params with `_meta` and `arguments`, and a replacement
+    /// listen handler sees them with `_meta`: there `params` gets them back as `Value`s (made
+    /// from their text only then), and the tool reads its arguments from `params` after the
+    /// filters (`None` is returned for the text). Every other step would drop `_meta` from
+    /// `params` before decoding them (handlers read it through the context).
+    fn take_meta(
+        &self,
+        target: Target,
+        params: &mut Map<String, Value>,
+        meta: RequestMeta,
+        arguments: Option<Box<RawValue>>,
+    ) -> (RequestMeta, Option<Box<RawValue>>) {
         let seen_in_params = !self.raw.is_empty() || matches!(target, Target::Builtin(Method::Listen));
         if seen_in_params && let Some(value) = meta.to_value() {
             params.insert("_meta".into(), value);
         }
-        meta
+        if self.raw.is_empty() {
+            return (meta, arguments);
+        }
+        if let Some(value) = arguments.and_then(|text| serde_json::from_str(text.get()).ok()) {
+            params.insert("arguments".into(), value);
+        }
+        (meta, None)
     }
 }
 
