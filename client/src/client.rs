@@ -12,6 +12,7 @@ use crate::transport::stdio::{read_lines, write_lines};
 use futures::Stream;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -463,6 +464,18 @@ impl Client {
         params: Value,
         options: RequestOptions,
     ) -> Result<Value, ClientError> {
+        let result = self.request_text(method, params, options).await?;
+        value_of(method, &result)
+    }
+
+    /// [`request_with`](Self::request_with), the result left as the JSON text it came in, for
+    /// the caller to decode the type it expects without an intermediate [`Value`].
+    pub(crate) async fn request_text(
+        &self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
         // On 2026-07-28 the input handler answers `input_required` rounds and its capabilities
         // go in the request; on a session it answers the server's requests that belong to this one.
         let (capabilities, input) = match options.input {
@@ -539,7 +552,7 @@ impl Client {
         mut params: Value,
         timeout: Duration,
         input: Option<&InputFn>,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         if !self.inner.session.modern {
             // A session has no rounds: the server asks with requests of its own.
             return match input {
@@ -554,9 +567,10 @@ impl Client {
         for _ in 0..=self.inner.max_input_rounds {
             let sent = if may_retry { params.clone() } else { std::mem::take(&mut params) };
             let result = self.inner.peer.request(method, sent, timeout).await?;
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            if !asks_for_input(&result) {
                 return Ok(result);
             }
+            let result = value_of(method, &result)?;
             // Before any handler runs: its answer (a user's form, a paid sampling call) could
             // not be sent.
             if !may_retry {
@@ -812,16 +826,20 @@ impl Client {
     ) -> Result<CallToolResult, ClientError> {
         let arguments = arguments_object(arguments)?;
         let params = json!({ "name": name, "arguments": arguments });
-        let result = match self.request_with("tools/call", params.clone(), options.clone()).await {
-            Err(ClientError::Rpc { error, .. })
-                if error.code() == switchyard::ErrorCode::HEADER_MISMATCH && self.inner.session.modern =>
-            {
+        // Only a 2026-07-28 server over HTTP checks `Mcp-Param-*` headers; elsewhere the params
+        // are sent once, without a copy kept for a second try.
+        if !(self.inner.session.modern && self.inner.peer.is_streamable_http()) {
+            let result = self.request_text("tools/call", params, options).await?;
+            return decode_text("tools/call", &result);
+        }
+        let result = match self.request_text("tools/call", params.clone(), options.clone()).await {
+            Err(ClientError::Rpc { error, .. }) if error.code() == switchyard::ErrorCode::HEADER_MISMATCH => {
                 self.list_tools().await?;
-                self.request_with("tools/call", params, options).await?
+                self.request_text("tools/call", params, options).await?
             }
             other => other?,
         };
-        decode("tools/call", result)
+        decode_text("tools/call", &result)
     }
 
     /// Every prompt, through all pages (`prompts/list`).
@@ -846,8 +864,9 @@ impl Client {
     {
         let arguments: Map<String, Value> =
             arguments.into_iter().map(|(k, v)| (k.into(), Value::String(v.into()))).collect();
-        let result = self.request("prompts/get", json!({ "name": name, "arguments": arguments })).await?;
-        decode("prompts/get", result)
+        let params = json!({ "name": name, "arguments": arguments });
+        let result = self.request_text("prompts/get", params, RequestOptions::default()).await?;
+        decode_text("prompts/get", &result)
     }
 
     /// Every resource, through all pages (`resources/list`).
@@ -869,8 +888,8 @@ impl Client {
     /// Errors: [`ClientError::Rpc`] `-32002` (or `-32602` on older servers) when there is no
     /// such resource; as [`request`](Self::request) otherwise.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        let result = self.request("resources/read", json!({ "uri": uri })).await?;
-        decode("resources/read", result)
+        let result = self.request_text("resources/read", json!({ "uri": uri }), RequestOptions::default()).await?;
+        decode_text("resources/read", &result)
     }
 
     /// The server's notifications from now on (`notifications/message`, progress, list
@@ -1052,6 +1071,39 @@ pub(crate) fn arguments_object(arguments: impl Serialize) -> Result<Value, Clien
 pub(crate) fn decode<T: DeserializeOwned>(method: &str, result: Value) -> Result<T, ClientError> {
     serde_json::from_value(result)
         .map_err(|e| ClientError::Protocol(format!("{method}: the result does not decode: {e}")))
+}
+
+/// [`decode`] from the result's text, as it came in.
+///
+/// Errors: [`ClientError::Protocol`] naming what does not decode.
+pub(crate) fn decode_text<T: DeserializeOwned>(method: &str, result: &RawValue) -> Result<T, ClientError> {
+    serde_json::from_str(result.get())
+        .map_err(|e| ClientError::Protocol(format!("{method}: the result does not decode: {e}")))
+}
+
+/// A result's text as a [`Value`].
+///
+/// Errors: [`ClientError::Protocol`] for text a `Value` cannot hold (the response path already
+/// refuses such text; this is what keeps a mistake there from being a panic).
+pub(crate) fn value_of(method: &str, result: &RawValue) -> Result<Value, ClientError> {
+    decode_text(method, result)
+}
+
+/// Whether a 2026-07-28 result is `input_required`
+/// ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)).
+/// The text is read only when it could say so: it holds the word, or an escape that could
+/// spell it.
+fn asks_for_input(result: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Kind<'a> {
+        #[serde(rename = "resultType", borrow)]
+        result_type: Option<std::borrow::Cow<'a, str>>,
+    }
+    let text = result.get();
+    if !text.contains("input_required") && !text.contains('\\') {
+        return false;
+    }
+    serde_json::from_str::<Kind>(text).is_ok_and(|kind| kind.result_type.as_deref() == Some("input_required"))
 }
 
 /// The answers of one `input_required` round from a request's own input handler

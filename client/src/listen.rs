@@ -114,7 +114,7 @@ impl Stream for Subscription {
 struct Open {
     id: i64,
     notes: broadcast::Receiver<Notification>,
-    answer: futures::future::BoxFuture<'static, Result<Value, ClientError>>,
+    answer: futures::future::BoxFuture<'static, Result<Box<serde_json::value::RawValue>, ClientError>>,
 }
 
 /// Opens a subscription and waits for its acknowledgement (at most `timeout`).
@@ -171,7 +171,7 @@ async fn open(peer: &Arc<Peer>, params: &Value, timeout: Duration) -> Result<(Op
     // Subscribed before the request goes out: the acknowledgement may come at once.
     let mut notes = peer.subscribe();
     let id = peer.reserve_id();
-    let answer: futures::future::BoxFuture<'static, Result<Value, ClientError>> = {
+    let answer: futures::future::BoxFuture<'static, Result<Box<serde_json::value::RawValue>, ClientError>> = {
         let peer = peer.clone();
         let params = params.clone();
         Box::pin(async move { peer.request_as(id, "subscriptions/listen", params, None).await })

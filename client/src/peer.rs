@@ -9,13 +9,14 @@ use crate::error::ClientError;
 use crate::input::InputHandlers;
 use crate::options::InputFn;
 use futures::{Sink, SinkExt, Stream, StreamExt};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use switchyard::jsonrpc::{
-    Message, Notification, ParseFailure, error_response, parse_entry, parse_message, success_response,
+    Message, Notification, ParseFailure, error_response, parse_entry, parse_message, parse_success, success_response,
 };
 use switchyard::{ErrorCode, McpError, RequestId};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -51,9 +52,10 @@ const MAX_SERVING: usize = 64;
 /// How many outgoing messages may wait for the writer.
 const OUTGOING_BUFFER: usize = 1024;
 
-/// What a waiting request receives.
+/// What a waiting request receives: a result as the JSON text it came in, decoded by whoever
+/// asked into the type it expects.
 enum Answer {
-    Result(Value),
+    Result(Box<RawValue>),
     Error(McpError),
     #[cfg(feature = "http")]
     Failed(ClientError),
@@ -126,8 +128,13 @@ impl Peer {
     /// included: a server that stops reading cannot hold the caller longer). Dropping the
     /// returned future after the request went out cancels it (`notifications/cancelled`),
     /// except `initialize`, which the lifecycle forbids cancelling. `Value::Null` params are
-    /// left out of the message.
-    pub(crate) async fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError> {
+    /// left out of the message. The result is the text it came in.
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Box<RawValue>, ClientError> {
         self.request_as(self.reserve_id(), method, params, Some(timeout)).await
     }
 
@@ -144,11 +151,17 @@ impl Peer {
         params: Value,
         timeout: Duration,
         handler: InputFn,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         let id = self.reserve_id();
         self.asking().insert(id, Asking { handler, asked: 0, questions: Vec::new() });
         let _asking = Unregister { peer: self, id };
         self.request_as(id, method, params, Some(timeout)).await
+    }
+
+    /// Whether this is a Streamable HTTP connection (it alone tells which request a server's
+    /// request belongs to).
+    pub(crate) fn is_streamable_http(&self) -> bool {
+        self.relates_by_stream
     }
 
     fn asking(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Asking>> {
@@ -207,7 +220,7 @@ impl Peer {
         method: &str,
         params: Value,
         timeout: Option<Duration>,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         // A timeout beyond what the clock can count (`Duration::MAX`, a server's vast `ttl`)
         // is none.
         let deadline = timeout.and_then(|t| tokio::time::Instant::now().checked_add(t));
@@ -306,18 +319,31 @@ impl Peer {
     }
 
     fn resolve(&self, id: &RequestId, outcome: Result<Value, Value>) {
-        let waiter = match id {
-            RequestId::Number(n) => self.lock().remove(n),
-            RequestId::String(_) => None,
-        };
-        let Some(waiter) = waiter else {
-            tracing::warn!(target: "switchyard_client", %id, "a response to no request of ours; ignored");
-            return;
-        };
-        let _ = waiter.send(match outcome {
-            Ok(result) => Answer::Result(result),
+        let answer = match outcome {
+            // Rare here: a plain success came through `parse_success`.
+            Ok(result) => match serde_json::value::to_raw_value(&result) {
+                Ok(text) => Answer::Result(text),
+                Err(e) => Answer::Error(McpError::internal(format!("the result could not be kept: {e}"))),
+            },
             Err(object) => Answer::Error(error_from_object(&object)),
-        });
+        };
+        match id {
+            RequestId::Number(n) => self.answer_waiter(*n, answer),
+            RequestId::String(_) => {
+                tracing::warn!(target: "switchyard_client", %id, "a response to no request of ours; ignored")
+            }
+        }
+    }
+
+    /// Hands `answer` to whoever waits for our request `id`.
+    fn answer_waiter(&self, id: i64, answer: Answer) {
+        let waiter = self.lock().remove(&id);
+        match waiter {
+            Some(waiter) => {
+                let _ = waiter.send(answer);
+            }
+            None => tracing::warn!(target: "switchyard_client", id, "a response to no request of ours; ignored"),
+        }
     }
 
     #[cfg(feature = "http")]
@@ -548,6 +574,10 @@ fn dispatch(peer: &Arc<Peer>, bytes: &[u8], related: Option<i64>) {
             dispatch_one(peer, parse_entry(entry), bytes, related);
         }
         return;
+    }
+    // Nearly every message is the answer to a request of ours: its result stays text.
+    if let Some(success) = parse_success(bytes) {
+        return peer.answer_waiter(success.id, Answer::Result(success.result));
     }
     dispatch_one(peer, parse_message(bytes), bytes, related);
 }

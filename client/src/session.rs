@@ -93,14 +93,15 @@ pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, 
         let mut meta = Map::new();
         modern_meta(&mut meta, &offer.client_info, &offer.capabilities);
         let params = json!({ "_meta": meta });
-        let mut probe = peer.request("server/discover", params.clone(), offer.probe_timeout).await;
+        let discover = |params| async { value(peer.request("server/discover", params, offer.probe_timeout).await) };
+        let mut probe = discover(params.clone()).await;
         // A server (or a proxy in front of it) that refuses the version yet lists it among
         // those it supports gets one more try; a list without it falls through to initialize.
         if let Err(ClientError::Rpc { error, .. }) = &probe
             && error.code() == ErrorCode::UNSUPPORTED_VERSION
             && error.data().and_then(|d| d.get("supported")).is_some_and(|s| lists_modern(Some(s)))
         {
-            probe = peer.request("server/discover", params, offer.probe_timeout).await;
+            probe = discover(params).await;
         }
         match probe {
             Ok(result) if speaks_modern(&result) => {
@@ -128,14 +129,14 @@ pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, 
         "capabilities": offer.capabilities,
         "clientInfo": offer.client_info,
     });
-    let result = peer.request("initialize", params, offer.timeout).await?;
+    let result = value(peer.request("initialize", params, offer.timeout).await)?;
     let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
     // The probe went unanswered (a slow start), yet the server says it speaks 2026-07-28: ask
     // again, with the handshake's whole timeout.
     if probe_timed_out && version == MODERN_VERSION {
         let mut meta = Map::new();
         modern_meta(&mut meta, &offer.client_info, &offer.capabilities);
-        let discovered = peer.request("server/discover", json!({ "_meta": meta }), offer.timeout).await?;
+        let discovered = value(peer.request("server/discover", json!({ "_meta": meta }), offer.timeout).await)?;
         if speaks_modern(&discovered) {
             return Ok(modern_session(discovered, offer.client_info, offer.capabilities));
         }
@@ -158,6 +159,11 @@ pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, 
         client_info: offer.client_info,
         client_capabilities: offer.capabilities,
     })
+}
+
+/// A handshake's result as a [`Value`]: read once per connection, field by field.
+fn value(result: Result<Box<serde_json::value::RawValue>, ClientError>) -> Result<Value, ClientError> {
+    result.and_then(|text| crate::client::value_of("the handshake", &text))
 }
 
 fn speaks_modern(discovered: &Value) -> bool {

@@ -11,6 +11,7 @@ pub(crate) mod error;
 pub(crate) mod id;
 mod message;
 mod meta;
+mod response;
 mod result;
 pub(crate) mod small_map;
 
@@ -23,4 +24,5 @@ pub use message::{
     parse_message, success_response,
 };
 pub use meta::RequestMeta;
+pub use response::{SuccessResponse, parse_success};
 pub use result::{EncodedResult, ResultObject};
