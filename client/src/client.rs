@@ -468,8 +468,9 @@ impl Client {
         value_of(method, &result)
     }
 
-    /// [`request_with`](Self::request_with), the result left as the JSON text it came in, for
-    /// the caller to decode the type it expects without an intermediate [`Value`].
+    /// [`request_with`](Self::request_with), the result left as JSON text (as sent, for a plain
+    /// success response), for the caller to decode the type it expects without an intermediate
+    /// [`Value`].
     pub(crate) async fn request_text(
         &self,
         method: &str,
@@ -1073,12 +1074,16 @@ pub(crate) fn decode<T: DeserializeOwned>(method: &str, result: Value) -> Result
         .map_err(|e| ClientError::Protocol(format!("{method}: the result does not decode: {e}")))
 }
 
-/// [`decode`] from the result's text, as it came in.
+/// [`decode`] from the result's text. What the text does not decode into `T` is decoded again
+/// through a [`Value`], so the outcome is [`decode`]'s: a repeated key keeps its last value, and
+/// an error reads the same.
 ///
 /// Errors: [`ClientError::Protocol`] naming what does not decode.
 pub(crate) fn decode_text<T: DeserializeOwned>(method: &str, result: &RawValue) -> Result<T, ClientError> {
-    serde_json::from_str(result.get())
-        .map_err(|e| ClientError::Protocol(format!("{method}: the result does not decode: {e}")))
+    match serde_json::from_str(result.get()) {
+        Ok(decoded) => Ok(decoded),
+        Err(_) => decode(method, value_of(method, result)?),
+    }
 }
 
 /// A result's text as a [`Value`].
@@ -1086,13 +1091,15 @@ pub(crate) fn decode_text<T: DeserializeOwned>(method: &str, result: &RawValue) 
 /// Errors: [`ClientError::Protocol`] for text a `Value` cannot hold (the response path already
 /// refuses such text; this is what keeps a mistake there from being a panic).
 pub(crate) fn value_of(method: &str, result: &RawValue) -> Result<Value, ClientError> {
-    decode_text(method, result)
+    serde_json::from_str(result.get())
+        .map_err(|e| ClientError::Protocol(format!("{method}: the result does not decode: {e}")))
 }
 
 /// Whether a 2026-07-28 result is `input_required`
 /// ([MRTR](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)).
-/// The text is read only when it could say so: it holds the word, or an escape that could
-/// spell it.
+/// The text is read only when it could say so: it holds the word, or a `\u` escape that could
+/// spell it. An object read plainly decides; anything else (a repeated key, say) is read as a
+/// `Value`, as every result was before.
 fn asks_for_input(result: &RawValue) -> bool {
     #[derive(serde::Deserialize)]
     struct Kind<'a> {
@@ -1100,10 +1107,16 @@ fn asks_for_input(result: &RawValue) -> bool {
         result_type: Option<std::borrow::Cow<'a, str>>,
     }
     let text = result.get();
-    if !text.contains("input_required") && !text.contains('\\') {
+    if !text.contains("input_required") && !text.contains("\\u") {
         return false;
     }
-    serde_json::from_str::<Kind>(text).is_ok_and(|kind| kind.result_type.as_deref() == Some("input_required"))
+    if text.starts_with('{')
+        && let Ok(kind) = serde_json::from_str::<Kind>(text)
+    {
+        return kind.result_type.as_deref() == Some("input_required");
+    }
+    serde_json::from_str::<Value>(text)
+        .is_ok_and(|v| v.get("resultType").and_then(Value::as_str) == Some("input_required"))
 }
 
 /// The answers of one `input_required` round from a request's own input handler
@@ -1130,4 +1143,57 @@ pub(crate) async fn answer_with(
         }
     });
     futures::future::try_join_all(answers).await.map(Map::from_iter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).expect("JSON")
+    }
+
+    #[test]
+    fn a_typed_result_decodes_from_text_as_from_a_value() {
+        for text in [
+            r#"{"content":[{"type":"text","text":"hi"}],"isError":false}"#,
+            // A repeated key: the text decode refuses it, the `Value` keeps the last one.
+            r#"{"content":[],"content":[{"type":"text","text":"x"}]}"#,
+            r#"{"content":[{"type":"text","text":"a","text":"b"}]}"#,
+            r#"{"content":"not a list"}"#,
+            r#"[1]"#,
+        ] {
+            let from_text = decode_text::<CallToolResult>("tools/call", &raw(text));
+            let from_value = decode::<CallToolResult>("tools/call", serde_json::from_str(text).expect("JSON"));
+            match (from_text, from_value) {
+                (Ok(a), Ok(b)) => assert_eq!(
+                    serde_json::to_value(a).expect("encodes"),
+                    serde_json::to_value(b).expect("encodes"),
+                    "{text}"
+                ),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
+                (a, b) => panic!("{text}: {a:?} against {b:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn input_required_is_found_however_it_is_spelled() {
+        for (text, asks) in [
+            (r#"{"resultType":"input_required","inputRequests":{}}"#, true),
+            (r#"{"resultType":"input\u005frequired"}"#, true),
+            (r#"{"resultType":"complete","resultType":"input_required"}"#, true),
+            (r#"{"resultType":"input_required","resultType":"complete"}"#, false),
+            (r#"{"resultType":"complete","content":[{"type":"text","text":"input_required"}]}"#, false),
+            (r#"{"resultType":"complete","note":"a \"quoted\"\nline"}"#, false),
+            (r#"["input_required"]"#, false),
+            (r#"{"resultType":7,"x":"input_required"}"#, false),
+            (r#"{"content":[]}"#, false),
+        ] {
+            assert_eq!(asks_for_input(&raw(text)), asks, "{text}");
+            let by_value = serde_json::from_str::<Value>(text).expect("JSON").get("resultType").and_then(Value::as_str)
+                == Some("input_required");
+            assert_eq!(asks, by_value, "{text}");
+        }
+    }
 }

@@ -52,12 +52,13 @@ const MAX_SERVING: usize = 64;
 /// How many outgoing messages may wait for the writer.
 const OUTGOING_BUFFER: usize = 1024;
 
-/// What a waiting request receives: a result as the JSON text it came in, decoded by whoever
-/// asked into the type it expects.
+/// What a waiting request receives: a result as JSON text (as sent, for a plain success
+/// response; encoded again from its `Value` for one in a batch or of an unusual shape), decoded
+/// by whoever asked into the type it expects.
 enum Answer {
     Result(Box<RawValue>),
     Error(McpError),
-    #[cfg(feature = "http")]
+    /// No result for a reason of the transport's or the client's own, not the server's error.
     Failed(ClientError),
 }
 
@@ -128,7 +129,7 @@ impl Peer {
     /// included: a server that stops reading cannot hold the caller longer). Dropping the
     /// returned future after the request went out cancels it (`notifications/cancelled`),
     /// except `initialize`, which the lifecycle forbids cancelling. `Value::Null` params are
-    /// left out of the message. The result is the text it came in.
+    /// left out of the message. The result is JSON text, as sent for a plain success response.
     pub(crate) async fn request(
         &self,
         method: &str,
@@ -264,7 +265,6 @@ impl Peer {
         match outcome {
             Ok(Answer::Result(result)) => Ok(result),
             Ok(Answer::Error(error)) => Err(ClientError::Rpc { method: method.to_owned(), error: Box::new(error) }),
-            #[cfg(feature = "http")]
             Ok(Answer::Failed(error)) => Err(error),
             Err(_) => Err(ClientError::Closed),
         }
@@ -323,7 +323,7 @@ impl Peer {
             // Rare here: a plain success came through `parse_success`.
             Ok(result) => match serde_json::value::to_raw_value(&result) {
                 Ok(text) => Answer::Result(text),
-                Err(e) => Answer::Error(McpError::internal(format!("the result could not be kept: {e}"))),
+                Err(e) => Answer::Failed(ClientError::Protocol(format!("the result could not be kept: {e}"))),
             },
             Err(object) => Answer::Error(error_from_object(&object)),
         };

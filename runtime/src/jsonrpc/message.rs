@@ -287,7 +287,7 @@ impl<'de> Deserialize<'de> for RequestKey {
 }
 
 /// Whether `jsonrpc` is the string `"2.0"`; another type fails the plain path.
-struct Version(bool);
+pub(super) struct Version(pub(super) bool);
 
 impl<'de> Deserialize<'de> for Version {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

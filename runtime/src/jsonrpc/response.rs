@@ -1,21 +1,22 @@
 //! A success response read without building its result: what a client receives for nearly
 //! every request it sends, decoded later straight from the text into the type it expects.
 
+use super::message::Version;
 use super::meta::check_json;
 use serde::Deserialize;
 use serde::de::{Error as _, MapAccess, Visitor};
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::fmt;
 
 /// A JSON-RPC 2.0 success response with an integer id: `{"jsonrpc":"2.0","id":7,"result":…}`
 /// ([JSON-RPC 2.0 §5](https://www.jsonrpc.org/specification#response_object)), its `result`
 /// kept as the JSON text it was sent as. Made by [`parse_success`].
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct SuccessResponse {
     /// The id of the request answered (`-2^63` to `2^63-1`).
     pub id: i64,
-    /// The `result` member's text, exactly as sent, whitespace included.
+    /// The `result` member's value as sent, whitespace inside it included (not around it).
     pub result: Box<RawValue>,
 }
 
@@ -63,17 +64,16 @@ impl<'de> Visitor<'de> for PlainSuccessVisitor {
         let (mut version, mut id, mut result) = (false, None, None);
         // The errors below only send the message to the general path: no text is built.
         let refused = || A::Error::custom("");
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match key.as_ref() {
-                "jsonrpc" if !version => {
-                    let value: Cow<'de, str> = map.next_value()?;
-                    if value != "2.0" {
+        while let Some(member) = map.next_key::<Member>()? {
+            match member {
+                Member::Jsonrpc if !version => {
+                    if !map.next_value::<Version>()?.0 {
                         return Err(refused());
                     }
                     version = true;
                 }
-                "id" if id.is_none() => id = Some(map.next_value::<i64>()?),
-                "result" if result.is_none() => result = Some(map.next_value::<&'de RawValue>()?),
+                Member::Id if id.is_none() => id = Some(map.next_value::<i64>()?),
+                Member::Result if result.is_none() => result = Some(map.next_value::<&'de RawValue>()?),
                 _ => return Err(refused()),
             }
         }
@@ -81,6 +81,34 @@ impl<'de> Visitor<'de> for PlainSuccessVisitor {
             (true, Some(id), Some(result)) => Ok(PlainSuccess { id, result }),
             _ => Err(refused()),
         }
+    }
+}
+
+/// A member of a success response, read without copying its name; any other name fails.
+enum Member {
+    Jsonrpc,
+    Id,
+    Result,
+}
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MemberVisitor;
+        impl Visitor<'_> for MemberVisitor {
+            type Value = Member;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("jsonrpc, id or result")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Member, E> {
+                match name {
+                    "jsonrpc" => Ok(Member::Jsonrpc),
+                    "id" => Ok(Member::Id),
+                    "result" => Ok(Member::Result),
+                    _ => Err(E::custom("")),
+                }
+            }
+        }
+        d.deserialize_str(MemberVisitor)
     }
 }
 
