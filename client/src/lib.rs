@@ -63,6 +63,7 @@
 //! requests are refused with `-32601`.
 
 mod client;
+mod decode;
 mod error;
 mod input;
 mod listen;

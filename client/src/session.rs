@@ -163,7 +163,7 @@ pub(crate) async fn negotiate(peer: &Peer, offer: Offer<'_>) -> Result<Session, 
 
 /// A handshake's result as a [`Value`]: read once per connection, field by field.
 fn value(result: Result<Box<serde_json::value::RawValue>, ClientError>) -> Result<Value, ClientError> {
-    result.and_then(|text| crate::client::value_of("the handshake", &text))
+    result.and_then(|text| crate::decode::value_of("the handshake", &text))
 }
 
 fn speaks_modern(discovered: &Value) -> bool {

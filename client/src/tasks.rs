@@ -6,7 +6,8 @@
 //! the result read with `tasks/result`
 //! ([tasks](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks)).
 
-use crate::client::{Client, answer_with, arguments_object, decode, meta_mut};
+use crate::client::{Client, answer_with, arguments_object, meta_mut};
+use crate::decode::decode;
 use crate::error::ClientError;
 use crate::listen::Subscription;
 use crate::options::{ProgressUpdate, RequestOptions};
