@@ -836,7 +836,9 @@ impl Client {
         }
         let result = match self.request_text("tools/call", params.clone(), options.clone()).await {
             Err(ClientError::Rpc { error, .. }) if error.code() == switchyard::ErrorCode::HEADER_MISMATCH => {
-                self.list_tools().await?;
+                // Boxed: the listing's future is kilobytes, and this rare retry would otherwise
+                // size every call's future.
+                Box::pin(self.list_tools()).await?;
                 self.request_text("tools/call", params, options).await?
             }
             other => other?,

@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use switchyard::input::InputRequest;
@@ -109,8 +110,10 @@ impl Link {
     /// The options of one relayed request: the call timeout, our request's cancellation, and
     /// (when our client asked for progress) a channel the upstream's reports go to.
     fn options(&self, ctx: &RequestContext) -> (RequestOptions, Option<mpsc::UnboundedReceiver<ProgressUpdate>>) {
+        // The token itself, not a child: the client only watches it, and a child would be
+        // linked into (and later unlinked from) our request's token tree on every call.
         let mut options =
-            RequestOptions::new().timeout(self.upstream.call_timeout).cancel_with(ctx.cancellation().child_token());
+            RequestOptions::new().timeout(self.upstream.call_timeout).cancel_with(ctx.cancellation().clone());
         // The upstream's questions during this call go to our client: on 2026-07-28 with its
         // capabilities (none declared, none asked), on a session those the upstream sends for
         // this call (without the capability, asking ours fails and the upstream gets the error).
@@ -140,23 +143,12 @@ impl Link {
     {
         let Some(client) = self.client() else { return Err(Failure::Down) };
         let (options, progress) = self.options(ctx);
-        // Boxed: the client's request future is kilobytes, and inline it would be copied with
-        // every future around it (the mirrored item's, the pipeline's) on each call.
-        let mut call = Box::pin(send(client, options));
-        let Some(mut progress) = progress else { return call.await.map_err(Failure::Client) };
-        let reporter = ctx.progress();
-        let answer = loop {
-            tokio::select! {
-                biased;
-                Some(update) = progress.recv() => {
-                    reporter.report(update.progress, update.total, update.message.as_deref()).await;
-                }
-                answer = &mut call => break answer,
-            }
+        let call = boxed(send, client, options);
+        let answer = match progress {
+            None => call.await,
+            // Boxed: only a call whose client asked for progress needs room for the reports.
+            Some(progress) => Box::pin(pass_progress(ctx, call, progress)).await,
         };
-        while let Ok(update) = progress.try_recv() {
-            reporter.report(update.progress, update.total, update.message.as_deref()).await;
-        }
         answer.map_err(Failure::Client)
     }
 
@@ -180,7 +172,8 @@ impl Link {
     ) -> Result<CallToolResult, McpError> {
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
         let answer = if as_task.load(Ordering::Relaxed) {
-            self.call_as_task(&ctx, name, &arguments).await
+            // Boxed, here and below: the rare task path would otherwise size every call's future.
+            Box::pin(self.call_as_task(&ctx, name, &arguments)).await
         } else {
             let args = &arguments;
             let plain = self
@@ -190,7 +183,7 @@ impl Link {
                 Err(Failure::Client(ClientError::Rpc { error, .. })) if asks_for_tasks(&error) => {
                     tracing::debug!(target: "switchyard_gateway", upstream = self.name(), tool = name, "the tool runs only as a task upstream");
                     as_task.store(true, Ordering::Relaxed);
-                    self.call_as_task(&ctx, name, &arguments).await
+                    Box::pin(self.call_as_task(&ctx, name, &arguments)).await
                 }
                 other => other,
             }
@@ -331,6 +324,45 @@ fn input_capabilities(client: &Value) -> Value {
         .filter_map(|kind| Some((kind.to_owned(), client.get(kind)?.clone())))
         .collect();
     Value::Object(relayed)
+}
+
+/// Waits for `call`'s answer, handing the upstream's progress reports to our request's
+/// [`Progress`](switchyard::Progress) as they come, each before the answer.
+async fn pass_progress<T, Fut>(
+    ctx: &RequestContext,
+    mut call: Pin<Box<Fut>>,
+    mut progress: mpsc::UnboundedReceiver<ProgressUpdate>,
+) -> Result<T, ClientError>
+where
+    Fut: Future<Output = Result<T, ClientError>>,
+{
+    let reporter = ctx.progress();
+    let answer = loop {
+        tokio::select! {
+            biased;
+            Some(update) = progress.recv() => {
+                reporter.report(update.progress, update.total, update.message.as_deref()).await;
+            }
+            answer = &mut call => break answer,
+        }
+    };
+    while let Ok(update) = progress.try_recv() {
+        reporter.report(update.progress, update.total, update.message.as_deref()).await;
+    }
+    answer
+}
+
+/// The client's request future, made and boxed outside any `async fn`. It is kilobytes, and
+/// an `async fn` that made it in place would keep room for it in its own state (rustc reserves
+/// it for the temporary even though no await is reached while it lives there): every future
+/// around the relay (the mirrored item's, the pipeline's) would grow by as much, be allocated
+/// from malloc's slow path and be copied whole on each call.
+fn boxed<T, F, Fut>(send: F, client: Client, options: RequestOptions) -> Pin<Box<Fut>>
+where
+    F: FnOnce(Client, RequestOptions) -> Fut,
+    Fut: Future<Output = Result<T, ClientError>>,
+{
+    Box::pin(send(client, options))
 }
 
 /// Asks our client the upstream's input request `key` (`method` with `params`) through our
