@@ -226,15 +226,21 @@ impl Peer {
         // is none.
         let deadline = timeout.and_then(|t| tokio::time::Instant::now().checked_add(t));
         let timed_out = || ClientError::Timeout { method: method.to_owned(), timeout: timeout.unwrap_or_default() };
-        let expired = || async move {
+        if self.closed.is_cancelled() {
+            return Err(ClientError::Closed);
+        }
+        // One timer and one wait for the connection's end serve both waits below: each made
+        // afresh would be registered (the timer in the wheel, the wait in the token's list)
+        // and removed again, under a lock, twice per request.
+        let expired = async move {
             match deadline {
                 Some(deadline) => tokio::time::sleep_until(deadline).await,
                 None => std::future::pending().await,
             }
         };
-        if self.closed.is_cancelled() {
-            return Err(ClientError::Closed);
-        }
+        tokio::pin!(expired);
+        let closed = self.closed.cancelled();
+        tokio::pin!(closed);
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id, tx);
         let mut guard = CancelOnDrop { peer: self, id, armed: false };
@@ -244,11 +250,11 @@ impl Peer {
         }
         let queued = tokio::select! {
             queued = self.outgoing.send(message) => queued.is_ok(),
-            () = expired() => {
+            () = &mut expired => {
                 self.lock().remove(&id);
                 return Err(timed_out());
             }
-            () = self.closed.cancelled() => false,
+            () = &mut closed => false,
         };
         if !queued {
             self.lock().remove(&id);
@@ -257,9 +263,9 @@ impl Peer {
         guard.armed = method != "initialize";
         let outcome = tokio::select! {
             answer = rx => answer,
-            () = expired() => return Err(timed_out()),
+            () = &mut expired => return Err(timed_out()),
             // The reader may have cleared the table between the check above and the insert.
-            () = self.closed.cancelled() => return Err(ClientError::Closed),
+            () = &mut closed => return Err(ClientError::Closed),
         };
         guard.armed = false;
         match outcome {
