@@ -229,9 +229,9 @@ impl Peer {
         if self.closed.is_cancelled() {
             return Err(ClientError::Closed);
         }
-        // One timer and one wait for the connection's end serve both waits below: each made
-        // afresh would be registered (the timer in the wheel, the wait in the token's list)
-        // and removed again, under a lock, twice per request.
+        // One timer and one wait for the connection's end serve both waits below: made afresh
+        // for each, they could be registered (the timer in the wheel, the wait in the token's
+        // list) and removed again, under a lock, twice per request.
         let expired = async move {
             match deadline {
                 Some(deadline) => tokio::time::sleep_until(deadline).await,

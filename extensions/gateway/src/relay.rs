@@ -14,7 +14,7 @@ use switchyard::protocol::META_SERVER_INFO;
 use switchyard::registry::UriTemplate;
 use switchyard::{
     CallToolResult, Completion, CompletionRef, CompletionRequest, Content, ErrorCode, GetPromptResult, McpError,
-    ReadResourceResult, RequestContext, ResourceContents,
+    Progress, ReadResourceResult, RequestContext, ResourceContents,
 };
 use switchyard_client::{Client, ClientError, ProgressUpdate, RequestOptions, TaskHandle, ToolCall};
 use tokio::sync::mpsc;
@@ -108,8 +108,12 @@ impl Link {
     }
 
     /// The options of one relayed request: the call timeout, our request's cancellation, and
-    /// (when our client asked for progress) a channel the upstream's reports go to.
-    fn options(&self, ctx: &RequestContext) -> (RequestOptions, Option<mpsc::UnboundedReceiver<ProgressUpdate>>) {
+    /// (when our client asked for progress) a channel the upstream's reports go to, with our
+    /// request's [`Progress`] they are handed on to.
+    fn options(
+        &self,
+        ctx: &RequestContext,
+    ) -> (RequestOptions, Option<(mpsc::UnboundedReceiver<ProgressUpdate>, Progress)>) {
         // The token itself, not a child: the client only watches it, and a child would be
         // linked into (and later unlinked from) our request's token tree on every call.
         let mut options =
@@ -122,7 +126,8 @@ impl Link {
             let ctx = ctx_for_input.clone();
             async move { relay_input(&ctx, key, &method, params).await }
         });
-        if !ctx.progress().is_enabled() {
+        let reporter = ctx.progress();
+        if !reporter.is_enabled() {
             return (options, None);
         }
         let (tx, rx) = mpsc::unbounded_channel();
@@ -130,7 +135,7 @@ impl Link {
             // The receiver is gone once the call is answered: a late report has nowhere to go.
             let _ = tx.send(update);
         });
-        (options, Some(rx))
+        (options, Some((rx, reporter)))
     }
 
     /// Sends one request upstream with `send` (given the connection and the options) and
@@ -147,7 +152,7 @@ impl Link {
         let answer = match progress {
             None => call.await,
             // Boxed: only a call whose client asked for progress needs room for the reports.
-            Some(progress) => Box::pin(pass_progress(ctx, call, progress)).await,
+            Some((progress, reporter)) => Box::pin(pass_progress(call, progress, reporter)).await,
         };
         answer.map_err(Failure::Client)
     }
@@ -327,16 +332,15 @@ fn input_capabilities(client: &Value) -> Value {
 }
 
 /// Waits for `call`'s answer, handing the upstream's progress reports to our request's
-/// [`Progress`](switchyard::Progress) as they come, each before the answer.
+/// `reporter` as they come, each before the answer.
 async fn pass_progress<T, Fut>(
-    ctx: &RequestContext,
     mut call: Pin<Box<Fut>>,
     mut progress: mpsc::UnboundedReceiver<ProgressUpdate>,
+    reporter: Progress,
 ) -> Result<T, ClientError>
 where
     Fut: Future<Output = Result<T, ClientError>>,
 {
-    let reporter = ctx.progress();
     let answer = loop {
         tokio::select! {
             biased;
