@@ -80,7 +80,7 @@ impl RequestOptions {
     /// `notifications/cancelled` and the request fails with
     /// [`ClientError::Cancelled`](crate::ClientError::Cancelled). The client only watches
     /// `token` and never cancels it, so a server's own request token can be handed over as it
-    /// is (the gateway does): a timeout or a closed connection fails the request, not the token.
+    /// is: a timeout or a closed connection fails the request, not the token.
     pub fn cancel_with(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);
         self

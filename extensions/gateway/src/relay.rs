@@ -1,5 +1,5 @@
 //! Requests relayed to an upstream: the connection of the moment, the per-call options
-//! (timeout, cancellation, progress) and the mapping of its failures to our answers.
+//! (timeout, input, progress) and the mapping of its failures to our answers.
 
 use crate::upstream::Upstream;
 use serde::de::DeserializeOwned;
@@ -107,17 +107,20 @@ impl Link {
         }
     }
 
-    /// The options of one relayed request: the call timeout, our request's cancellation, and
-    /// (when our client asked for progress) a channel the upstream's reports go to, with our
-    /// request's [`Progress`] they are handed on to.
+    /// The options of one relayed request: the call timeout, our client's input capabilities
+    /// and handler, and (when our client asked for progress) a channel the upstream's reports
+    /// go to, with our request's [`Progress`] they are handed on to.
+    ///
+    /// No cancellation token: the runtime drops a request's future when the request is
+    /// cancelled (`notifications/cancelled`, a timeout filter, `tasks/cancel`), and the client
+    /// sends `notifications/cancelled` upstream for a request whose future is dropped. Watching
+    /// the token as well would cost every call a waiter registered in the token's list and a
+    /// `select!` around the request.
     fn options(
         &self,
         ctx: &RequestContext,
     ) -> (RequestOptions, Option<(mpsc::UnboundedReceiver<ProgressUpdate>, Progress)>) {
-        // The token itself, not a child: the client only watches it, and a child would be
-        // linked into (and later unlinked from) our request's token tree on every call.
-        let mut options =
-            RequestOptions::new().timeout(self.upstream.call_timeout).cancel_with(ctx.cancellation().clone());
+        let mut options = RequestOptions::new().timeout(self.upstream.call_timeout);
         // The upstream's questions during this call go to our client: on 2026-07-28 with its
         // capabilities (none declared, none asked), on a session those the upstream sends for
         // this call (without the capability, asking ours fails and the upstream gets the error).
@@ -204,9 +207,9 @@ impl Link {
     }
 
     /// Calls tool `name` upstream as a task and follows the task to its end. The call that
-    /// creates it has the relay's options (timeout, cancellation, progress, input); following
-    /// it is bound by our request's cancellation, which cancels the task upstream (also when
-    /// our request's future is dropped).
+    /// creates it has the relay's options (timeout, progress, input); following it ends with
+    /// our request (the runtime drops a cancelled request's future), and a task left unfollowed
+    /// that way is cancelled upstream.
     async fn call_as_task(
         &self,
         ctx: &RequestContext,
@@ -223,7 +226,8 @@ impl Link {
         };
         let Some(handle) = task.0.as_ref() else { return Err(Failure::Down) };
         // Followed through the relay as the call was: the task's questions go to our client,
-        // its progress (on a session) too, and our request's cancellation stops following.
+        // its progress (on a session) too, and a cancelled request stops following (its future
+        // is dropped).
         let result = self.relay(ctx, |_, options| async move { handle.result_with(options).await }).await;
         // A task that reached its end (its result, its failure, its cancellation) needs no
         // cancelling; one this side gave up following (our request cancelled, a question our
@@ -324,10 +328,12 @@ impl Link {
 /// What of our client's capabilities an upstream may ask through us: its `elicitation`,
 /// `sampling` and `roots` (an empty object when it has none of them).
 fn input_capabilities(client: &Value) -> Value {
-    let relayed: Map<String, Value> = ["elicitation", "sampling", "roots"]
-        .into_iter()
-        .filter_map(|kind| Some((kind.to_owned(), client.get(kind)?.clone())))
-        .collect();
+    let mut relayed = Map::new();
+    for kind in ["elicitation", "sampling", "roots"] {
+        if let Some(capability) = client.get(kind) {
+            relayed.insert(kind.to_owned(), capability.clone());
+        }
+    }
     Value::Object(relayed)
 }
 
