@@ -828,22 +828,44 @@ impl Client {
     ) -> Result<CallToolResult, ClientError> {
         let arguments = arguments_object(arguments)?;
         let params = json!({ "name": name, "arguments": arguments });
-        // Only a 2026-07-28 server over HTTP checks `Mcp-Param-*` headers; elsewhere the params
-        // are sent once, without a copy kept for a second try.
+        let result = self
+            .relisting_on_header_mismatch(params, options, |params, options| {
+                self.request_text("tools/call", params, options)
+            })
+            .await?;
+        decode_text("tools/call", &result)
+    }
+
+    /// Sends a `tools/call` (`params`, `options`) with `send` and, when the server refuses its
+    /// `Mcp-Param-*` headers (`-32020`: the tool changed or was never listed), lists the tools
+    /// again, which updates the headers, and sends it once more.
+    ///
+    /// Only a 2026-07-28 server over HTTP checks those headers; elsewhere the params are sent
+    /// once, without a copy kept for a second try.
+    ///
+    /// Errors: what `send` returns (the second `-32020` too); the listing's error.
+    pub(crate) async fn relisting_on_header_mismatch<T, F, Fut>(
+        &self,
+        params: Value,
+        options: RequestOptions,
+        send: F,
+    ) -> Result<T, ClientError>
+    where
+        F: Fn(Value, RequestOptions) -> Fut,
+        Fut: Future<Output = Result<T, ClientError>>,
+    {
         if !(self.inner.session.modern && self.inner.peer.is_streamable_http()) {
-            let result = self.request_text("tools/call", params, options).await?;
-            return decode_text("tools/call", &result);
+            return send(params, options).await;
         }
-        let result = match self.request_text("tools/call", params.clone(), options.clone()).await {
+        match send(params.clone(), options.clone()).await {
             Err(ClientError::Rpc { error, .. }) if error.code() == switchyard::ErrorCode::HEADER_MISMATCH => {
                 // Boxed: the listing's future is kilobytes, and this rare retry would otherwise
                 // size every call's future.
                 Box::pin(self.list_tools()).await?;
-                self.request_text("tools/call", params, options).await?
+                send(params, options).await
             }
-            other => other?,
-        };
-        decode_text("tools/call", &result)
+            other => other,
+        }
     }
 
     /// Every prompt, through all pages (`prompts/list`).

@@ -33,7 +33,9 @@ impl Client {
     ///
     /// - On 2026-07-28 the call declares the Tasks extension in its capabilities
     ///   ([tasks](https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md));
-    ///   the server decides.
+    ///   the server decides. Over HTTP, arguments the tool's schema marks with `x-mcp-header`
+    ///   go in `Mcp-Param-*` headers, and a refusal of them (`-32020`) lists the tools again
+    ///   and sends the call once more, as [`call_tool`](Self::call_tool) does.
     /// - On a 2025-11-25 session the call carries a `task` param (`{}`: the server's TTL) when
     ///   the server declares `tasks.requests.tools.call` and the tool's
     ///   `execution.taskSupport` is `optional` or `required`, read from a `tools/list`
@@ -85,7 +87,11 @@ impl Client {
         if let Some((capabilities, _)) = options.input.as_mut() {
             add_tasks_extension(capabilities);
         }
-        let result = self.request_with("tools/call", params, options).await?;
+        let result = self
+            .relisting_on_header_mismatch(params, options, |params, options| {
+                self.request_with("tools/call", params, options)
+            })
+            .await?;
         if result.get("resultType").and_then(Value::as_str) == Some("task") {
             return TaskHandle::new(self.clone(), &result, true).map(ToolCall::Task);
         }

@@ -190,3 +190,13 @@ async fn a_request_s_own_input_handler_answers_its_rounds_and_declares_its_capab
         "{refused:?}"
     );
 }
+
+#[tokio::test]
+async fn a_call_as_a_task_relists_after_a_header_refusal_too() {
+    let (client, _server) = over_http(ClientBuilder::new("t", "1").protocol_versions(["2026-07-28"])).await;
+    // Not listed yet: refused with -32020 for the missing `Mcp-Param-Region`, then listed and
+    // sent again. The server has no Tasks extension, so it answers at once.
+    let answer = client.call_tool_as_task("routed", json!({ "region": "eu-west" })).await.expect("retried");
+    let switchyard_client::ToolCall::Completed(result) = answer else { panic!("answered at once: {answer:?}") };
+    assert_eq!(result.content.first().and_then(|c| c.as_text()), Some("routed to eu-west"));
+}
