@@ -5,7 +5,7 @@ use crate::error::ClientError;
 use crate::input::{ElicitRequest, ElicitationModes, InputHandlers, SamplingRequest};
 use crate::listen::{Subscription, SubscriptionFilter};
 use crate::model::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
-use crate::options::{InputFn, RequestOptions, progress_for};
+use crate::options::{InputFn, ProgressFn, RequestOptions, progress_for};
 use crate::param_headers::ParamHeaders;
 use crate::peer::Peer;
 use crate::session::{Offer, Session, negotiate};
@@ -25,6 +25,7 @@ use switchyard::protocol::{LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, MODERN_VER
 use switchyard::{CallToolResult, Completion, CompletionRef, GetPromptResult, LogLevel, McpError, ReadResourceResult};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
 
 /// How long a request may wait for its answer unless set otherwise: 60 s.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -472,19 +473,28 @@ impl Client {
     /// [`request_with`](Self::request_with), the result left as JSON text (as sent, for a plain
     /// success response), for the caller to decode the type it expects without an intermediate
     /// [`Value`].
-    pub(crate) async fn request_text(
-        &self,
-        method: &str,
+    ///
+    /// Not an `async fn`: the request is stamped here, and a request without a progress
+    /// callback or a cancellation token (most) is its rounds' future alone; one with either is
+    /// boxed with the loop that watches them, whose room would otherwise size every request's
+    /// future.
+    pub(crate) fn request_text<'a>(
+        &'a self,
+        method: &'a str,
         params: Value,
         options: RequestOptions,
-    ) -> Result<Box<RawValue>, ClientError> {
+    ) -> impl Future<Output = Result<Box<RawValue>, ClientError>> + 'a {
+        use futures::future::Either;
         // On 2026-07-28 the input handler answers `input_required` rounds and its capabilities
         // go in the request; on a session it answers the server's requests that belong to this one.
         let (capabilities, input) = match options.input {
             Some((capabilities, handler)) => (self.inner.session.modern.then_some(capabilities), Some(handler)),
             None => (None, None),
         };
-        let mut params = self.inner.session.stamp_declaring(params, capabilities)?;
+        let mut params = match self.inner.session.stamp_declaring(params, capabilities) {
+            Ok(params) => params,
+            Err(e) => return Either::Left(std::future::ready(Err(e))),
+        };
         let progress = options.progress.map(|callback| {
             let n = self.inner.progress_tokens.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             (format!("switchyard-client-{n}"), callback)
@@ -508,13 +518,32 @@ impl Client {
         }
         let timeout = options.timeout.unwrap_or(self.inner.timeout);
         if progress.is_none() && options.cancel.is_none() {
-            return self.rounds(method, params, timeout, input.as_ref()).await;
+            return Either::Right(Either::Left(self.rounds(method, params, timeout, input)));
         }
-        let mut notes = progress.as_ref().map(|_| self.inner.peer.subscribe());
-        let rounds = self.rounds(method, params, timeout, input.as_ref());
+        // Subscribed before the request goes out, so that no report of it is missed.
+        let notes = progress.as_ref().map(|_| self.inner.peer.subscribe());
+        let watched = self.watched(method, params, timeout, input, (progress, notes), options.cancel);
+        Either::Right(Either::Right(Box::pin(watched)))
+    }
+
+    /// The rounds of a request with a progress callback (its token, and the server's
+    /// notifications it is read from) or a cancellation token: reports go to the callback as
+    /// they come, and the token's cancellation drops the rounds (which sends
+    /// `notifications/cancelled` for the request in flight) and fails the request with
+    /// [`ClientError::Cancelled`].
+    async fn watched(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        input: Option<InputFn>,
+        (progress, mut notes): (Option<(String, ProgressFn)>, Option<broadcast::Receiver<Notification>>),
+        cancel: Option<CancellationToken>,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let rounds = self.rounds(method, params, timeout, input);
         tokio::pin!(rounds);
         let cancelled = async {
-            match &options.cancel {
+            match &cancel {
                 Some(token) => token.cancelled().await,
                 None => std::future::pending().await,
             }
@@ -553,8 +582,9 @@ impl Client {
         method: &str,
         mut params: Value,
         timeout: Duration,
-        input: Option<&InputFn>,
+        input: Option<InputFn>,
     ) -> Result<Box<RawValue>, ClientError> {
+        let input = input.as_ref();
         if !self.inner.session.modern {
             // A session has no rounds: the server asks with requests of its own.
             return match input {
@@ -841,31 +871,34 @@ impl Client {
     /// again, which updates the headers, and sends it once more.
     ///
     /// Only a 2026-07-28 server over HTTP checks those headers; elsewhere the params are sent
-    /// once, without a copy kept for a second try.
+    /// once, without a copy kept for a second try, and the returned future is `send`'s own.
+    /// Over HTTP it is boxed: its room for the copy and the retry would otherwise size every
+    /// call's future.
     ///
     /// Errors: what `send` returns (the second `-32020` too); the listing's error.
-    pub(crate) async fn relisting_on_header_mismatch<T, F, Fut>(
-        &self,
+    pub(crate) fn relisting_on_header_mismatch<'a, T, F, Fut>(
+        &'a self,
         params: Value,
         options: RequestOptions,
         send: F,
-    ) -> Result<T, ClientError>
+    ) -> impl Future<Output = Result<T, ClientError>> + 'a
     where
-        F: Fn(Value, RequestOptions) -> Fut,
-        Fut: Future<Output = Result<T, ClientError>>,
+        F: Fn(Value, RequestOptions) -> Fut + 'a,
+        Fut: Future<Output = Result<T, ClientError>> + 'a,
+        T: 'a,
     {
         if !(self.inner.session.modern && self.inner.peer.is_streamable_http()) {
-            return send(params, options).await;
+            return futures::future::Either::Left(send(params, options));
         }
-        match send(params.clone(), options.clone()).await {
-            Err(ClientError::Rpc { error, .. }) if error.code() == switchyard::ErrorCode::HEADER_MISMATCH => {
-                // Boxed: the listing's future is kilobytes, and this rare retry would otherwise
-                // size every call's future.
-                Box::pin(self.list_tools()).await?;
-                send(params, options).await
+        futures::future::Either::Right(Box::pin(async move {
+            match send(params.clone(), options.clone()).await {
+                Err(ClientError::Rpc { error, .. }) if error.code() == switchyard::ErrorCode::HEADER_MISMATCH => {
+                    self.list_tools().await?;
+                    send(params, options).await
+                }
+                other => other,
             }
-            other => other,
-        }
+        }))
     }
 
     /// Every prompt, through all pages (`prompts/list`).

@@ -23,7 +23,7 @@ pub struct ProgressUpdate {
     pub message: Option<String>,
 }
 
-type ProgressFn = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
+pub(crate) type ProgressFn = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
 
 /// A per-request input handler: `(key, method, params)` of one input request → its answer.
 pub(crate) type InputFn =

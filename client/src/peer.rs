@@ -248,13 +248,19 @@ impl Peer {
         if !params.is_null() {
             message["params"] = params;
         }
-        let queued = tokio::select! {
-            queued = self.outgoing.send(message) => queued.is_ok(),
-            () = &mut expired => {
-                self.lock().remove(&id);
-                return Err(timed_out());
-            }
-            () = &mut closed => false,
+        // The queue has room almost always: only a full one makes the request wait for it (that
+        // wait boxed, so that its future does not size every request's).
+        let queued = match self.outgoing.try_send(message) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+            Err(mpsc::error::TrySendError::Full(message)) => tokio::select! {
+                queued = Box::pin(self.outgoing.send(message)) => queued.is_ok(),
+                () = &mut expired => {
+                    self.lock().remove(&id);
+                    return Err(timed_out());
+                }
+                () = &mut closed => false,
+            },
         };
         if !queued {
             self.lock().remove(&id);
