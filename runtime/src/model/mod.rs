@@ -7,6 +7,7 @@ mod metadata;
 mod prompt;
 mod resource;
 mod schema;
+mod short_list;
 mod tool;
 
 pub use completion::{Completion, CompletionArgument, CompletionRef, CompletionRequest};

@@ -52,6 +52,7 @@ pub struct GetPromptResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The messages.
+    #[serde(deserialize_with = "super::short_list::decode")]
     pub messages: Vec<PromptMessage>,
     /// Result `_meta`.
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 #[non_exhaustive]
 pub struct ReadResourceResult {
     /// The contents (one or more).
+    #[serde(deserialize_with = "super::short_list::decode")]
     pub contents: Vec<ResourceContents>,
     /// Result `_meta`.
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 #[non_exhaustive]
 pub struct CallToolResult {
     /// Unstructured content blocks.
+    #[serde(deserialize_with = "super::short_list::decode")]
     pub content: Vec<Content>,
     /// Structured output; matches the tool's `outputSchema` when it has one.
     #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
