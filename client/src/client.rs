@@ -584,14 +584,14 @@ impl Client {
         timeout: Duration,
         input: Option<InputFn>,
     ) -> Result<Box<RawValue>, ClientError> {
-        let input = input.as_ref();
         if !self.inner.session.modern {
             // A session has no rounds: the server asks with requests of its own.
             return match input {
-                Some(handler) => self.inner.peer.request_asking(method, params, timeout, handler.clone()).await,
+                Some(handler) => self.inner.peer.request_asking(method, params, timeout, handler).await,
                 None => self.inner.peer.request(method, params, timeout).await,
             };
         }
+        let input = input.as_ref();
         // A request that declares no capability to answer with cannot be asked (MRTR's
         // questions are elicitation, sampling and roots requests), so it is sent once, without
         // the copy kept for a retry.

@@ -243,7 +243,9 @@ impl Peer {
         tokio::pin!(closed);
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id, tx);
-        let mut guard = CancelOnDrop { peer: self, id, armed: false };
+        // From here every way out that leaves no answer behind (a timeout, the connection's end,
+        // the future dropped) removes the waiter.
+        let mut guard = CancelOnDrop { peer: self, id, waiting: true, armed: false };
         let mut message = json!({ "jsonrpc": "2.0", "id": id, "method": method });
         if !params.is_null() {
             message["params"] = params;
@@ -255,15 +257,11 @@ impl Peer {
             Err(mpsc::error::TrySendError::Closed(_)) => false,
             Err(mpsc::error::TrySendError::Full(message)) => tokio::select! {
                 queued = Box::pin(self.outgoing.send(message)) => queued.is_ok(),
-                () = &mut expired => {
-                    self.lock().remove(&id);
-                    return Err(timed_out());
-                }
+                () = &mut expired => return Err(timed_out()),
                 () = &mut closed => false,
             },
         };
         if !queued {
-            self.lock().remove(&id);
             return Err(ClientError::Closed);
         }
         guard.armed = method != "initialize";
@@ -273,7 +271,8 @@ impl Peer {
             // The reader may have cleared the table between the check above and the insert.
             () = &mut closed => return Err(ClientError::Closed),
         };
-        guard.armed = false;
+        // Answered: the reader took the waiter out of the table to answer it.
+        (guard.waiting, guard.armed) = (false, false);
         match outcome {
             Ok(Answer::Result(result)) => Ok(result),
             Ok(Answer::Error(error)) => Err(ClientError::Rpc { method: method.to_owned(), error: Box::new(error) }),
@@ -474,19 +473,24 @@ impl Drop for Unregister<'_> {
     }
 }
 
-/// Sends `notifications/cancelled` for a request whose future was dropped before its response.
+/// A request's waiter in the table while it waits (`waiting`): removed when the request ends
+/// without its answer, with `notifications/cancelled` sent once the request went out
+/// (`armed`).
 struct CancelOnDrop<'a> {
     peer: &'a Peer,
     id: i64,
+    waiting: bool,
     armed: bool,
 }
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
+        if self.waiting {
+            self.peer.lock().remove(&self.id);
+        }
         if !self.armed {
             return;
         }
-        self.peer.lock().remove(&self.id);
         let message = json!({
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",

@@ -115,7 +115,8 @@ impl Link {
     /// cancelled (`notifications/cancelled`, a timeout filter, `tasks/cancel`), and the client
     /// sends `notifications/cancelled` upstream for a request whose future is dropped. Watching
     /// the token as well would cost every call a waiter registered in the token's list and a
-    /// `select!` around the request.
+    /// `select!` around the request. A request cancelled before it first runs (the
+    /// cancellation right behind it) is not sent at all: [`relay`](Self::relay) looks first.
     fn options(
         &self,
         ctx: &RequestContext,
@@ -150,6 +151,12 @@ impl Link {
         Fut: Future<Output = Result<T, ClientError>>,
     {
         let Some(client) = self.client() else { return Err(Failure::Down) };
+        // The runtime runs a request once before it looks at its cancellation: one cancelled
+        // already would otherwise reach the upstream (and might start a task we never learn of)
+        // only to be cancelled there.
+        if ctx.cancellation().is_cancelled() {
+            return Err(Failure::Cancelled);
+        }
         let (options, progress) = self.options(ctx);
         let call = boxed(send, client, options);
         let answer = match progress {
@@ -500,13 +507,16 @@ impl Drop for CancelOnDrop {
 enum Failure {
     /// No connection to the upstream now.
     Down,
+    /// Our request was cancelled before it was sent.
+    Cancelled,
     /// The client's error.
     Client(ClientError),
 }
 
 impl Failure {
     /// A sentence naming the upstream and what went wrong, for an `isError` result or a
-    /// `-32603` error; `None` for the upstream's own JSON-RPC error and for a cancellation.
+    /// `-32603` error; `None` for the upstream's own JSON-RPC error and for our request's
+    /// cancellation.
     fn sentence(&self, upstream: &str, method: &str, target: &str) -> Option<String> {
         let what = format!("upstream `{upstream}` ({method} {target})");
         Some(match self {
@@ -517,7 +527,11 @@ impl Failure {
             Failure::Client(ClientError::Closed) => {
                 format!("{what}: the upstream closed the connection before answering; it is being reconnected")
             }
-            Failure::Client(ClientError::Rpc { .. } | ClientError::Cancelled { .. }) => return None,
+            // A task that ended `cancelled` upstream (no token of ours is watched).
+            Failure::Client(ClientError::Cancelled { .. }) => {
+                format!("{what}: the upstream task was cancelled before it finished")
+            }
+            Failure::Client(ClientError::Rpc { .. }) | Failure::Cancelled => return None,
             Failure::Client(other) => format!("{what}: {other}"),
         })
     }

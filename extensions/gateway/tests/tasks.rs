@@ -95,11 +95,15 @@ fn ada(_method: &str, _params: &Value) -> Value {
 
 /// A gateway in front of a 2026-07-28 upstream with the Tasks extension (prefix `t_`).
 async fn gateway() -> (Server, GatewayHandle, HttpTestServer) {
+    gateway_with(Server::builder("gateway", "1").groups(["none"]).build().expect("builds")).await
+}
+
+/// The gateway `server`, with the task upstream mirrored under `t_`.
+async fn gateway_with(server: Server) -> (Server, GatewayHandle, HttpTestServer) {
     let builder = Server::builder("task-upstream", "1").groups(["task-upstream"]);
     let upstream =
         TasksExtension::new().poll_interval(Duration::from_millis(20)).install(builder).build().expect("builds");
     let upstream = HttpTestServer::start(upstream, HttpConfig::default()).await.expect("binds");
-    let server = Server::builder("gateway", "1").groups(["none"]).build().expect("builds");
     let handle = Gateway::new()
         .upstream(Upstream::http("t", upstream.url()).prefix("t_"))
         .attach(&server)
@@ -168,6 +172,27 @@ async fn cancelling_our_call_cancels_the_upstream_task() {
     // The gateway serves on.
     let result = client.call_tool("t_add", json!({ "a": 1, "b": 2 })).await.expect("answers");
     assert_eq!(result.content[0].as_text(), Some("3"), "{result:?}");
+}
+
+/// A timeout filter on the gateway ends a relayed call: the runtime drops the call's future,
+/// and the upstream task it was following is cancelled.
+#[tokio::test]
+async fn a_timeout_on_the_gateway_cancels_the_upstream_task() {
+    let limit = switchyard::filters::Timeout::per_tool("t_stuck", Duration::from_millis(500));
+    let server = Server::builder("gateway", "1").groups(["none"]).raw_filter(5, limit).build().expect("builds");
+    let (server, _gateway, _upstream) = gateway_with(server).await;
+    let client = TestClient::modern(server);
+    wait_for_tools(&client).await;
+    let before = STUCK_CANCELLED.load(Ordering::SeqCst);
+    let reply = client.call_tool("t_stuck", json!({})).await;
+    assert_eq!(reply.error()["data"]["reason"], "timeout", "{:?}", reply.response);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while STUCK_CANCELLED.load(Ordering::SeqCst) == before {
+        assert!(Instant::now() < deadline, "the upstream task was never cancelled");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let reply = client.call_tool("t_add", json!({ "a": 2, "b": 2 })).await;
+    assert_eq!(reply.result()["content"][0]["text"], "4", "{:?}", reply.response);
 }
 
 /// A session client of the gateway answers the question of the upstream task at once: the
