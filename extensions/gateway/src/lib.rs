@@ -80,7 +80,7 @@
 //! | upstream | `tools/call` | `prompts/get`, `resources/read`, `completion/complete` |
 //! |---|---|---|
 //! | answers with a JSON-RPC error | that error: its code and `data`, the message prefixed `` upstream `name`: ``; an authorization refusal's `data.reason` (`forbidden`, `insufficient_scope`) becomes `upstream_forbidden` / `upstream_insufficient_scope`, so our transport does not answer it as ours (403, or 401 with a challenge) | the same |
-//! | not connected, no answer within the call timeout (cancelled upstream), closes the connection mid-call, answers with something that is no result of the method | an `isError: true` result whose text names the upstream and what happened, for the model to read ([tool errors](https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling)) | `-32603` with that text and `data: {"upstream": name}` |
+//! | not connected, no answer within the call timeout (cancelled upstream), closes the connection mid-call, answers with something that is no result of the method, ends the task a task-only tool ran as `cancelled` | an `isError: true` result whose text names the upstream and what happened, for the model to read ([tool errors](https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling)) | `-32603` with that text and `data: {"upstream": name}` |
 //!
 //! An upstream whose connection ends has its items removed (our clients get
 //! `notifications/*/list_changed`) and is connected again with exponential backoff

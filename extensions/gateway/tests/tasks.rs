@@ -49,6 +49,27 @@ async fn stuck(ctx: RequestContext) -> Result<String, McpError> {
     Ok("cancelled".to_owned())
 }
 
+/// How many runs of `held` ended (its own count: tests run in parallel, and `stuck` is
+/// another test's).
+static HELD_ENDED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a run of `held` that ended.
+struct CountsHeld;
+
+impl Drop for CountsHeld {
+    fn drop(&mut self) {
+        HELD_ENDED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Runs until it is cancelled, as a task only (as `stuck` does).
+#[mcp_tool(task_support = "required", group = "task-upstream")]
+async fn held(ctx: RequestContext) -> Result<String, McpError> {
+    let _end = CountsHeld;
+    ctx.cancellation().cancelled().await;
+    Ok("cancelled".to_owned())
+}
+
 /// How many runs of `greet` ended before an answer came.
 static GREET_ABANDONED: AtomicUsize = AtomicUsize::new(0);
 
@@ -116,7 +137,7 @@ async fn wait_for_tools(client: &TestClient) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let tools = client.request("tools/list", json!({})).await;
-        if tools.result()["tools"].as_array().is_some_and(|t| t.len() == 4) {
+        if tools.result()["tools"].as_array().is_some_and(|t| t.len() == 5) {
             return;
         }
         assert!(Instant::now() < deadline, "the gateway never mirrored the upstream: {:?}", tools.response);
@@ -178,16 +199,18 @@ async fn cancelling_our_call_cancels_the_upstream_task() {
 /// and the upstream task it was following is cancelled.
 #[tokio::test]
 async fn a_timeout_on_the_gateway_cancels_the_upstream_task() {
-    let limit = switchyard::filters::Timeout::per_tool("t_stuck", Duration::from_millis(500));
+    // Long enough for the plain call, its -32021 and the call that creates the task to be
+    // answered first: a deadline while that last call is in flight leaves a task whose id the
+    // gateway never learns (docs/composition.md).
+    let limit = switchyard::filters::Timeout::per_tool("t_held", Duration::from_secs(2));
     let server = Server::builder("gateway", "1").groups(["none"]).raw_filter(5, limit).build().expect("builds");
     let (server, _gateway, _upstream) = gateway_with(server).await;
     let client = TestClient::modern(server);
     wait_for_tools(&client).await;
-    let before = STUCK_CANCELLED.load(Ordering::SeqCst);
-    let reply = client.call_tool("t_stuck", json!({})).await;
+    let reply = client.call_tool("t_held", json!({})).await;
     assert_eq!(reply.error()["data"]["reason"], "timeout", "{:?}", reply.response);
     let deadline = Instant::now() + Duration::from_secs(20);
-    while STUCK_CANCELLED.load(Ordering::SeqCst) == before {
+    while HELD_ENDED.load(Ordering::SeqCst) == 0 {
         assert!(Instant::now() < deadline, "the upstream task was never cancelled");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

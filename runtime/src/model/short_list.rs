@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use std::marker::PhantomData;
 
-/// Decodes a JSON array into a `Vec` that starts with room for one item, for a
+/// Decodes a JSON array into a `Vec` that starts with room for one item (none for `[]`), for a
 /// `#[serde(deserialize_with)]` field such as a result's `content`, `messages` or `contents`.
 ///
 /// serde's own `Vec` starts empty when the format gives no length (JSON does not), so its
@@ -25,8 +25,11 @@ where
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-            // A length the format claims is trusted only as far as a short list.
-            let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(16));
+            // An empty list allocates nothing, as serde's does.
+            let Some(first) = seq.next_element()? else { return Ok(Vec::new()) };
+            // A length the format claims for the rest is trusted only as far as a short list.
+            let mut items = Vec::with_capacity(1 + seq.size_hint().unwrap_or(0).min(15));
+            items.push(first);
             while let Some(item) = seq.next_element()? {
                 items.push(item);
             }
@@ -66,6 +69,14 @@ mod tests {
             same::<ReadResourceResult, ResourceContents>("contents", json!(vec![contents.clone(); n]), |r| r.contents);
         }
         same::<CallToolResult, Content>("content", json!([text, link, text]), |r| r.content);
+    }
+
+    #[test]
+    fn one_item_takes_room_for_one_and_none_takes_none() {
+        let one: CallToolResult = serde_json::from_str(r#"{"content":[{"type":"text","text":"a"}]}"#).expect("decodes");
+        assert_eq!(one.content.capacity(), 1, "serde's own Vec reserves room for four");
+        let none: CallToolResult = serde_json::from_str(r#"{"content":[]}"#).expect("decodes");
+        assert_eq!(none.content.capacity(), 0);
     }
 
     #[test]
