@@ -11,6 +11,7 @@ use crate::peer::Peer;
 use crate::session::{Offer, Session, negotiate};
 use crate::transport::stdio::{read_lines, write_lines};
 use futures::Stream;
+use futures::future::Either;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -484,7 +485,6 @@ impl Client {
         params: Value,
         options: RequestOptions,
     ) -> impl Future<Output = Result<Box<RawValue>, ClientError>> + 'a {
-        use futures::future::Either;
         // On 2026-07-28 the input handler answers `input_required` rounds and its capabilities
         // go in the request; on a session it answers the server's requests that belong to this one.
         let (capabilities, input) = match options.input {
@@ -520,9 +520,7 @@ impl Client {
         if progress.is_none() && options.cancel.is_none() {
             return Either::Right(Either::Left(self.rounds(method, params, timeout, input)));
         }
-        // Subscribed before the request goes out, so that no report of it is missed.
-        let notes = progress.as_ref().map(|_| self.inner.peer.subscribe());
-        let watched = self.watched(method, params, timeout, input, (progress, notes), options.cancel);
+        let watched = self.watched(method, params, timeout, input, progress, options.cancel);
         Either::Right(Either::Right(Box::pin(watched)))
     }
 
@@ -537,9 +535,11 @@ impl Client {
         params: Value,
         timeout: Duration,
         input: Option<InputFn>,
-        (progress, mut notes): (Option<(String, ProgressFn)>, Option<broadcast::Receiver<Notification>>),
+        progress: Option<(String, ProgressFn)>,
         cancel: Option<CancellationToken>,
     ) -> Result<Box<RawValue>, ClientError> {
+        // Subscribed before the request goes out, so that no report of it is missed.
+        let mut notes = progress.as_ref().map(|_| self.inner.peer.subscribe());
         let rounds = self.rounds(method, params, timeout, input);
         tokio::pin!(rounds);
         let cancelled = async {
@@ -888,9 +888,9 @@ impl Client {
         T: 'a,
     {
         if !(self.inner.session.modern && self.inner.peer.is_streamable_http()) {
-            return futures::future::Either::Left(send(params, options));
+            return Either::Left(send(params, options));
         }
-        futures::future::Either::Right(Box::pin(async move {
+        Either::Right(Box::pin(async move {
             match send(params.clone(), options.clone()).await {
                 Err(ClientError::Rpc { error, .. }) if error.code() == switchyard::ErrorCode::HEADER_MISMATCH => {
                     self.list_tools().await?;

@@ -32,19 +32,19 @@ async fn add(pair: Pair) -> Result<String, McpError> {
     Ok(format!("{}", pair.a + pair.b))
 }
 
-/// Counts a run of `stuck` that ended, whether its future finished or was dropped.
-struct CountsTheEnd;
+/// Counts a run of a tool that ended, whether its future finished or was dropped.
+struct CountsTheEnd(&'static AtomicUsize);
 
 impl Drop for CountsTheEnd {
     fn drop(&mut self) {
-        STUCK_CANCELLED.fetch_add(1, Ordering::SeqCst);
+        self.0.fetch_add(1, Ordering::SeqCst);
     }
 }
 
 /// Runs until it is cancelled, as a task only.
 #[mcp_tool(task_support = "required", group = "task-upstream")]
 async fn stuck(ctx: RequestContext) -> Result<String, McpError> {
-    let _end = CountsTheEnd;
+    let _end = CountsTheEnd(&STUCK_CANCELLED);
     ctx.cancellation().cancelled().await;
     Ok("cancelled".to_owned())
 }
@@ -53,19 +53,10 @@ async fn stuck(ctx: RequestContext) -> Result<String, McpError> {
 /// another test's).
 static HELD_ENDED: AtomicUsize = AtomicUsize::new(0);
 
-/// Counts a run of `held` that ended.
-struct CountsHeld;
-
-impl Drop for CountsHeld {
-    fn drop(&mut self) {
-        HELD_ENDED.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
 /// Runs until it is cancelled, as a task only (as `stuck` does).
 #[mcp_tool(task_support = "required", group = "task-upstream")]
 async fn held(ctx: RequestContext) -> Result<String, McpError> {
-    let _end = CountsHeld;
+    let _end = CountsTheEnd(&HELD_ENDED);
     ctx.cancellation().cancelled().await;
     Ok("cancelled".to_owned())
 }
