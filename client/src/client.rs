@@ -856,14 +856,30 @@ impl Client {
         arguments: impl Serialize,
         options: RequestOptions,
     ) -> Result<CallToolResult, ClientError> {
+        let result = self.call_tool_text_with(name, arguments, options).await?;
+        decode_text("tools/call", &result)
+    }
+
+    /// [`call_tool_with`](Self::call_tool_with), the `CallToolResult` left as the JSON text the
+    /// server sent (the `result` member of its response), for a caller that passes it on
+    /// without decoding it: a gateway. Nothing in it is checked beyond its being JSON; the
+    /// runtime's [`ToolResultText::from_peer_text`](switchyard::ToolResultText::from_peer_text)
+    /// checks it and keeps it as text where it may.
+    ///
+    /// Errors: as [`call_tool_with`](Self::call_tool_with), but a result that is no
+    /// `CallToolResult` is returned, not refused.
+    pub async fn call_tool_text_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        options: RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
         let arguments = arguments_object(arguments)?;
         let params = json!({ "name": name, "arguments": arguments });
-        let result = self
-            .relisting_on_header_mismatch(params, options, |params, options| {
-                self.request_text("tools/call", params, options)
-            })
-            .await?;
-        decode_text("tools/call", &result)
+        self.relisting_on_header_mismatch(params, options, |params, options| {
+            self.request_text("tools/call", params, options)
+        })
+        .await
     }
 
     /// Sends a `tools/call` (`params`, `options`) with `send` and, when the server refuses its

@@ -88,7 +88,7 @@ pub use jsonrpc::id::RequestId;
 pub use model::{
     Annotations, CallToolResult, Completion, CompletionArgument, CompletionRef, CompletionRequest, Content,
     EmbeddedResource, GetPromptResult, Icon, Json, PromptArgument, PromptMessage, ReadResourceResult, ResourceContents,
-    Role, ToolAnnotations, input_schema,
+    Role, ToolAnnotations, ToolResultText, input_schema,
 };
 pub use pipeline::{
     AltNext, Alternate, CallToolParams, GetPromptParams, Next, RawFilter, RawNext, RawRequest, RawResponse,

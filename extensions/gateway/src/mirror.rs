@@ -217,9 +217,14 @@ fn add_one(server: &Server, link: &Arc<Link>, item: &Item<'_>, decorated: bool) 
                 _ => TaskSupport::Forbidden,
             };
             let as_task = Arc::new(AtomicBool::new(task_support == TaskSupport::Required));
+            let (text_link, text_name, text_as_task) = (link.clone(), upstream_name.clone(), as_task.clone());
             let mut tool = DynamicTool::new(ours, move |ctx, args| {
                 let (link, name, as_task) = (handler_link.clone(), upstream_name.clone(), as_task.clone());
                 async move { link.call_tool(ctx, &name, args, &as_task).await }
+            })
+            .text_call(move |ctx, args| {
+                let (link, name, as_task) = (text_link.clone(), text_name.clone(), text_as_task.clone());
+                async move { link.call_tool_text(ctx, &name, args, &as_task).await }
             })
             .task_support(task_support)
             .roles(link.upstream.roles)

@@ -14,7 +14,7 @@ use switchyard::protocol::META_SERVER_INFO;
 use switchyard::registry::UriTemplate;
 use switchyard::{
     CallToolResult, Completion, CompletionRef, CompletionRequest, Content, ErrorCode, GetPromptResult, McpError,
-    Progress, ReadResourceResult, RequestContext, ResourceContents,
+    Progress, ReadResourceResult, RequestContext, ResourceContents, ToolResultText,
 };
 use switchyard_client::{Client, ClientError, ProgressUpdate, RequestOptions, TaskHandle, ToolCall};
 use tokio::sync::mpsc;
@@ -74,6 +74,16 @@ impl Link {
         let ours = format!("{}{uri}", self.upstream.uri_prefix);
         let served = self.served.read().unwrap_or_else(|e| e.into_inner());
         Self::serves(&served, &ours).then_some(ours)
+    }
+
+    /// True when a result of the upstream may hold a link to give our URI: it has a
+    /// `uri_prefix` and we serve some of its resources or templates.
+    fn may_rewrite_links(&self) -> bool {
+        if self.upstream.uri_prefix.is_empty() {
+            return false;
+        }
+        let served = self.served.read().unwrap_or_else(|e| e.into_inner());
+        !(served.resources.is_empty() && served.templates.is_empty())
     }
 
     /// Gives our URI to each link in `blocks` (a `resource_link`, an embedded `resource`) to a
@@ -203,6 +213,48 @@ impl Link {
                 other => other,
             }
         };
+        self.tool_outcome(answer, name)
+    }
+
+    /// [`call_tool`](Self::call_tool) for the mirrored tool's text entry point: the upstream's
+    /// result is kept as the text it sent when [`ToolResultText::from_peer_text`] allows and no
+    /// link in it may need our URI (an upstream with a `uri_prefix` whose resources we serve),
+    /// and decoded as `call_tool` decodes it otherwise. A task is followed typed.
+    ///
+    /// Errors: as [`call_tool`](Self::call_tool).
+    pub(crate) async fn call_tool_text(
+        &self,
+        ctx: RequestContext,
+        name: &str,
+        arguments: Value,
+        as_task: &AtomicBool,
+    ) -> Result<ToolResultText, McpError> {
+        if as_task.load(Ordering::Relaxed) || self.may_rewrite_links() {
+            return Box::pin(self.call_tool(ctx, name, arguments, as_task)).await.map(ToolResultText::from);
+        }
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        let args = &arguments;
+        let plain = self
+            .relay(&ctx, |client, options| async move { client.call_tool_text_with(name, args, options).await })
+            .await;
+        let answer = match plain {
+            Ok(text) => match ToolResultText::from_peer_text(text.get()) {
+                Some(kept) => return Ok(kept),
+                None => decode_tool_result(&text),
+            },
+            Err(Failure::Client(ClientError::Rpc { error, .. })) if asks_for_tasks(&error) => {
+                tracing::debug!(target: "switchyard_gateway", upstream = self.name(), tool = name, "the tool runs only as a task upstream");
+                as_task.store(true, Ordering::Relaxed);
+                Box::pin(self.call_as_task(&ctx, name, &arguments)).await
+            }
+            Err(failure) => Err(failure),
+        };
+        self.tool_outcome(answer, name).map(ToolResultText::from)
+    }
+
+    /// What our client gets for a relayed call's `answer`: the result with our links and
+    /// without the upstream's `serverInfo`, or the failure as an `isError` result or an error.
+    fn tool_outcome(&self, answer: Result<CallToolResult, Failure>, name: &str) -> Result<CallToolResult, McpError> {
         match answer {
             Ok(mut result) => {
                 self.our_links(result.content.iter_mut());
@@ -411,6 +463,16 @@ async fn relay_input(ctx: &RequestContext, key: String, method: &str, params: Va
         _ => serde_json::to_value(answer.into_roots()?),
     };
     encoded.map_err(|e| McpError::internal(format!("the answer could not be encoded: {e}")))
+}
+
+/// A `tools/call` result's text as a `CallToolResult`, decoded through a `Value` as the client
+/// decodes what its typed decode refuses, so a repeated key keeps its last value.
+///
+/// Errors: a protocol failure naming what does not decode.
+fn decode_tool_result(text: &serde_json::value::RawValue) -> Result<CallToolResult, Failure> {
+    serde_json::from_str::<Value>(text.get())
+        .and_then(serde_json::from_value::<CallToolResult>)
+        .map_err(|e| Failure::Client(ClientError::Protocol(format!("tools/call: the result does not decode: {e}"))))
 }
 
 /// Puts `prefix` before the `uri` of one content read.

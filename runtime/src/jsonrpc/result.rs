@@ -21,8 +21,9 @@ pub enum ResultObject {
 }
 
 /// The compact JSON text of a result object, written by this crate's serializer (so it is
-/// valid JSON, one line: serde_json escapes newlines). Made only inside the crate; read it with
-/// [`as_str`](Self::as_str).
+/// valid JSON, one line: serde_json escapes newlines), or a peer's result checked to be valid
+/// and one line ([`ToolResultText`](crate::ToolResultText)). Made only inside the crate; read
+/// it with [`as_str`](Self::as_str).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodedResult(String);
 

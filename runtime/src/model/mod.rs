@@ -9,6 +9,7 @@ mod resource;
 mod schema;
 mod short_list;
 mod tool;
+mod tool_text;
 
 pub use completion::{Completion, CompletionArgument, CompletionRef, CompletionRequest};
 pub use content::{Content, EmbeddedResource, ResourceContents};
@@ -18,3 +19,4 @@ pub use prompt::{GetPromptResult, PromptArgument, PromptMessage, Role};
 pub use resource::ReadResourceResult;
 pub use schema::input_schema;
 pub use tool::{CallToolResult, Json};
+pub use tool_text::ToolResultText;

@@ -2,7 +2,7 @@ use super::Engine;
 use super::method::CacheRule;
 use super::rpc::ErasedValue;
 use crate::jsonrpc::{EncodedResult, McpError, ResultObject};
-use crate::model::CallToolResult;
+use crate::model::{CallToolResult, ToolResultText};
 use crate::protocol::Era;
 use crate::protocol::META_SERVER_INFO;
 use serde_json::map::Entry;
@@ -80,14 +80,24 @@ const RESULT_ROOM: usize = 128;
 /// `Value` (stamped later). A result with a `_meta` of its own stays a `Value`, for the stamp
 /// to merge `serverInfo` into it.
 ///
-/// Errors: `-32603` when the value is not a `CallToolResult` or cannot be serialized.
+/// A [`ToolResultText`] kept as text (which [`run_tool`](super::handlers) answers only with
+/// `direct`) is that text, stamped the same way.
+///
+/// Errors: `-32603` when the value is neither a `CallToolResult` nor a `ToolResultText`, or
+/// cannot be serialized.
 pub(crate) fn call_tool_result(
     server: &Engine,
     direct: Option<Era>,
     result: ErasedValue,
 ) -> Result<ResultObject, McpError> {
-    let result =
-        result.downcast::<CallToolResult>().map_err(|_| McpError::internal("tools/call result type mismatch"))?;
+    let mismatch = || McpError::internal("tools/call result type mismatch");
+    let result = match result.downcast::<CallToolResult>() {
+        Ok(result) => result,
+        Err(other) => match other.downcast::<ToolResultText>().map_err(|_| mismatch())?.into_parts() {
+            Ok(text) => return Ok(ResultObject::Encoded(EncodedResult::new(stamped(server, direct, text)))),
+            Err(result) => Box::new(result),
+        },
+    };
     let unencodable = |e: serde_json::Error| McpError::internal(format!("tool result could not be encoded: {e}"));
     let Some(era) = direct.filter(|_| result.meta.is_none() && !writes_a_key_twice(&result)) else {
         return serde_json::to_value(&*result).map(ResultObject::Value).map_err(unencodable);
@@ -96,16 +106,21 @@ pub(crate) fn call_tool_result(
     let stamp_len = if era.is_modern() { server.modern_stamp.len() } else { 0 };
     let mut bytes = Vec::with_capacity(RESULT_ROOM + stamp_len);
     serde_json::to_writer(&mut bytes, &*result).map_err(unencodable)?;
-    let mut text =
-        String::from_utf8(bytes).map_err(|e| McpError::internal(format!("tool result is not UTF-8: {e}")))?;
-    // The method's cache rule is `Never` (no `ttlMs`), so the stamp is the same for every call.
-    if era.is_modern() && text.ends_with('}') {
+    let text = String::from_utf8(bytes).map_err(|e| McpError::internal(format!("tool result is not UTF-8: {e}")))?;
+    Ok(ResultObject::Encoded(EncodedResult::new(stamped(server, Some(era), text))))
+}
+
+/// `text`, a result object with neither `resultType` nor `_meta`, stamped for 2026-07-28 as
+/// [`stamp_modern`] would stamp its `Value` (other eras: unchanged). The method's cache rule
+/// is `Never` (no `ttlMs`), so the stamp is the same for every call.
+fn stamped(server: &Engine, era: Option<Era>, mut text: String) -> String {
+    if era.is_some_and(|era| era.is_modern()) && text.ends_with('}') {
         text.pop();
         let stamp = server.modern_stamp.as_str();
         // `{}` has no member for the stamp's leading comma to follow.
         text.push_str(if text.len() == 1 { &stamp[1..] } else { stamp });
     }
-    Ok(ResultObject::Encoded(EncodedResult::new(text)))
+    text
 }
 
 /// True when serializing `result` would write some key twice: a `resource_link` block's

@@ -36,7 +36,7 @@ pub use table::{
     CompletionFn, CompletionKey, DispatchTable, ParamHeader, PromptEntry, PromptGetFn, ResourceEntry, ResourceReadFn,
     ToolCallFn, ToolEntry,
 };
-pub(crate) use table::{Decoration, ToolParts, build_tool};
+pub(crate) use table::{Decoration, ToolParts, ToolTextFn, build_tool};
 pub use task_support::TaskSupport;
 pub(crate) use tool_schema::{argument_error, problem};
 pub(crate) use transform::ToolTransforms;

@@ -84,6 +84,12 @@ impl BuildError {
 pub type ToolCallFn =
     Arc<dyn Fn(RequestContext, ToolArguments) -> BoxFuture<Result<CallToolResult, McpError>> + Send + Sync>;
 
+/// A tool's second entry point, which may answer with a result kept as text
+/// ([`DynamicTool::text_call`](crate::server::DynamicTool::text_call)).
+pub(crate) type ToolTextFn = Arc<
+    dyn Fn(RequestContext, ToolArguments) -> BoxFuture<Result<crate::model::ToolResultText, McpError>> + Send + Sync,
+>;
+
 /// The reader of a resource: a `#[mcp_resource]` function's shim or a run-time resource's
 /// closure ([`DynamicResource`](crate::server::DynamicResource)).
 pub type ResourceReadFn =
@@ -159,6 +165,8 @@ pub struct ToolEntry {
     pub limits: super::ToolLimits,
     /// The compiled argument and output checks.
     pub(crate) schemas: ToolSchemas,
+    /// The entry point that may answer with text, taken when nothing needs the result typed.
+    pub(crate) text_call: Option<ToolTextFn>,
 }
 
 impl ToolEntry {
@@ -867,6 +875,7 @@ pub(crate) fn build_tool(parts: ToolParts<'_>, call: ToolCallFn) -> Result<ToolE
         legacy_definition,
         schemas,
         call,
+        text_call: None,
         enabled: true,
         param_headers,
         site: parts.site,

@@ -169,6 +169,8 @@ impl ToolTransform {
                 .map_err(|e| format!("the transformed schema does not compile: {e}"))?;
             entry.param_headers = super::ParamHeader::from_input_schema(&input)?;
             entry.call = self.call(&name, entry.call);
+            // The text entry point would receive the arguments as the client sent them.
+            entry.text_call = None;
         }
         entry.name = name;
         Ok(Some(entry))

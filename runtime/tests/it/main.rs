@@ -27,6 +27,7 @@ mod sessions;
 mod sse_wakeups;
 mod stdio_backlog;
 mod subscriptions;
+mod text_results;
 mod tool_arguments;
 mod tool_limits;
 mod typed_calls;

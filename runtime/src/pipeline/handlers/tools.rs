@@ -2,11 +2,11 @@ use super::page::{listed, page};
 use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::{McpError, ResultObject, ToolArguments};
-use crate::model::CallToolResult;
+use crate::model::ToolResultText;
 use crate::pipeline::Engine;
 use crate::pipeline::encode;
 use crate::pipeline::method::Method;
-use crate::pipeline::{CallToolParams, ErasedValue, rpc_shim};
+use crate::pipeline::{CallToolParams, ErasedValue};
 use crate::registry::BoxFuture;
 use crate::registry::ListedKind;
 use futures::future::{Either, ready};
@@ -59,7 +59,11 @@ pub(crate) fn call(
     let direct = encode::encodes_directly(server, *ctx.era());
     let decoded: ErasedValue = Box::new(decoded);
     let method = Method::ToolsCall.descriptor();
-    Either::Right(Either::Right(crate::pipeline::run_method(server, method.name, ctx, decoded, run_tool, move |r| {
+    // A typed filter reads the result as a `CallToolResult`; text needs a wire that takes it.
+    let chains = &server.pipelines.chains;
+    let text = direct.is_some() && (chains.is_empty() || !chains.contains_key(method.name));
+    let tool = if text { run_tool_text } else { run_tool };
+    Either::Right(Either::Right(crate::pipeline::run_method(server, method.name, ctx, decoded, tool, move |r| {
         encode::call_tool_result(server, direct, r)
     })))
 }
@@ -129,11 +133,26 @@ fn call_params(params: Map<String, Value>) -> Result<CallToolParams, McpError> {
 /// The innermost step: resolves `params.name` again and, when a filter swapped the tool,
 /// authorizes the new one; validates the arguments against the tool's input schema (a failure
 /// is an `isError: true` result, see [`ToolSchemas`](crate::registry)), runs the tool body, and
-/// shapes its `structuredContent` for the client's era.
+/// shapes its `structuredContent` for the client's era. Answers a [`CallToolResult`](crate::model::CallToolResult).
 fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
-    rpc_shim::<CallToolParams, CallToolResult, _, _>(ctx, params, |ctx, p| async move {
+    run_tool_with(ctx, params, false)
+}
+
+/// [`run_tool`] through the tool's text entry point when it has one and declares no limits,
+/// answering a [`ToolResultText`] then: for a call nothing needs typed (no typed filter, a
+/// result written as text), see [`call`].
+fn run_tool_text(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
+    run_tool_with(ctx, params, true)
+}
+
+fn run_tool_with(ctx: RequestContext, params: ErasedValue, text: bool) -> BoxFuture<Result<ErasedValue, McpError>> {
+    let p = match params.downcast::<CallToolParams>() {
+        Ok(p) => *p,
+        Err(_) => return Box::pin(ready(Err(McpError::internal("RPC params type mismatch")))),
+    };
+    Box::pin(async move {
         let mut arguments = p.arguments;
-        let (call, schemas, limits, limiter) = {
+        let (call, text_call, schemas, limits, limiter) = {
             let engine = Engine::of(&ctx)?;
             let table = engine.table();
             let tool =
@@ -142,15 +161,20 @@ fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<Erased
                 engine.authorize(&ctx, Primitive::Tool(&p.name), tool.roles, tool.scopes)?;
             }
             if let Err(rejected) = tool.schemas.check_arguments(&p.name, &mut arguments) {
-                return Ok(*rejected);
+                return Ok(rejected as ErasedValue);
             }
             let limiter = if tool.limits.is_none() { None } else { engine.tool_limiter.get().cloned() };
-            (tool.call.clone(), tool.schemas.clone(), tool.limits, limiter)
+            let text_call = if text && limiter.is_none() { tool.text_call.clone() } else { None };
+            (tool.call.clone(), text_call, tool.schemas.clone(), tool.limits, limiter)
         };
         let modern = ctx.era().is_modern();
-        let mut result = match limiter {
-            None => call(ctx, arguments).await?,
-            Some(limiter) => {
+        let mut result = match (text_call, limiter) {
+            (Some(text_call), _) => match text_call(ctx, arguments).await?.into_parts() {
+                Ok(text) => return Ok(Box::new(ToolResultText::kept(text)) as ErasedValue),
+                Err(result) => result,
+            },
+            (None, None) => call(ctx, arguments).await?,
+            (None, Some(limiter)) => {
                 let deadline = ctx.clone();
                 if limits.timeout_value().is_some() {
                     // Installed before the body is made: a handler may take its token when
@@ -161,7 +185,7 @@ fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<Erased
             }
         };
         schemas.finish_output(&p.name, modern, &mut result)?;
-        Ok(result)
+        Ok(Box::new(result) as ErasedValue)
     })
 }
 

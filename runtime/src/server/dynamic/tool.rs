@@ -2,9 +2,9 @@ use crate::Server;
 use crate::context::RequestContext;
 use crate::handler::IntoToolOutcome;
 use crate::jsonrpc::McpError;
-use crate::model::{Icon, ToolAnnotations};
+use crate::model::{Icon, ToolAnnotations, ToolResultText};
 use crate::registry::{
-    Decoration, SchemaOrigin, TaskSupport, ToolCallFn, ToolEntry, ToolLimits, ToolParts, build_tool,
+    Decoration, SchemaOrigin, TaskSupport, ToolCallFn, ToolEntry, ToolLimits, ToolParts, ToolTextFn, build_tool,
 };
 use crate::vocab::definitions::tool_name;
 use futures::FutureExt;
@@ -53,6 +53,7 @@ pub struct DynamicTool {
     annotations: Option<ToolAnnotations>,
     decoration: Decoration,
     call: ToolCallFn,
+    text_call: Option<ToolTextFn>,
     roles: &'static [&'static str],
     scopes: &'static [&'static str],
     task_support: TaskSupport,
@@ -88,6 +89,7 @@ impl DynamicTool {
             scopes: &[],
             task_support: TaskSupport::Forbidden,
             limits: ToolLimits::NONE,
+            text_call: None,
             call: Arc::new(move |ctx, args| {
                 // `map`, not an async block around the future: the block would hold it twice (as
                 // captured and as awaited), doubling the boxed size a call allocates and moves.
@@ -178,6 +180,36 @@ impl DynamicTool {
         self
     }
 
+    /// Gives the tool a second entry point, `handler`, whose result may be JSON text a peer
+    /// sent ([`ToolResultText`]), for a tool that relays its calls to another server (the
+    /// gateway's mirrored tools): the server writes such text as it came, and neither decodes
+    /// nor encodes the result.
+    ///
+    /// The server calls `handler` instead of the handler given to [`new`](Self::new) only when
+    /// nothing on its side needs the result typed:
+    /// - no typed filter on `tools/call` (one reads and may change the [`CallToolResult`](crate::CallToolResult));
+    /// - no raw filter, and a client whose revision's schema has every key of the result;
+    /// - no declared [limits](Self::limits);
+    /// - no [transform](crate::ServerBuilder::transform_tool) rewriting its arguments.
+    ///
+    /// Otherwise the typed handler runs, so `handler` must do what it does. It receives the
+    /// same context and `arguments` object (checked against the input schema), and may return a
+    /// typed result ([`ToolResultText::from`]) when it has no text to pass on; a typed result is
+    /// shaped and checked against the [output schema](Self::output_schema) as the typed
+    /// handler's is. Kept text has no `structuredContent`, so there is nothing of it to check.
+    ///
+    /// Errors: those of the typed handler, as it would return them (`Err` an `McpError`; a
+    /// failed call an `isError` result).
+    pub fn text_call<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(RequestContext, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolResultText, McpError>> + Send + 'static,
+    {
+        let call: ToolTextFn = Arc::new(move |ctx, args| Box::pin(handler(ctx, args.into_value())));
+        self.text_call = Some(call);
+        self
+    }
+
     /// The dispatch-table entry.
     ///
     /// Errors: the first rule of the [type docs](DynamicTool) it breaks, as a sentence.
@@ -214,7 +246,9 @@ impl DynamicTool {
             limits: self.limits,
             site: None,
         };
-        build_tool(parts, self.call)
+        let mut entry = build_tool(parts, self.call)?;
+        entry.text_call = self.text_call;
+        Ok(entry)
     }
 }
 
