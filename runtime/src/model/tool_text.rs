@@ -3,7 +3,7 @@
 
 use super::CallToolResult;
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
 
@@ -40,33 +40,21 @@ impl ToolResultText {
     /// - a block other than `{"type":"text","text":".."}` or
     ///   `{"type":"image"|"audio","data":"..","mimeType":".."}` with exactly those members (a
     ///   link may need another URI, and `annotations` or `_meta` are decoded to be checked);
-    /// - a line break between tokens (a stdio message is one line);
     /// - `structuredContent` (its objects are checked by decoding, for a key written twice),
     ///   a block member that is `null`, a `resultType` other than `"complete"`, a `_meta` with
     ///   any other key.
     ///
-    /// Cost: one pass over the text without building values, a second over the blocks, and
-    /// one copy of the members kept.
+    /// The kept text is written from the members as the peer wrote each of them, without the
+    /// whitespace between them: one line, whatever the peer's layout.
+    ///
+    /// Cost: one pass over the text without building values, and one copy of the members kept.
     pub fn from_peer_text(text: &str) -> Option<Self> {
-        // A derived struct also reads an array by position; a result is an object.
-        if !text.trim_start().starts_with('{') {
-            return None;
-        }
-        let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
-        let content = envelope.content?;
-        // A line break between tokens is valid JSON, but would end a stdio message early.
-        let one_line = !content.get().contains(['\n', '\r']);
-        if !one_line || envelope.result_type.is_some_and(|t| t != "complete") || !checks_blocks(content.get()) {
-            return None;
-        }
-        let is_error = envelope.is_error.map(|flag| if flag { "true" } else { "false" });
-        let room = content.get().len() + is_error.map_or(0, |f| f.len() + 11) + 12 + STAMP_ROOM;
-        let mut kept = String::with_capacity(room);
-        kept.push_str(r#"{"content":"#);
-        kept.push_str(content.get());
+        let mut kept = String::with_capacity(text.len() + STAMP_ROOM);
+        let mut de = serde_json::Deserializer::from_str(text);
+        let is_error = Envelope(&mut kept).deserialize(&mut de).ok()?;
+        de.end().ok()?;
         if let Some(flag) = is_error {
-            kept.push_str(r#","isError":"#);
-            kept.push_str(flag);
+            kept.push_str(if flag { r#","isError":true"# } else { r#","isError":false"# });
         }
         kept.push('}');
         Some(ToolResultText(Repr::Text(kept)))
@@ -87,10 +75,10 @@ impl ToolResultText {
     }
 
     /// Either form: `Ok` the kept text, `Err` the typed result.
-    pub(crate) fn into_parts(self) -> Result<String, CallToolResult> {
+    pub(crate) fn into_parts(self) -> Result<String, Box<CallToolResult>> {
         match self.0 {
             Repr::Text(text) => Ok(text),
-            Repr::Typed(result) => Err(result),
+            Repr::Typed(result) => Err(Box::new(result)),
         }
     }
 
@@ -115,26 +103,102 @@ impl From<CallToolResult> for ToolResultText {
 /// bytes and its name and version), so that appending it seldom reallocates.
 const STAMP_ROOM: usize = 160;
 
-/// A value present in the text, `null` included (an `Option<&RawValue>` reads `null` as
-/// absent, where the typed decode of `content` refuses it).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+/// Reads a result object, writing `{"content":[..]` of its plain blocks to the string it
+/// holds, and returns its `isError`. Refuses (an error) any member other than `content`,
+/// `isError` and the stamp's two, a member written twice, and a block not kept as text.
+/// `null` reads as absent in the last three, as the typed decode reads it.
+struct Envelope<'k>(&'k mut String);
+
+impl<'de> DeserializeSeed<'de> for Envelope<'_> {
+    type Value = Option<bool>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<bool>, D::Error> {
+        d.deserialize_map(self)
+    }
 }
 
-/// The members a `CallToolResult` kept as text may have; any other is refused (and a member
-/// written twice is an error of serde's). `null` reads as absent in the last three, as the
-/// typed decode reads it; their values are not kept.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Envelope<'a> {
-    #[serde(borrow, default, deserialize_with = "present")]
-    content: Option<&'a RawValue>,
-    #[serde(rename = "isError", default)]
-    is_error: Option<bool>,
-    #[serde(rename = "resultType", borrow, default)]
-    result_type: Option<&'a str>,
-    #[serde(rename = "_meta", default)]
-    _meta: Option<StampOnly>,
+impl<'de> Visitor<'de> for Envelope<'_> {
+    type Value = Option<bool>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a CallToolResult object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<bool>, A::Error> {
+        let refused = |why: &str| de::Error::custom(format_args!("not kept as text: {why}"));
+        let (mut seen, mut is_error) = (0u8, None);
+        while let Some(key) = map.next_key::<&'de str>()? {
+            let bit = match key {
+                "content" => 1,
+                "isError" => 2,
+                "resultType" => 4,
+                "_meta" => 8,
+                _ => return Err(refused("a member of no plain result")),
+            };
+            if seen & bit != 0 {
+                return Err(refused("a member written twice"));
+            }
+            seen |= bit;
+            match bit {
+                1 => {
+                    self.0.push_str(r#"{"content":"#);
+                    if !map.next_value_seed(Blocks(&mut *self.0))? {
+                        return Err(refused("a block"));
+                    }
+                }
+                2 => is_error = map.next_value::<Option<bool>>()?,
+                4 => {
+                    if map.next_value::<Option<&'de str>>()?.is_some_and(|t| t != "complete") {
+                        return Err(refused("a result other than complete"));
+                    }
+                }
+                _ => {
+                    map.next_value::<Option<StampOnly>>()?;
+                }
+            }
+        }
+        if seen & 1 == 0 {
+            return Err(refused("no content"));
+        }
+        Ok(is_error)
+    }
+}
+
+/// Reads an array of blocks, writing each to the string it holds while each is
+/// [plain](Block::is_plain); `false` at the first that is not.
+struct Blocks<'k>(&'k mut String);
+
+impl<'de> DeserializeSeed<'de> for Blocks<'_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Blocks<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of content blocks")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        self.0.push('[');
+        let mut first = true;
+        while let Some(block) = seq.next_element::<Block<'de>>()? {
+            if !block.is_plain() {
+                return Ok(false);
+            }
+            if !first {
+                self.0.push(',');
+            }
+            first = false;
+            block.write(self.0);
+        }
+        self.0.push(']');
+        Ok(true)
+    }
 }
 
 /// A `_meta` object holding the peer's `serverInfo` and nothing else.
@@ -188,6 +252,21 @@ impl<'de> Deserialize<'de> for Block<'de> {
 }
 
 impl Block<'_> {
+    /// Writes a [plain](Self::is_plain) block, its members in the order serde writes them.
+    fn write(&self, out: &mut String) {
+        let mut member = |name: &str, value: Option<&RawValue>| {
+            if let Some(value) = value {
+                out.push_str(name);
+                out.push_str(value.get());
+            }
+        };
+        member(r#"{"type":"#, self.kind);
+        member(r#","text":"#, self.text);
+        member(r#","data":"#, self.data);
+        member(r#","mimeType":"#, self.mime_type);
+        out.push('}');
+    }
+
     /// True for a block [`Content`](super::Content) decodes into the members it has, each a
     /// string.
     fn is_plain(&self) -> bool {
@@ -230,34 +309,6 @@ fn decodes_as_string(raw: &str) -> bool {
         rest = &escape[next..];
     }
     !high
-}
-
-/// True when `content` is an array of blocks each [plain](Block::is_plain).
-fn checks_blocks(content: &str) -> bool {
-    struct Blocks;
-    impl<'de> Visitor<'de> for Blocks {
-        type Value = bool;
-
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("an array of content blocks")
-        }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-            while let Some(block) = seq.next_element::<Block<'de>>()? {
-                if !block.is_plain() {
-                    return Ok(false);
-                }
-            }
-            Ok(true)
-        }
-    }
-    struct Plain(bool);
-    impl<'de> Deserialize<'de> for Plain {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_seq(Blocks).map(Plain)
-        }
-    }
-    serde_json::from_str::<Plain>(content).is_ok_and(|plain| plain.0)
 }
 
 #[cfg(test)]

@@ -95,7 +95,7 @@ pub(crate) fn call_tool_result(
         Ok(result) => result,
         Err(other) => match other.downcast::<ToolResultText>().map_err(|_| mismatch())?.into_parts() {
             Ok(text) => return Ok(ResultObject::Encoded(EncodedResult::new(stamped(server, direct, text)))),
-            Err(result) => Box::new(result),
+            Err(result) => result,
         },
     };
     let unencodable = |e: serde_json::Error| McpError::internal(format!("tool result could not be encoded: {e}"));

@@ -26,7 +26,9 @@ fn kept_text_reads_as_the_typed_result() {
         r#"{"content":[{"type":"text","text":"hello"}]}"#.to_owned(),
         r#"{"content":[{"type":"text","text":"a\nb \"q\" \u00e9 \ud83d\ude00"}],"isError":false}"#.to_owned(),
         r#" { "isError" : true , "content" : [ { "text" : "boom" , "type" : "text" } ] } "#.to_owned(),
+        // Line breaks between tokens: the kept text is one line, as a stdio message must be.
         "{\n\"content\":[{\"type\":\"text\",\"text\":\"line\\nbreak\"}]\r\n}".to_owned(),
+        "{\"content\":[\n{\"type\":\"text\",\"text\":\"a\"} ,\r\n {\"type\":\"text\",\"text\":\"b\"}\t]}".to_owned(),
         r#"{"content":[{"type":"image","data":"aGk=","mimeType":"image/png"},{"type":"audio","mimeType":"audio/wav","data":""}]}"#.to_owned(),
         stamped,
         format!(r#"{{{STAMP},"content":[{{"type":"text","text":"x"}}]}}"#),
@@ -89,9 +91,11 @@ fn anything_the_text_would_change_is_decoded() {
         r#"{"content":[{"type":"text","text":"\udc00 x"}]}"#,
         r#"{"content":[{"type":"text","text":"\ud83d\u0041"}]}"#,
         "not json",
-        // One line, as a stdio message must be.
-        "{\"content\":[\n{\"type\":\"text\",\"text\":\"a\"}]}",
-        "{\"content\":[{\"type\":\"text\",\"text\":\"a\"}\r\n]}",
+        // Control characters unescaped in a string: no JSON, and a line break in a message.
+        "{\"content\":[{\"type\":\"text\",\"text\":\"a\nb\"}]}",
+        "{\"content\":[{\"type\":\"text\",\"text\":\"a\tb\"}]}",
+        "{\"content\":[{\"type\":\"image\",\"data\":\"a\rb\",\"mimeType\":\"x\"}]}",
+        r#"{"content":[]} x"#,
     ];
     for text in refused {
         assert!(ToolResultText::from_peer_text(text).is_none(), "kept: {text}");

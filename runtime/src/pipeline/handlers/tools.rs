@@ -171,7 +171,7 @@ fn run_tool_with(ctx: RequestContext, params: ErasedValue, text: bool) -> BoxFut
         let mut result = match (text_call, limiter) {
             (Some(text_call), _) => match text_call(ctx, arguments).await?.into_parts() {
                 Ok(text) => return Ok(Box::new(ToolResultText::kept(text)) as ErasedValue),
-                Err(result) => result,
+                Err(result) => *result,
             },
             (None, None) => call(ctx, arguments).await?,
             (None, Some(limiter)) => {
