@@ -1,5 +1,5 @@
 """A misbehaving MCP upstream over stdio, JSON-RPC written by hand (no SDK): its tools hang,
-exit mid-call, or answer with garbage. The gateway's end-to-end test (tests/it/gateway.rs)
+exit mid-call, or answer with garbage (and one answers well, in json.dumps's escaped form). The gateway's end-to-end test (tests/it/gateway.rs)
 checks that each becomes a clear error and that the gateway keeps serving."""
 
 import json
@@ -11,6 +11,7 @@ TOOLS = [
         ("hang", "Never answers."),
         ("die", "Exits without answering."),
         ("garbage", "Answers with something that is no tool result."),
+        ("escaped", "Answers text whose every non-ASCII character is escaped (json.dumps does so)."),
     ]
 ]
 
@@ -40,6 +41,8 @@ def answer(request):
             # A line that is no JSON, then a result whose content is no list of blocks.
             sys.stdout.write("this is not JSON\n")
             return {"content": "not a list of content blocks", "isError": "perhaps"}
+        if name == "escaped":
+            return {"content": [{"type": "text", "text": "A\u00e9 \U0001F600"}]}
     raise LookupError(method)
 
 

@@ -207,6 +207,50 @@ async fn a_failing_upstream_is_a_clear_error_and_the_gateway_keeps_serving() {
     client.close().await;
 }
 
+/// A result nothing on the gateway needs typed reaches our client as the upstream wrote it:
+/// `bad_escaped`'s upstream escapes every non-ASCII character (`json.dumps`), which a result
+/// decoded and encoded again would not (serde writes them as they are).
+#[tokio::test]
+#[cfg_attr(not(svc_python), ignore = "needs python3 (then tests/oauth/install.sh python)")]
+async fn a_plain_result_passes_through_as_the_upstream_wrote_it() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut gateway =
+        gateway().stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true).spawn().expect("starts");
+    let mut stdin = gateway.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(gateway.stdout.take().expect("stdout")).lines();
+    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                       "io.modelcontextprotocol/clientCapabilities": {} });
+    let started = Instant::now();
+    let line = 'answered: loop {
+        // The gateway mirrors the upstream's tools once it has listed them.
+        assert!(started.elapsed() < PATIENCE, "bad_escaped never became callable");
+        let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": { "name": "bad_escaped", "arguments": {}, "_meta": meta } });
+        stdin.write_all(format!("{call}\n").as_bytes()).await.expect("write");
+        while let Some(line) =
+            tokio::time::timeout(PATIENCE, lines.next_line()).await.expect("an answer").expect("read")
+        {
+            let message: Value = serde_json::from_str(&line).expect("JSON");
+            if message["id"] != 1 {
+                continue;
+            }
+            if message.get("result").is_some() {
+                break 'answered line;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue 'answered;
+        }
+        panic!("the gateway closed its output");
+    };
+    assert!(
+        line.contains(r#"{"content":[{"type":"text","text":"A\u00e9 \ud83d\ude00"}],"resultType":"complete""#),
+        "{line}"
+    );
+    let answer: Value = serde_json::from_str(&line).expect("JSON");
+    assert_eq!(answer["result"]["content"][0]["text"], "A\u{e9} \u{1F600}", "{line}");
+    assert_eq!(answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "switchyard-gateway", "{line}");
+}
+
 #[tokio::test]
 async fn a_gateway_over_http_serves_an_upstream_over_http() {
     let upstream = common::HttpServer::start("quickstart");

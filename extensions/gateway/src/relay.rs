@@ -76,16 +76,6 @@ impl Link {
         Self::serves(&served, &ours).then_some(ours)
     }
 
-    /// True when a result of the upstream may hold a link to give our URI: it has a
-    /// `uri_prefix` and we serve some of its resources or templates.
-    fn may_rewrite_links(&self) -> bool {
-        if self.upstream.uri_prefix.is_empty() {
-            return false;
-        }
-        let served = self.served.read().unwrap_or_else(|e| e.into_inner());
-        !(served.resources.is_empty() && served.templates.is_empty())
-    }
-
     /// Gives our URI to each link in `blocks` (a `resource_link`, an embedded `resource`) to a
     /// resource of the upstream we serve; other links and text stay as the upstream wrote them.
     fn our_links<'a>(&self, blocks: impl Iterator<Item = &'a mut Content>) {
@@ -217,9 +207,9 @@ impl Link {
     }
 
     /// [`call_tool`](Self::call_tool) for the mirrored tool's text entry point: the upstream's
-    /// result is kept as the text it sent when [`ToolResultText::from_peer_text`] allows and no
-    /// link in it may need our URI (an upstream with a `uri_prefix` whose resources we serve),
-    /// and decoded as `call_tool` decodes it otherwise. A task is followed typed.
+    /// result is kept as the text it sent when [`ToolResultText::from_peer_text`] allows, and
+    /// decoded as `call_tool` decodes it otherwise. Kept text holds no link (only text, image
+    /// and audio blocks are kept), so none needs our URI. A task is followed typed.
     ///
     /// Errors: as [`call_tool`](Self::call_tool).
     pub(crate) async fn call_tool_text(
@@ -229,7 +219,7 @@ impl Link {
         arguments: Value,
         as_task: &AtomicBool,
     ) -> Result<ToolResultText, McpError> {
-        if as_task.load(Ordering::Relaxed) || self.may_rewrite_links() {
+        if as_task.load(Ordering::Relaxed) {
             return Box::pin(self.call_tool(ctx, name, arguments, as_task)).await.map(ToolResultText::from);
         }
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
@@ -465,11 +455,15 @@ async fn relay_input(ctx: &RequestContext, key: String, method: &str, params: Va
     encoded.map_err(|e| McpError::internal(format!("the answer could not be encoded: {e}")))
 }
 
-/// A `tools/call` result's text as a `CallToolResult`, decoded through a `Value` as the client
-/// decodes what its typed decode refuses, so a repeated key keeps its last value.
+/// A `tools/call` result's text as a `CallToolResult`, decoded as the client decodes it:
+/// straight from the text, and through a `Value` where that fails, so a repeated key keeps its
+/// last value and an error reads as the client's.
 ///
 /// Errors: a protocol failure naming what does not decode.
 fn decode_tool_result(text: &serde_json::value::RawValue) -> Result<CallToolResult, Failure> {
+    if let Ok(result) = serde_json::from_str::<CallToolResult>(text.get()) {
+        return Ok(result);
+    }
     serde_json::from_str::<Value>(text.get())
         .and_then(serde_json::from_value::<CallToolResult>)
         .map_err(|e| Failure::Client(ClientError::Protocol(format!("tools/call: the result does not decode: {e}"))))

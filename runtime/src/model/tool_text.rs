@@ -2,8 +2,9 @@
 //! (a gateway's): written as it came, it is neither decoded nor encoded again.
 
 use super::CallToolResult;
+use crate::protocol::META_SERVER_INFO;
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
 
@@ -17,10 +18,10 @@ use std::fmt;
 /// tool's typed results are.
 ///
 /// Spec: [`CallToolResult`](https://modelcontextprotocol.io/specification/2026-07-28/server/tools#calling-tools).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ToolResultText(Repr);
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 enum Repr {
     /// `{"content":[..]}` or `{"content":[..],"isError":..}`, the members as the peer wrote them.
     Text(String),
@@ -201,12 +202,89 @@ impl<'de> Visitor<'de> for Blocks<'_> {
     }
 }
 
-/// A `_meta` object holding the peer's `serverInfo` and nothing else.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StampOnly {
-    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
-    _server_info: IgnoredAny,
+/// A `_meta` object holding the peer's `serverInfo` and nothing else (not an array, which a
+/// derived struct would read by position), the value one a [`Value`](serde_json::Value) reads.
+struct StampOnly;
+
+impl<'de> Deserialize<'de> for StampOnly {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = StampOnly;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a _meta object holding serverInfo alone")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StampOnly, A::Error> {
+                let mut seen = false;
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    if seen || key != META_SERVER_INFO {
+                        return Err(de::Error::custom("not kept as text: a _meta key of the result's own"));
+                    }
+                    seen = true;
+                    map.next_value::<Readable>()?;
+                }
+                match seen {
+                    true => Ok(StampOnly),
+                    false => Err(de::Error::custom("not kept as text: a _meta without serverInfo")),
+                }
+            }
+        }
+        d.deserialize_map(Members)
+    }
+}
+
+/// Any value a [`Value`](serde_json::Value) reads (strings decoded, numbers in range, within
+/// the nesting limit), read without building it.
+struct Readable;
+
+impl<'de> Deserialize<'de> for Readable {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Any;
+        impl<'de> Visitor<'de> for Any {
+            type Value = Readable;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<Readable, E> {
+                Ok(Readable)
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<Readable, E> {
+                Ok(Readable)
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<Readable, E> {
+                Ok(Readable)
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<Readable, E> {
+                Ok(Readable)
+            }
+
+            fn visit_str<E>(self, _: &str) -> Result<Readable, E> {
+                Ok(Readable)
+            }
+
+            fn visit_unit<E>(self) -> Result<Readable, E> {
+                Ok(Readable)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Readable, A::Error> {
+                while seq.next_element::<Readable>()?.is_some() {}
+                Ok(Readable)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Readable, A::Error> {
+                while map.next_entry::<Readable, Readable>()?.is_some() {}
+                Ok(Readable)
+            }
+        }
+        d.deserialize_any(Any)
+    }
 }
 
 /// The members of a block kept as text, each as it is written.

@@ -63,6 +63,10 @@ fn anything_the_text_would_change_is_decoded() {
         r#"{"content":[],"structuredContent":null}"#,
         r#"{"content":[],"resultType":"input_required"}"#,
         r#"{"content":[],"_meta":{}}"#,
+        r#"{"content":[],"_meta":[1]}"#,
+        r#"{"content":[],"_meta":[{}]}"#,
+        r#"{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"\ud800"}}}"#,
+        r#"{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":1e400}}"#,
         r#"{"content":[],"isError":1}"#,
         r#"{"content":[],"resultType":"compl\u0065te"}"#,
         r#"[[],true]"#,
@@ -100,6 +104,17 @@ fn anything_the_text_would_change_is_decoded() {
     for text in refused {
         assert!(ToolResultText::from_peer_text(text).is_none(), "kept: {text}");
     }
+}
+
+#[test]
+fn a_stamp_nested_past_the_limit_is_decoded() {
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let text = format!(r#"{{"content":[],"_meta":{{"io.modelcontextprotocol/serverInfo":{deep}}}}}"#);
+    assert!(serde_json::from_str::<CallToolResult>(&text).is_err());
+    assert!(ToolResultText::from_peer_text(&text).is_none());
+    let shallow = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    let text = format!(r#"{{"content":[],"_meta":{{"io.modelcontextprotocol/serverInfo":{shallow}}}}}"#);
+    assert!(ToolResultText::from_peer_text(&text).is_some());
 }
 
 #[test]

@@ -60,8 +60,7 @@ pub(crate) fn call(
     let decoded: ErasedValue = Box::new(decoded);
     let method = Method::ToolsCall.descriptor();
     // A typed filter reads the result as a `CallToolResult`; text needs a wire that takes it.
-    let chains = &server.pipelines.chains;
-    let text = direct.is_some() && (chains.is_empty() || !chains.contains_key(method.name));
+    let text = direct.is_some() && !server.pipelines.chains.contains_key(method.name);
     let tool = if text { run_tool_text } else { run_tool };
     Either::Right(Either::Right(crate::pipeline::run_method(server, method.name, ctx, decoded, tool, move |r| {
         encode::call_tool_result(server, direct, r)

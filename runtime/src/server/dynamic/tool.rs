@@ -189,7 +189,8 @@ impl DynamicTool {
     /// nothing on its side needs the result typed:
     /// - no typed filter on `tools/call` (one reads and may change the [`CallToolResult`](crate::CallToolResult));
     /// - no raw filter, and a client whose revision's schema has every key of the result;
-    /// - no declared [limits](Self::limits);
+    /// - no declared [limits](Self::limits) (a timeout, rate or concurrency cap runs around the
+    ///   typed handler);
     /// - no [transform](crate::ServerBuilder::transform_tool) rewriting its arguments.
     ///
     /// Otherwise the typed handler runs, so `handler` must do what it does. It receives the
@@ -200,6 +201,8 @@ impl DynamicTool {
     ///
     /// Errors: those of the typed handler, as it would return them (`Err` an `McpError`; a
     /// failed call an `isError` result).
+    ///
+    /// Spec: [calling tools](https://modelcontextprotocol.io/specification/2026-07-28/server/tools#calling-tools).
     pub fn text_call<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(RequestContext, Value) -> Fut + Send + Sync + 'static,
