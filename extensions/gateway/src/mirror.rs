@@ -217,14 +217,10 @@ fn add_one(server: &Server, link: &Arc<Link>, item: &Item<'_>, decorated: bool) 
                 _ => TaskSupport::Forbidden,
             };
             let as_task = Arc::new(AtomicBool::new(task_support == TaskSupport::Required));
-            let (text_link, text_name, text_as_task) = (link.clone(), upstream_name.clone(), as_task.clone());
+            let text_call = (link.clone(), upstream_name.clone(), as_task.clone());
             let mut tool = DynamicTool::new(ours, move |ctx, args| {
                 let (link, name, as_task) = (handler_link.clone(), upstream_name.clone(), as_task.clone());
                 async move { link.call_tool(ctx, &name, args, &as_task).await }
-            })
-            .text_call(move |ctx, args| {
-                let (link, name, as_task) = (text_link.clone(), text_name.clone(), text_as_task.clone());
-                async move { link.call_tool_text(ctx, &name, args, &as_task).await }
             })
             .task_support(task_support)
             .roles(link.upstream.roles)
@@ -232,8 +228,17 @@ fn add_one(server: &Server, link: &Arc<Link>, item: &Item<'_>, decorated: bool) 
             if let Some(schema) = object.get("inputSchema") {
                 tool = tool.input_schema(schema.clone());
             }
-            if let Some(schema) = object.get("outputSchema").filter(|s| !s.is_null()) {
-                tool = tool.output_schema(schema.clone());
+            match object.get("outputSchema").filter(|s| !s.is_null()) {
+                Some(schema) => tool = tool.output_schema(schema.clone()),
+                // A tool with an output schema answers `structuredContent`, which is never kept
+                // as text: checking its results for that first would only add to their decode.
+                None => {
+                    let (link, name, as_task) = text_call;
+                    tool = tool.text_call(move |ctx, args| {
+                        let (link, name, as_task) = (link.clone(), name.clone(), as_task.clone());
+                        async move { link.call_tool_text(ctx, &name, args, &as_task).await }
+                    });
+                }
             }
             if let Some(d) = text("description") {
                 tool = tool.description(d);

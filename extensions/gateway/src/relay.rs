@@ -635,6 +635,24 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    /// As the client's own decode of a result: a repeated key keeps its last value, and an
+    /// error names the method.
+    #[test]
+    fn a_refused_result_decodes_as_the_client_decodes_it() {
+        let raw = |text: &str| serde_json::value::RawValue::from_string(text.to_owned()).expect("JSON");
+        let twice = raw(r#"{"content":[],"content":[{"type":"text","text":"b"}],"isError":true}"#);
+        let decoded = decode_tool_result(&twice).unwrap_or_else(|_| panic!("decodes"));
+        assert_eq!(decoded, CallToolResult::error("b"));
+        let linked = raw(r#"{"content":[{"type":"resource_link","uri":"file:///a","name":"a"}]}"#);
+        assert_eq!(decode_tool_result(&linked).map(|r| r.content.len()).ok(), Some(1));
+        match decode_tool_result(&raw(r#"{"content":"no"}"#)) {
+            Err(Failure::Client(ClientError::Protocol(message))) => {
+                assert!(message.starts_with("tools/call: the result does not decode: "), "{message}");
+            }
+            _ => panic!("a protocol failure"),
+        }
+    }
+
     #[test]
     fn upstream_errors_keep_their_code_and_data_and_name_the_upstream() {
         let error = McpError::invalid_params("unknown tool: nope").with_data(json!({ "tool": "nope" }));

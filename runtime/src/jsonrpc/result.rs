@@ -28,7 +28,7 @@ pub enum ResultObject {
 pub struct EncodedResult(String);
 
 impl EncodedResult {
-    /// Wraps text that serde_json wrote for one JSON value.
+    /// Wraps the text of one JSON value, on one line: serde_json's, or a peer's kept text.
     pub(crate) fn new(text: String) -> Self {
         EncodedResult(text)
     }

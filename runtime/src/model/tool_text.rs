@@ -48,7 +48,9 @@ impl ToolResultText {
     /// The kept text is written from the members as the peer wrote each of them, without the
     /// whitespace between them: one line, whatever the peer's layout.
     ///
-    /// Cost: one pass over the text without building values, and one copy of the members kept.
+    /// Cost: one pass over the text without building values (each kept string is scanned once
+    /// more for surrogate escapes), and one copy of the members kept. A refused text has paid
+    /// for that pass before it is decoded: give text only where most results are kept.
     pub fn from_peer_text(text: &str) -> Option<Self> {
         let mut kept = String::with_capacity(text.len() + STAMP_ROOM);
         let mut de = serde_json::Deserializer::from_str(text);

@@ -23,6 +23,15 @@ async fn text_results_typed_filter(
     next.run(req).await
 }
 
+/// Passes every call on unchanged, as an alternate filter: one too reads the result typed.
+#[mcp_filter(alternate, rpc = ToolsCall, group = "text_results_alternate")]
+async fn text_results_alternate_filter(
+    req: TypedRequest<CallToolParams>,
+    next: AltNext<CallToolParams, CallToolResult>,
+) -> Result<Alternate<CallToolResult>, McpError> {
+    next.run(req).await
+}
+
 /// What a relaying tool's peer answered, as the text it sent: blocks in serde's key order, so
 /// that the typed path writes the same bytes.
 const ANSWERS: [(&str, &str); 4] = [
@@ -82,10 +91,15 @@ enum Setup {
     Plain,
     RawFilter,
     TypedFilter,
+    AlternateFilter,
 }
 
 fn server(setup: Setup, ran: &Ran) -> Server {
-    let groups: &[&str] = if setup == Setup::TypedFilter { &["text_results"] } else { &["none"] };
+    let groups: &[&str] = match setup {
+        Setup::TypedFilter => &["text_results"],
+        Setup::AlternateFilter => &["text_results_alternate"],
+        Setup::Plain | Setup::RawFilter => &["none"],
+    };
     let mut builder = Server::builder("relay", "1.0.0").groups(groups.iter().copied());
     if setup == Setup::RawFilter {
         builder = builder.raw_filter(0, |req: RawRequest, next: RawNext| next.run(req));
@@ -138,7 +152,7 @@ fn line(result: ResultObject) -> String {
 #[tokio::test]
 async fn text_is_taken_only_where_nothing_needs_the_result_typed() {
     let tools = ["plain", "stamped", "empty", "media", "typed_answer", "limited", "pinned", "renamed_now"];
-    for setup in [Setup::Plain, Setup::RawFilter, Setup::TypedFilter] {
+    for setup in [Setup::Plain, Setup::RawFilter, Setup::TypedFilter, Setup::AlternateFilter] {
         let ran = Ran::default();
         let (server, reference_ran) = (server(setup, &ran), Ran::default());
         // The reference: the same answers from a server whose calls all stay typed.

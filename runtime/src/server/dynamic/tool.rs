@@ -187,7 +187,10 @@ impl DynamicTool {
     ///
     /// The server calls `handler` instead of the handler given to [`new`](Self::new) only when
     /// nothing on its side needs the result typed:
-    /// - no typed filter on `tools/call` (one reads and may change the [`CallToolResult`](crate::CallToolResult));
+    /// - no typed or alternate filter on `tools/call` (one reads and may change the
+    ///   [`CallToolResult`](crate::CallToolResult)), and no replacement of the method
+    ///   ([`ServerBuilder::replace_tools_call`](crate::ServerBuilder::replace_tools_call),
+    ///   which runs neither entry point);
     /// - no raw filter, and a client whose revision's schema has every key of the result;
     /// - no declared [limits](Self::limits) (a timeout, rate or concurrency cap runs around the
     ///   typed handler);
