@@ -62,19 +62,19 @@ fn request(id: i64, tool: &str, modern: bool) -> switchyard::jsonrpc::Request {
     req
 }
 
-fn session(server: &Server, version: &str) -> Arc<LegacySession> {
+pub(crate) fn session(server: &Server, version: &str) -> Arc<LegacySession> {
     let params =
         json!({ "protocolVersion": version, "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } });
     server.initialize(params.as_object(), String::new(), true).expect("initialized").0
 }
 
-async fn call(server: &Server, tool: &str, session: Option<&Arc<LegacySession>>) -> ResultObject {
+pub(crate) async fn call(server: &Server, tool: &str, session: Option<&Arc<LegacySession>>) -> ResultObject {
     let origin = Origin::new(CancellationToken::new(), Notifier::disconnected());
     server.handle_request(request(7, tool, session.is_none()), session, origin).await.expect("answered")
 }
 
 /// The line a transport writes for the result.
-fn line(result: ResultObject) -> String {
+pub(crate) fn line(result: ResultObject) -> String {
     let mut out = Vec::new();
     Payload::Success(RequestId::Number(7), result).write_json(&mut out);
     String::from_utf8(out).expect("UTF-8")

@@ -1,17 +1,16 @@
 //! A tool's text entry point ([`DynamicTool::text_call`]): taken only where nothing needs the
-//! result typed, and written as the typed result would be, byte for byte.
+//! result typed, and written as the typed result would be, byte for byte. Calls are made as in
+//! `encoded_results.rs` (arguments the tools here ignore).
 
+use crate::encoded_results::{call, line, session};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use switchyard::CancellationToken;
-use switchyard::RequestId;
-use switchyard::context::{Notifier, Origin, Payload};
-use switchyard::jsonrpc::{Message, ResultObject, parse_message};
+use switchyard::jsonrpc::ResultObject;
 use switchyard::methods::ToolsCall;
 use switchyard::prelude::*;
 use switchyard::registry::ToolLimits;
-use switchyard::server::{DynamicTool, LegacySession};
+use switchyard::server::DynamicTool;
 use switchyard::{ToolResultText, ToolTransform};
 
 /// Passes every call on unchanged: its presence alone must put calls on the typed path.
@@ -118,35 +117,6 @@ fn server(setup: Setup, ran: &Ran) -> Server {
     server.add_tool(relaying("pinned", ANSWERS[0].1, false, ran).input_schema(schema)).expect("added");
     server.add_tool(relaying("renamed", ANSWERS[0].1, false, ran)).expect("added");
     server
-}
-
-fn request(tool: &str, modern: bool) -> switchyard::jsonrpc::Request {
-    let mut params = json!({ "name": tool, "arguments": {} });
-    if modern {
-        params["_meta"] = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                                  "io.modelcontextprotocol/clientCapabilities": {} });
-    }
-    let line = json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params });
-    let Ok(Message::Request(req)) = parse_message(line.to_string().as_bytes()) else { panic!("a request") };
-    req
-}
-
-fn session(server: &Server, version: &str) -> Arc<LegacySession> {
-    let params =
-        json!({ "protocolVersion": version, "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } });
-    server.initialize(params.as_object(), String::new(), true).expect("initialized").0
-}
-
-async fn call(server: &Server, tool: &str, session: Option<&Arc<LegacySession>>) -> ResultObject {
-    let origin = Origin::new(CancellationToken::new(), Notifier::disconnected());
-    server.handle_request(request(tool, session.is_none()), session, origin).await.expect("answered")
-}
-
-/// The line a transport writes for the result.
-fn line(result: ResultObject) -> String {
-    let mut out = Vec::new();
-    Payload::Success(RequestId::Number(7), result).write_json(&mut out);
-    String::from_utf8(out).expect("UTF-8")
 }
 
 #[tokio::test]
