@@ -185,25 +185,9 @@ impl Link {
         arguments: Value,
         as_task: &AtomicBool,
     ) -> Result<CallToolResult, McpError> {
-        let arguments = if arguments.is_null() { json!({}) } else { arguments };
-        let answer = if as_task.load(Ordering::Relaxed) {
-            // Boxed, here and below: the rare task path would otherwise size every call's future.
-            Box::pin(self.call_as_task(&ctx, name, &arguments)).await
-        } else {
-            let args = &arguments;
-            let plain = self
-                .relay(&ctx, |client, options| async move { client.call_tool_with(name, args, options).await })
-                .await;
-            match plain {
-                Err(Failure::Client(ClientError::Rpc { error, .. })) if asks_for_tasks(&error) => {
-                    tracing::debug!(target: "switchyard_gateway", upstream = self.name(), tool = name, "the tool runs only as a task upstream");
-                    as_task.store(true, Ordering::Relaxed);
-                    Box::pin(self.call_as_task(&ctx, name, &arguments)).await
-                }
-                other => other,
-            }
-        };
-        self.tool_outcome(answer, name)
+        let answer = self.relay_tool_call(ctx, name, arguments, as_task, false).await?;
+        // Typed: `keep` was false, so there is no text to decode.
+        answer.into_result().map_err(|e| McpError::internal(format!("tool result could not be decoded: {e}")))
     }
 
     /// [`call_tool`](Self::call_tool) for the mirrored tool's text entry point: the upstream's
@@ -219,25 +203,40 @@ impl Link {
         arguments: Value,
         as_task: &AtomicBool,
     ) -> Result<ToolResultText, McpError> {
-        if as_task.load(Ordering::Relaxed) {
-            return Box::pin(self.call_tool(ctx, name, arguments, as_task)).await.map(ToolResultText::from);
-        }
+        self.relay_tool_call(ctx, name, arguments, as_task, true).await
+    }
+
+    /// The relay both entry points share: the result as the client's text, kept when `keep`
+    /// and [`ToolResultText::from_peer_text`] allows, decoded otherwise.
+    async fn relay_tool_call(
+        &self,
+        ctx: RequestContext,
+        name: &str,
+        arguments: Value,
+        as_task: &AtomicBool,
+        keep: bool,
+    ) -> Result<ToolResultText, McpError> {
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
-        let args = &arguments;
-        let plain = self
-            .relay(&ctx, |client, options| async move { client.call_tool_text_with(name, args, options).await })
-            .await;
-        let answer = match plain {
-            Ok(text) => match ToolResultText::from_peer_text(text.get()) {
-                Some(kept) => return Ok(kept),
-                None => decode_tool_result(&text),
-            },
-            Err(Failure::Client(ClientError::Rpc { error, .. })) if asks_for_tasks(&error) => {
-                tracing::debug!(target: "switchyard_gateway", upstream = self.name(), tool = name, "the tool runs only as a task upstream");
-                as_task.store(true, Ordering::Relaxed);
-                Box::pin(self.call_as_task(&ctx, name, &arguments)).await
+        let answer = if as_task.load(Ordering::Relaxed) {
+            // Boxed, here and below: the rare task path would otherwise size every call's future.
+            Box::pin(self.call_as_task(&ctx, name, &arguments)).await
+        } else {
+            let args = &arguments;
+            let plain = self
+                .relay(&ctx, |client, options| async move { client.call_tool_text_with(name, args, options).await })
+                .await;
+            match plain {
+                Ok(text) => match keep.then(|| ToolResultText::from_peer_text(text.get())).flatten() {
+                    Some(kept) => return Ok(kept),
+                    None => decode_tool_result(&text),
+                },
+                Err(Failure::Client(ClientError::Rpc { error, .. })) if asks_for_tasks(&error) => {
+                    tracing::debug!(target: "switchyard_gateway", upstream = self.name(), tool = name, "the tool runs only as a task upstream");
+                    as_task.store(true, Ordering::Relaxed);
+                    Box::pin(self.call_as_task(&ctx, name, &arguments)).await
+                }
+                Err(failure) => Err(failure),
             }
-            Err(failure) => Err(failure),
         };
         self.tool_outcome(answer, name).map(ToolResultText::from)
     }
