@@ -967,13 +967,7 @@ const HOLDS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 async fn serve_stdio(server: Server, options: ServeOptions) -> std::io::Result<()> {
     let config = StdioConfig::default().principal(options.principal);
     let (reader, writer) = stdio::process_streams();
-    // On a runtime worker rather than in `block_on` on the main thread: requests are spawned
-    // tasks, and a reader on the main thread handed each one to a worker and back (a futex
-    // wake per request, and allocations freed across threads).
-    match tokio::spawn(stdio::serve_io(server, reader, writer, config)).await {
-        Ok(r) => r,
-        Err(e) => Err(std::io::Error::other(format!("the stdio transport stopped: {e}"))),
-    }
+    stdio::serve_io(server, reader, writer, config).await
 }
 
 #[cfg(feature = "http")]

@@ -49,7 +49,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
+use tokio_util::task::{AbortOnDropHandle, TaskTracker};
 
 /// Limits of the stdio transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,7 +155,31 @@ pub fn process_streams() -> (StdinStream, StdoutStream) {
 
 /// Serves `server` on any byte stream pair with stdio framing (also used for Unix sockets,
 /// TCP, and by [`testing::TestClient`](crate::testing::TestClient) over an in-memory pipe).
+///
+/// The connection runs as a task of its own on the current runtime (`tokio::spawn`), whatever
+/// task awaits this: under `#[tokio::main]` that task is the main thread's `block_on`, which is
+/// no runtime worker, so a reader there would hand every request to a worker and wait to be
+/// woken for the next line (two futex calls and an eventfd write per request, about a fifth
+/// more CPU per relayed call on a gateway; docs/performance.md). Dropping the returned future
+/// aborts the connection's task; a panic in it is resumed here.
+///
+/// Errors: as [`serve`]; also when the runtime shuts down under the connection
+/// (`ErrorKind::Other`).
 pub async fn serve_io<R, W>(server: Server, reader: R, writer: W, config: StdioConfig) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let connection = AbortOnDropHandle::new(tokio::spawn(serve_here(server, reader, writer, config)));
+    match connection.await {
+        Ok(outcome) => outcome,
+        Err(stopped) if stopped.is_panic() => std::panic::resume_unwind(stopped.into_panic()),
+        Err(stopped) => Err(std::io::Error::other(format!("the stdio transport stopped: {stopped}"))),
+    }
+}
+
+/// [`serve_io`]'s connection, on the task that polls it.
+async fn serve_here<R, W>(server: Server, reader: R, writer: W, config: StdioConfig) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
