@@ -58,9 +58,28 @@ fn parse_upstream(spec: &str) -> Result<Upstream, String> {
     })
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Over stdio the gateway moves messages between two or more pipes, and one thread does that
+    // best: a current-thread runtime runs the tasks a burst of messages wakes in order, so each
+    // pipe gets one write per burst, where a multi-thread runtime's worker runs each woken
+    // writer at once and writes message by message (docs/composition.md, "What the hop
+    // costs"). Over HTTP it serves many clients, on every core.
+    let runtime = if matches!(cli.serve.mode(), cli::Mode::Stdio) {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()
+    };
+    match runtime {
+        Ok(runtime) => runtime.block_on(serve(cli)),
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(cli: Cli) -> ExitCode {
     cli.serve.init_tracing();
     let server = match Server::builder("switchyard-gateway", env!("CARGO_PKG_VERSION"))
         .description("Serves the tools, prompts and resources of several MCP servers")

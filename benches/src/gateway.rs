@@ -25,32 +25,47 @@ use std::process::Stdio;
 /// The columns of the gateway rows.
 const COLUMNS: Columns = Columns { names: ["DIRECT", "GATEWAY", "SERVER+CLIENT"], ratios: [(1, 0), (1, 2)] };
 
+/// The runtimes the server side runs on, each a group of rows: the one-worker multi-thread
+/// runtime every other row's servers use, and a current-thread one (`BENCH_STDIO_RUNTIME`), the
+/// flavour docs/composition.md recommends for a stdio gateway. Direct server, gateway and
+/// upstream alike run on the group's runtime; the measuring client keeps its one worker.
+const RUNTIMES: [(&str, Option<&str>); 2] = [("one-worker runtime", None), ("current-thread", Some("current-thread"))];
+
 /// Runs the gateway rows.
 pub fn rows(plan: &Plan, table: &mut Table) -> Res<()> {
     let n = if plan.quick { 4_000 } else { 20_000 };
     table.section(COLUMNS);
-    for conc in [1usize, 32] {
-        let label = format!("gateway stdio {n} tools/call, {conc} in flight");
-        let mut rps = Figure::new(format!("{label}, calls/s (higher)"));
-        let mut side = Figure::new(format!("{label}, server side CPU us/call (lower)"));
-        let mut hop = Figure::new(format!("{label}, the hop's CPU us/call (lower)"));
-        for _ in 0..plan.repeats {
-            eprintln!("{label}: direct");
-            let direct = run_client("ours-stdio", n, conc)?;
-            eprintln!("{label}: through the gateway");
-            let gateway = run_client("gateway-stdio", n, conc)?;
-            rps.add(0, direct.calls_per_s);
-            rps.add(1, gateway.calls_per_s);
-            side.add(0, direct.server_us);
-            side.add(1, gateway.server_us);
-            hop.add(1, gateway.hop_us);
-            hop.add(2, direct.server_us + direct.client_us);
+    for (runtime, env) in RUNTIMES {
+        for conc in [1usize, 32] {
+            rows_of(plan, table, n, conc, runtime, env)?;
         }
-        table.push(rps);
-        table.push(side);
-        table.push(hop);
     }
     table.section(crate::table::SERVERS);
+    Ok(())
+}
+
+/// The three rows of one runtime and concurrency: calls/s, the server side's CPU per call and
+/// the hop's against one round trip.
+fn rows_of(plan: &Plan, table: &mut Table, n: usize, conc: usize, runtime: &str, env: Option<&str>) -> Res<()> {
+    let label = format!("gateway stdio {n} tools/call, {conc} in flight, {runtime}");
+    let mut rps = Figure::new(format!("{label}, calls/s (higher)"));
+    let mut side = Figure::new(format!("{label}, server side CPU us/call (lower)"));
+    let mut hop = Figure::new(format!("{label}, the hop's CPU us/call (lower)"));
+    for _ in 0..plan.repeats {
+        eprintln!("{label}: direct");
+        let direct = run_client("ours-stdio", n, conc, env)?;
+        eprintln!("{label}: through the gateway");
+        let gateway = run_client("gateway-stdio", n, conc, env)?;
+        rps.add(0, direct.calls_per_s);
+        rps.add(1, gateway.calls_per_s);
+        side.add(0, direct.server_us);
+        side.add(1, gateway.server_us);
+        hop.add(1, gateway.hop_us);
+        hop.add(2, direct.server_us + direct.client_us);
+    }
+    table.push(rps);
+    table.push(side);
+    table.push(hop);
     Ok(())
 }
 
@@ -62,11 +77,17 @@ struct Measured {
     hop_us: f64,
 }
 
-fn run_client(target: &str, n: usize, conc: usize) -> Res<Measured> {
+/// Runs one measuring client; `runtime` is the server side's `BENCH_STDIO_RUNTIME` (`None`:
+/// unset, the one-worker runtime), which the client's server and the gateway's upstream inherit.
+fn run_client(target: &str, n: usize, conc: usize, runtime: Option<&str>) -> Res<Measured> {
     let exe = std::env::current_exe()?;
     let (n, conc) = (n.to_string(), conc.to_string());
-    let output =
-        proc::pinned("0", &exe, &["role", "gateway-client", target, &n, &conc]).stderr(Stdio::inherit()).output()?;
+    let mut command = proc::pinned("0", &exe, &["role", "gateway-client", target, &n, &conc]);
+    match runtime {
+        Some(runtime) => command.env("BENCH_STDIO_RUNTIME", runtime),
+        None => command.env_remove("BENCH_STDIO_RUNTIME"),
+    };
+    let output = command.stderr(Stdio::inherit()).output()?;
     if !output.status.success() {
         return Err(format!("gateway-client {target} failed ({})", output.status).into());
     }

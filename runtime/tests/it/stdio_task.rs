@@ -16,9 +16,12 @@ fn server() -> Server {
 }
 
 fn ping(id: u32) -> String {
-    format!("{}\n", json!({ "jsonrpc": "2.0", "id": id, "method": "ping", "params": {
+    format!(
+        "{}\n",
+        json!({ "jsonrpc": "2.0", "id": id, "method": "ping", "params": {
         "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                   "io.modelcontextprotocol/clientCapabilities": {} } } }))
+                   "io.modelcontextprotocol/clientCapabilities": {} } } })
+    )
 }
 
 /// A reader that notes the name of each thread that polls it, and panics when asked to.
