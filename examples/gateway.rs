@@ -63,8 +63,8 @@ fn main() -> ExitCode {
     // Over stdio the gateway moves messages between two or more pipes, and one thread does that
     // best: a current-thread runtime runs the tasks a burst of messages wakes in order, so each
     // pipe gets one write per burst, where a multi-thread runtime's worker runs each woken
-    // writer at once and writes message by message (docs/composition.md, "What the hop
-    // costs"). Over HTTP it serves many clients, on every core.
+    // writer at once and writes message by message (docs/composition.md, "The reader on the
+    // main thread"). Over HTTP it serves many clients, on every core.
     let runtime = if matches!(cli.serve.mode(), cli::Mode::Stdio) {
         tokio::runtime::Builder::new_current_thread().enable_all().build()
     } else {

@@ -102,18 +102,18 @@ fn run_client(target: &str, n: usize, conc: usize, runtime: Option<&str>) -> Res
 /// `bench role gateway-stdio` (the gateway, serving on stdio) and `bench role gateway-client
 /// TARGET N CONC` (the measuring client).
 pub fn run_role(role: &str, args: &[String]) -> Res<()> {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    let one_worker = || tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build();
     match role {
         "gateway-stdio" if crate::servers::stdio_on_current_thread() => {
             tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(serve_gateway())
         }
-        "gateway-stdio" => rt.block_on(serve_gateway()),
+        "gateway-stdio" => one_worker()?.block_on(serve_gateway()),
         "gateway-client" => {
             let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_default();
             let target = arg(0).to_owned();
             let n: usize = arg(1).parse().map_err(|_| "N is a count")?;
             let conc: usize = arg(2).parse().map_err(|_| "CONC is a count")?;
-            let m = rt.block_on(measure(&target, n, conc))?;
+            let m = one_worker()?.block_on(measure(&target, n, conc))?;
             println!("{} {} {} {}", m.calls_per_s, m.client_us, m.server_us, m.hop_us);
             Ok(())
         }

@@ -967,7 +967,26 @@ const HOLDS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 async fn serve_stdio(server: Server, options: ServeOptions) -> std::io::Result<()> {
     let config = StdioConfig::default().principal(options.principal);
     let (reader, writer) = stdio::process_streams();
-    stdio::serve_io(server, reader, writer, config).await
+    serve_stdio_streams(server, reader, writer, config).await
+}
+
+/// [`stdio::serve_io`], with a panic in the connection (an incoming message filter runs on its
+/// task) turned into an error, so that it ends the process as an I/O error does: through the
+/// shutdown, the hand-back of held work and the telemetry flush of `serve_with`, not by
+/// unwinding past them.
+async fn serve_stdio_streams<R, W>(server: Server, reader: R, writer: W, config: StdioConfig) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    use futures::FutureExt;
+    match std::panic::AssertUnwindSafe(stdio::serve_io(server, reader, writer, config)).catch_unwind().await {
+        Ok(outcome) => outcome,
+        Err(panic) => Err(std::io::Error::other(format!(
+            "the stdio transport stopped: it panicked: {}",
+            crate::pipeline::serve::panic_message(panic.as_ref())
+        ))),
+    }
 }
 
 #[cfg(feature = "http")]
@@ -1030,6 +1049,29 @@ mod tests {
     use super::*;
     use clap::Parser;
     use clap::error::ErrorKind;
+
+    /// Panics on a message whose method is `boom`.
+    struct Boom;
+
+    impl crate::pipeline::MessageFilter for Boom {
+        fn incoming(&self, message: &serde_json::Value) -> bool {
+            assert_ne!(message["method"], "boom", "the filter refuses to go on");
+            true
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panic_in_the_stdio_connection_is_an_error_not_an_unwind() {
+        use tokio::io::AsyncWriteExt;
+        let server = Server::builder("t", "1").groups(["cli-panic"]).message_filter(Boom).build().expect("builds");
+        let (mut client_out, server_in) = tokio::io::duplex(4096);
+        let (server_out, _client_in) = tokio::io::duplex(4096);
+        client_out.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"boom\"}\n").await.expect("write");
+        let served = serve_stdio_streams(server, server_in, server_out, StdioConfig::default()).await;
+        let error = served.expect_err("the panic ends serving with an error");
+        assert!(error.to_string().contains("panicked: assertion"), "{error}");
+        assert!(error.to_string().contains("the filter refuses to go on"), "{error}");
+    }
 
     /// A binary's own parser: the shared flags flattened next to one of its own.
     #[derive(Debug, Parser)]

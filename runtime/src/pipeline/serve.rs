@@ -582,17 +582,22 @@ fn settle_panic<T>(outcome: std::thread::Result<Result<T, McpError>>) -> Result<
     match outcome {
         Ok(r) => r,
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a non-string payload".to_owned());
+            let what = panic_message(panic.as_ref());
             tracing::error!(panic = %what, "a filter or handler panicked");
             Err(McpError::internal(
                 "the server failed while handling this request (a handler panicked); see the server log",
             ))
         }
     }
+}
+
+/// What a panic said: its message when it was a string (`panic!("...")`, formatted or not).
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string payload".to_owned())
 }
 
 /// A modern request, checked and ready to run.

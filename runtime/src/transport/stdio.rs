@@ -28,6 +28,11 @@
 //!   id), so a batch runs no more work at once than the same requests on separate lines; the
 //!   batch is at most [`MAX_BATCH_LEN`](crate::jsonrpc::MAX_BATCH_LEN) messages. Other eras
 //!   answer a batch with one `-32600`.
+//! - On a runtime that runs one task at a time (current-thread, or one worker), a request is first
+//!   polled on the connection's own task and gets a task of its own only if it has to wait; a
+//!   request that finishes at once (most tool calls) costs no task, and such answers leave in
+//!   the order their requests arrived. With more workers every request is spawned, so workers
+//!   run requests side by side. Either way the lines written are the same.
 //! - EOF on stdin cancels everything in flight and returns `Ok(())`.
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 
@@ -45,11 +50,13 @@ use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::{AbortOnDropHandle, TaskTracker};
+use tracing::Instrument;
 
 /// Limits of the stdio transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,9 +127,11 @@ impl StdioConfig {
     }
 }
 
-/// Serves `server` on this process's stdin and stdout until EOF or [`Server::shutdown`].
+/// Serves `server` on this process's stdin and stdout until EOF or [`Server::shutdown`]: the
+/// pipes of [`process_streams`] served by [`serve_io`].
 ///
-/// Errors: only I/O errors writing to stdout; malformed input is answered, never fatal.
+/// Errors: those of [`serve_io`] (I/O errors writing to stdout, the runtime shutting down);
+/// malformed input is answered, never fatal.
 pub async fn serve(server: Server) -> std::io::Result<()> {
     let (reader, writer) = process_streams();
     serve_io(server, reader, writer, StdioConfig::default()).await
@@ -156,21 +165,25 @@ pub fn process_streams() -> (StdinStream, StdoutStream) {
 /// Serves `server` on any byte stream pair with stdio framing (also used for Unix sockets,
 /// TCP, and by [`testing::TestClient`](crate::testing::TestClient) over an in-memory pipe).
 ///
-/// The connection runs as a task of its own on the current runtime (`tokio::spawn`), whatever
-/// task awaits this: under `#[tokio::main]` that task is the main thread's `block_on`, which is
-/// no runtime worker, so a reader there would hand every request to a worker and wait to be
-/// woken for the next line (two futex calls and an eventfd write per request, about a fifth
-/// more CPU per relayed call on a gateway; docs/performance.md). Dropping the returned future
-/// aborts the connection's task; a panic in it is resumed here.
+/// The connection runs as a task of its own on the current runtime (`tokio::spawn`, inside the
+/// caller's current `tracing` span), whatever task awaits this: under `#[tokio::main]` that task
+/// is the main thread's `block_on`, which is no runtime worker, so a reader there would hand
+/// every request to a worker and wait to be woken for the next line (two futex calls and an
+/// eventfd write per request; a gateway's hop went from 86 to 60–64 µs of CPU per relayed call
+/// at one call in flight without it: docs/composition.md, "The reader on the main thread").
+/// Dropping the returned future aborts the connection's task: the requests still running are
+/// cancelled and answer nothing, and `writer` is closed once they have ended. A panic in the
+/// connection's task is resumed here.
 ///
-/// Errors: as [`serve`]; also when the runtime shuts down under the connection
-/// (`ErrorKind::Other`).
+/// Errors: I/O errors writing to `writer` (malformed input is answered, never fatal); also
+/// when the runtime shuts down under the connection (`ErrorKind::Other`).
 pub async fn serve_io<R, W>(server: Server, reader: R, writer: W, config: StdioConfig) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let connection = AbortOnDropHandle::new(tokio::spawn(serve_here(server, reader, writer, config)));
+    let connection = serve_here(server, reader, writer, config).in_current_span();
+    let connection = AbortOnDropHandle::new(tokio::spawn(connection));
     match connection.await {
         Ok(outcome) => outcome,
         Err(stopped) if stopped.is_panic() => std::panic::resume_unwind(stopped.into_panic()),
@@ -202,7 +215,12 @@ where
         identity: crate::context::Connection::new(None),
         input_closed: writer_gone.child_token(),
         backlog: VecDeque::new(),
+        poll_here_first: tokio::runtime::Handle::current().metrics().num_workers() == 1,
     };
+    // When this future is dropped before it returns (the caller dropped `serve_io`'s), the
+    // session-wide notifications and the running requests end too, as at EOF; they hold the
+    // writer's queue open, and the writer closes the output only when no one can write to it.
+    let _closing = Closing { input_closed: conn.input_closed.clone(), in_flight: conn.in_flight.clone() };
     let mut reader = tokio::io::BufReader::with_capacity(64 * 1024, reader);
     let mut lines = LineReader::default();
     let shutdown = server.shutdown_token().clone();
@@ -280,6 +298,22 @@ where
     conn.tasks.wait().await;
     drop(conn);
     writer_task.await.unwrap_or_else(|e| Err(std::io::Error::other(e)))
+}
+
+/// Ends what would keep a connection's output open once its loop is gone: the session-wide
+/// notifications (`input_closed`) and every request still in flight, which then answers nothing.
+struct Closing {
+    input_closed: CancellationToken,
+    in_flight: Arc<Mutex<HashMap<RequestId, InFlight>>>,
+}
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        self.input_closed.cancel();
+        for entry in self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).values() {
+            entry.token.cancel();
+        }
+    }
 }
 
 /// Writes the session-wide notifications of a legacy session until the server shuts down (the
@@ -444,6 +478,10 @@ struct Connection {
     /// Requests received while every permit was taken, in arrival order, each with its place in
     /// its batch if it came in one.
     backlog: VecDeque<(Request, InFlight, Option<BatchSlot>)>,
+    /// Whether a request's work is first polled here, on the connection's task, and spawned
+    /// only if it has to wait (see [`Connection::start`]): when the runtime runs one task at a
+    /// time anyway (a current-thread runtime, or a multi-thread one with one worker).
+    poll_here_first: bool,
 }
 
 impl Connection {
@@ -626,7 +664,7 @@ impl Connection {
         // be, and every other way of delivering it is a boxed future of its own. A future over
         // ~1 KiB makes its task cell a large aligned allocation per request (glibc consolidates
         // its free lists for those: 5-7% of a gateway's CPU at 32 calls in flight, `perf`).
-        self.tasks.spawn(async move {
+        let work = async move {
             let _permit = permit;
             let id = req.id.clone();
             // The request's notifications go straight into the writer queue; its answer is
@@ -655,7 +693,32 @@ impl Connection {
             if let Some(delivery) = deliver(server, out, id, answered.then_some(outcome), slot, is_listen) {
                 delivery.await;
             }
-        });
+        };
+        if !self.poll_here_first {
+            self.tasks.spawn(work);
+            return;
+        }
+        // With one thread running tasks, a spawned request would run on this thread anyway, after
+        // this one yields; most requests (a tool that computes its answer) finish in their first
+        // poll, so that poll runs here and only work that has to wait gets a task of its own.
+        // That saves the task (a cache-aligned allocation, scheduling, the tracker's count) per
+        // request. The spawned task polls the work again, which then registers the task's
+        // waker: nothing the no-op waker missed is lost. With more workers, spawning first lets
+        // other workers run requests in parallel.
+        let mut work = Box::pin(work);
+        let mut cx = Context::from_waker(Waker::noop());
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work.as_mut().poll(&mut cx))) {
+            Ok(Poll::Ready(())) => {}
+            Ok(Poll::Pending) => {
+                self.tasks.spawn(work);
+            }
+            // Handlers' and filters' panics are answered inside the pipeline; this is the
+            // transport's own bookkeeping, which a spawned task would have lost the same way.
+            Err(panic) => {
+                let what = crate::pipeline::serve::panic_message(panic.as_ref());
+                tracing::error!(panic = %what, "stdio: delivering a request's answer panicked");
+            }
+        }
     }
 }
 

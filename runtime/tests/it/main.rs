@@ -26,6 +26,7 @@ mod server;
 mod sessions;
 mod sse_wakeups;
 mod stdio_backlog;
+mod stdio_inline;
 mod stdio_task;
 mod subscriptions;
 mod text_results;

@@ -108,3 +108,24 @@ async fn a_panic_in_the_connection_reaches_the_caller() {
     let message = error.into_panic().downcast::<&str>().map(|m| *m).unwrap_or_default();
     assert_eq!(message, "the reader failed on purpose");
 }
+
+#[tokio::test]
+async fn dropping_the_future_closes_a_legacy_session_too() {
+    let (mut client_out, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, client_in) = tokio::io::duplex(64 * 1024);
+    let serving = tokio::spawn(serve_io(server(), server_in, server_out, StdioConfig::default()));
+    let mut lines = BufReader::new(client_in).lines();
+    // A session: its notifications hold the output open until the connection ends.
+    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } });
+    client_out.write_all(format!("{initialize}\n").as_bytes()).await.expect("write");
+    let answer = lines.next_line().await.expect("readable").expect("an answer");
+    assert!(answer.contains("\"id\":1"), "{answer}");
+    client_out.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await.expect("write");
+    serving.abort();
+    let end = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("the session's output closes within 10 s of the future being dropped")
+        .expect("readable");
+    assert_eq!(end, None, "no more lines after the future is dropped");
+}

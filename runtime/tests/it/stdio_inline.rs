@@ -1,0 +1,229 @@
+//! With one thread running tasks, the stdio transport polls a request's work once on the
+//! connection's own task and spawns it only when it has to wait. These tests hold that path to
+//! the spawned one: the same exchange (synchronous and waiting tools, progress, a request to the
+//! client, a cancellation, a panic, a duplicate id, pipelined calls) gives the same lines on a
+//! current-thread runtime and a one-worker one (polled here first) as on a two-worker runtime
+//! (always spawned), and a tool can tell which path ran it.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::time::Duration;
+use switchyard::prelude::*;
+use switchyard::transport::stdio::{StdioConfig, serve_io};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+
+#[derive(Deserialize, JsonSchema)]
+struct Text {
+    text: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct NameForm {
+    name: String,
+}
+
+/// Answers in its first poll.
+#[mcp_tool(group = "stdio-inline")]
+async fn at_once(args: Text) -> Result<String, ToolError> {
+    Ok(format!("at once: {}", args.text))
+}
+
+/// Waits on a timer before answering.
+#[mcp_tool(group = "stdio-inline")]
+async fn after_a_nap() -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    Ok("after a nap".to_owned())
+}
+
+/// Reports progress twice, then answers.
+#[mcp_tool(group = "stdio-inline")]
+async fn with_progress(ctx: RequestContext) -> Result<String, ToolError> {
+    let progress = ctx.progress();
+    progress.report(1.0, Some(2.0), Some("half")).await;
+    progress.report(2.0, Some(2.0), Some("done")).await;
+    Ok("reported".to_owned())
+}
+
+/// Asks the client for a name.
+#[mcp_tool(group = "stdio-inline")]
+async fn ask_name(ctx: RequestContext) -> Result<String, ToolFailure> {
+    match ctx.elicit::<NameForm>("name", "Your name?").await? {
+        Elicited::Accept(f) => Ok(format!("Hello, {}!", f.name)),
+        _ => Ok("nobody".to_owned()),
+    }
+}
+
+/// Waits until the request is cancelled.
+#[mcp_tool(group = "stdio-inline")]
+async fn until_cancelled(ctx: RequestContext) -> Result<String, ToolError> {
+    ctx.cancellation().cancelled().await;
+    Ok("cancelled".to_owned())
+}
+
+/// Panics in its first poll.
+#[mcp_tool(group = "stdio-inline")]
+async fn panics_at_once() -> Result<String, ToolError> {
+    panic!("on purpose")
+}
+
+/// The id of the tokio task running the call.
+#[mcp_tool(group = "stdio-inline")]
+async fn which_task() -> Result<String, ToolError> {
+    Ok(format!("{:?}", tokio::task::try_id()))
+}
+
+struct Peer {
+    tx: DuplexStream,
+    rx: Lines<BufReader<DuplexStream>>,
+}
+
+impl Peer {
+    fn start() -> Peer {
+        let server = Server::builder("stdio-inline", "1").groups(["stdio-inline"]).build().expect("builds");
+        let (client_out, server_in) = tokio::io::duplex(64 * 1024);
+        let (server_out, client_in) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(serve_io(server, server_in, server_out, StdioConfig::default()));
+        Peer { tx: client_out, rx: BufReader::new(client_in).lines() }
+    }
+
+    async fn send(&mut self, messages: &[Value]) {
+        let text: String = messages.iter().map(|m| format!("{m}\n")).collect();
+        self.tx.write_all(text.as_bytes()).await.expect("write");
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.rx.next_line())
+            .await
+            .expect("a message within 10 s")
+            .expect("readable")
+            .expect("a line");
+        serde_json::from_str(&line).expect("JSON")
+    }
+}
+
+fn call(id: Value, name: &str, arguments: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": name, "arguments": arguments } })
+}
+
+/// The whole exchange, on a 2025-11-25 session (the server can send requests of its own); every
+/// line the server wrote, in order.
+async fn exchange() -> Vec<Value> {
+    let mut p = Peer::start();
+    let mut seen = Vec::new();
+    p.send(&[
+        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25",
+            "capabilities": { "elicitation": {} }, "clientInfo": { "name": "t", "version": "0" } } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    ])
+    .await;
+    let mut answer = p.next().await;
+    // The server's own name and version, not the path's.
+    answer["result"]["serverInfo"] = Value::Null;
+    seen.push(answer);
+    p.send(&[call(json!(1), "at_once", json!({ "text": "a" }))]).await;
+    seen.push(p.next().await);
+    p.send(&[call(json!(2), "after_a_nap", json!({}))]).await;
+    seen.push(p.next().await);
+    let mut progress = call(json!(3), "with_progress", json!({}));
+    progress["params"]["_meta"] = json!({ "progressToken": "p3" });
+    p.send(&[progress]).await;
+    for _ in 0..3 {
+        seen.push(p.next().await);
+    }
+    p.send(&[call(json!(4), "ask_name", json!({}))]).await;
+    let ask = p.next().await;
+    seen.push(ask.clone());
+    p.send(&[
+        json!({ "jsonrpc": "2.0", "id": ask["id"], "result": { "action": "accept", "content": { "name": "Ada" } } }),
+    ])
+    .await;
+    seen.push(p.next().await);
+    // A waiting request, a second request with its id (refused), its cancellation (no answer),
+    // then a ping, whose answer must be the next line.
+    p.send(&[
+        call(json!(5), "until_cancelled", json!({})),
+        call(json!(5), "at_once", json!({ "text": "twice" })),
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 5 } }),
+        json!({ "jsonrpc": "2.0", "id": 6, "method": "ping" }),
+    ])
+    .await;
+    seen.push(p.next().await);
+    seen.push(p.next().await);
+    p.send(&[call(json!(7), "panics_at_once", json!({}))]).await;
+    seen.push(p.next().await);
+    // Pipelined: one write, answers in order.
+    let burst: Vec<Value> = (10..20).map(|i| call(json!(i), "at_once", json!({ "text": i.to_string() }))).collect();
+    p.send(&burst).await;
+    for _ in 10..20 {
+        seen.push(p.next().await);
+    }
+    seen
+}
+
+/// The task ids two calls in a row ran on.
+async fn two_task_ids() -> (String, String) {
+    let mut p = Peer::start();
+    let modern = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {} });
+    let mut ids = Vec::new();
+    for id in [1, 2] {
+        let mut message = call(json!(id), "which_task", json!({}));
+        message["params"]["_meta"] = modern.clone();
+        p.send(&[message]).await;
+        let answer = p.next().await;
+        ids.push(answer["result"]["content"][0]["text"].as_str().expect("text").to_owned());
+    }
+    (ids[0].clone(), ids[1].clone())
+}
+
+fn runtime(workers: Option<usize>) -> tokio::runtime::Runtime {
+    match workers {
+        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        Some(n) => tokio::runtime::Builder::new_multi_thread().worker_threads(n).enable_all().build(),
+    }
+    .expect("runtime")
+}
+
+#[test]
+fn polled_first_on_the_connection_the_lines_are_those_of_spawned_requests() {
+    let spawned = runtime(Some(2)).block_on(exchange());
+    for workers in [None, Some(1)] {
+        let polled_here = runtime(workers).block_on(exchange());
+        assert_eq!(polled_here[..11], spawned[..11], "workers {workers:?}");
+        // Spawned on two workers, the burst's answers come in whatever order the calls end;
+        // polled here, each is queued as its line is read.
+        let mut burst = spawned[11..].to_vec();
+        burst.sort_by_key(|m| m["id"].as_u64());
+        assert_eq!(polled_here[11..], burst[..], "workers {workers:?}");
+    }
+    assert_eq!(spawned.len(), 21);
+    // What the exchange must show, whichever path ran it.
+    let texts: Vec<&Value> = spawned.iter().map(|m| &m["result"]["content"][0]["text"]).collect();
+    assert_eq!(texts[1], "at once: a");
+    assert_eq!(texts[2], "after a nap");
+    assert_eq!(spawned[3]["method"], "notifications/progress", "{}", spawned[3]);
+    assert_eq!(spawned[4]["method"], "notifications/progress", "{}", spawned[4]);
+    assert_eq!(texts[5], "reported");
+    assert_eq!(spawned[6]["method"], "elicitation/create", "{}", spawned[6]);
+    assert_eq!(texts[7], "Hello, Ada!");
+    assert_eq!(spawned[8]["id"], 5, "the duplicate id is refused: {}", spawned[8]);
+    assert!(spawned[8]["error"]["message"].as_str().is_some_and(|m| m.contains("already in flight")), "{}", spawned[8]);
+    assert_eq!(spawned[9]["id"], 6, "the cancelled request is not answered: {}", spawned[9]);
+    assert_eq!(spawned[10]["id"], 7);
+    assert!(spawned[10].get("error").is_some() || spawned[10]["result"]["isError"] == true, "{}", spawned[10]);
+    let mut burst: Vec<u64> = spawned[11..].iter().filter_map(|m| m["id"].as_u64()).collect();
+    burst.sort_unstable();
+    assert_eq!(burst, (10..20).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_call_that_finishes_at_once_runs_on_the_connections_task_only_with_one_worker() {
+    for workers in [None, Some(1)] {
+        let (first, second) = runtime(workers).block_on(two_task_ids());
+        assert_eq!(first, second, "workers {workers:?}: both calls ran on the connection's task");
+        assert!(first.starts_with("Some("), "{first}");
+    }
+    let (first, second) = runtime(Some(2)).block_on(two_task_ids());
+    assert_ne!(first, second, "with two workers each call is a task of its own");
+}
