@@ -104,6 +104,12 @@ impl<T> Sender<T> {
         Ok(true)
     }
 
+    /// True when the queue holds `capacity` items now: a send would wait.
+    pub(crate) fn is_full(&self) -> bool {
+        let s = lock(&self.shared);
+        s.items.len() >= s.capacity
+    }
+
     fn poll_send(&self, cx: &mut Context<'_>, item: &mut Option<T>) -> Poll<Result<(), T>> {
         let mut s = lock(&self.shared);
         // `item` is only taken on the way to `Ready`, and a finished `poll_fn` is never polled.

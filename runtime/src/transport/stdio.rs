@@ -216,6 +216,7 @@ where
         input_closed: writer_gone.child_token(),
         backlog: VecDeque::new(),
         poll_here_first: tokio::runtime::Handle::current().metrics().num_workers() == 1,
+        queue_full: false,
     };
     // When this future is dropped before it returns (the caller dropped `serve_io`'s), the
     // session-wide notifications and the running requests end too, as at EOF; they hold the
@@ -258,7 +259,15 @@ where
         };
         match read {
             Ok(Line::Eof) => break,
-            Ok(Line::Complete) => conn.on_line(&lines.buf).await,
+            Ok(Line::Complete) => {
+                conn.on_line(&lines.buf).await;
+                // Lines already buffered are read without yielding, and a request polled here
+                // queues its answer for the writer, which runs only when this task yields: with
+                // the queue full, each further answer would wait in a task of its own.
+                if std::mem::take(&mut conn.queue_full) {
+                    tokio::task::yield_now().await;
+                }
+            }
             Ok(Line::TooLong) => {
                 let err = McpError::parse_error(format!("message longer than {} bytes", config.max_line_bytes));
                 conn.send(error_response(None, &err)).await;
@@ -482,6 +491,9 @@ struct Connection {
     /// only if it has to wait (see [`Connection::start`]): when the runtime runs one task at a
     /// time anyway (a current-thread runtime, or a multi-thread one with one worker).
     poll_here_first: bool,
+    /// Set when a request polled here had to wait because the writer's queue was full: the
+    /// loop then lets the writer run before it reads on.
+    queue_full: bool,
 }
 
 impl Connection {
@@ -711,6 +723,7 @@ impl Connection {
             Ok(Poll::Ready(())) => {}
             Ok(Poll::Pending) => {
                 self.tasks.spawn(work);
+                self.queue_full = self.out.is_full();
             }
             // Handlers' and filters' panics are answered inside the pipeline; this is the
             // transport's own bookkeeping, which a spawned task would have lost the same way.

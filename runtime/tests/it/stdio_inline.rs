@@ -227,3 +227,41 @@ fn a_call_that_finishes_at_once_runs_on_the_connections_task_only_with_one_worke
     let (first, second) = runtime(Some(2)).block_on(two_task_ids());
     assert_ne!(first, second, "with two workers each call is a task of its own");
 }
+
+/// More requests than the writer's queue holds answers (1,024), all there before the first is
+/// read: every one is answered, in order, each tool having run in its first poll on the
+/// connection's task (when the queue fills, the connection lets the writer drain it; the CI
+/// guard's allocation count shows that no answer waits in a task of its own).
+#[test]
+fn a_burst_longer_than_the_writers_queue_is_answered_whole_and_in_order() {
+    const CALLS: u64 = 3_000;
+    runtime(None).block_on(async {
+        let server = Server::builder("stdio-inline", "1").groups(["stdio-inline"]).build().expect("builds");
+        // Room for the whole burst, so that every line is there before the first is read.
+        let (mut client_out, server_in) = tokio::io::duplex(4 << 20);
+        let (server_out, client_in) = tokio::io::duplex(4 << 20);
+        let modern = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {} });
+        let mut burst = String::new();
+        for id in 1..=CALLS {
+            let mut message = call(json!(id), "which_task", json!({}));
+            message["params"]["_meta"] = modern.clone();
+            burst.push_str(&format!("{message}\n"));
+        }
+        client_out.write_all(burst.as_bytes()).await.expect("write");
+        tokio::spawn(serve_io(server, server_in, server_out, StdioConfig::default()));
+        let mut lines = BufReader::new(client_in).lines();
+        let mut tasks = std::collections::BTreeSet::new();
+        for id in 1..=CALLS {
+            let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+                .await
+                .expect("answers within 30 s")
+                .expect("readable")
+                .expect("a line");
+            let answer: Value = serde_json::from_str(&line).expect("JSON");
+            assert_eq!(answer["id"], id, "answers in the order of the requests");
+            tasks.insert(answer["result"]["content"][0]["text"].as_str().expect("text").to_owned());
+        }
+        assert_eq!(tasks.len(), 1, "every call ran on the connection's task: {tasks:?}");
+    });
+}
