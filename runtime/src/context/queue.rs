@@ -105,6 +105,7 @@ impl<T> Sender<T> {
     }
 
     /// True when the queue holds `capacity` items now: a send would wait.
+    #[cfg(feature = "stdio")]
     pub(crate) fn is_full(&self) -> bool {
         let s = lock(&self.shared);
         s.items.len() >= s.capacity

@@ -28,11 +28,12 @@
 //!   id), so a batch runs no more work at once than the same requests on separate lines; the
 //!   batch is at most [`MAX_BATCH_LEN`](crate::jsonrpc::MAX_BATCH_LEN) messages. Other eras
 //!   answer a batch with one `-32600`.
-//! - On a runtime that runs one task at a time (current-thread, or one worker), a request is first
-//!   polled on the connection's own task and gets a task of its own only if it has to wait; a
-//!   request that finishes at once (most tool calls) costs no task, and such answers leave in
-//!   the order their requests arrived. With more workers every request is spawned, so workers
-//!   run requests side by side. Either way the lines written are the same.
+//! - On a current-thread runtime a request is first polled on the connection's own task and gets
+//!   a task of its own only if it has to wait: a request that finishes at once (most tool calls)
+//!   costs no task, and is answered before the next line is read. So a `notifications/cancelled`
+//!   sent right behind such a request finds it answered already (the cancellation race the
+//!   spec allows), and a request reusing the id of one that was answered at once is not
+//!   refused as already in flight. On a multi-thread runtime every request is spawned.
 //! - EOF on stdin cancels everything in flight and returns `Ok(())`.
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
 
@@ -56,7 +57,6 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::{AbortOnDropHandle, TaskTracker};
-use tracing::Instrument;
 
 /// Limits of the stdio transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,8 +165,8 @@ pub fn process_streams() -> (StdinStream, StdoutStream) {
 /// Serves `server` on any byte stream pair with stdio framing (also used for Unix sockets,
 /// TCP, and by [`testing::TestClient`](crate::testing::TestClient) over an in-memory pipe).
 ///
-/// The connection runs as a task of its own on the current runtime (`tokio::spawn`, inside the
-/// caller's current `tracing` span), whatever task awaits this: under `#[tokio::main]` that task
+/// The connection runs as a task of its own on the current runtime (`tokio::spawn`; like its
+/// requests' tasks, it is outside the caller's `tracing` span), whatever task awaits this: under `#[tokio::main]` that task
 /// is the main thread's `block_on`, which is no runtime worker, so a reader there would hand
 /// every request to a worker and wait to be woken for the next line (two futex calls and an
 /// eventfd write per request; a gateway's hop went from 86 to 60–64 µs of CPU per relayed call
@@ -182,8 +182,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let connection = serve_here(server, reader, writer, config).in_current_span();
-    let connection = AbortOnDropHandle::new(tokio::spawn(connection));
+    let connection = AbortOnDropHandle::new(tokio::spawn(serve_here(server, reader, writer, config)));
     match connection.await {
         Ok(outcome) => outcome,
         Err(stopped) if stopped.is_panic() => std::panic::resume_unwind(stopped.into_panic()),
@@ -215,7 +214,8 @@ where
         identity: crate::context::Connection::new(None),
         input_closed: writer_gone.child_token(),
         backlog: VecDeque::new(),
-        poll_here_first: tokio::runtime::Handle::current().metrics().num_workers() == 1,
+        poll_here_first: tokio::runtime::Handle::current().runtime_flavor()
+            == tokio::runtime::RuntimeFlavor::CurrentThread,
         queue_full: false,
     };
     // When this future is dropped before it returns (the caller dropped `serve_io`'s), the
@@ -488,8 +488,8 @@ struct Connection {
     /// its batch if it came in one.
     backlog: VecDeque<(Request, InFlight, Option<BatchSlot>)>,
     /// Whether a request's work is first polled here, on the connection's task, and spawned
-    /// only if it has to wait (see [`Connection::start`]): when the runtime runs one task at a
-    /// time anyway (a current-thread runtime, or a multi-thread one with one worker).
+    /// only if it has to wait (see [`Connection::start`]): on a current-thread runtime, which
+    /// runs one task at a time anyway.
     poll_here_first: bool,
     /// Set when a request polled here had to wait because the writer's queue was full: the
     /// loop then lets the writer run before it reads on.
@@ -710,13 +710,15 @@ impl Connection {
             self.tasks.spawn(work);
             return;
         }
-        // With one thread running tasks, a spawned request would run on this thread anyway, after
+        // On a current-thread runtime a spawned request would run on this thread anyway, after
         // this one yields; most requests (a tool that computes its answer) finish in their first
         // poll, so that poll runs here and only work that has to wait gets a task of its own.
         // That saves the task (a cache-aligned allocation, scheduling, the tracker's count) per
         // request. The spawned task polls the work again, which then registers the task's
-        // waker: nothing the no-op waker missed is lost. With more workers, spawning first lets
-        // other workers run requests in parallel.
+        // waker: nothing the no-op waker missed is lost. On a multi-thread runtime, even with
+        // one worker, spawning first keeps reading going while a handler holds its thread
+        // (`block_in_place` hands the worker to another thread, but not this task), and lets
+        // other workers run requests side by side.
         let mut work = Box::pin(work);
         let mut cx = Context::from_waker(Waker::noop());
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work.as_mut().poll(&mut cx))) {

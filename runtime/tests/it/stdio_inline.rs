@@ -1,9 +1,10 @@
-//! With one thread running tasks, the stdio transport polls a request's work once on the
+//! On a current-thread runtime the stdio transport polls a request's work once on the
 //! connection's own task and spawns it only when it has to wait. These tests hold that path to
-//! the spawned one: the same exchange (synchronous and waiting tools, progress, a request to the
-//! client, a cancellation, a panic, a duplicate id, pipelined calls) gives the same lines on a
-//! current-thread runtime and a one-worker one (polled here first) as on a two-worker runtime
-//! (always spawned), and a tool can tell which path ran it.
+//! the spawned one (multi-thread runtimes, one worker or two): the same exchange (synchronous
+//! and waiting tools, progress, a request to the client, a cancellation, a panic, a duplicate
+//! id, pipelined calls) gives the same lines; a tool can tell which path ran it; a handler in
+//! `block_in_place` on one worker does not stop the connection reading; a cancellation right
+//! behind a request answered at once finds it answered.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -71,6 +72,14 @@ async fn panics_at_once() -> Result<String, ToolError> {
 #[mcp_tool(group = "stdio-inline")]
 async fn which_task() -> Result<String, ToolError> {
     Ok(format!("{:?}", tokio::task::try_id()))
+}
+
+/// Holds its thread for half a second in `block_in_place`, as a handler calling blocking code
+/// does.
+#[mcp_tool(group = "stdio-inline")]
+async fn blocks_in_place() -> Result<String, ToolError> {
+    tokio::task::block_in_place(|| std::thread::sleep(Duration::from_millis(500)));
+    Ok("unblocked".to_owned())
 }
 
 struct Peer {
@@ -187,16 +196,17 @@ fn runtime(workers: Option<usize>) -> tokio::runtime::Runtime {
 
 #[test]
 fn polled_first_on_the_connection_the_lines_are_those_of_spawned_requests() {
-    let spawned = runtime(Some(2)).block_on(exchange());
-    for workers in [None, Some(1)] {
-        let polled_here = runtime(workers).block_on(exchange());
-        assert_eq!(polled_here[..11], spawned[..11], "workers {workers:?}");
-        // Spawned on two workers, the burst's answers come in whatever order the calls end;
-        // polled here, each is queued as its line is read.
+    let polled_here = runtime(None).block_on(exchange());
+    for workers in [1, 2] {
+        let spawned = runtime(Some(workers)).block_on(exchange());
+        assert_eq!(polled_here[..11], spawned[..11], "{workers} workers");
+        // Spawned, the burst's answers come in whatever order the calls end; polled here, each
+        // is queued as its line is read.
         let mut burst = spawned[11..].to_vec();
         burst.sort_by_key(|m| m["id"].as_u64());
-        assert_eq!(polled_here[11..], burst[..], "workers {workers:?}");
+        assert_eq!(polled_here[11..], burst[..], "{workers} workers");
     }
+    let spawned = polled_here;
     assert_eq!(spawned.len(), 21);
     // What the exchange must show, whichever path ran it.
     let texts: Vec<&Value> = spawned.iter().map(|m| &m["result"]["content"][0]["text"]).collect();
@@ -218,14 +228,52 @@ fn polled_first_on_the_connection_the_lines_are_those_of_spawned_requests() {
 }
 
 #[test]
-fn a_call_that_finishes_at_once_runs_on_the_connections_task_only_with_one_worker() {
-    for workers in [None, Some(1)] {
-        let (first, second) = runtime(workers).block_on(two_task_ids());
-        assert_eq!(first, second, "workers {workers:?}: both calls ran on the connection's task");
-        assert!(first.starts_with("Some("), "{first}");
+fn a_call_that_finishes_at_once_runs_on_the_connections_task_only_on_a_current_thread_runtime() {
+    let (first, second) = runtime(None).block_on(two_task_ids());
+    assert_eq!(first, second, "both calls ran on the connection's task");
+    assert!(first.starts_with("Some("), "{first}");
+    for workers in [1, 2] {
+        let (first, second) = runtime(Some(workers)).block_on(two_task_ids());
+        assert_ne!(first, second, "{workers} workers: each call is a task of its own");
     }
-    let (first, second) = runtime(Some(2)).block_on(two_task_ids());
-    assert_ne!(first, second, "with two workers each call is a task of its own");
+}
+
+#[test]
+fn a_handler_in_block_in_place_on_one_worker_does_not_stop_the_reading() {
+    runtime(Some(1)).block_on(async {
+        let mut p = Peer::start();
+        let modern = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {} });
+        let mut blocking = call(json!(1), "blocks_in_place", json!({}));
+        blocking["params"]["_meta"] = modern.clone();
+        p.send(&[blocking]).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        p.send(&[json!({ "jsonrpc": "2.0", "id": 2, "method": "ping", "params": { "_meta": modern } })]).await;
+        let first = p.next().await;
+        assert_eq!(first["id"], 2, "the ping is answered while the tool holds its thread: {first}");
+        let second = p.next().await;
+        assert_eq!(second["result"]["content"][0]["text"], "unblocked", "{second}");
+    });
+}
+
+#[test]
+fn a_cancellation_right_behind_a_request_answered_at_once_finds_it_answered() {
+    runtime(None).block_on(async {
+        let mut p = Peer::start();
+        let modern = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {} });
+        let mut first = call(json!(1), "at_once", json!({ "text": "a" }));
+        first["params"]["_meta"] = modern.clone();
+        p.send(&[
+            first,
+            json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 1 } }),
+            json!({ "jsonrpc": "2.0", "id": 2, "method": "ping", "params": { "_meta": modern } }),
+        ])
+        .await;
+        let (a, b) = (p.next().await, p.next().await);
+        assert_eq!((&a["id"], &a["result"]["content"][0]["text"]), (&json!(1), &json!("at once: a")), "{a}");
+        assert_eq!(b["id"], 2, "{b}");
+    });
 }
 
 /// More requests than the writer's queue holds answers (1,024), all there before the first is
