@@ -166,11 +166,12 @@ pub fn process_streams() -> (StdinStream, StdoutStream) {
 /// TCP, and by [`testing::TestClient`](crate::testing::TestClient) over an in-memory pipe).
 ///
 /// The connection runs as a task of its own on the current runtime (`tokio::spawn`; like its
-/// requests' tasks, it is outside the caller's `tracing` span), whatever task awaits this: under `#[tokio::main]` that task
-/// is the main thread's `block_on`, which is no runtime worker, so a reader there would hand
-/// every request to a worker and wait to be woken for the next line (two futex calls and an
-/// eventfd write per request; a gateway's hop went from 86 to 60–64 µs of CPU per relayed call
-/// at one call in flight without it: docs/composition.md, "The reader on the main thread").
+/// requests' tasks, it is outside the caller's `tracing` span), whatever task awaits this:
+/// under `#[tokio::main]` that task is the main thread's `block_on`, which is no runtime
+/// worker, so a reader there would hand every request to a worker and wait to be woken for the
+/// next line (two futex calls and an eventfd write per request; a gateway's hop went from 86 to
+/// 60–64 µs of CPU per relayed call at one call in flight without it: docs/composition.md,
+/// "The reader on the main thread").
 /// Dropping the returned future aborts the connection's task: the requests still running are
 /// cancelled and answer nothing, and `writer` is closed once they have ended. A panic in the
 /// connection's task is resumed here.
