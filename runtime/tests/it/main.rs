@@ -10,6 +10,7 @@ mod dpop;
 mod dynamic;
 mod encoded_results;
 mod http_body;
+mod http_connection_identity;
 mod http_connections;
 mod http_reply;
 mod input;

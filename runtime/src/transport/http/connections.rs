@@ -215,9 +215,11 @@ const AFTER_SHUTDOWN: Duration = Duration::from_secs(1);
 /// `Connection: close`, so that a reverse proxy does not send another request on that
 /// connection, which could arrive just as it closes.
 ///
-/// Each request carries the peer's address as axum's [`ConnectInfo`]`<SocketAddr>` extension,
-/// and the connection's [`Connection`] (one per accepted connection, shared by its HTTP/2
-/// streams).
+/// Each connection is served by the service `serve_connection` makes from its [`Connection`]
+/// (one per accepted connection, shared by its HTTP/2 streams) and the client's address (the
+/// TCP peer, or the one a PROXY protocol header named): [`with_extensions`] for an application
+/// that reads them from each request, as axum's `ConnectInfo<SocketAddr>` and a
+/// [`Connection`] extension.
 /// Accepted connections get `TCP_NODELAY`: SSE replies go out in several writes, and without
 /// it a small write can wait for the peer's delayed ACK (~40 ms on Linux).
 ///
@@ -227,13 +229,14 @@ const AFTER_SHUTDOWN: Duration = Duration::from_secs(1);
 ///
 /// Errors: none so far; a failed `accept` (e.g. out of file descriptors) is logged and retried
 /// after 50 ms rather than ending the server.
-pub(super) async fn serve<S>(
+pub(super) async fn serve<M, S>(
     listener: TcpListener,
-    app: S,
+    serve_connection: M,
     stages: Stages,
     limits: &ConnectionLimits,
 ) -> std::io::Result<()>
 where
+    M: Fn(Connection, std::net::SocketAddr) -> S + Clone + Send + 'static,
     S: tower::Service<http::Request<Body>, Response = Response, Error = Infallible> + Clone + Send + 'static,
     S::Future: Send + 'static,
 {
@@ -294,7 +297,7 @@ where
         // Read in the connection's own task: a slow balancer must not hold up `accept`.
         let header_within = (!proxy_peers.is_empty() && super::forwarded::is_trusted(peer.ip(), &proxy_peers))
             .then(|| limits.header_timeout());
-        let (app, builder, watcher) = (app.clone(), builder.clone(), graceful.watcher());
+        let (make, builder, watcher) = (serve_connection.clone(), builder.clone(), graceful.watcher());
         let (draining, header_timeout) = (stages.draining.clone(), limits.header_timeout());
         tokio::spawn(async move {
             let mut tcp = tcp;
@@ -311,12 +314,8 @@ where
                 },
             };
             let client = identity.peer().unwrap_or(peer);
-            let service = tower::ServiceExt::map_request(app, move |req: http::Request<_>| {
-                let mut req = req.map(Body::new);
-                req.extensions_mut().insert(ConnectInfo(client));
-                req.extensions_mut().insert(identity.clone());
-                req
-            });
+            let service =
+                tower::ServiceExt::map_request(make(identity, client), |req: http::Request<_>| req.map(Body::new));
             let service = TowerToHyperService::new(CloseWhileDraining { inner: service, draining });
             let io = TokioIo::new(BatchedWrites::new(PrefaceDeadline::new(tcp, header_timeout)));
             let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
@@ -337,6 +336,44 @@ where
         tracing::warn!("http: connections still open {AFTER_SHUTDOWN:?} after shutdown were dropped");
     }
     Ok(())
+}
+
+/// Makes `app`'s service for each connection: [`WithExtensions`], what
+/// [`serve_app`](super::serve_app) promises an application.
+pub(super) fn with_extensions<S: Clone>(
+    app: S,
+) -> impl Fn(Connection, std::net::SocketAddr) -> WithExtensions<S> + Clone {
+    move |connection, client| WithExtensions { inner: app.clone(), connection, client }
+}
+
+/// `inner` for one connection, its requests carrying `client` as axum's
+/// [`ConnectInfo`]`<SocketAddr>` and `connection` as a [`Connection`] extension. That costs
+/// five allocations and two hashed inserts per request, which the crate's own endpoint avoids
+/// by holding the connection in its handler.
+#[derive(Clone)]
+pub(super) struct WithExtensions<S> {
+    inner: S,
+    connection: Connection,
+    client: std::net::SocketAddr,
+}
+
+impl<S> tower::Service<http::Request<Body>> for WithExtensions<S>
+where
+    S: tower::Service<http::Request<Body>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: http::Request<Body>) -> S::Future {
+        req.extensions_mut().insert(ConnectInfo(self.client));
+        req.extensions_mut().insert(self.connection.clone());
+        self.inner.call(req)
+    }
 }
 
 /// `inner` whose HTTP/1.1 replies carry `Connection: close` while `draining` is cancelled.

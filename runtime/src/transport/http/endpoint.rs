@@ -41,6 +41,11 @@ impl<S> Endpoint<S> {
         Endpoint { path: path.into(), metadata, probes: None, inner }
     }
 
+    /// The same endpoint in front of `f(inner)`.
+    pub(crate) fn map_inner<T>(self, f: impl FnOnce(S) -> T) -> Endpoint<T> {
+        Endpoint { path: self.path, metadata: self.metadata, probes: self.probes, inner: f(self.inner) }
+    }
+
     /// Answers `probes` for `server` beside the endpoint.
     pub(crate) fn with_probes(mut self, probes: &super::Probes, server: &crate::server::Server) -> Self {
         self.probes = probes.any().then(|| Arc::new((probes.clone(), server.clone())));
@@ -118,11 +123,19 @@ impl<F: Future<Output = Result<Response, Infallible>>> Future for HeadAware<F> {
 #[derive(Clone)]
 pub(crate) struct Handler {
     state: Arc<HttpState>,
+    /// The connection every request comes on, when one handler serves one connection;
+    /// `None`: each request's `Connection` extension, if any.
+    connection: Option<crate::context::Connection>,
 }
 
 impl Handler {
     pub(crate) fn new(state: Arc<HttpState>) -> Self {
-        Handler { state }
+        Handler { state, connection: None }
+    }
+
+    /// This handler for the requests of `connection` alone.
+    pub(crate) fn on(self, connection: crate::context::Connection) -> Self {
+        Handler { connection: Some(connection), ..self }
     }
 }
 
@@ -136,8 +149,8 @@ impl tower::Service<Request<Body>> for Handler {
     }
 
     fn call(&mut self, req: Request<Body>) -> Self::Future {
-        let state = self.state.clone();
-        Box::pin(async move { Ok(super::handle_request(&state, req).await) })
+        let (state, connection) = (self.state.clone(), self.connection.clone());
+        Box::pin(async move { Ok(super::handle_request(&state, req, connection).await) })
     }
 }
 

@@ -152,7 +152,7 @@ fn check_name(text: &str, host: &str) -> Result<(), PatternError> {
 
 /// `host[:port]` split, the port checked (1–65535); IPv6 keeps its brackets. `None` for a bad
 /// port or an unclosed bracket.
-fn split_port(s: &str) -> Option<(&str, Option<u16>)> {
+pub(crate) fn split_port(s: &str) -> Option<(&str, Option<u16>)> {
     let (host, rest) = if s.starts_with('[') {
         let end = s.find(']')?;
         (&s[..=end], &s[end + 1..])
@@ -187,10 +187,16 @@ impl HostPattern {
     /// optional port; IPv6 in brackets) is one this entry accepts. A malformed value is
     /// accepted by `*` alone.
     pub(crate) fn matches(&self, host_port: &str) -> bool {
+        self.matches_split(split_port(host_port))
+    }
+
+    /// [`matches`](Self::matches) for an authority already split by [`split_port`], so that
+    /// a list of patterns splits it once.
+    pub(crate) fn matches_split(&self, split: Option<(&str, Option<u16>)>) -> bool {
         if self.host == HostMatch::Any {
             return true;
         }
-        let Some((host, port)) = split_port(host_port) else { return false };
+        let Some((host, port)) = split else { return false };
         if self.port.is_some() && self.port != port {
             return false;
         }

@@ -417,16 +417,21 @@ pub(crate) async fn serve_endpoint(
     let path = state.config.path.clone();
     let metadata = state.metadata.clone();
     let (probes, server) = (state.config.probes.clone(), state.server.clone());
-    let handler = endpoint::Handler::new(state);
+    // Each connection's handler holds its `Connection`, rather than every request carrying it
+    // as an extension (`connections::with_extensions`): nothing but the handler reads it here.
+    let endpoint =
+        endpoint::Endpoint::new(&path, metadata, endpoint::Handler::new(state)).with_probes(&probes, &server);
     match auth {
         Some(auth) => {
-            let endpoint = endpoint::Endpoint::new(&path, metadata, tower::Layer::layer(&auth, handler))
-                .with_probes(&probes, &server);
-            connections::serve(listener, endpoint, stages, &limits).await
+            let per_connection = move |connection, _client| {
+                endpoint.clone().map_inner(|handler| tower::Layer::layer(&auth, handler.on(connection)))
+            };
+            connections::serve(listener, per_connection, stages, &limits).await
         }
         None => {
-            let endpoint = endpoint::Endpoint::new(&path, metadata, handler).with_probes(&probes, &server);
-            connections::serve(listener, endpoint, stages, &limits).await
+            let per_connection =
+                move |connection, _client| endpoint.clone().map_inner(|handler| handler.on(connection));
+            connections::serve(listener, per_connection, stages, &limits).await
         }
     }
 }
@@ -445,7 +450,7 @@ pub async fn serve_app(
     shutdown: tokio_util::sync::CancellationToken,
     limits: &ConnectionLimits,
 ) -> std::io::Result<()> {
-    connections::serve(listener, app, connections::Stages::until(shutdown), limits).await
+    connections::serve(listener, connections::with_extensions(app), connections::Stages::until(shutdown), limits).await
 }
 
 /// The header check of `fuzzing::mirrored_header`.
@@ -456,11 +461,17 @@ pub fn fuzz_mirrored(headers: &http::HeaderMap, name: &str) -> Result<Option<Str
 }
 
 async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Response {
-    handle_request(&state, req).await
+    handle_request(&state, req, None).await
 }
 
-/// Answers one request for the MCP endpoint (whatever its path: the caller routed it here).
-async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
+/// Answers one request for the MCP endpoint (whatever its path: the caller routed it here)
+/// that came on `connection`; `None`: the request's [`Connection`](crate::context::Connection)
+/// extension, if any.
+async fn handle_request(
+    state: &HttpState,
+    req: Request<Body>,
+    connection: Option<crate::context::Connection>,
+) -> Response {
     let (parts, body) = req.into_parts();
     if let Some(resp) = security::reject(&state.config.hosts, &parts.headers, &parts.uri) {
         return resp;
@@ -468,9 +479,9 @@ async fn handle_request(state: &HttpState, req: Request<Body>) -> Response {
     let session_id = headers::session_id(&parts.headers);
     // Set by an authentication layer such as `auth::BearerAuth`; absent: anonymous.
     let principal = parts.extensions.get::<crate::auth::Principal>().cloned().map(Arc::new);
-    // Inserted by `serve`/`serve_app` per accepted connection; absent under a server of the
-    // application's own.
-    let mut connection = parts.extensions.get::<crate::context::Connection>().cloned();
+    // Held by `serve`'s handler, inserted by `serve_app` per accepted connection; absent under
+    // a server of the application's own.
+    let mut connection = connection.or_else(|| parts.extensions.get::<crate::context::Connection>().cloned());
     // The client's address when a trusted proxy forwarded the request; `None` (the peer is the
     // client) without trusted proxies, at the cost of one length check.
     let forwarded = if state.config.trusted_proxies.is_empty() {

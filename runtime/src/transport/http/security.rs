@@ -138,9 +138,10 @@ impl HostPolicy {
     }
 
     fn allows_host(&self, host_port: &str) -> bool {
+        let split = super::host_patterns::split_port(host_port);
         match &self.hosts {
-            Hosts::List(list) => list.iter().any(|p| p.matches(host_port)),
-            Hosts::Automatic => localhost_patterns().iter().any(|p| p.matches(host_port)),
+            Hosts::List(list) => list.iter().any(|p| p.matches_split(split)),
+            Hosts::Automatic => localhost_patterns().iter().any(|p| p.matches_split(split)),
         }
     }
 
