@@ -625,16 +625,58 @@ async fn read_body_in_time(body: Body, config: &HttpConfig) -> Result<bytes::Byt
 async fn read_body(body: Body, limit: usize) -> Result<bytes::Bytes, BodyError> {
     use futures::StreamExt;
     let mut stream = body.into_data_stream();
-    let mut buf = bytes::BytesMut::new();
+    // A body that comes as one chunk (the usual request) is that chunk, not a copy of it.
+    let mut first: Option<bytes::Bytes> = None;
+    let mut joined: Option<bytes::BytesMut> = None;
     let mut seen = 0usize;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|_| if seen > limit { BodyError::TooLarge } else { BodyError::Broken })?;
         seen += chunk.len();
         if seen <= limit {
-            buf.extend_from_slice(&chunk);
+            match (&mut joined, first.take()) {
+                (Some(buf), _) => buf.extend_from_slice(&chunk),
+                (None, None) => first = Some(chunk),
+                (None, Some(earlier)) => {
+                    let mut buf = bytes::BytesMut::with_capacity(seen);
+                    buf.extend_from_slice(&earlier);
+                    buf.extend_from_slice(&chunk);
+                    joined = Some(buf);
+                }
+            }
         } else if seen > limit.saturating_mul(16) {
             return Err(BodyError::TooLarge);
         }
     }
-    if seen <= limit { Ok(buf.freeze()) } else { Err(BodyError::TooLarge) }
+    if seen > limit {
+        return Err(BodyError::TooLarge);
+    }
+    Ok(match joined {
+        Some(buf) => buf.freeze(),
+        None => first.unwrap_or_default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BodyError, read_body};
+    use axum::body::Body;
+
+    fn chunked(chunks: &[&'static str]) -> Body {
+        let chunks: Vec<Result<bytes::Bytes, std::io::Error>> =
+            chunks.iter().map(|c| Ok(bytes::Bytes::from_static(c.as_bytes()))).collect();
+        Body::from_stream(futures::stream::iter(chunks))
+    }
+
+    /// However the body is cut into chunks, the bytes read are the bytes sent, and the limit
+    /// counts them all.
+    #[tokio::test]
+    async fn a_body_reads_the_same_in_one_chunk_or_many() {
+        for chunks in [&[][..], &[""], &["{\"a\":1}"], &["{\"a\"", ":1}"], &["", "{\"a\":", "", "1}"]] {
+            let whole = chunks.concat();
+            let Ok(read) = read_body(chunked(chunks), 7).await else { panic!("{chunks:?} read") };
+            assert_eq!(read, whole.as_bytes(), "{chunks:?}");
+            let over = read_body(chunked(chunks), whole.len().saturating_sub(1)).await;
+            assert!(whole.is_empty() || matches!(over, Err(BodyError::TooLarge)), "{chunks:?} over the limit");
+        }
+    }
 }
