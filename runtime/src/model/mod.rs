@@ -19,4 +19,5 @@ pub use prompt::{GetPromptResult, PromptArgument, PromptMessage, Role};
 pub use resource::ReadResourceResult;
 pub use schema::input_schema;
 pub use tool::{CallToolResult, Json};
+pub(crate) use tool_text::ToolResultParts;
 pub use tool_text::ToolResultText;

@@ -19,10 +19,11 @@ use std::fmt;
 ///
 /// Spec: [`CallToolResult`](https://modelcontextprotocol.io/specification/2026-07-28/server/tools#calling-tools).
 #[derive(Debug, Clone)]
-pub struct ToolResultText(Repr);
+pub struct ToolResultText(ToolResultParts);
 
+/// The two forms a [`ToolResultText`] holds ([`ToolResultText::into_parts`]).
 #[derive(Debug, Clone)]
-enum Repr {
+pub(crate) enum ToolResultParts {
     /// `{"content":[..]}` or `{"content":[..],"isError":..}`, the members as the peer wrote them.
     Text(String),
     Typed(CallToolResult),
@@ -60,29 +61,26 @@ impl ToolResultText {
             kept.push_str(if flag { r#","isError":true"# } else { r#","isError":false"# });
         }
         kept.push('}');
-        Some(ToolResultText(Repr::Text(kept)))
+        Some(ToolResultText(ToolResultParts::Text(kept)))
     }
 
     /// The JSON text this result is written as, when it was kept as text: one line, an
     /// object of `content` and, when the peer sent it, `isError`.
     pub fn as_text(&self) -> Option<&str> {
         match &self.0 {
-            Repr::Text(text) => Some(text),
-            Repr::Typed(_) => None,
+            ToolResultParts::Text(text) => Some(text),
+            ToolResultParts::Typed(_) => None,
         }
     }
 
     /// Kept text, as [`into_parts`](Self::into_parts) gave it.
     pub(crate) fn kept(text: String) -> Self {
-        ToolResultText(Repr::Text(text))
+        ToolResultText(ToolResultParts::Text(text))
     }
 
-    /// Either form: `Ok` the kept text, `Err` the typed result.
-    pub(crate) fn into_parts(self) -> Result<String, Box<CallToolResult>> {
-        match self.0 {
-            Repr::Text(text) => Ok(text),
-            Repr::Typed(result) => Err(Box::new(result)),
-        }
+    /// The form it holds: the kept text, or the typed result.
+    pub(crate) fn into_parts(self) -> ToolResultParts {
+        self.0
     }
 
     /// The result typed, decoding kept text (which decodes: it was checked).
@@ -90,15 +88,15 @@ impl ToolResultText {
     /// Errors: the decode error, should the text not decode after all.
     pub fn into_result(self) -> Result<CallToolResult, serde_json::Error> {
         match self.0 {
-            Repr::Text(text) => serde_json::from_str(&text),
-            Repr::Typed(result) => Ok(result),
+            ToolResultParts::Text(text) => serde_json::from_str(&text),
+            ToolResultParts::Typed(result) => Ok(result),
         }
     }
 }
 
 impl From<CallToolResult> for ToolResultText {
     fn from(result: CallToolResult) -> Self {
-        ToolResultText(Repr::Typed(result))
+        ToolResultText(ToolResultParts::Typed(result))
     }
 }
 

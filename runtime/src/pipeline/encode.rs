@@ -2,7 +2,7 @@ use super::Engine;
 use super::method::CacheRule;
 use super::rpc::ErasedValue;
 use crate::jsonrpc::{EncodedResult, McpError, ResultObject};
-use crate::model::{CallToolResult, ToolResultText};
+use crate::model::{CallToolResult, ToolResultParts, ToolResultText};
 use crate::protocol::Era;
 use crate::protocol::META_SERVER_INFO;
 use serde_json::map::Entry;
@@ -91,21 +91,42 @@ pub(crate) fn call_tool_result(
     result: ErasedValue,
 ) -> Result<ResultObject, McpError> {
     let mismatch = || McpError::internal("tools/call result type mismatch");
-    let result = match result.downcast::<CallToolResult>() {
-        Ok(result) => result,
-        Err(other) => match other.downcast::<ToolResultText>().map_err(|_| mismatch())?.into_parts() {
-            Ok(text) => return Ok(ResultObject::Encoded(EncodedResult::new(stamped(server, direct, text)))),
-            Err(result) => result,
-        },
-    };
+    match result.downcast::<CallToolResult>() {
+        Ok(result) => typed_tool_result(server, direct, &result),
+        Err(other) => tool_result_text(server, direct, *other.downcast::<ToolResultText>().map_err(|_| mismatch())?),
+    }
+}
+
+/// [`call_tool_result`] of a [`ToolResultText`].
+///
+/// Errors: `-32603` when the typed result cannot be serialized.
+pub(crate) fn tool_result_text(
+    server: &Engine,
+    direct: Option<Era>,
+    result: ToolResultText,
+) -> Result<ResultObject, McpError> {
+    match result.into_parts() {
+        ToolResultParts::Text(text) => Ok(ResultObject::Encoded(EncodedResult::new(stamped(server, direct, text)))),
+        ToolResultParts::Typed(result) => typed_tool_result(server, direct, &result),
+    }
+}
+
+/// [`call_tool_result`] of a [`CallToolResult`].
+///
+/// Errors: `-32603` when it cannot be serialized.
+pub(crate) fn typed_tool_result(
+    server: &Engine,
+    direct: Option<Era>,
+    result: &CallToolResult,
+) -> Result<ResultObject, McpError> {
     let unencodable = |e: serde_json::Error| McpError::internal(format!("tool result could not be encoded: {e}"));
-    let Some(era) = direct.filter(|_| result.meta.is_none() && !writes_a_key_twice(&result)) else {
-        return serde_json::to_value(&*result).map(ResultObject::Value).map_err(unencodable);
+    let Some(era) = direct.filter(|_| result.meta.is_none() && !writes_a_key_twice(result)) else {
+        return serde_json::to_value(result).map(ResultObject::Value).map_err(unencodable);
     };
     // Room for a short result and the stamp, so that appending the stamp rarely reallocates.
     let stamp_len = if era.is_modern() { server.modern_stamp.len() } else { 0 };
     let mut bytes = Vec::with_capacity(RESULT_ROOM + stamp_len);
-    serde_json::to_writer(&mut bytes, &*result).map_err(unencodable)?;
+    serde_json::to_writer(&mut bytes, result).map_err(unencodable)?;
     let text = String::from_utf8(bytes).map_err(|e| McpError::internal(format!("tool result is not UTF-8: {e}")))?;
     Ok(ResultObject::Encoded(EncodedResult::new(stamped(server, Some(era), text))))
 }

@@ -34,4 +34,5 @@ mod text_results;
 mod tool_arguments;
 mod tool_limits;
 mod typed_calls;
+mod unfiltered_calls;
 mod uri_templates;

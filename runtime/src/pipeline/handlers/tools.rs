@@ -2,7 +2,7 @@ use super::page::{listed, page};
 use crate::auth::Primitive;
 use crate::context::RequestContext;
 use crate::jsonrpc::{McpError, ResultObject, ToolArguments};
-use crate::model::ToolResultText;
+use crate::model::{CallToolResult, ToolResultParts, ToolResultText};
 use crate::pipeline::Engine;
 use crate::pipeline::encode;
 use crate::pipeline::method::Method;
@@ -57,14 +57,30 @@ pub(crate) fn call(
         }));
     }
     let direct = encode::encodes_directly(server, *ctx.era());
-    let decoded: ErasedValue = Box::new(decoded);
     let method = Method::ToolsCall.descriptor();
-    // A typed filter reads the result as a `CallToolResult`; text needs a wire that takes it.
-    let text = direct.is_some() && !server.pipelines.chains.contains_key(method.name);
-    let tool = if text { run_tool_text } else { run_tool };
-    Either::Right(Either::Right(crate::pipeline::run_method(server, method.name, ctx, decoded, tool, move |r| {
-        encode::call_tool_result(server, direct, r)
-    })))
+    if !server.pipelines.chains.contains_key(method.name) {
+        // No filter between the call and the tool: what `run_method` does without a chain
+        // (the tool's answer encoded, an error's alternate result answered), without erasing
+        // the params, the body's future or its answer into boxes. Text needs a wire that
+        // takes it.
+        return Either::Right(Either::Right(Either::Left(async move {
+            match execute(ctx, decoded, direct.is_some()).await {
+                Ok(Answer::Typed(result)) => encode::typed_tool_result(server, direct, &result),
+                Ok(Answer::Text(text)) => encode::tool_result_text(server, direct, text),
+                Err(e) => e.into_alternate_result().map(ResultObject::Value),
+            }
+        })));
+    }
+    // A typed filter reads the result as a `CallToolResult`, so no text.
+    let decoded: ErasedValue = Box::new(decoded);
+    Either::Right(Either::Right(Either::Right(crate::pipeline::run_method(
+        server,
+        method.name,
+        ctx,
+        decoded,
+        run_tool,
+        move |r| encode::call_tool_result(server, direct, r),
+    ))))
 }
 
 /// What `tools/call` checks before any filter runs: the params decode, the tool exists, the
@@ -129,63 +145,71 @@ fn call_params(params: Map<String, Value>) -> Result<CallToolParams, McpError> {
     Ok(decoded)
 }
 
-/// The innermost step: resolves `params.name` again and, when a filter swapped the tool,
-/// authorizes the new one; validates the arguments against the tool's input schema (a failure
-/// is an `isError: true` result, see [`ToolSchemas`](crate::registry)), runs the tool body, and
-/// shapes its `structuredContent` for the client's era. Answers a [`CallToolResult`](crate::model::CallToolResult).
+/// The innermost step of a filtered call: [`execute`] with the params and the answer erased,
+/// answering a [`CallToolResult`](crate::model::CallToolResult).
 fn run_tool(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
-    run_tool_with(ctx, params, false)
-}
-
-/// [`run_tool`] through the tool's text entry point when it has one and declares no limits,
-/// answering a [`ToolResultText`] then: for a call nothing needs typed (no typed filter, a
-/// result written as text), see [`call`].
-fn run_tool_text(ctx: RequestContext, params: ErasedValue) -> BoxFuture<Result<ErasedValue, McpError>> {
-    run_tool_with(ctx, params, true)
-}
-
-fn run_tool_with(ctx: RequestContext, params: ErasedValue, text: bool) -> BoxFuture<Result<ErasedValue, McpError>> {
     let p = match params.downcast::<CallToolParams>() {
         Ok(p) => *p,
         Err(_) => return Box::pin(ready(Err(McpError::internal("RPC params type mismatch")))),
     };
     Box::pin(async move {
-        let mut arguments = p.arguments;
-        let (call, text_call, schemas, limits, limiter) = {
-            let engine = Engine::of(&ctx)?;
-            let table = engine.table();
-            let tool =
-                table.tool(&p.name).ok_or_else(|| McpError::invalid_params(format!("unknown tool: {}", p.name)))?;
-            if ctx.matched_primitive() != Some(p.name.as_str()) {
-                engine.authorize(&ctx, Primitive::Tool(&p.name), tool.roles, tool.scopes)?;
-            }
-            if let Err(rejected) = tool.schemas.check_arguments(&p.name, &mut arguments) {
-                return Ok(rejected as ErasedValue);
-            }
-            let limiter = if tool.limits.is_none() { None } else { engine.tool_limiter.get().cloned() };
-            let text_call = if text && limiter.is_none() { tool.text_call.clone() } else { None };
-            (tool.call.clone(), text_call, tool.schemas.clone(), tool.limits, limiter)
-        };
-        let modern = ctx.era().is_modern();
-        let mut result = match (text_call, limiter) {
-            (Some(text_call), _) => match text_call(ctx, arguments).await?.into_parts() {
-                Ok(text) => return Ok(Box::new(ToolResultText::kept(text)) as ErasedValue),
-                Err(result) => *result,
-            },
-            (None, None) => call(ctx, arguments).await?,
-            (None, Some(limiter)) => {
-                let deadline = ctx.clone();
-                if limits.timeout_value().is_some() {
-                    // Installed before the body is made: a handler may take its token when
-                    // called, before its future first runs.
-                    deadline.deadline_token();
-                }
-                limiter.run(&deadline, &p.name, limits, call(ctx, arguments)).await?
-            }
-        };
-        schemas.finish_output(&p.name, modern, &mut result)?;
-        Ok(Box::new(result) as ErasedValue)
+        Ok(match execute(ctx, p, false).await? {
+            Answer::Typed(result) => Box::new(result) as ErasedValue,
+            Answer::Text(text) => Box::new(text),
+        })
     })
+}
+
+/// What a tool answered: its result, or (from its text entry point) the text it is written as.
+enum Answer {
+    Typed(CallToolResult),
+    Text(ToolResultText),
+}
+
+/// Runs the call `p`: resolves `params.name` again and, when a filter swapped the tool,
+/// authorizes the new one; validates the arguments against the tool's input schema (a failure
+/// is an `isError: true` result, see [`ToolSchemas`](crate::registry)), runs the tool body, and
+/// shapes its `structuredContent` for the client's era. With `text`, through the tool's text
+/// entry point when it has one and declares no limits: for a call nothing needs typed (no
+/// typed filter, a result written as text), see [`call`].
+///
+/// Errors: `-32602` for an unknown tool, the authorization's and the limits' refusals, and
+/// what the tool body returns.
+async fn execute(ctx: RequestContext, p: CallToolParams, text: bool) -> Result<Answer, McpError> {
+    let mut arguments = p.arguments;
+    let (call, text_call, schemas, limits, limiter) = {
+        let engine = Engine::of(&ctx)?;
+        let table = engine.table();
+        let tool = table.tool(&p.name).ok_or_else(|| McpError::invalid_params(format!("unknown tool: {}", p.name)))?;
+        if ctx.matched_primitive() != Some(p.name.as_str()) {
+            engine.authorize(&ctx, Primitive::Tool(&p.name), tool.roles, tool.scopes)?;
+        }
+        if let Err(rejected) = tool.schemas.check_arguments(&p.name, &mut arguments) {
+            return Ok(Answer::Typed(*rejected));
+        }
+        let limiter = if tool.limits.is_none() { None } else { engine.tool_limiter.get().cloned() };
+        let text_call = if text && limiter.is_none() { tool.text_call.clone() } else { None };
+        (tool.call.clone(), text_call, tool.schemas.clone(), tool.limits, limiter)
+    };
+    let modern = ctx.era().is_modern();
+    let mut result = match (text_call, limiter) {
+        (Some(text_call), _) => match text_call(ctx, arguments).await?.into_parts() {
+            ToolResultParts::Text(text) => return Ok(Answer::Text(ToolResultText::kept(text))),
+            ToolResultParts::Typed(result) => result,
+        },
+        (None, None) => call(ctx, arguments).await?,
+        (None, Some(limiter)) => {
+            let deadline = ctx.clone();
+            if limits.timeout_value().is_some() {
+                // Installed before the body is made: a handler may take its token when
+                // called, before its future first runs.
+                deadline.deadline_token();
+            }
+            limiter.run(&deadline, &p.name, limits, call(ctx, arguments)).await?
+        }
+    };
+    schemas.finish_output(&p.name, modern, &mut result)?;
+    Ok(Answer::Typed(result))
 }
 
 #[cfg(test)]
