@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// one `Connection`, without a peer address. Over HTTP,
 /// [`transport::http::serve`](crate::transport::http::serve) and
 /// [`serve_app`](crate::transport::http::serve_app) make one per accepted TCP connection (every
-/// HTTP/2 stream of that connection shares it) and put it in each request's
-/// [`http::Extensions`], next to axum's `ConnectInfo<SocketAddr>`. A router served by a server
+/// HTTP/2 stream of that connection shares it). `serve` hands it to its endpoint with each
+/// request; `serve_app` puts it in each request's [`http::Extensions`], next to axum's
+/// `ConnectInfo<SocketAddr>`, for the application's layers too. A router served by a server
 /// of your own has none, unless a layer of yours inserts one.
 ///
 /// Behind a reverse proxy listed in

@@ -80,8 +80,10 @@ const RESULT_ROOM: usize = 128;
 /// `Value` (stamped later). A result with a `_meta` of its own stays a `Value`, for the stamp
 /// to merge `serverInfo` into it.
 ///
-/// A [`ToolResultText`] kept as text (which [`run_tool`](super::handlers) answers only with
-/// `direct`) is that text, stamped the same way.
+/// A [`ToolResultText`] kept as text is that text, stamped the same way
+/// ([`tool_result_text`]). Only a call with no filter on the method takes a tool's text entry
+/// point (with `direct`), and it encodes its answer unerased; an erased `ToolResultText` is
+/// handled the same way should one come.
 ///
 /// Errors: `-32603` when the value is neither a `CallToolResult` nor a `ToolResultText`, or
 /// cannot be serialized.

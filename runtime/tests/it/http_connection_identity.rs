@@ -1,14 +1,15 @@
 //! The [`Connection`](switchyard::context::Connection) a request's context reports over HTTP,
 //! under [`serve`](switchyard::transport::http::serve) (whose handler holds it per connection)
 //! and under [`serve_app`] with [`router`] (which reads it from each request's extensions):
-//! one id per TCP connection, kept across its requests, and the client's address as the peer.
+//! one id per TCP connection, kept across its requests, and the client's address as the peer,
+//! which also counts legacy sessions per client.
 
 use serde_json::{Value, json};
 use std::net::{IpAddr, SocketAddr};
 use switchyard::prelude::*;
 use switchyard::server::DynamicTool;
 use switchyard::testing::HttpTestServer;
-use switchyard::transport::http::{ConnectionLimits, HttpConfig, router, serve_app};
+use switchyard::transport::http::{ConnectionLimits, HttpConfig, SessionLimits, router, serve_app};
 
 /// A server whose `whoami` tool answers its request's connection: `{"id": .., "peer": ..}`.
 fn server() -> Server {
@@ -87,5 +88,52 @@ async fn serve_app_gives_the_router_each_request_its_connection() {
     let app = router(server, HttpConfig::default());
     let task = tokio::spawn(async move { serve_app(listener, app, shutdown, &ConnectionLimits::default()).await });
     check(&format!("http://{addr}/mcp")).await;
+    task.abort();
+}
+
+/// Anonymous legacy sessions count per client address: with a burst of one session and one
+/// more per second, a client's second `initialize` at once is refused (429) while another
+/// client's first is not. Were the address lost, all clients would share one bucket.
+async fn check_sessions_per_client(url: &str) {
+    let initialize = |client: reqwest::Client| async move {
+        let body = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": { "protocolVersion": "2025-11-25", "capabilities": {},
+                        "clientInfo": { "name": "t", "version": "0" } }
+        });
+        let resp = client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("sent");
+        resp.status().as_u16()
+    };
+    assert_eq!(initialize(client_from("127.0.0.2")).await, 200);
+    assert_eq!(initialize(client_from("127.0.0.2")).await, 429, "the same client, at once");
+    assert_eq!(initialize(client_from("127.0.0.3")).await, 200, "another client");
+}
+
+fn limited() -> HttpConfig {
+    HttpConfig::default().session_limits(SessionLimits::default().creation_burst(1).creations_per_second(1))
+}
+
+#[tokio::test]
+async fn serve_counts_sessions_per_client_address() {
+    let http = HttpTestServer::start(server(), limited()).await.expect("a loopback port");
+    check_sessions_per_client(&http.url()).await;
+}
+
+#[tokio::test]
+async fn serve_app_counts_sessions_per_client_address() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let addr: SocketAddr = listener.local_addr().expect("bound");
+    let server = server();
+    let shutdown = server.shutdown_token().clone();
+    let app = router(server, limited());
+    let task = tokio::spawn(async move { serve_app(listener, app, shutdown, &ConnectionLimits::default()).await });
+    check_sessions_per_client(&format!("http://{addr}/mcp")).await;
     task.abort();
 }

@@ -83,8 +83,8 @@ pub struct ConnectionLimits {
     /// specification asks: a connection without one, with a malformed one, or whose header
     /// has not arrived within [`header_read_timeout`](Self::header_read_timeout) is closed
     /// (warned about at most once per 10 s). The client address it names becomes the
-    /// connection's [`Connection::peer`](crate::context::Connection::peer) and axum's
-    /// `ConnectInfo`, with the balancer's address as
+    /// connection's [`Connection::peer`](crate::context::Connection::peer) (and, under
+    /// [`serve_app`](super::serve_app), axum's `ConnectInfo`), with the balancer's address as
     /// [`Connection::proxy`](crate::context::Connection::proxy); a `LOCAL` (version 2) or
     /// `UNKNOWN` (version 1) header, a balancer's own health check, keeps the TCP peer. From
     /// every other peer nothing is parsed, so a client cannot name its own address.
@@ -442,5 +442,40 @@ impl Throttled {
         }
         self.last_warning = Some(tokio::time::Instant::now());
         Some(std::mem::take(&mut self.since_warning))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Connection, with_extensions};
+    use axum::body::Body;
+    use axum::extract::ConnectInfo;
+    use axum::response::Response;
+    use std::convert::Infallible;
+    use std::net::SocketAddr;
+    use std::sync::{Arc, Mutex};
+    use tower::{Service, ServiceExt};
+
+    /// What `serve_app` promises an application: every request of a connection carries the
+    /// client's address as `ConnectInfo` and the connection as a `Connection` extension.
+    #[tokio::test]
+    async fn with_extensions_gives_every_request_the_client_and_its_connection() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = seen.clone();
+        let app = tower::service_fn(move |req: http::Request<Body>| {
+            let info = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
+            let connection = req.extensions().get::<Connection>().map(|c| (c.id(), c.peer()));
+            record.lock().expect("not poisoned").push((info, connection));
+            async { Ok::<_, Infallible>(Response::new(Body::empty())) }
+        });
+        let client: SocketAddr = "192.0.2.7:4000".parse().expect("an address");
+        let connection = Connection::new(Some(client));
+        let mut service = with_extensions(app)(connection.clone(), client);
+        for _ in 0..2 {
+            let ready = service.ready().await.expect("ready");
+            let Ok(_) = ready.call(http::Request::new(Body::empty())).await;
+        }
+        let expected = (Some(client), Some((connection.id(), Some(client))));
+        assert_eq!(*seen.lock().expect("not poisoned"), vec![expected, expected]);
     }
 }

@@ -530,6 +530,7 @@ async fn handle_request(
     };
     // Before the whole-body message filter: filters see each message of a batch, not the array.
     if let Some(batch) = parse_batch(&bytes) {
+        drop(bytes);
         return batch::post(state, session_id.as_deref(), &parts.headers, batch, principal, connection).await;
     }
     let filters = state.server.message_filters();
@@ -544,6 +545,8 @@ async fn handle_request(
         // Not one JSON-RPC message (-32700 or -32600).
         Err(f) => return respond::error(400, f.id.as_ref(), &f.error),
     };
+    // The body may be a slice of the connection's read buffer: not held while the request runs.
+    drop(bytes);
     let header_version = headers::protocol_version(&parts.headers);
     let header_is_legacy = header_version.as_deref().is_some_and(crate::protocol::is_legacy_version);
     // A legacy request names a legacy version or none, and carries no 2026-07-28 `_meta`;
@@ -583,9 +586,9 @@ fn has_modern_meta(msg: &Message) -> bool {
     }
 }
 
-/// The TCP peer of a request: axum's `ConnectInfo` (recorded by `serve`, `serve_app` and
+/// The TCP peer of a request: axum's `ConnectInfo` (recorded by `serve_app` and
 /// `into_make_service_with_connect_info`), else the [`Connection`](crate::context::Connection)
-/// a layer of the application's inserted; `None` when neither is there.
+/// `serve`'s handler holds or a layer inserted; `None` when neither is there.
 fn peer_of(
     parts: &http::request::Parts,
     connection: Option<&crate::context::Connection>,
@@ -607,9 +610,6 @@ enum BodyError {
     Late,
 }
 
-/// Reads a body of at most `limit` bytes. An oversized body is still read to its end
-/// (discarding it, up to 16 times the limit) so that the client, which is usually still
-/// sending, receives the 413 instead of a reset connection.
 /// [`read_body`] within `config.connections.body_read_timeout`. The timer starts only when the
 /// body is not all there at once, so the usual request (body in the same packets as its head)
 /// pays no timer.
@@ -622,6 +622,9 @@ async fn read_body_in_time(body: Body, config: &HttpConfig) -> Result<bytes::Byt
     tokio::time::timeout(config.connections.body_read_timeout, read).await.unwrap_or(Err(BodyError::Late))
 }
 
+/// Reads a body of at most `limit` bytes. An oversized body is still read to its end
+/// (discarding it, up to 16 times the limit) so that the client, which is usually still
+/// sending, receives the 413 instead of a reset connection.
 async fn read_body(body: Body, limit: usize) -> Result<bytes::Bytes, BodyError> {
     use futures::StreamExt;
     let mut stream = body.into_data_stream();
@@ -631,6 +634,10 @@ async fn read_body(body: Body, limit: usize) -> Result<bytes::Bytes, BodyError> 
     let mut seen = 0usize;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|_| if seen > limit { BodyError::TooLarge } else { BodyError::Broken })?;
+        // An HTTP/2 stream may end with an empty DATA frame: nothing to join.
+        if chunk.is_empty() {
+            continue;
+        }
         seen += chunk.len();
         if seen <= limit {
             match (&mut joined, first.take()) {
@@ -671,10 +678,16 @@ mod tests {
     /// counts them all.
     #[tokio::test]
     async fn a_body_reads_the_same_in_one_chunk_or_many() {
-        for chunks in [&[][..], &[""], &["{\"a\":1}"], &["{\"a\"", ":1}"], &["", "{\"a\":", "", "1}"]] {
+        let cases =
+            [&[][..], &[""], &["{\"a\":1}"], &["", "{\"a\":1}", ""], &["{\"a\"", ":1}"], &["", "{\"a\":", "", "1}"]];
+        for chunks in cases {
             let whole = chunks.concat();
             let Ok(read) = read_body(chunked(chunks), 7).await else { panic!("{chunks:?} read") };
             assert_eq!(read, whole.as_bytes(), "{chunks:?}");
+            // One chunk with data, whatever empty ones come with it, is that chunk: no copy.
+            if let [only] = chunks.iter().filter(|c| !c.is_empty()).collect::<Vec<_>>()[..] {
+                assert_eq!(read.as_ptr(), only.as_ptr(), "{chunks:?} is not a copy");
+            }
             let over = read_body(chunked(chunks), whole.len().saturating_sub(1)).await;
             assert!(whole.is_empty() || matches!(over, Err(BodyError::TooLarge)), "{chunks:?} over the limit");
         }
