@@ -79,15 +79,22 @@ async fn serve_gives_each_request_its_connection() {
     check(&http.url()).await;
 }
 
-#[tokio::test]
-async fn serve_app_gives_the_router_each_request_its_connection() {
+/// [`router`] of [`server`] with `config` under [`serve_app`] on a loopback port: its MCP
+/// endpoint's URL, and the task serving it.
+async fn serve_router(config: HttpConfig) -> (String, tokio::task::JoinHandle<std::io::Result<()>>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
     let addr: SocketAddr = listener.local_addr().expect("bound");
     let server = server();
     let shutdown = server.shutdown_token().clone();
-    let app = router(server, HttpConfig::default());
+    let app = router(server, config);
     let task = tokio::spawn(async move { serve_app(listener, app, shutdown, &ConnectionLimits::default()).await });
-    check(&format!("http://{addr}/mcp")).await;
+    (format!("http://{addr}/mcp"), task)
+}
+
+#[tokio::test]
+async fn serve_app_gives_the_router_each_request_its_connection() {
+    let (url, task) = serve_router(HttpConfig::default()).await;
+    check(&url).await;
     task.abort();
 }
 
@@ -128,12 +135,7 @@ async fn serve_counts_sessions_per_client_address() {
 
 #[tokio::test]
 async fn serve_app_counts_sessions_per_client_address() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
-    let addr: SocketAddr = listener.local_addr().expect("bound");
-    let server = server();
-    let shutdown = server.shutdown_token().clone();
-    let app = router(server, limited());
-    let task = tokio::spawn(async move { serve_app(listener, app, shutdown, &ConnectionLimits::default()).await });
-    check_sessions_per_client(&format!("http://{addr}/mcp")).await;
+    let (url, task) = serve_router(limited()).await;
+    check_sessions_per_client(&url).await;
     task.abort();
 }
