@@ -344,7 +344,7 @@ mod tests {
 
     #[test]
     fn split_port_splits_as_the_standard_library_does() {
-        let hosts = ["", "a", "localhost", "127.0.0.1", "[::1]", "[::1", "é.example", "a:b", "[::1]x"];
+        let hosts = ["", "a", "localhost", "127.0.0.1", "[::1]", "[::1", "é.example", "例", "a:b", "[::1]x"];
         let ports = [
             "", ":", ":0", ":1", ":80", ":00080", ":65535", ":65536", ":99999", ":100000", ":+1", ":-1", ": 1", ":1a",
             "::80", ":٣",
