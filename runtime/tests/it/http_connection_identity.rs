@@ -31,6 +31,18 @@ fn client_from(from: &str) -> reqwest::Client {
     reqwest::Client::builder().local_address(ip).build().expect("a client")
 }
 
+/// POSTs `body` as JSON to `url` with `headers` besides the content type and accept.
+async fn post(client: &reqwest::Client, url: &str, body: &Value, headers: &[(&str, &str)]) -> reqwest::Response {
+    let mut request = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.body(body.to_string()).send().await.expect("sent")
+}
+
 /// `tools/call whoami` on the 2026-07-28 wire; the tool's answer parsed.
 async fn whoami(client: &reqwest::Client, url: &str) -> Value {
     let body = json!({
@@ -43,17 +55,8 @@ async fn whoami(client: &reqwest::Client, url: &str) -> Value {
             }
         }
     });
-    let resp = client
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "whoami")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("sent");
+    let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "whoami")];
+    let resp = post(client, url, &body, &headers).await;
     assert_eq!(resp.status(), 200);
     let answer: Value = resp.json().await.expect("a JSON body");
     let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text result: {answer}"));
@@ -108,15 +111,7 @@ async fn check_sessions_per_client(url: &str) {
             "params": { "protocolVersion": "2025-11-25", "capabilities": {},
                         "clientInfo": { "name": "t", "version": "0" } }
         });
-        let resp = client
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body.to_string())
-            .send()
-            .await
-            .expect("sent");
-        resp.status().as_u16()
+        post(&client, url, &body, &[]).await.status().as_u16()
     };
     assert_eq!(initialize(client_from("127.0.0.2")).await, 200);
     assert_eq!(initialize(client_from("127.0.0.2")).await, 429, "the same client, at once");
