@@ -141,11 +141,24 @@ fn plainly_valid(text: &str, levels: usize) -> bool {
     if bytes.len() > levels && memchr::memchr2_iter(b'[', b'{', bytes).count() > levels {
         return false;
     }
-    let after_digit = |i: usize| i > 0 && (bytes[i - 1].is_ascii_digit() || bytes[i - 1] == b'.');
-    if memchr::memchr2_iter(b'e', b'E', bytes).any(after_digit) {
+    if may_have_exponent(bytes) {
         return false;
     }
     bytes.len() < LONGEST_SAFE_DIGITS || bytes.split(|b| !b.is_ascii_digit()).all(|run| run.len() < LONGEST_SAFE_DIGITS)
+}
+
+/// True when some `e` or `E` in `bytes` follows a digit or a `.`, as a number's exponent does.
+///
+/// Every pair of neighbours is tested and the answers folded together without an early exit,
+/// a loop the compiler turns into vector instructions: `_meta` is full of `e`s (in
+/// `io.modelcontextprotocol`), and stopping at each, as a search does, cost more than the rest
+/// of the check.
+fn may_have_exponent(bytes: &[u8]) -> bool {
+    let Some(rest) = bytes.get(1..) else {
+        return false;
+    };
+    let number_before = |b: u8| b.is_ascii_digit() | (b == b'.');
+    bytes.iter().zip(rest).fold(false, |found, (&before, &b)| found | ((b | 0x20) == b'e') & number_before(before))
 }
 
 /// Fewer digits than this in a row make a number no `f64` overflows on (1e308 is the largest
@@ -293,6 +306,29 @@ mod tests {
             }
         }
         assert!(quick > total / 10 && quick < total, "both paths taken: {quick} of {total}");
+    }
+
+    /// The folded scan finds an exponent where a search for each `e` does, at every position
+    /// and next to every byte.
+    #[test]
+    fn the_exponent_scan_agrees_with_a_search() {
+        let search = |bytes: &[u8]| {
+            memchr::memchr2_iter(b'e', b'E', bytes)
+                .any(|i| i > 0 && (bytes[i - 1].is_ascii_digit() || bytes[i - 1] == b'.'))
+        };
+        let fillers: [&[u8]; 3] = [b"", b"a\"b", b"io.modelcontextprotocol/protocolVersion"];
+        for filler in fillers {
+            for before in 0..=255u8 {
+                for b in [b'e', b'E', b'f', b'\xc5', b'e' ^ 0x20 ^ 0x80] {
+                    for at in [0, 1, filler.len()] {
+                        let mut bytes = filler.to_vec();
+                        bytes.splice(at.min(bytes.len())..at.min(bytes.len()), [before, b]);
+                        assert_eq!(may_have_exponent(&bytes), search(&bytes), "{bytes:?}");
+                    }
+                }
+            }
+        }
+        assert!(!may_have_exponent(b"") && !may_have_exponent(b"e") && may_have_exponent(b"1e"));
     }
 
     fn parsed(text: &str) -> RequestMeta {

@@ -241,17 +241,23 @@ impl std::fmt::Debug for ResourceEntry {
     }
 }
 
+/// Positions by name (or URI) in one of the table's lists. Looked up with a client's string on
+/// every request, but only the server's own names are ever inserted, so a client cannot crowd
+/// one bucket: foldhash rather than SipHash, which cost ~150 instructions a lookup, and a
+/// `tools/call` looks its tool up two or three times.
+type NameIndex = HashMap<String, usize, foldhash::fast::RandomState>;
+
 /// The immutable dispatch table of one server: every tool, prompt, resource and completion,
 /// sorted by name so that lists are deterministic. Run-time tool changes build a new table and
 /// swap it in atomically; readers never lock.
 #[derive(Debug, Clone, Default)]
 pub struct DispatchTable {
     tools: Vec<ToolEntry>,
-    tool_index: HashMap<String, usize>,
+    tool_index: NameIndex,
     prompts: Vec<(String, PromptEntry)>,
-    prompt_index: HashMap<String, usize>,
+    prompt_index: NameIndex,
     resources: Vec<(String, ResourceEntry)>,
-    resource_index: HashMap<String, usize>,
+    resource_index: NameIndex,
     templates: Vec<(String, ResourceEntry)>,
     completions: HashMap<(CompletionKey, Option<String>), CompletionHandler>,
     /// The declared target of each completion of a mounted group, by its public key: the
