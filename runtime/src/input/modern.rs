@@ -8,7 +8,8 @@ use crate::context::RequestContext;
 use crate::jsonrpc::{McpError, small_map};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 /// The input of one 2026-07-28 request: the retry's `inputResponses`, what its verified
@@ -31,18 +32,19 @@ struct Run {
 }
 
 /// The request's binding: digested at once when a state arrived (to open it), else only
-/// when a state is sealed.
+/// when a state is sealed, which happens at most once a request (a round with a missing
+/// answer ends it), so the digest is not kept.
 #[derive(Debug)]
 enum LazyBinding {
     Now(Binding),
-    Later(BindingInput, OnceLock<Binding>),
+    Later(BindingInput),
 }
 
 impl LazyBinding {
-    fn get(&self) -> &Binding {
+    fn get(&self) -> Cow<'_, Binding> {
         match self {
-            LazyBinding::Now(b) => b,
-            LazyBinding::Later(input, b) => b.get_or_init(|| input.clone().bind()),
+            LazyBinding::Now(b) => Cow::Borrowed(b),
+            LazyBinding::Later(input) => Cow::Owned(input.bind()),
         }
     }
 }
@@ -55,7 +57,7 @@ impl ModernChannel {
     /// issued for another method, primitive, arguments or principal).
     pub(crate) fn from_params(
         codec: Arc<StateCodec>,
-        method: &str,
+        method: &'static str,
         params: &mut Map<String, Value>,
         arguments: Option<&RawValue>,
         principal: Option<&str>,
@@ -67,7 +69,7 @@ impl ModernChannel {
         };
         let input = BindingInput::of(method, params, arguments, principal);
         let (binding, carried) = match small_map::remove(params, "requestState") {
-            None | Some(Value::Null) => (LazyBinding::Later(input, OnceLock::new()), Carried::default()),
+            None | Some(Value::Null) => (LazyBinding::Later(input), Carried::default()),
             Some(Value::String(s)) => {
                 let binding = input.bind();
                 let carried = codec.open(&s, &binding, SystemTime::now())?;
@@ -116,7 +118,7 @@ impl InputChannel for ModernChannel {
             }
             let carried =
                 Carried { answers: run.consumed.clone(), data: run.data.clone().or_else(|| self.carried.data.clone()) };
-            let state = self.codec.seal(self.binding.get(), &carried, SystemTime::now());
+            let state = self.codec.seal(&self.binding.get(), &carried, SystemTime::now());
             Err(McpError::input_required(json!({
                 "resultType": "input_required",
                 "inputRequests": missing,
@@ -161,7 +163,7 @@ mod tests {
                 ModernChannel::from_params(codec.clone(), method, &mut p, None, Some("alice")).expect("no state");
             p.insert("arguments".into(), json!({"changed": true}));
             assert!(matches!(channel.binding, LazyBinding::Later(..)), "{original}");
-            assert_eq!(channel.binding.get(), &eager, "{original}");
+            assert_eq!(*channel.binding.get(), eager, "{original}");
         }
     }
 
@@ -173,7 +175,7 @@ mod tests {
         let mut first = params(request.clone());
         let channel =
             ModernChannel::from_params(codec.clone(), "tools/call", &mut first, None, None).expect("no state");
-        let state = codec.seal(channel.binding.get(), &Carried::default(), SystemTime::now());
+        let state = codec.seal(&channel.binding.get(), &Carried::default(), SystemTime::now());
         let mut retry = params(request);
         retry.insert("requestState".into(), Value::String(state));
         let reopened =
@@ -182,7 +184,7 @@ mod tests {
         let mut other = params(json!({"name": "ask", "arguments": {"x": 2}}));
         other.insert(
             "requestState".into(),
-            Value::String(codec.seal(channel.binding.get(), &Carried::default(), SystemTime::now())),
+            Value::String(codec.seal(&channel.binding.get(), &Carried::default(), SystemTime::now())),
         );
         let err = ModernChannel::from_params(codec, "tools/call", &mut other, None, None).expect_err("other arguments");
         assert!(err.message().contains("different arguments"), "{}", err.message());

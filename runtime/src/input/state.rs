@@ -62,7 +62,7 @@ pub(crate) struct Binding {
 impl Binding {
     /// The binding of a request from its params (`name`/`uri` and `arguments`).
     #[cfg(any(feature = "fuzzing", test))]
-    pub(crate) fn of(method: &str, params: &Map<String, Value>, principal: Option<&str>) -> Binding {
+    pub(crate) fn of(method: &'static str, params: &Map<String, Value>, principal: Option<&str>) -> Binding {
         BindingInput::of(method, params, None, principal).bind()
     }
 }
@@ -72,7 +72,9 @@ impl Binding {
 /// requests never ask for input.
 #[derive(Debug, Clone)]
 pub(crate) struct BindingInput {
-    method: String,
+    /// A built-in method's name, not a copy of the request's: only `tools/call`,
+    /// `prompts/get` and `resources/read` take input.
+    method: &'static str,
     name: String,
     /// `None` when absent or `null`, which digests as `{}`.
     arguments: Option<Arguments>,
@@ -91,7 +93,7 @@ impl BindingInput {
     /// The input of a request from its params (`name`/`uri` and `arguments`), or from
     /// `arguments`, the text a `tools/call`'s were taken out as.
     pub(crate) fn of(
-        method: &str,
+        method: &'static str,
         params: &Map<String, Value>,
         arguments: Option<&RawValue>,
         principal: Option<&str>,
@@ -101,7 +103,7 @@ impl BindingInput {
             .and_then(Value::as_str)
             .unwrap_or_default();
         BindingInput {
-            method: method.to_owned(),
+            method,
             name: name.to_owned(),
             arguments: match arguments {
                 Some(text) => Some(Arguments::Text(text.to_owned())),
@@ -112,7 +114,7 @@ impl BindingInput {
     }
 
     /// The binding, with the digest of the canonical arguments.
-    pub(crate) fn bind(self) -> Binding {
+    pub(crate) fn bind(&self) -> Binding {
         let mut hasher = HashWriter(Sha256::new());
         match &self.arguments {
             Some(Arguments::Value(args)) => write_canonical(&mut hasher, args),
@@ -124,7 +126,7 @@ impl BindingInput {
             None => hasher.0.update(b"{}"),
         }
         let digest = hex(&hasher.0.finalize());
-        Binding { method: self.method, name: self.name, digest, principal: self.principal }
+        Binding { method: self.method.to_owned(), name: self.name.clone(), digest, principal: self.principal.clone() }
     }
 }
 

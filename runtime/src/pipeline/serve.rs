@@ -199,7 +199,7 @@ impl Engine {
             let principal_id = origin.principal.as_deref().map(|p| p.id.as_str());
             let c = ModernChannel::from_params(
                 self.request_state.clone(),
-                &req.method,
+                target.name(),
                 &mut params,
                 req.arguments.as_deref(),
                 principal_id,
