@@ -84,6 +84,14 @@ impl LegacyChannel {
     }
 }
 
+/// A legacy request's channel is made only when its handler asks: most never do, and the
+/// channel holds the request's notifier.
+impl crate::context::input::DeferredChannel for ClientRequests {
+    fn channel(self: Arc<Self>, notifier: &Notifier) -> Arc<dyn InputChannel> {
+        Arc::new(LegacyChannel::new(self, notifier.clone()))
+    }
+}
+
 impl InputChannel for LegacyChannel {
     fn ask<'a>(&'a self, _ctx: &'a RequestContext, round: &'a InputRound) -> InputFuture<'a> {
         Box::pin(async move {

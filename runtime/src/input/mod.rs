@@ -29,13 +29,13 @@ mod legacy;
 mod modern;
 mod state;
 
+pub(crate) use crate::context::input::InputSource;
 pub use crate::context::input::{
     CreateMessageResult, ElicitAction, ElicitResult, Elicited, InputAnswers, InputChannel, InputFuture, InputKind,
     InputRequest, InputResponse, InputRound, ListRootsResult, Root, requested_schema,
 };
 pub use legacy::{ClientOutcome, ClientRequests};
 
-pub(crate) use legacy::LegacyChannel;
 pub(crate) use modern::ModernChannel;
 #[cfg(feature = "fuzzing")]
 pub(crate) use state::{Binding, Carried};

@@ -5,7 +5,7 @@ use super::method::{self, Method, ServedWith};
 use super::session::LegacySession;
 use super::{Engine, encode, handlers};
 use crate::context::{Origin, RequestContext, RequestParts};
-use crate::input::{InputChannel, LegacyChannel, ModernChannel};
+use crate::input::{InputSource, ModernChannel};
 use crate::jsonrpc::{McpError, Request, RequestMeta, ResultObject, small_map};
 use crate::pipeline::{RawRequest, RawResponse};
 use crate::protocol::negotiate_legacy;
@@ -204,7 +204,7 @@ impl Engine {
                 req.arguments.as_deref(),
                 principal_id,
             )?;
-            Some(Arc::new(c) as Arc<dyn InputChannel>)
+            Some(InputSource::Ready(Arc::new(c)))
         } else {
             None
         };
@@ -288,8 +288,7 @@ impl Engine {
             return Either::Left(ready(Err(e)));
         }
         let (raw, arguments) = self.take_meta(target, &mut params, req.meta, req.arguments);
-        let channel: Arc<dyn InputChannel> =
-            Arc::new(LegacyChannel::new(session.client_requests().clone(), origin.notifier.clone()));
+        let channel = InputSource::Deferred(session.client_requests().clone());
         let parts = RequestParts {
             id: req.id,
             method: req.method,
@@ -333,13 +332,13 @@ impl Engine {
         parts: RequestParts,
         (params, arguments): (Map<String, Value>, Option<Box<RawValue>>),
         session: Option<Arc<LegacySession>>,
-        input: Option<Arc<dyn InputChannel>>,
+        input: Option<InputSource>,
     ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
         let cancel = parts.cancel.clone();
         let span = request_span(&parts, session.as_deref());
         let ctx = RequestContext::new(parts, self.state.clone(), self.clone(), span.clone());
         if let Some(channel) = input {
-            ctx.set_input_channel(channel);
+            ctx.set_input_source(channel);
         }
         let server = self.clone();
         // A panicking filter or handler ends its own request with -32603, never the connection:
@@ -608,7 +607,7 @@ struct Prepared {
     /// A `tools/call`'s object `arguments`, as text ([`Request::arguments`]).
     arguments: Option<Box<RawValue>>,
     /// The input-required channel, for the methods that may ask the client.
-    channel: Option<Arc<dyn InputChannel>>,
+    channel: Option<InputSource>,
     /// The retry carried answers or state (its result must not be cached).
     had_input: bool,
 }

@@ -240,3 +240,28 @@ async fn a_key_asked_twice_in_one_request_is_an_internal_error() {
     assert_eq!(r.error_code(), Some(-32603));
     assert!(r.error()["message"].as_str().unwrap_or_default().contains("`k`"), "{:?}", r.response);
 }
+
+/// Takes the context's channel through the public accessor and asks through it directly, as
+/// a filter or a task runtime holding the channel would.
+#[mcp_tool(group = "kinds")]
+async fn ask_through_the_accessor(ctx: RequestContext) -> Result<String, McpError> {
+    let channel = ctx.input_channel().ok_or_else(|| McpError::internal("no input channel"))?;
+    let again = ctx.input_channel().ok_or_else(|| McpError::internal("no input channel"))?;
+    let same = Arc::ptr_eq(&channel, &again);
+    ctx.set_request_state_data(json!({ "step": 1 }))?;
+    let data = ctx.request_state_data();
+    let answers = channel.ask(&ctx, &InputRound::new().ask("r", InputRequest::list_roots())).await?;
+    let roots = answers.get("r").and_then(|r| r["roots"].as_array()).map_or(0, Vec::len);
+    Ok(format!("same channel: {same}, data: {data:?}, roots: {roots}"))
+}
+
+/// A legacy request's channel is made when first asked for, from the request's own notifier:
+/// taken through `input_channel()`, it is one channel for the request, and a request sent
+/// through it reaches the client and comes back answered.
+#[tokio::test]
+async fn a_legacy_requests_channel_is_made_on_first_use_and_reaches_the_client() {
+    let server = Server::builder("t", "0").groups(["kinds"]).build().expect("builds");
+    let legacy = TestClient::legacy(server, "2025-11-25").await.expect("initialize").answering(client_answers);
+    let r = legacy.call_tool("ask_through_the_accessor", json!({})).await;
+    assert_eq!(r.result()["content"][0]["text"], "same channel: true, data: None, roots: 1", "{:?}", r.response);
+}

@@ -21,8 +21,37 @@ use std::sync::Arc;
 /// The input channel of one context and the keys it asked.
 #[derive(Debug, Default)]
 pub(crate) struct InputSlot {
-    channel: Option<Arc<dyn InputChannel>>,
+    channel: Option<InputSource>,
     asked: HashSet<String>,
+}
+
+/// What serves a context's input: a channel, or the maker of one that needs the context's
+/// notifier, made the first time something asks (most requests never do).
+#[derive(Debug)]
+pub(crate) enum InputSource {
+    /// A channel made already (a 2026-07-28 request's, a task's, one a filter installed).
+    Ready(Arc<dyn InputChannel>),
+    /// A channel made from the context's notifier on first use (a legacy session's).
+    Deferred(Arc<dyn DeferredChannel>),
+}
+
+/// Makes the input channel of a context from its notifier: a legacy session's, whose requests
+/// to the client travel on the request's own stream.
+pub(crate) trait DeferredChannel: Send + Sync + std::fmt::Debug {
+    /// The channel of a context whose notifier is `notifier`.
+    fn channel(self: Arc<Self>, notifier: &super::Notifier) -> Arc<dyn InputChannel>;
+}
+
+impl InputSlot {
+    /// The channel, made now if it was deferred (`notifier`: the context's).
+    fn channel(&mut self, notifier: &super::Notifier) -> Option<Arc<dyn InputChannel>> {
+        let channel = match self.channel.as_ref()? {
+            InputSource::Ready(channel) => return Some(channel.clone()),
+            InputSource::Deferred(maker) => maker.clone().channel(notifier),
+        };
+        self.channel = Some(InputSource::Ready(channel.clone()));
+        Some(channel)
+    }
 }
 
 impl RequestContext {
@@ -77,7 +106,7 @@ impl RequestContext {
                 }
             }
             slot.asked.extend(round.iter().map(|(k, _)| k.to_owned()));
-            slot.channel.clone().ok_or_else(|| {
+            slot.channel(self.notifier()).ok_or_else(|| {
                 McpError::internal(format!(
                     "{} cannot ask the client for input: on 2026-07-28 only tools/call, prompts/get and \
                      resources/read can",
@@ -129,7 +158,7 @@ impl RequestContext {
     /// from the verified `requestState` on 2026-07-28), or in this run; `None` otherwise and on
     /// paths without rounds.
     pub fn request_state_data(&self) -> Option<Value> {
-        let channel = self.input_slot().channel.clone();
+        let channel = self.input_slot().channel(self.notifier());
         channel.and_then(|c| c.carried_data())
     }
 
@@ -142,7 +171,8 @@ impl RequestContext {
     pub fn set_request_state_data(&self, data: impl Serialize) -> Result<(), McpError> {
         let value = serde_json::to_value(data)
             .map_err(|e| McpError::internal(format!("request state data could not be serialized: {e}")))?;
-        if let Some(c) = self.input_slot().channel.clone() {
+        let channel = self.input_slot().channel(self.notifier());
+        if let Some(c) = channel {
             c.carry_data(value);
         }
         Ok(())
@@ -152,11 +182,19 @@ impl RequestContext {
     /// transport's). This is the seam for task runtimes: a background task's detached context
     /// gets a channel that records the requests on the task and awaits `tasks/update`.
     pub fn set_input_channel(&self, channel: Arc<dyn InputChannel>) {
-        self.input_slot().channel = Some(channel);
+        self.input_slot().channel = Some(InputSource::Ready(channel));
+    }
+
+    /// Routes this context's input requests through `source` ([`set_input_channel`] for a
+    /// ready channel).
+    ///
+    /// [`set_input_channel`]: Self::set_input_channel
+    pub(crate) fn set_input_source(&self, source: InputSource) {
+        self.input_slot().channel = Some(source);
     }
 
     /// The input channel currently serving this context, if any.
     pub fn input_channel(&self) -> Option<Arc<dyn InputChannel>> {
-        self.input_slot().channel.clone()
+        self.input_slot().channel(self.notifier())
     }
 }
