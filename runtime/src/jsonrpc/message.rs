@@ -1,3 +1,4 @@
+use super::meta::{ENVELOPE_KEYS, EnvelopeSpans};
 use super::{McpError, RequestId, RequestMeta};
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
@@ -180,11 +181,16 @@ fn present_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Strin
 /// checks every string it reads on its own (a tenth of the instructions of a request's parse,
 /// callgrind). Bytes that are not UTF-8 are left to the general path, which words the error.
 fn plain_object<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<T> {
+    serde_json::from_str(plain_text(bytes)?).ok()
+}
+
+/// `bytes` as text when they may be one JSON object: UTF-8, and `{` first after whitespace.
+fn plain_text(bytes: &[u8]) -> Option<&str> {
     let first = bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
     if *first != b'{' {
         return None;
     }
-    serde_json::from_str(std::str::from_utf8(bytes).ok()?).ok()
+    std::str::from_utf8(bytes).ok()
 }
 
 /// A valid request id (a string, or an integer that fits `i64`), else `None`.
@@ -217,15 +223,14 @@ struct PlainRequest {
     params: Option<PlainParams>,
 }
 
-impl<'de> Deserialize<'de> for PlainRequest {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(PlainRequestVisitor)
-    }
+/// Decodes a [`PlainRequest`] from `input`, the whole message: a `_meta` is sliced out of it
+/// ([`MetaSeed`]).
+#[derive(Clone, Copy)]
+struct PlainRequestVisitor<'de> {
+    input: &'de str,
 }
 
-struct PlainRequestVisitor;
-
-impl<'de> Visitor<'de> for PlainRequestVisitor {
+impl<'de> Visitor<'de> for PlainRequestVisitor<'de> {
     type Value = PlainRequest;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -241,7 +246,7 @@ impl<'de> Visitor<'de> for PlainRequestVisitor {
                 RequestKey::Id => id.replace(access.next_value::<Value>()?).is_some(),
                 RequestKey::Method => method.replace(access.next_value::<String>()?).is_some(),
                 RequestKey::Params => {
-                    let seed = ParamsSeed { tool_call: method.as_deref().map(|m| m == TOOLS_CALL) };
+                    let seed = ParamsSeed { tool_call: method.as_deref().map(|m| m == TOOLS_CALL), input: self.input };
                     params.replace(access.next_value_seed(seed)?).is_some()
                 }
             };
@@ -308,15 +313,16 @@ impl<'de> Deserialize<'de> for Version {
 /// Decodes a request's `params` as [`PlainParams`], keeping an object `arguments` as text
 /// unless the request is known not to be a `tools/call` (`Some(false)`).
 #[derive(Clone, Copy)]
-struct ParamsSeed {
+struct ParamsSeed<'de> {
     tool_call: Option<bool>,
+    input: &'de str,
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed {
+impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed<'de> {
     type Value = PlainParams;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<PlainParams, D::Error> {
-        d.deserialize_map(PlainParamsVisitor { tool_call: self.tool_call })
+        d.deserialize_map(PlainParamsVisitor { tool_call: self.tool_call, input: self.input })
     }
 }
 
@@ -326,7 +332,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed {
 /// way. A repeated key keeps its last value, as a `Value` map does.
 struct PlainParams {
     members: Map<String, Value>,
-    meta: Option<Box<RawValue>>,
+    meta: Option<RequestMeta>,
     arguments: Option<Box<RawValue>>,
     /// `members` holds an `arguments` entry: a value that is not an object, or, while
     /// `arguments` holds text taken before the method was known, a `null` keeping its place
@@ -338,11 +344,12 @@ struct PlainParams {
 /// `params` itself.
 const PARAMS_MEMBER_DEPTH: usize = 2;
 
-struct PlainParamsVisitor {
+struct PlainParamsVisitor<'de> {
     tool_call: Option<bool>,
+    input: &'de str,
 }
 
-impl<'de> Visitor<'de> for PlainParamsVisitor {
+impl<'de> Visitor<'de> for PlainParamsVisitor<'de> {
     type Value = PlainParams;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -359,7 +366,7 @@ impl<'de> Visitor<'de> for PlainParamsVisitor {
         };
         while let Some(key) = access.next_key::<ParamsKey>()? {
             match key {
-                ParamsKey::Meta => params.meta = Some(checked(access.next_value()?)?),
+                ParamsKey::Meta => params.meta = Some(access.next_value_seed(MetaSeed { input: self.input })?),
                 ParamsKey::Arguments if self.tool_call != Some(false) => {
                     let raw = checked(access.next_value()?)?;
                     if raw.get().trim_start().starts_with('{') {
@@ -427,8 +434,89 @@ impl<'de> Deserialize<'de> for ParamsKey {
     }
 }
 
+/// Decodes an object `_meta` in one pass into a [`RequestMeta`]: each member's value is
+/// checked as a `Value` parse would check it and, for the [`ENVELOPE_KEYS`], where it lies is
+/// noted, so the 2026-07-28 checks decode only those values instead of parsing `_meta` again;
+/// the object's text is sliced out of `input`, the message it is part of. A key written with
+/// escapes or a `_meta` that is not an object fails here, for the paths that read it as a
+/// `Value` to decide; an envelope key written twice, or a `_meta` too long for the spans, is
+/// kept with no spans noted (the map answers).
+#[derive(Clone, Copy)]
+struct MetaSeed<'de> {
+    input: &'de str,
+}
+
+/// How many arrays and objects enclose `_meta`'s members in a message: the message, `params`
+/// and `_meta`.
+const META_MEMBER_DEPTH: usize = PARAMS_MEMBER_DEPTH + 1;
+
+impl<'de> serde::de::DeserializeSeed<'de> for MetaSeed<'de> {
+    type Value = RequestMeta;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<RequestMeta, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MetaSeed<'de> {
+    type Value = RequestMeta;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a _meta object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<RequestMeta, A::Error> {
+        use serde::de::Error;
+        let within = |text: &str| {
+            let at = (text.as_ptr() as usize).checked_sub(self.input.as_ptr() as usize)?;
+            (at + text.len() <= self.input.len()).then_some(at)
+        };
+        let outside = || A::Error::custom("_meta was not read from the message's text");
+        // Where the first key and the last value are in `input`.
+        let (mut first, mut last) = (None, None);
+        let mut values: [Option<(usize, usize)>; ENVELOPE_KEYS.len()] = Default::default();
+        let mut repeated = false;
+        while let Some(key) = access.next_key::<&'de str>()? {
+            let value = access.next_value::<&'de RawValue>()?;
+            super::meta::check_json(value.get(), META_MEMBER_DEPTH).map_err(A::Error::custom)?;
+            let key_at = within(key).ok_or_else(outside)?;
+            let value_at = within(value.get()).ok_or_else(outside)?;
+            first.get_or_insert(key_at);
+            last = Some(value_at + value.get().len());
+            if let Some(i) = ENVELOPE_KEYS.iter().position(|k| *k == key) {
+                // Repeated: the map, which keeps the last, answers (no spans).
+                repeated |= values[i].replace((value_at, value_at + value.get().len())).is_some();
+            }
+        }
+        let (Some(first), Some(last)) = (first, last) else {
+            // No member: the text `{}`, whatever whitespace was inside, as the general path's
+            // `RequestMeta::from_value` writes it.
+            return Ok(RequestMeta::from_parsed("{}".into(), Some(EnvelopeSpans::default())));
+        };
+        // Only whitespace lies between the braces and the first key's quote or the last value.
+        let bytes = self.input.as_bytes();
+        let json_space = |b: &&u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        let quote = first.checked_sub(1).filter(|&q| bytes[q] == b'"').ok_or_else(outside)?;
+        let open = bytes[..quote].iter().rposition(|b| !json_space(&b)).filter(|&o| bytes[o] == b'{');
+        let close = bytes[last..].iter().position(|b| !json_space(&b)).map(|c| last + c).filter(|&c| bytes[c] == b'}');
+        let (Some(open), Some(close)) = (open, close) else { return Err(outside()) };
+        let mut spans = Some(EnvelopeSpans::default()).filter(|_| !repeated);
+        for (i, value) in values.iter().enumerate() {
+            if let (Some((start, end)), Some(noted)) = (value, &mut spans)
+                && !noted.note(i, start - open, end - open)
+            {
+                spans = None;
+            }
+        }
+        Ok(RequestMeta::from_parsed(self.input[open..=close].into(), spans))
+    }
+}
+
 fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
-    let plain: PlainRequest = plain_object(bytes)?;
+    let input = plain_text(bytes)?;
+    let mut de = serde_json::Deserializer::from_str(input);
+    let plain = serde::Deserializer::deserialize_map(&mut de, PlainRequestVisitor { input }).ok()?;
+    de.end().ok()?;
     let (params, meta, arguments) = match plain.params {
         None => (None, RequestMeta::default(), None),
         Some(mut p) => {
@@ -441,7 +529,7 @@ fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
             } else if let Some(text) = p.arguments.take() {
                 p.members.insert("arguments".to_owned(), serde_json::from_str(text.get()).ok()?);
             }
-            (Some(p.members), p.meta.map(RequestMeta::from_raw).unwrap_or_default(), p.arguments)
+            (Some(p.members), p.meta.unwrap_or_default(), p.arguments)
         }
     };
     Some(Request { id: plain_id(plain.id)?, method: plain.method, params, meta, arguments })
@@ -771,6 +859,37 @@ mod tests {
         assert_eq!(failure.error.code().0, -32700);
     }
 
+    /// An object `_meta` is read in one pass: its text is sliced out as sent and the envelope
+    /// keys' values are noted where they lie; an envelope key twice notes nothing (the map's
+    /// last value answers); what that pass cannot read (an escaped key, not an object) parses
+    /// all the same, through the paths that read a `Value`, and notes nothing.
+    #[test]
+    fn a_meta_object_is_read_in_one_pass() {
+        let request = |meta: &str| {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"a":1,"_meta":{meta},"b":2}}}}"#);
+            match parse_message(line.as_bytes()) {
+                Ok(Message::Request(req)) => req,
+                other => panic!("{line}: {other:?}"),
+            }
+        };
+        let text = "{ \"x\" : [1, {\"progressToken\":2}] ,\n \"progressToken\" :\t\"p\" , \"io.modelcontextprotocol/logLevel\":\"info\" }";
+        let req = request(text);
+        assert_eq!(req.meta.text(), Some(text));
+        assert_eq!(req.meta.raw().map(RawValue::get), Some(text));
+        assert_eq!(req.meta.envelope(), Some([None, None, Some(r#""info""#), Some(r#""p""#)]));
+        assert_eq!(req.params, json!({ "a": 1, "b": 2 }).as_object().cloned());
+        let empty = request("{ \n }");
+        assert_eq!((empty.meta.text(), empty.meta.envelope()), (Some("{}"), Some([None; ENVELOPE_KEYS.len()])));
+        let twice = request(r#"{"progressToken":1,"progressToken":2}"#);
+        assert_eq!((twice.meta.envelope(), twice.meta.get("progressToken")), (None, Some(&json!(2))));
+        for other in [r#"{"progress\u0054oken":1}"#, "7", "null", r#""s""#] {
+            let req = request(other);
+            assert!(req.meta.envelope().is_none(), "{other}");
+            assert_eq!(req.meta.to_value(), serde_json::from_str(other).ok(), "{other}");
+            assert_eq!(req.params, json!({ "a": 1, "b": 2 }).as_object().cloned(), "{other}");
+        }
+    }
+
     /// What the general path refuses, the plain path must decline (and leave to it): a
     /// `"method": null` ("method must be a string", not an absent method that makes the
     /// message a response), and JSON the general path rejects inside a key the plain path
@@ -801,12 +920,16 @@ mod tests {
         // Nested past serde_json's depth limit inside `_meta` or a tool's arguments: refused
         // like anywhere else, from one level past the limit of a whole message's parse.
         for key in ["_meta", "arguments"] {
+            // `levels` arrays and objects around `1`: for `_meta`, an object holding arrays
+            // (the plain request path reads an object `_meta` only).
             let nested = |levels: usize| {
-                format!(
-                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"{key}":{}1{}}}}}"#,
-                    "[".repeat(levels),
-                    "]".repeat(levels)
-                )
+                let (open, close) = match key {
+                    "_meta" => {
+                        (format!(r#"{{"k":{}"#, "[".repeat(levels - 1)), format!("{}}}", "]".repeat(levels - 1)))
+                    }
+                    _ => ("[".repeat(levels), "]".repeat(levels)),
+                };
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"{key}":{open}1{close}}}}}"#)
             };
             // The message and `params` are two levels.
             let deepest = nested(125);

@@ -6,8 +6,9 @@ use std::sync::OnceLock;
 /// ([`_meta`](https://modelcontextprotocol.io/specification/2026-07-28/basic#meta)), taken out
 /// of `params` when the message is parsed and kept as its JSON text: the keys the server reads
 /// on every request are decoded from that text without building a map
-/// ([`protocol::parse_modern_meta`](crate::protocol::parse_modern_meta)), and the map is
-/// made only when something asks for it ([`map`](Self::map)).
+/// ([`protocol::parse_modern_meta`](crate::protocol::parse_modern_meta); the parser notes
+/// where their values are, so only those are read again), and the map is made only when
+/// something asks for it ([`map`](Self::map)).
 ///
 /// Absent (the [`Default`]) when the request had no `_meta`. Any JSON value is kept as sent
 /// (the parser checked it as a `Value` would: a lone surrogate or a number out of range is
@@ -15,43 +16,125 @@ use std::sync::OnceLock;
 /// 2026-07-28 checks refuse (`-32602`) and a legacy request reads as an empty map.
 #[derive(Clone, Default)]
 pub struct RequestMeta {
-    raw: Option<Box<RawValue>>,
+    /// The JSON text, checked (absent when the request had no `_meta`).
+    text: Option<Box<str>>,
+    /// What is made from `text` when asked for. Boxed, like the rest kept small: every request
+    /// carries a `RequestMeta` from transport to handler, moved at each step.
+    made: OnceLock<Box<Made>>,
+    /// Where the values of [`ENVELOPE_KEYS`] are in `text`, when the parser read them in its
+    /// one pass over an object `_meta`; `None` when the map must be read instead.
+    envelope: Option<EnvelopeSpans>,
+}
+
+/// The forms of a `_meta` made from its text on demand.
+#[derive(Clone, Default)]
+struct Made {
+    /// The text as a [`RawValue`] ([`RequestMeta::raw`]).
+    raw: OnceLock<Option<Box<RawValue>>>,
+    /// The text parsed ([`RequestMeta::map`]).
     map: OnceLock<Map<String, Value>>,
+}
+
+/// The `_meta` keys every 2026-07-28 request is checked for: the protocol version, the client
+/// capabilities, the log level and the progress token (`protocol::META_PROTOCOL_VERSION`,
+/// `META_CLIENT_CAPABILITIES`, `META_LOG_LEVEL`; a test holds them equal). Named here, below
+/// `protocol`, so that the parser can note where they are.
+pub(crate) const ENVELOPE_KEYS: [&str; 4] = [
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/logLevel",
+    "progressToken",
+];
+
+/// The byte range of each [`ENVELOPE_KEYS`] value in a `_meta` text (`(0, 0)`: the key is not
+/// there; a value is never empty). Every key was written without escapes and none twice:
+/// otherwise the parser notes no spans and the map answers. `u16`, to keep `RequestMeta`
+/// small: a `_meta` over 64 KiB is read through the map.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct EnvelopeSpans([(u16, u16); ENVELOPE_KEYS.len()]);
+
+impl EnvelopeSpans {
+    /// Notes that the value of envelope key `index` is `text[start..end]`; false when the key
+    /// was noted already (a repeated key, which the map reads as its last value) or the
+    /// range does not fit.
+    pub(crate) fn note(&mut self, index: usize, start: usize, end: usize) -> bool {
+        let (Ok(start), Ok(end)) = (u16::try_from(start), u16::try_from(end)) else { return false };
+        let span = &mut self.0[index];
+        if *span != (0, 0) || start >= end {
+            return false;
+        }
+        *span = (start, end);
+        true
+    }
 }
 
 impl RequestMeta {
     /// The `_meta` whose JSON text the parser captured.
+    #[cfg(test)]
     pub(crate) fn from_raw(raw: Box<RawValue>) -> Self {
-        RequestMeta { raw: Some(raw), map: OnceLock::new() }
+        let made = Made { raw: OnceLock::from(Some(raw.clone())), map: OnceLock::new() };
+        RequestMeta { text: Some(raw.get().into()), made: OnceLock::from(Box::new(made)), envelope: None }
+    }
+
+    /// The object `_meta` the parser read in one pass: `text` (checked, from `{` to `}` as
+    /// sent) and where its envelope keys' values are (`None`: read the map).
+    pub(crate) fn from_parsed(text: Box<str>, envelope: Option<EnvelopeSpans>) -> Self {
+        RequestMeta { text: Some(text), made: OnceLock::new(), envelope }
     }
 
     /// A `_meta` from its value, for a request made in code rather than parsed (a test, a
     /// transport that decodes messages its own way).
     pub fn from_value(value: Value) -> Self {
-        let map = OnceLock::new();
-        // Serializing a `Value` cannot fail (its keys are strings), so `raw` is always set.
-        let raw = serde_json::value::to_raw_value(&value).ok();
+        let made = Made::default();
+        // Serializing a `Value` cannot fail (its keys are strings), so `text` is always set.
+        let text = serde_json::to_string(&value).ok().map(String::into_boxed_str);
         if let Value::Object(m) = value {
-            let _ = map.set(m);
+            let _ = made.map.set(m);
         }
-        RequestMeta { raw, map }
+        RequestMeta { text, made: OnceLock::from(Box::new(made)), envelope: None }
     }
 
     /// True when the request had a `_meta`.
     pub fn is_present(&self) -> bool {
-        self.raw.is_some()
+        self.text.is_some()
     }
 
-    /// The JSON text of `_meta` as sent; `None` when the request had none.
+    /// The JSON text of `_meta` as sent (an empty object as `{}`; one the parser could not
+    /// read in its one pass, as `serde_json` writes the value); `None` when the request had
+    /// none.
     pub fn raw(&self) -> Option<&RawValue> {
-        self.raw.as_deref()
+        let text = self.text.as_deref()?;
+        // Checked or serialized JSON, so this parses.
+        self.made().raw.get_or_init(|| RawValue::from_string(text.to_owned()).ok()).as_deref()
+    }
+
+    /// The JSON text of `_meta`, as [`raw`](Self::raw) without making a `RawValue`.
+    pub(crate) fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+
+    /// The text of the value of each of [`ENVELOPE_KEYS`] (`None`: absent), when the parser
+    /// noted where they are; `None` when they must be read from the map.
+    pub(crate) fn envelope(&self) -> Option<[Option<&str>; ENVELOPE_KEYS.len()]> {
+        let (text, spans) = (self.text.as_deref()?, self.envelope?);
+        let mut values = [None; ENVELOPE_KEYS.len()];
+        for (value, (start, end)) in values.iter_mut().zip(spans.0) {
+            if end > 0 {
+                *value = Some(text.get(usize::from(start)..usize::from(end))?);
+            }
+        }
+        Some(values)
+    }
+
+    fn made(&self) -> &Made {
+        self.made.get_or_init(Box::default)
     }
 
     /// `_meta` as a map, parsed from its text the first time it is asked for; empty when the
     /// request had none or it is not an object.
     pub fn map(&self) -> &Map<String, Value> {
-        self.map.get_or_init(|| match &self.raw {
-            Some(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
+        self.made().map.get_or_init(|| match &self.text {
+            Some(text) => serde_json::from_str(text).unwrap_or_default(),
             None => Map::new(),
         })
     }
@@ -59,11 +142,11 @@ impl RequestMeta {
     /// `_meta` as a value, as sent, whatever its type (`None` when absent): what a step that
     /// reads the undecoded `params` (a raw filter) gets back under the `_meta` key.
     pub fn to_value(&self) -> Option<Value> {
-        let raw = self.raw.as_ref()?;
-        match self.map.get() {
+        let text = self.text.as_deref()?;
+        match self.made.get().and_then(|made| made.map.get()) {
             // The map is `_meta` itself only when `_meta` is an object.
-            Some(m) if raw.get().trim_start().starts_with('{') => Some(Value::Object(m.clone())),
-            _ => serde_json::from_str(raw.get()).ok(),
+            Some(m) if text.trim_start().starts_with('{') => Some(Value::Object(m.clone())),
+            _ => serde_json::from_str(text).ok(),
         }
     }
 
@@ -71,13 +154,12 @@ impl RequestMeta {
     /// `key` nor any escape (a key may be written with `\u` escapes). Lets a rarely used key be
     /// looked up without parsing the map on every request.
     pub fn may_contain(&self, key: &str) -> bool {
-        match (&self.raw, self.map.get()) {
+        match (&self.text, self.made.get().and_then(|made| made.map.get())) {
             (None, _) => false,
             (Some(_), Some(m)) => m.contains_key(key),
-            (Some(raw), None) => {
+            (Some(text), None) => {
                 // The crate's vectorized `memchr` for the escape, not `contains('\\')`: core's
                 // byte search goes a word at a time and cost as much as the key's search.
-                let text = raw.get();
                 memchr::memchr(b'\\', text.as_bytes()).is_some() || text.contains(key)
             }
         }
@@ -102,11 +184,11 @@ impl RequestMeta {
 /// Shows the parsed map: the same `_meta` reads the same whatever whitespace it was sent with.
 impl std::fmt::Debug for RequestMeta {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.raw {
+        match &self.text {
             None => f.write_str("RequestMeta(absent)"),
-            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
+            Some(text) => match serde_json::from_str::<Value>(text) {
                 Ok(v) => write!(f, "RequestMeta({v})"),
-                Err(_) => write!(f, "RequestMeta({})", raw.get()),
+                Err(_) => write!(f, "RequestMeta({text})"),
             },
         }
     }

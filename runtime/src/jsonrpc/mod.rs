@@ -23,6 +23,8 @@ pub use message::{
     MAX_BATCH_LEN, Message, Notification, ParseFailure, Request, error_response, parse_batch, parse_entry,
     parse_message, success_response,
 };
+#[cfg(test)]
+pub(crate) use meta::ENVELOPE_KEYS;
 pub use meta::RequestMeta;
 pub use response::{SuccessResponse, parse_success};
 pub use result::{EncodedResult, ResultObject};

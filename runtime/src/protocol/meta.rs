@@ -1,7 +1,6 @@
 use super::{LogLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 use crate::jsonrpc::{McpError, RequestMeta};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The per-request `_meta` of a 2026-07-28 request, validated
@@ -40,12 +39,12 @@ pub fn parse_modern_meta(meta: &RequestMeta) -> Result<ModernMeta, McpError> {
 /// Errors: those of [`parse_modern_meta`].
 pub(crate) fn check_modern_meta(meta: &RequestMeta) -> Result<ModernMeta, McpError> {
     let bad = |msg: &str| McpError::invalid_params(msg.to_owned());
-    let Some(raw) = meta.raw() else {
+    let Some(text) = meta.text() else {
         return Err(bad(
             "params._meta is required on every 2026-07-28 request (clients of 2025-11-25 and earlier send initialize first)",
         ));
     };
-    let keys = match CheckedKeys::read(raw) {
+    let keys = match CheckedKeys::read(meta, text) {
         Ok(keys) => keys,
         Err(other) => return Err(bad(&format!("params._meta must be an object, not {}", kind(&other)))),
     };
@@ -126,9 +125,26 @@ fn some_token<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D
 }
 
 impl CheckedKeys {
-    /// The checked keys of `_meta`; `Err` with its value when it is not an object.
-    fn read(raw: &RawValue) -> Result<CheckedKeys, Value> {
-        let text = raw.get().trim_start();
+    /// The checked keys of `meta`, whose text is `text`; `Err` with its value when it is not
+    /// an object. Where the parser noted the keys' values, only those are decoded.
+    fn read(meta: &RequestMeta, text: &str) -> Result<CheckedKeys, Value> {
+        if let Some([protocol_version, client_capabilities, log_level, progress_token]) = meta.envelope() {
+            // Checked JSON, so each value parses.
+            let value = |text: Option<&str>| text.and_then(|t| serde_json::from_str::<Value>(t).ok());
+            return Ok(CheckedKeys {
+                protocol_version: value(protocol_version),
+                client_capabilities: value(client_capabilities),
+                log_level: value(log_level),
+                progress_token: value(progress_token),
+            });
+        }
+        Self::read_text(text)
+    }
+
+    /// [`read`](Self::read) from the text alone.
+    fn read_text(text: &str) -> Result<CheckedKeys, Value> {
+        let whole = text;
+        let text = text.trim_start();
         if text.starts_with('{')
             && let Ok(keys) = serde_json::from_str::<CheckedText>(text)
         {
@@ -139,7 +155,7 @@ impl CheckedKeys {
                 progress_token: keys.progress_token,
             });
         }
-        match serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null) {
+        match serde_json::from_str::<Value>(whole).unwrap_or(Value::Null) {
             Value::Object(m) => Ok(CheckedKeys {
                 protocol_version: m.get(META_PROTOCOL_VERSION).cloned(),
                 client_capabilities: m.get(META_CLIENT_CAPABILITIES).cloned(),
@@ -206,17 +222,38 @@ mod tests {
             r#"{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28","io.modelcontextprotocol/clientCapabilities":[],
                "io.modelcontextprotocol/logLevel":7,"progressToken":{"a":1}}"#,
             r#"{"io.modelcontextprotocol/protocolVersion":20260728,"io.modelcontextprotocol/logLevel":null}"#,
+            r#" { "x" : {"progressToken":1,"io.modelcontextprotocol/logLevel":"debug"} ,
+               "io.modelcontextprotocol/protocolVersion" :"2026-07-28" , "y":"progressToken"	}"#,
+            r#"{ }"#,
+            r#"{"progressToken":"pé","io.modelcontextprotocol/clientCapabilities":{"e":{"k":[1,2.5e3]}}}"#,
         ];
+        let mut envelopes = 0;
         for text in sent {
-            let raw = RawValue::from_string(text.to_owned()).expect("JSON");
-            let keys = CheckedKeys::read(&raw).unwrap_or_else(|v| panic!("an object: {v}"));
             let map: serde_json::Map<String, Value> = serde_json::from_str(text).expect("an object");
-            assert_eq!(keys.protocol_version.as_ref(), map.get(META_PROTOCOL_VERSION), "{text}");
-            assert_eq!(keys.client_capabilities.as_ref(), map.get(META_CLIENT_CAPABILITIES), "{text}");
-            assert_eq!(keys.log_level.as_ref(), map.get(META_LOG_LEVEL), "{text}");
-            assert_eq!(keys.progress_token.as_ref(), map.get("progressToken"), "{text}");
+            // From the text alone, and from a parsed request (which notes the keys' values
+            // where it can).
+            let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"_meta":{text}}}}}"#);
+            let Ok(crate::jsonrpc::Message::Request(req)) = crate::jsonrpc::parse_message(line.as_bytes()) else {
+                panic!("a request: {line}")
+            };
+            envelopes += usize::from(req.meta.envelope().is_some());
+            let parsed = CheckedKeys::read(&req.meta, req.meta.text().expect("present"));
+            for keys in [CheckedKeys::read_text(text), parsed] {
+                let keys = keys.unwrap_or_else(|v| panic!("an object: {v}"));
+                assert_eq!(keys.protocol_version.as_ref(), map.get(META_PROTOCOL_VERSION), "{text}");
+                assert_eq!(keys.client_capabilities.as_ref(), map.get(META_CLIENT_CAPABILITIES), "{text}");
+                assert_eq!(keys.log_level.as_ref(), map.get(META_LOG_LEVEL), "{text}");
+                assert_eq!(keys.progress_token.as_ref(), map.get("progressToken"), "{text}");
+            }
         }
-        let raw = RawValue::from_string("[1]".to_owned()).expect("JSON");
-        assert!(CheckedKeys::read(&raw).is_err());
+        assert!(envelopes >= 3, "the parser noted the keys of {envelopes} of {}", sent.len());
+        assert!(CheckedKeys::read_text("[1]").is_err());
+    }
+
+    /// The keys the parser notes are the ones the checks read.
+    #[test]
+    fn the_envelope_keys_are_the_protocol_s() {
+        let keys = crate::jsonrpc::ENVELOPE_KEYS;
+        assert_eq!(keys, [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, "progressToken"]);
     }
 }
