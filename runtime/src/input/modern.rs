@@ -32,8 +32,9 @@ struct Run {
 }
 
 /// The request's binding: digested at once when a state arrived (to open it), else only
-/// when a state is sealed, which happens at most once a request (a round with a missing
-/// answer ends it), so the digest is not kept.
+/// when a state is sealed. Not kept: a state is sealed when a round misses an answer, which
+/// ends the request through `input_round`; only a handler calling the channel itself again
+/// after that digests twice.
 #[derive(Debug)]
 enum LazyBinding {
     Now(Binding),

@@ -5,6 +5,7 @@ use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
+use std::cell::Cell;
 
 /// A JSON-RPC request: `{"jsonrpc":"2.0","id":..,"method":..,"params"?:{..}}`
 /// (<https://www.jsonrpc.org/specification#request_object>), with the MCP `params._meta`
@@ -223,14 +224,25 @@ struct PlainRequest {
     params: Option<PlainParams>,
 }
 
-/// Decodes a [`PlainRequest`] from `input`, the whole message: a `_meta` is sliced out of it
-/// ([`MetaSeed`]).
+/// Decodes a [`PlainRequest`] from `input`, the whole message, reading a `_meta` as `meta`
+/// says.
 #[derive(Clone, Copy)]
-struct PlainRequestVisitor<'de> {
+struct PlainRequestVisitor<'de, 'a> {
     input: &'de str,
+    meta: MetaRead<'a>,
 }
 
-impl<'de> Visitor<'de> for PlainRequestVisitor<'de> {
+/// How the plain request path reads an `_meta`.
+#[derive(Clone, Copy)]
+enum MetaRead<'a> {
+    /// In one pass ([`MetaSeed`]); what that pass cannot read sets the flag, and the message
+    /// is read again with [`Whole`](MetaRead::Whole).
+    OnePass(&'a Cell<bool>),
+    /// As one checked text, with nothing noted: any JSON value, any key.
+    Whole,
+}
+
+impl<'de> Visitor<'de> for PlainRequestVisitor<'de, '_> {
     type Value = PlainRequest;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -246,7 +258,8 @@ impl<'de> Visitor<'de> for PlainRequestVisitor<'de> {
                 RequestKey::Id => id.replace(access.next_value::<Value>()?).is_some(),
                 RequestKey::Method => method.replace(access.next_value::<String>()?).is_some(),
                 RequestKey::Params => {
-                    let seed = ParamsSeed { tool_call: method.as_deref().map(|m| m == TOOLS_CALL), input: self.input };
+                    let tool_call = method.as_deref().map(|m| m == TOOLS_CALL);
+                    let seed = ParamsSeed { tool_call, input: self.input, meta: self.meta };
                     params.replace(access.next_value_seed(seed)?).is_some()
                 }
             };
@@ -313,16 +326,17 @@ impl<'de> Deserialize<'de> for Version {
 /// Decodes a request's `params` as [`PlainParams`], keeping an object `arguments` as text
 /// unless the request is known not to be a `tools/call` (`Some(false)`).
 #[derive(Clone, Copy)]
-struct ParamsSeed<'de> {
+struct ParamsSeed<'de, 'a> {
     tool_call: Option<bool>,
     input: &'de str,
+    meta: MetaRead<'a>,
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed<'de> {
+impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed<'de, '_> {
     type Value = PlainParams;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<PlainParams, D::Error> {
-        d.deserialize_map(PlainParamsVisitor { tool_call: self.tool_call, input: self.input })
+        d.deserialize_map(PlainParamsVisitor { tool_call: self.tool_call, input: self.input, meta: self.meta })
     }
 }
 
@@ -344,12 +358,13 @@ struct PlainParams {
 /// `params` itself.
 const PARAMS_MEMBER_DEPTH: usize = 2;
 
-struct PlainParamsVisitor<'de> {
+struct PlainParamsVisitor<'de, 'a> {
     tool_call: Option<bool>,
     input: &'de str,
+    meta: MetaRead<'a>,
 }
 
-impl<'de> Visitor<'de> for PlainParamsVisitor<'de> {
+impl<'de> Visitor<'de> for PlainParamsVisitor<'de, '_> {
     type Value = PlainParams;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -366,7 +381,14 @@ impl<'de> Visitor<'de> for PlainParamsVisitor<'de> {
         };
         while let Some(key) = access.next_key::<ParamsKey>()? {
             match key {
-                ParamsKey::Meta => params.meta = Some(access.next_value_seed(MetaSeed { input: self.input })?),
+                ParamsKey::Meta => {
+                    params.meta = Some(match self.meta {
+                        MetaRead::OnePass(declined) => {
+                            access.next_value_seed(MetaSeed { input: self.input, declined })?
+                        }
+                        MetaRead::Whole => RequestMeta::from_parsed(checked(access.next_value()?)?.into(), None),
+                    });
+                }
                 ParamsKey::Arguments if self.tool_call != Some(false) => {
                     let raw = checked(access.next_value()?)?;
                     if raw.get().trim_start().starts_with('{') {
@@ -437,28 +459,35 @@ impl<'de> Deserialize<'de> for ParamsKey {
 /// Decodes an object `_meta` in one pass into a [`RequestMeta`]: each member's value is
 /// checked as a `Value` parse would check it and, for the [`ENVELOPE_KEYS`], where it lies is
 /// noted, so the 2026-07-28 checks decode only those values instead of parsing `_meta` again;
-/// the object's text is sliced out of `input`, the message it is part of. A key written with
-/// escapes or a `_meta` that is not an object fails here, for the paths that read it as a
-/// `Value` to decide; an envelope key written twice, or a `_meta` too long for the spans, is
-/// kept with no spans noted (the map answers).
+/// the object's text is sliced out of `input`, the message it is part of. What this pass
+/// cannot read (a `_meta` that is not an object or has no member, a key written with escapes)
+/// fails it with `declined` set, and the message is read again with `_meta` taken whole
+/// ([`MetaRead::Whole`]), as sent. An envelope key written twice, or a `_meta` too long for
+/// the spans, is kept with no spans noted (the map answers).
 #[derive(Clone, Copy)]
-struct MetaSeed<'de> {
+struct MetaSeed<'de, 'a> {
     input: &'de str,
+    declined: &'a Cell<bool>,
 }
 
 /// How many arrays and objects enclose `_meta`'s members in a message: the message, `params`
 /// and `_meta`.
 const META_MEMBER_DEPTH: usize = PARAMS_MEMBER_DEPTH + 1;
 
-impl<'de> serde::de::DeserializeSeed<'de> for MetaSeed<'de> {
+impl<'de> serde::de::DeserializeSeed<'de> for MetaSeed<'de, '_> {
     type Value = RequestMeta;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<RequestMeta, D::Error> {
-        d.deserialize_map(self)
+        // Cleared once the object is read: any failure on the way (not an object, an escaped
+        // key, a value a `Value` parse refuses) leaves it set.
+        self.declined.set(true);
+        let meta = d.deserialize_map(self)?;
+        self.declined.set(false);
+        Ok(meta)
     }
 }
 
-impl<'de> Visitor<'de> for MetaSeed<'de> {
+impl<'de> Visitor<'de> for MetaSeed<'de, '_> {
     type Value = RequestMeta;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -472,7 +501,6 @@ impl<'de> Visitor<'de> for MetaSeed<'de> {
             (at + text.len() <= self.input.len()).then_some(at)
         };
         let outside = || A::Error::custom("_meta was not read from the message's text");
-        // Where the first key and the last value are in `input`.
         let (mut first, mut last) = (None, None);
         let mut values: [Option<(usize, usize)>; ENVELOPE_KEYS.len()] = Default::default();
         let mut repeated = false;
@@ -488,11 +516,8 @@ impl<'de> Visitor<'de> for MetaSeed<'de> {
                 repeated |= values[i].replace((value_at, value_at + value.get().len())).is_some();
             }
         }
-        let (Some(first), Some(last)) = (first, last) else {
-            // No member: the text `{}`, whatever whitespace was inside, as the general path's
-            // `RequestMeta::from_value` writes it.
-            return Ok(RequestMeta::from_parsed("{}".into(), Some(EnvelopeSpans::default())));
-        };
+        // No member: nothing says where the braces are (read whole instead).
+        let (Some(first), Some(last)) = (first, last) else { return Err(outside()) };
         // Only whitespace lies between the braces and the first key's quote or the last value.
         let bytes = self.input.as_bytes();
         let json_space = |b: &&u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
@@ -514,9 +539,18 @@ impl<'de> Visitor<'de> for MetaSeed<'de> {
 
 fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
     let input = plain_text(bytes)?;
-    let mut de = serde_json::Deserializer::from_str(input);
-    let plain = serde::Deserializer::deserialize_map(&mut de, PlainRequestVisitor { input }).ok()?;
-    de.end().ok()?;
+    let read = |meta| {
+        let mut de = serde_json::Deserializer::from_str(input);
+        let plain = serde::Deserializer::deserialize_map(&mut de, PlainRequestVisitor { input, meta }).ok()?;
+        de.end().ok().map(|()| plain)
+    };
+    let declined = Cell::new(false);
+    let plain = match read(MetaRead::OnePass(&declined)) {
+        Some(plain) => plain,
+        // Only a `_meta` the one pass cannot read is worth a second read.
+        None if declined.get() => read(MetaRead::Whole)?,
+        None => return None,
+    };
     let (params, meta, arguments) = match plain.params {
         None => (None, RequestMeta::default(), None),
         Some(mut p) => {
@@ -763,6 +797,11 @@ mod tests {
             let plain = parse_plain(line.as_bytes()).expect(line);
             let general = parse(line.as_bytes()).unwrap_or_else(|_| panic!("general path: {line}"));
             assert_eq!(format!("{plain:?}"), format!("{general:?}"), "{line}");
+            let sent: Value = serde_json::from_str(line).expect("JSON");
+            // A request with no key of a response: the plain request path takes each one.
+            let is_request = ["id", "method"].iter().all(|k| sent.get(k).is_some())
+                && ["result", "error"].iter().all(|k| sent.get(k).is_none());
+            assert_eq!(parse_plain_request(line.as_bytes()).is_some(), is_request, "{line}");
             if let Some(request) = parse_plain_request(line.as_bytes()) {
                 let sent: Value = serde_json::from_str(line).expect("JSON");
                 let object_arguments = sent["method"] == TOOLS_CALL && sent["params"]["arguments"].is_object();
@@ -861,8 +900,8 @@ mod tests {
 
     /// An object `_meta` is read in one pass: its text is sliced out as sent and the envelope
     /// keys' values are noted where they lie; an envelope key twice notes nothing (the map's
-    /// last value answers); what that pass cannot read (an escaped key, not an object) parses
-    /// all the same, through the paths that read a `Value`, and notes nothing.
+    /// last value answers); what that pass cannot read (no member, an escaped key, not an
+    /// object) is read whole, as sent, on the same plain path, and notes nothing.
     #[test]
     fn a_meta_object_is_read_in_one_pass() {
         let request = |meta: &str| {
@@ -878,15 +917,20 @@ mod tests {
         assert_eq!(req.meta.raw().map(RawValue::get), Some(text));
         assert_eq!(req.meta.envelope(), Some([None, None, Some(r#""info""#), Some(r#""p""#)]));
         assert_eq!(req.params, json!({ "a": 1, "b": 2 }).as_object().cloned());
-        let empty = request("{ \n }");
-        assert_eq!((empty.meta.text(), empty.meta.envelope()), (Some("{}"), Some([None; ENVELOPE_KEYS.len()])));
         let twice = request(r#"{"progressToken":1,"progressToken":2}"#);
         assert_eq!((twice.meta.envelope(), twice.meta.get("progressToken")), (None, Some(&json!(2))));
-        for other in [r#"{"progress\u0054oken":1}"#, "7", "null", r#""s""#] {
+        for other in ["{ \n }", r#"{"progress\u0054oken":1}"#, "7", "null", r#""s""#, "[ 1E2 ]"] {
             let req = request(other);
             assert!(req.meta.envelope().is_none(), "{other}");
+            assert_eq!(req.meta.text(), Some(other), "kept as sent");
             assert_eq!(req.meta.to_value(), serde_json::from_str(other).ok(), "{other}");
             assert_eq!(req.params, json!({ "a": 1, "b": 2 }).as_object().cloned(), "{other}");
+            // Read whole on the plain path, so a tool's arguments stay text.
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{other},"name":"e","arguments":{{"x":1}}}}}}"#
+            );
+            let req = parse_plain_request(line.as_bytes()).expect(&line);
+            assert_eq!(req.arguments().map(RawValue::get), Some(r#"{"x":1}"#), "{other}");
         }
     }
 
@@ -919,15 +963,13 @@ mod tests {
         }
         // Nested past serde_json's depth limit inside `_meta` or a tool's arguments: refused
         // like anywhere else, from one level past the limit of a whole message's parse.
-        for key in ["_meta", "arguments"] {
-            // `levels` arrays and objects around `1`: for `_meta`, an object holding arrays
-            // (the plain request path reads an object `_meta` only).
+        // `_meta` as an object (read in one pass) and as an array (read whole).
+        for (key, object) in [("_meta", true), ("_meta", false), ("arguments", false)] {
+            // `levels` arrays and objects around `1`.
             let nested = |levels: usize| {
-                let (open, close) = match key {
-                    "_meta" => {
-                        (format!(r#"{{"k":{}"#, "[".repeat(levels - 1)), format!("{}}}", "]".repeat(levels - 1)))
-                    }
-                    _ => ("[".repeat(levels), "]".repeat(levels)),
+                let (open, close) = match object {
+                    true => (format!(r#"{{"k":{}"#, "[".repeat(levels - 1)), format!("{}}}", "]".repeat(levels - 1))),
+                    false => ("[".repeat(levels), "]".repeat(levels)),
                 };
                 format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"{key}":{open}1{close}}}}}"#)
             };

@@ -69,15 +69,8 @@ impl EnvelopeSpans {
 }
 
 impl RequestMeta {
-    /// The `_meta` whose JSON text the parser captured.
-    #[cfg(test)]
-    pub(crate) fn from_raw(raw: Box<RawValue>) -> Self {
-        let made = Made { raw: OnceLock::from(Some(raw.clone())), map: OnceLock::new() };
-        RequestMeta { text: Some(raw.get().into()), made: OnceLock::from(Box::new(made)), envelope: None }
-    }
-
-    /// The object `_meta` the parser read in one pass: `text` (checked, from `{` to `}` as
-    /// sent) and where its envelope keys' values are (`None`: read the map).
+    /// The `_meta` the parser read: `text` (checked, as sent) and, when it read an object in
+    /// one pass, where its envelope keys' values are (`None`: read the map).
     pub(crate) fn from_parsed(text: Box<str>, envelope: Option<EnvelopeSpans>) -> Self {
         RequestMeta { text: Some(text), made: OnceLock::new(), envelope }
     }
@@ -99,9 +92,7 @@ impl RequestMeta {
         self.text.is_some()
     }
 
-    /// The JSON text of `_meta` as sent (an empty object as `{}`; one the parser could not
-    /// read in its one pass, as `serde_json` writes the value); `None` when the request had
-    /// none.
+    /// The JSON text of `_meta` as sent; `None` when the request had none.
     pub fn raw(&self) -> Option<&RawValue> {
         let text = self.text.as_deref()?;
         // Checked or serialized JSON, so this parses.
@@ -413,8 +404,13 @@ mod tests {
         assert!(!may_have_exponent(b"") && !may_have_exponent(b"e") && may_have_exponent(b"1e"));
     }
 
+    /// The `_meta` of a request parsed with `text` as its `_meta`.
     fn parsed(text: &str) -> RequestMeta {
-        RequestMeta::from_raw(RawValue::from_string(text.to_owned()).expect("JSON"))
+        let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"_meta":{text}}}}}"#);
+        match crate::jsonrpc::parse_message(line.as_bytes()) {
+            Ok(crate::jsonrpc::Message::Request(req)) => req.meta,
+            other => panic!("{line}: {other:?}"),
+        }
     }
 
     /// The text's answers are the map's, escapes, nesting and non-objects included.

@@ -128,17 +128,20 @@ impl CheckedKeys {
     /// The checked keys of `meta`, whose text is `text`; `Err` with its value when it is not
     /// an object. Where the parser noted the keys' values, only those are decoded.
     fn read(meta: &RequestMeta, text: &str) -> Result<CheckedKeys, Value> {
-        if let Some([protocol_version, client_capabilities, log_level, progress_token]) = meta.envelope() {
-            // Checked JSON, so each value parses.
-            let value = |text: Option<&str>| text.and_then(|t| serde_json::from_str::<Value>(t).ok());
-            return Ok(CheckedKeys {
-                protocol_version: value(protocol_version),
-                client_capabilities: value(client_capabilities),
-                log_level: value(log_level),
-                progress_token: value(progress_token),
-            });
+        let Some(values) = meta.envelope() else { return Self::read_text(text) };
+        // Checked JSON, so each value parses; were one not to, the text answers instead of
+        // the key reading as absent.
+        let mut parsed = [None, None, None, None];
+        for (value, value_text) in parsed.iter_mut().zip(values) {
+            if let Some(value_text) = value_text {
+                *value = serde_json::from_str::<Value>(value_text).ok();
+                if value.is_none() {
+                    return Self::read_text(text);
+                }
+            }
         }
-        Self::read_text(text)
+        let [protocol_version, client_capabilities, log_level, progress_token] = parsed;
+        Ok(CheckedKeys { protocol_version, client_capabilities, log_level, progress_token })
     }
 
     /// [`read`](Self::read) from the text alone.

@@ -470,9 +470,10 @@ struct InFlight {
     token: CancellationToken,
 }
 
-/// The requests in flight by id. The ids are the peer's, but the peer is the process that
-/// started the server, and the map holds only the requests running or waiting: foldhash rather than
-/// SipHash, which cost ~650 instructions per request over its insert, lookup and removal.
+/// The requests in flight by id. The ids are the peer's (the process that started the
+/// server), but the map holds at most `max_in_flight + max_backlog` of them (320 by default),
+/// too few for colliding ids to matter: foldhash rather than SipHash, which cost ~650
+/// instructions per request over its insert, lookup and removal.
 type InFlightMap = HashMap<RequestId, InFlight, foldhash::fast::RandomState>;
 
 struct Connection {
