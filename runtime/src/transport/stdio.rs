@@ -471,9 +471,12 @@ struct InFlight {
 }
 
 /// The requests in flight by id. The ids are the peer's (the process that started the
-/// server), but the map holds at most `max_in_flight + max_backlog` of them (320 by default),
-/// too few for colliding ids to matter: foldhash rather than SipHash, which cost ~650
-/// instructions per request over its insert, lookup and removal.
+/// server), and the map holds only the requests running or waiting (`max_in_flight` and
+/// `max_backlog`, which one batch may overrun by at most [`MAX_BATCH_LEN`] entries): too few
+/// for colliding ids to cost much. foldhash rather than SipHash, which cost ~650 instructions
+/// per request over its insert, lookup and removal.
+///
+/// [`MAX_BATCH_LEN`]: crate::jsonrpc::MAX_BATCH_LEN
 type InFlightMap = HashMap<RequestId, InFlight, foldhash::fast::RandomState>;
 
 struct Connection {
