@@ -501,38 +501,41 @@ impl<'de> Visitor<'de> for MetaSeed<'de, '_> {
             (at + text.len() <= self.input.len()).then_some(at)
         };
         let outside = || A::Error::custom("_meta was not read from the message's text");
-        let (mut first, mut last) = (None, None);
-        let mut values: [Option<(usize, usize)>; ENVELOPE_KEYS.len()] = Default::default();
-        let mut repeated = false;
+        let bytes = self.input.as_bytes();
+        let json_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        // The object's `{`, found from its first key (only whitespace lies between them); the
+        // spans count from it.
+        let brace_before = |key_at: usize| {
+            let quote = key_at.checked_sub(1).filter(|&q| bytes[q] == b'"')?;
+            bytes[..quote].iter().rposition(|b| !json_space(b)).filter(|&o| bytes[o] == b'{')
+        };
+        let (mut open, mut end) = (None, 0);
+        let mut spans = Some(EnvelopeSpans::default());
         while let Some(key) = access.next_key::<&'de str>()? {
             let value = access.next_value::<&'de RawValue>()?;
             super::meta::check_json(value.get(), META_MEMBER_DEPTH).map_err(A::Error::custom)?;
-            let key_at = within(key).ok_or_else(outside)?;
+            let start = match open {
+                Some(start) => start,
+                None => *open.insert(within(key).and_then(brace_before).ok_or_else(outside)?),
+            };
             let value_at = within(value.get()).ok_or_else(outside)?;
-            first.get_or_insert(key_at);
-            last = Some(value_at + value.get().len());
-            if let Some(i) = ENVELOPE_KEYS.iter().position(|k| *k == key) {
-                // Repeated: the map, which keeps the last, answers (no spans).
-                repeated |= values[i].replace((value_at, value_at + value.get().len())).is_some();
-            }
-        }
-        // No member: nothing says where the braces are (read whole instead).
-        let (Some(first), Some(last)) = (first, last) else { return Err(outside()) };
-        // Only whitespace lies between the braces and the first key's quote or the last value.
-        let bytes = self.input.as_bytes();
-        let json_space = |b: &&u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
-        let quote = first.checked_sub(1).filter(|&q| bytes[q] == b'"').ok_or_else(outside)?;
-        let open = bytes[..quote].iter().rposition(|b| !json_space(&b)).filter(|&o| bytes[o] == b'{');
-        let close = bytes[last..].iter().position(|b| !json_space(&b)).map(|c| last + c).filter(|&c| bytes[c] == b'}');
-        let (Some(open), Some(close)) = (open, close) else { return Err(outside()) };
-        let mut spans = Some(EnvelopeSpans::default()).filter(|_| !repeated);
-        for (i, value) in values.iter().enumerate() {
-            if let (Some((start, end)), Some(noted)) = (value, &mut spans)
-                && !noted.note(i, start - open, end - open)
+            end = value_at + value.get().len();
+            if let (Some(i), Some(noted)) = (ENVELOPE_KEYS.iter().position(|k| *k == key), &mut spans)
+                && !noted.note(i, value_at - start, end - start)
             {
+                // Repeated (the map, which keeps the last, answers) or past the spans' range.
                 spans = None;
             }
         }
+        // No member: nothing says where the braces are (read whole instead).
+        let open = open.ok_or_else(outside)?;
+        // Only whitespace lies between the last value and the closing brace.
+        let close = bytes[end..]
+            .iter()
+            .position(|b| !json_space(b))
+            .map(|c| end + c)
+            .filter(|&c| bytes[c] == b'}')
+            .ok_or_else(outside)?;
         Ok(RequestMeta::from_parsed(self.input[open..=close].into(), spans))
     }
 }

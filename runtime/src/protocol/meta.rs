@@ -146,9 +146,7 @@ impl CheckedKeys {
 
     /// [`read`](Self::read) from the text alone.
     fn read_text(text: &str) -> Result<CheckedKeys, Value> {
-        let whole = text;
-        let text = text.trim_start();
-        if text.starts_with('{')
+        if text.trim_start().starts_with('{')
             && let Ok(keys) = serde_json::from_str::<CheckedText>(text)
         {
             return Ok(CheckedKeys {
@@ -158,7 +156,7 @@ impl CheckedKeys {
                 progress_token: keys.progress_token,
             });
         }
-        match serde_json::from_str::<Value>(whole).unwrap_or(Value::Null) {
+        match serde_json::from_str::<Value>(text).unwrap_or(Value::Null) {
             Value::Object(m) => Ok(CheckedKeys {
                 protocol_version: m.get(META_PROTOCOL_VERSION).cloned(),
                 client_capabilities: m.get(META_CLIENT_CAPABILITIES).cloned(),
