@@ -2,7 +2,7 @@
 //! most `window` unanswered at once), every answer checked.
 
 use crate::Res;
-use crate::proc::{ServerProc, spawn_role, status_bytes};
+use crate::proc::{ServerProc, fine_cpu_micros, spawn_role, status_bytes};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -13,6 +13,9 @@ pub struct StdioRun {
     pub rps: f64,
     /// Peak resident memory of the server (`VmHWM`), bytes.
     pub peak_rss: u64,
+    /// The server's CPU time (all its threads, [`fine_cpu_micros`]) from the first request
+    /// written to the last answer read, over the answers: microseconds per request.
+    pub cpu_us_per_req: f64,
 }
 
 /// The initialize request every client sends first (2025-11-25 handshake, which all three
@@ -50,6 +53,7 @@ pub fn run_tool(role: &str, tool: &str, n: usize, window: Option<usize>) -> Res<
 
     let answered = Arc::new((Mutex::new(0usize), Condvar::new()));
     let reader_answered = answered.clone();
+    let cpu_before = fine_cpu_micros(pid)?;
     let start = Instant::now();
     let reader = std::thread::spawn(move || -> Res<usize> {
         let mut bad = 0;
@@ -86,6 +90,7 @@ pub fn run_tool(role: &str, tool: &str, n: usize, window: Option<usize>) -> Res<
     stdin.flush()?;
     let bad = reader.join().map_err(|_| "reader thread panicked")??;
     let elapsed = start.elapsed();
+    let cpu = fine_cpu_micros(pid)?.saturating_sub(cpu_before);
     let peak_rss = status_bytes(pid, "VmHWM")?;
     if bad > 0 {
         return Err(format!("{role}: {bad} of {n} answers were wrong").into());
@@ -99,5 +104,5 @@ pub fn run_tool(role: &str, tool: &str, n: usize, window: Option<usize>) -> Res<
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Ok(StdioRun { rps: n as f64 / elapsed.as_secs_f64(), peak_rss })
+    Ok(StdioRun { rps: n as f64 / elapsed.as_secs_f64(), peak_rss, cpu_us_per_req: cpu as f64 / n as f64 })
 }

@@ -284,16 +284,19 @@ fn stdio(plan: &Plan, table: &mut Table) -> Res<()> {
         [(None, "rmcp-stdio", "pipelined"), (Some(32), "rmcp-stdio-pipes", "32 in flight")]
     {
         let mut rps = Figure::new(format!("stdio {n} tools/call {label}, req/s (higher)"));
+        let mut cpu = Figure::new(format!("stdio {n} tools/call {label}, server CPU µs/req (lower)"));
         let mut rss = Figure::new(format!("stdio {n} tools/call {label}, peak RSS MiB (lower)"));
         for _ in 0..plan.repeats {
             for (col, role) in [(0, "ours-stdio"), (1, rmcp_role), (2, plan.raw_stdio())] {
                 eprintln!("stdio {label}: {role}");
                 let r = load_stdio::run(role, n, window)?;
                 rps.add(col, r.rps);
+                cpu.add(col, r.cpu_us_per_req);
                 rss.add(col, r.peak_rss as f64 / (1024.0 * 1024.0));
             }
         }
         table.push(rps);
+        table.push(cpu);
         table.push(rss);
     }
     Ok(())
@@ -340,7 +343,7 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                 let args = load_wrk::script_args(&url, wire, conc, None).await.map_err(|e| format!("{role}: {e}"))?;
                 servers.push(turns::Served::warmed(role, server, args, conc, plan)?);
             }
-            let cell = turns::take_turns(plan, &format!("http {wire_name} c{conc}"), conc, servers, 2)?;
+            let mut cell = turns::take_turns(plan, &format!("http {wire_name} c{conc}"), conc, servers, 2)?;
             outcome.invalid.extend(cell.invalid(table::SERVERS, conc, 2, "the raw reference"));
             outcome.cases.push(report::HttpCase {
                 wire: if wire == Wire::Modern { "stateless" } else { "legacy session" },

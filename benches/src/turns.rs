@@ -77,6 +77,9 @@ pub struct Cell {
     round_p99: Vec<[f64; 3]>,
     /// At c32: the generator probe against the reference column (see [`load_wrk::Probe`]).
     probe: Option<(String, load_wrk::Probe)>,
+    /// At c32, once [`invalid`](Self::invalid) ran: [`load_wrk::generator_note`] of the
+    /// reference column.
+    generator_note: Option<String>,
 }
 
 /// Runs `plan.http_rounds` rounds of the three `servers` at `concurrency` (at c32 followed by
@@ -97,6 +100,7 @@ pub fn take_turns(plan: &Plan, name: &str, concurrency: usize, servers: Vec<Serv
         stolen: figure("server's CPU stolen by the hypervisor % (info)"),
         round_p99: Vec::new(),
         probe: None,
+        generator_note: None,
     };
     for round in 1..=plan.http_rounds {
         let mut p99_of = [f64::NAN; 3];
@@ -191,7 +195,14 @@ impl Cell {
     /// Why the cell cannot count, named after `columns`: a column during whose turns the
     /// waiting servers were busy; at c32, a column `reference` (described as
     /// `reference_name`) that cannot show wrk was not the limit ([`load_wrk::generator_limit`]).
-    pub fn invalid(&self, columns: Columns, concurrency: usize, reference: usize, reference_name: &str) -> Vec<String> {
+    /// Keeps the reference's [`load_wrk::generator_note`] for [`push_into`](Self::push_into).
+    pub fn invalid(
+        &mut self,
+        columns: Columns,
+        concurrency: usize,
+        reference: usize,
+        reference_name: &str,
+    ) -> Vec<String> {
         let mut why = Vec::new();
         if concurrency == 32 {
             let rps = self.rps.medians()[reference].unwrap_or(0.0);
@@ -205,6 +216,7 @@ impl Cell {
                 wrk_pct: generator,
                 others_pct: others,
             };
+            self.generator_note = load_wrk::generator_note(&r).map(|n| format!("{}: {n}", self.name));
             if let Some(limit) = load_wrk::generator_limit(&r) {
                 let steal = self.stolen.medians()[reference].unwrap_or(0.0);
                 why.push(format!("{limit}, {steal:.0}% of the server's CPU stolen ({})", self.name));
@@ -256,6 +268,9 @@ impl Cell {
                 p.checked_wrk_pct,
                 p.unchecked_wrk_pct
             ));
+        }
+        if let Some(note) = self.generator_note {
+            table.note(note);
         }
         for f in [self.cpu, self.busy, self.generator, self.idle, self.others, self.stolen] {
             table.push(f);

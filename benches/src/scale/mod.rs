@@ -176,21 +176,10 @@ fn cpu_of(pids: &[u32]) -> Vec<u64> {
     pids.iter().map(|p| crate::proc::cpu_micros(*p).unwrap_or(0)).collect()
 }
 
-/// CPU time of each of `pids` in microseconds with nanosecond resolution: the sum of the
-/// `schedstat` run times of its live threads. `/proc/PID/stat` counts in clock ticks (10 ms),
-/// too coarse for one event's delivery or the broker's share of it; threads that exited in
-/// between are missed, which the processes measured with it (a one-worker runtime, a Go
-/// broker) do not do while an event is delivered. Falls back to [`cpu_of`] without schedstat.
+/// CPU time of each of `pids` in microseconds with nanosecond resolution
+/// ([`crate::proc::fine_cpu_micros`]; 0 for a process that is gone).
 fn fine_cpu_of(pids: &[u32]) -> Vec<u64> {
-    let fine = |pid: u32| -> Option<u64> {
-        let mut nanos = 0u64;
-        for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
-            let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
-            nanos += stat.split_whitespace().next()?.parse::<u64>().ok()?;
-        }
-        Some(nanos / 1000)
-    };
-    pids.iter().map(|p| fine(*p).unwrap_or_else(|| cpu_of(&[*p])[0])).collect()
+    pids.iter().map(|p| crate::proc::fine_cpu_micros(*p).unwrap_or(0)).collect()
 }
 
 /// Per-process CPU spent between two [`cpu_of`] (or [`fine_cpu_of`]) snapshots.
