@@ -16,6 +16,11 @@ pub struct StdioRun {
     /// The server's CPU time (all its threads, [`fine_cpu_micros`]) from the first request
     /// written to the last answer read, over the answers: microseconds per request.
     pub cpu_us_per_req: f64,
+    /// The server's anonymous resident memory (`RssAnon`: heap, stacks, no file pages) after
+    /// the last answer, bytes. `VmHWM` also counts the pages of the binary's code the role
+    /// touched, which for these roles, all in one `bench` binary that links every server, is
+    /// most of the difference (docs/performance.md, "stdio").
+    pub anon_rss: u64,
 }
 
 /// The initialize request every client sends first (2025-11-25 handshake, which all three
@@ -92,6 +97,7 @@ pub fn run_tool(role: &str, tool: &str, n: usize, window: Option<usize>) -> Res<
     let elapsed = start.elapsed();
     let cpu = fine_cpu_micros(pid)?.saturating_sub(cpu_before);
     let peak_rss = status_bytes(pid, "VmHWM")?;
+    let anon_rss = status_bytes(pid, "RssAnon")?;
     if bad > 0 {
         return Err(format!("{role}: {bad} of {n} answers were wrong").into());
     }
@@ -104,5 +110,5 @@ pub fn run_tool(role: &str, tool: &str, n: usize, window: Option<usize>) -> Res<
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Ok(StdioRun { rps: n as f64 / elapsed.as_secs_f64(), peak_rss, cpu_us_per_req: cpu as f64 / n as f64 })
+    Ok(StdioRun { rps: n as f64 / elapsed.as_secs_f64(), peak_rss, cpu_us_per_req: cpu as f64 / n as f64, anon_rss })
 }

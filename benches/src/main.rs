@@ -286,6 +286,7 @@ fn stdio(plan: &Plan, table: &mut Table) -> Res<()> {
         let mut rps = Figure::new(format!("stdio {n} tools/call {label}, req/s (higher)"));
         let mut cpu = Figure::new(format!("stdio {n} tools/call {label}, server CPU µs/req (lower)"));
         let mut rss = Figure::new(format!("stdio {n} tools/call {label}, peak RSS MiB (lower)"));
+        let mut anon = Figure::new(format!("stdio {n} tools/call {label}, anonymous RSS at the end MiB (lower)"));
         for _ in 0..plan.repeats {
             for (col, role) in [(0, "ours-stdio"), (1, rmcp_role), (2, plan.raw_stdio())] {
                 eprintln!("stdio {label}: {role}");
@@ -293,11 +294,13 @@ fn stdio(plan: &Plan, table: &mut Table) -> Res<()> {
                 rps.add(col, r.rps);
                 cpu.add(col, r.cpu_us_per_req);
                 rss.add(col, r.peak_rss as f64 / (1024.0 * 1024.0));
+                anon.add(col, r.anon_rss as f64 / (1024.0 * 1024.0));
             }
         }
         table.push(rps);
         table.push(cpu);
         table.push(rss);
+        table.push(anon);
     }
     Ok(())
 }
