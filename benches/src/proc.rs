@@ -159,22 +159,23 @@ pub fn cpu_micros(pid: u32) -> Res<u64> {
 /// CPU time of process `pid` in microseconds with nanosecond resolution: the sum of the
 /// `schedstat` run times of its live threads. `/proc/PID/stat` counts in clock ticks (10 ms),
 /// too coarse for one event's delivery, a broker's share of it or a stdio run of 20,000
-/// requests that takes 15 ms; threads that exited in between are missed, which the processes
-/// measured with it (a one-worker runtime, a Go broker, a blocking loop) do not do while they
-/// are measured. Falls back to [`cpu_micros`] without schedstat.
+/// requests that takes 15 ms. Threads that exited in between are missed (one that exits while
+/// it is read is skipped), which the processes measured with it do not do while they are
+/// measured: one-worker runtimes, a Go broker, a blocking loop, and rmcp's stdio, whose
+/// blocking-pool threads outlive a run by seconds. Without schedstat for the process (a kernel
+/// without `CONFIG_SCHEDSTATS`) it falls back to [`cpu_micros`]; one process is always read
+/// the same way.
 pub fn fine_cpu_micros(pid: u32) -> Res<u64> {
-    let fine = || -> Option<u64> {
-        let mut nanos = 0u64;
-        for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
-            let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
-            nanos += stat.split_whitespace().next()?.parse::<u64>().ok()?;
-        }
-        Some(nanos / 1000)
-    };
-    match fine() {
-        Some(us) => Ok(us),
-        None => cpu_micros(pid),
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return cpu_micros(pid) };
+    let mut nanos = 0u64;
+    let mut read_any = false;
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else { continue };
+        let Some(run) = stat.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()) else { continue };
+        nanos += run;
+        read_any = true;
     }
+    if read_any { Ok(nanos / 1000) } else { cpu_micros(pid) }
 }
 
 /// The sum of two clock-tick fields of `/proc/PID/stat`, in microseconds; `a` and `b` count
