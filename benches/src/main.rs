@@ -346,8 +346,9 @@ async fn http(plan: &Plan, table: &mut Table) -> Res<HttpOutcome> {
                 let args = load_wrk::script_args(&url, wire, conc, None).await.map_err(|e| format!("{role}: {e}"))?;
                 servers.push(turns::Served::warmed(role, server, args, conc, plan)?);
             }
-            let mut cell = turns::take_turns(plan, &format!("http {wire_name} c{conc}"), conc, servers, 2)?;
-            outcome.invalid.extend(cell.invalid(table::SERVERS, conc, 2, "the raw reference"));
+            let cell =
+                turns::take_turns(plan, &format!("http {wire_name} c{conc}"), conc, servers, 2, "the raw reference")?;
+            outcome.invalid.extend(cell.invalid(table::SERVERS));
             outcome.cases.push(report::HttpCase {
                 wire: if wire == Wire::Modern { "stateless" } else { "legacy session" },
                 concurrency: conc,

@@ -77,15 +77,23 @@ pub struct Cell {
     round_p99: Vec<[f64; 3]>,
     /// At c32: the generator probe against the reference column (see [`load_wrk::Probe`]).
     probe: Option<(String, load_wrk::Probe)>,
-    /// At c32, once [`invalid`](Self::invalid) ran: [`load_wrk::generator_note`] of the
-    /// reference column.
-    generator_note: Option<String>,
+    concurrency: usize,
+    /// The column whose medians show whether wrk was the limit at c32, and how messages name it.
+    reference: usize,
+    reference_name: String,
 }
 
 /// Runs `plan.http_rounds` rounds of the three `servers` at `concurrency` (at c32 followed by
-/// the generator probe against `servers[reference]`), then stops their profilers and the
-/// servers. `name` starts the rows' names.
-pub fn take_turns(plan: &Plan, name: &str, concurrency: usize, servers: Vec<Served>, reference: usize) -> Res<Cell> {
+/// the generator probe against `servers[reference]`, which messages call `reference_name`),
+/// then stops their profilers and the servers. `name` starts the rows' names.
+pub fn take_turns(
+    plan: &Plan,
+    name: &str,
+    concurrency: usize,
+    servers: Vec<Served>,
+    reference: usize,
+    reference_name: &str,
+) -> Res<Cell> {
     let figure = |what: &str| Figure::new(format!("{name} {what}"));
     let mut cell = Cell {
         name: name.to_owned(),
@@ -100,7 +108,9 @@ pub fn take_turns(plan: &Plan, name: &str, concurrency: usize, servers: Vec<Serv
         stolen: figure("server's CPU stolen by the hypervisor % (info)"),
         round_p99: Vec::new(),
         probe: None,
-        generator_note: None,
+        concurrency,
+        reference,
+        reference_name: reference_name.to_owned(),
     };
     for round in 1..=plan.http_rounds {
         let mut p99_of = [f64::NAN; 3];
@@ -192,35 +202,28 @@ fn probe(plan: &Plan, served: &Served, concurrency: usize) -> Res<load_wrk::Prob
 }
 
 impl Cell {
+    /// The reference column's medians that decide whether wrk was the limit.
+    fn reference(&self) -> load_wrk::Reference<'_> {
+        let median = |f: &Figure, absent: f64| f.medians()[self.reference].unwrap_or(absent);
+        load_wrk::Reference {
+            name: &self.reference_name,
+            rps: median(&self.rps, 0.0),
+            busy_pct: median(&self.busy, 0.0),
+            wrk_pct: median(&self.generator, 100.0),
+            others_pct: median(&self.others, 100.0),
+        }
+    }
+
     /// Why the cell cannot count, named after `columns`: a column during whose turns the
-    /// waiting servers were busy; at c32, a column `reference` (described as
-    /// `reference_name`) that cannot show wrk was not the limit ([`load_wrk::generator_limit`]).
-    /// Keeps the reference's [`load_wrk::generator_note`] for [`push_into`](Self::push_into).
-    pub fn invalid(
-        &mut self,
-        columns: Columns,
-        concurrency: usize,
-        reference: usize,
-        reference_name: &str,
-    ) -> Vec<String> {
+    /// waiting servers were busy; at c32, a reference column that cannot show wrk was not the
+    /// limit ([`load_wrk::generator_limit`]).
+    pub fn invalid(&self, columns: Columns) -> Vec<String> {
         let mut why = Vec::new();
-        if concurrency == 32 {
-            let rps = self.rps.medians()[reference].unwrap_or(0.0);
-            let busy = self.busy.medians()[reference].unwrap_or(0.0);
-            let generator = self.generator.medians()[reference].unwrap_or(100.0);
-            let others = self.others.medians()[reference].unwrap_or(100.0);
-            let r = load_wrk::Reference {
-                name: reference_name,
-                rps,
-                busy_pct: busy,
-                wrk_pct: generator,
-                others_pct: others,
-            };
-            self.generator_note = load_wrk::generator_note(&r).map(|n| format!("{}: {n}", self.name));
-            if let Some(limit) = load_wrk::generator_limit(&r) {
-                let steal = self.stolen.medians()[reference].unwrap_or(0.0);
-                why.push(format!("{limit}, {steal:.0}% of the server's CPU stolen ({})", self.name));
-            }
+        if self.concurrency == 32
+            && let Some(limit) = load_wrk::generator_limit(&self.reference())
+        {
+            let steal = self.stolen.medians()[self.reference].unwrap_or(0.0);
+            why.push(format!("{limit}, {steal:.0}% of the server's CPU stolen ({})", self.name));
         }
         for (col, column) in columns.names.iter().enumerate() {
             if let Some(pct) = self.idle.medians()[col].filter(|p| *p > IDLE_MAX_PCT) {
@@ -237,6 +240,10 @@ impl Cell {
     /// Appends the cell's rows to `table` (in `columns`), the p99 row followed by the median of
     /// the per-round ratios of `columns.ratios`.
     pub fn push_into(self, table: &mut Table, columns: Columns) {
+        let generator_note = (self.concurrency == 32)
+            .then(|| load_wrk::generator_note(&self.reference()))
+            .flatten()
+            .map(|note| format!("{}: {note}", self.name));
         let paired = |(a, b): (usize, usize)| {
             let mut ratios = Figure::new(String::new());
             for p in &self.round_p99 {
@@ -269,7 +276,7 @@ impl Cell {
                 p.unchecked_wrk_pct
             ));
         }
-        if let Some(note) = self.generator_note {
+        if let Some(note) = generator_note {
             table.note(note);
         }
         for f in [self.cpu, self.busy, self.generator, self.idle, self.others, self.stolen] {

@@ -64,8 +64,8 @@ pub async fn rows(plan: &Plan, table: &mut Table) -> Res<AuthOutcome> {
                 let label = format!("ours-http-{}", column.to_lowercase());
                 servers.push(Served::warmed(&label, server, args, conc, plan)?);
             }
-            let mut cell = turns::take_turns(plan, &name, conc, servers, 0)?;
-            invalid.extend(cell.invalid(COLUMNS, conc, 0, "the unprotected server"));
+            let cell = turns::take_turns(plan, &name, conc, servers, 0, "the unprotected server")?;
+            invalid.extend(cell.invalid(COLUMNS));
             cell.push_into(table, COLUMNS);
         }
     }
