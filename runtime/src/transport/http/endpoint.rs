@@ -13,6 +13,7 @@ use super::HttpState;
 use axum::body::Body;
 use axum::body::HttpBody as _;
 use axum::response::Response;
+use futures::FutureExt as _;
 use futures::future::{Either, Ready, ready};
 use http::{HeaderValue, Method, Request, StatusCode, header};
 use std::convert::Infallible;
@@ -149,8 +150,8 @@ impl tower::Service<Request<Body>> for Handler {
     }
 
     fn call(&mut self, req: Request<Body>) -> Self::Future {
-        let (state, connection) = (self.state.clone(), self.connection.clone());
-        Box::pin(async move { Ok(super::handle_request(&state, req, connection).await) })
+        let (parts, body) = req.into_parts();
+        Box::pin(super::handle_request(self.state.clone(), parts, body, self.connection.clone()).map(Ok))
     }
 }
 

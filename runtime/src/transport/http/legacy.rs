@@ -12,8 +12,10 @@ use crate::registry::BoxFuture;
 use axum::response::Response;
 use bytes::Bytes;
 use futures::FutureExt;
+use futures::future::{Either, ready};
 use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -106,30 +108,31 @@ fn session_not_found() -> Refusal {
 }
 
 /// A POST inside a legacy session.
-pub(crate) async fn post(
+pub(crate) fn post(
     state: &HttpState,
     session_id: &str,
     headers: &HeaderMap,
     msg: Message,
     principal: Option<Arc<Principal>>,
     connection: Option<Connection>,
-) -> Response {
+) -> impl Future<Output = Response> + Send + 'static + use<> {
+    // Not an `async fn`, for the reason `modern::post` gives: the future is the reply's alone.
     let req_id = match &msg {
         Message::Request(r) => Some(r.id.clone()),
         _ => None,
     };
     let session = match session_for(state, session_id, headers, principal.as_deref()) {
         Ok(s) => s,
-        Err(r) => return respond::refused(req_id.as_ref(), &r),
+        Err(r) => return Either::Left(ready(respond::refused(req_id.as_ref(), &r))),
     };
     let req = match msg {
         Message::Notification(n) => {
             on_notification(&session, &n);
-            return respond::accepted();
+            return Either::Left(ready(respond::accepted()));
         }
         Message::Response { id, outcome } => {
             on_response(&session, id, outcome);
-            return respond::accepted();
+            return Either::Left(ready(respond::accepted()));
         }
         Message::Request(r) => r,
     };
@@ -140,7 +143,7 @@ pub(crate) async fn post(
     let work = start(state, &session, req, ntx, principal, connection, head);
     let answer = Box::pin(work.map(Answer::One));
     let filters = state.server.message_filters().clone();
-    reply(session, answer, nrx, timing, filters, challenge).await
+    Either::Right(reply(session, answer, nrx, timing, filters, challenge))
 }
 
 /// The caller's session `session_id`, if the request's `MCP-Protocol-Version` (when it sends

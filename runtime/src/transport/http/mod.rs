@@ -461,22 +461,72 @@ pub fn fuzz_mirrored(headers: &http::HeaderMap, name: &str) -> Result<Option<Str
 }
 
 async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Response {
-    handle_request(&state, req, None).await
+    let (parts, body) = req.into_parts();
+    handle_request(state, parts, body, None).await
 }
 
 /// Answers one request for the MCP endpoint (whatever its path: the caller routed it here)
 /// that came on `connection`; `None`: the request's [`Connection`](crate::context::Connection)
 /// extension, if any.
-async fn handle_request(
-    state: &HttpState,
-    req: Request<Body>,
+///
+/// Every request's future is boxed (`endpoint::Handler`), so whatever it holds is allocated
+/// and copied per request, and past 1,032 bytes glibc's malloc leaves its per-thread cache for
+/// the slower bins. So this is not an `async fn` (one keeps each argument twice): the checks
+/// that need no body run here; the future holds the headers, the body and what the checks
+/// found, and then the answer's future, which [`post`] makes without holding the message; the
+/// rare paths (another method, a batch, `initialize`) are boxed on their own.
+fn handle_request(
+    state: Arc<HttpState>,
+    parts: http::request::Parts,
+    body: Body,
     connection: Option<crate::context::Connection>,
-) -> Response {
-    let (parts, body) = req.into_parts();
+) -> impl Future<Output = Response> + Send + 'static + use<> {
+    use futures::future::{Either, ready};
+    let admitted = match admit(&state, &parts, connection) {
+        Ok(admitted) => admitted,
+        Err(Early::Answer(resp)) => return Either::Left(Either::Left(ready(*resp))),
+        Err(Early::NotPost(principal)) => {
+            return Either::Left(Either::Right(Box::pin(async move {
+                non_post::answer(&state, &parts, principal.as_deref()).await
+            })));
+        }
+    };
+    let (headers, extensions) = (parts.headers, parts.extensions);
+    Either::Right(async move {
+        let bytes = match read_body_in_time(body, &state.config).await {
+            Ok(b) => b,
+            Err(e) => return body_refused(&state.config, e),
+        };
+        post(&state, &headers, &extensions, bytes, admitted).await
+    })
+}
+
+/// What [`admit`] found for a request that goes on to its body.
+struct Admitted {
+    principal: Option<Arc<crate::auth::Principal>>,
+    connection: Option<crate::context::Connection>,
+    /// The client's address when a trusted proxy forwarded the request.
+    forwarded: Option<std::net::SocketAddr>,
+}
+
+/// How a request ends before its body is read.
+enum Early {
+    /// Boxed: an error path, and a `Response` would make every `Result` of [`admit`] large.
+    Answer(Box<Response>),
+    /// Not a POST: [`non_post::answer`], for this principal.
+    NotPost(Option<Arc<crate::auth::Principal>>),
+}
+
+/// The checks of a request that need no body: host, origin and path
+/// ([`security::reject`]), the method, the body's media type and what the client accepts.
+fn admit(
+    state: &HttpState,
+    parts: &http::request::Parts,
+    connection: Option<crate::context::Connection>,
+) -> Result<Admitted, Early> {
     if let Some(resp) = security::reject(&state.config.hosts, &parts.headers, &parts.uri) {
-        return resp;
+        return Err(Early::Answer(Box::new(resp)));
     }
-    let session_id = headers::session_id(&parts.headers);
     // Set by an authentication layer such as `auth::BearerAuth`; absent: anonymous.
     let principal = parts.extensions.get::<crate::auth::Principal>().cloned().map(Arc::new);
     // Held by `serve`'s handler, inserted by `serve_app` per accepted connection; absent under
@@ -487,7 +537,7 @@ async fn handle_request(
     let forwarded = if state.config.trusted_proxies.is_empty() {
         None
     } else {
-        peer_of(&parts, connection.as_ref())
+        peer_of(&parts.extensions, connection.as_ref())
             .map(|peer| {
                 let cfg = &state.config;
                 (peer, forwarded::client_address(peer, &parts.headers, &cfg.trusted_proxies, cfg.forwarded_header))
@@ -498,56 +548,79 @@ async fn handle_request(
         connection = connection.map(|c| c.forwarded_for(client));
     }
     if parts.method != Method::POST {
-        return non_post::answer(state, &parts, principal.as_deref()).await;
+        return Err(Early::NotPost(principal));
     }
     if let Some(refused) = media::refuse_body(&parts.headers) {
-        return refused;
+        return Err(Early::Answer(Box::new(refused)));
     }
     let accepts = media::accepts(&parts.headers);
     if !accepts.json && !accepts.sse {
-        return media::not_acceptable(&parts.headers, "application/json, text/event-stream");
+        let refused = media::not_acceptable(&parts.headers, "application/json, text/event-stream");
+        return Err(Early::Answer(Box::new(refused)));
     }
-    let bytes = match read_body_in_time(body, &state.config).await {
-        Ok(b) => b,
-        Err(BodyError::Late) => {
-            let seconds = state.config.connections.body_read_timeout.as_secs_f64();
+    Ok(Admitted { principal, connection, forwarded })
+}
+
+/// The answer to a body that could not be taken: 408, 413 or 400.
+fn body_refused(config: &HttpConfig, error: BodyError) -> Response {
+    match error {
+        BodyError::Late => {
+            let seconds = config.connections.body_read_timeout.as_secs_f64();
             let err = McpError::invalid_request(format!(
                 "the request body did not arrive within {seconds} s; send the whole body at once"
             ));
-            return respond::error(408, None, &err);
+            respond::error(408, None, &err)
         }
-        Err(BodyError::TooLarge) => {
-            let err =
-                McpError::invalid_request(format!("request body is larger than {} bytes", state.config.max_body_bytes));
-            return respond::error(413, None, &err);
+        BodyError::TooLarge => {
+            let err = McpError::invalid_request(format!("request body is larger than {} bytes", config.max_body_bytes));
+            respond::error(413, None, &err)
         }
-        Err(BodyError::Broken) => {
+        BodyError::Broken => {
             let err = McpError::invalid_request(
                 "the request body ended early or could not be read (shorter than its Content-Length?)",
             );
-            return respond::error(400, None, &err);
+            respond::error(400, None, &err)
         }
-    };
+    }
+}
+
+/// A POST's body, parsed and sent the way of its era: a batch, a legacy session's request,
+/// `initialize`, or a stateless request. Synchronous up to the answer's future, which holds
+/// neither the body nor the message.
+fn post(
+    state: &Arc<HttpState>,
+    headers: &http::HeaderMap,
+    extensions: &http::Extensions,
+    bytes: bytes::Bytes,
+    admitted: Admitted,
+) -> impl Future<Output = Response> + Send + 'static + use<> {
+    use futures::future::{Either, ready};
+    let Admitted { principal, connection, forwarded } = admitted;
+    let session_id = headers::session_id(headers);
     // Before the whole-body message filter: filters see each message of a batch, not the array.
     if let Some(batch) = parse_batch(&bytes) {
         drop(bytes);
-        return batch::post(state, session_id.as_deref(), &parts.headers, batch, principal, connection).await;
+        let (state, headers, session_id) =
+            (state.clone(), headers.clone(), session_id.map(std::borrow::Cow::into_owned));
+        return Either::Left(Either::Right(Box::pin(async move {
+            batch::post(&state, session_id.as_deref(), &headers, batch, principal, connection).await
+        }) as crate::registry::BoxFuture<Response>));
     }
     let filters = state.server.message_filters();
     if !filters.is_empty()
         && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes)
         && !filters.incoming(&v)
     {
-        return respond::accepted();
+        return Either::Left(Either::Left(ready(respond::accepted())));
     }
     let msg = match parse_message(&bytes) {
         Ok(m) => m,
         // Not one JSON-RPC message (-32700 or -32600).
-        Err(f) => return respond::error(400, f.id.as_ref(), &f.error),
+        Err(f) => return Either::Left(Either::Left(ready(respond::error(400, f.id.as_ref(), &f.error)))),
     };
     // The body may be a slice of the connection's read buffer: not held while the request runs.
     drop(bytes);
-    let header_version = headers::protocol_version(&parts.headers);
+    let header_version = headers::protocol_version(headers);
     let header_is_legacy = header_version.as_deref().is_some_and(crate::protocol::is_legacy_version);
     // A legacy request names a legacy version or none, and carries no 2026-07-28 `_meta`;
     // anything else (2026-07-28, or an unknown version that the stateless checks will reject)
@@ -557,11 +630,14 @@ async fn handle_request(
     let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
     if state.config.legacy_sessions && legacy_candidate {
         if let Some(id) = &session_id {
-            return legacy::post(state, id, &parts.headers, msg, principal, connection).await;
+            return Either::Right(Either::Left(legacy::post(state, id, headers, msg, principal, connection)));
         }
         if is_initialize && (header_version.is_none() || header_is_legacy) {
-            let peer = forwarded.or_else(|| peer_of(&parts, connection.as_ref()));
-            return legacy::initialize(state, msg, principal, peer).await;
+            let peer = forwarded.or_else(|| peer_of(extensions, connection.as_ref()));
+            let state = state.clone();
+            return Either::Left(Either::Right(Box::pin(async move {
+                legacy::initialize(&state, msg, principal, peer).await
+            })));
         }
         if header_is_legacy {
             let id = match &msg {
@@ -569,10 +645,10 @@ async fn handle_request(
                 _ => None,
             };
             let err = McpError::invalid_request("missing Mcp-Session-Id: send initialize first");
-            return respond::error(400, id.as_ref(), &err);
+            return Either::Left(Either::Left(ready(respond::error(400, id.as_ref(), &err))));
         }
     }
-    modern::post(state, &parts.headers, msg, principal, connection).await
+    Either::Right(Either::Right(modern::post(state, headers, msg, principal, connection)))
 }
 
 /// True when the message's `params._meta` names a protocol version (the 2026-07-28 envelope).
@@ -590,11 +666,10 @@ fn has_modern_meta(msg: &Message) -> bool {
 /// `into_make_service_with_connect_info`), else the [`Connection`](crate::context::Connection)
 /// `serve`'s handler holds or a layer inserted; `None` when neither is there.
 fn peer_of(
-    parts: &http::request::Parts,
+    extensions: &http::Extensions,
     connection: Option<&crate::context::Connection>,
 ) -> Option<std::net::SocketAddr> {
-    parts
-        .extensions
+    extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map(|c| c.0)
         .or_else(|| connection.and_then(crate::context::Connection::peer))
@@ -665,8 +740,21 @@ async fn read_body(body: Body, limit: usize) -> Result<bytes::Bytes, BodyError> 
 
 #[cfg(test)]
 mod tests {
-    use super::{BodyError, read_body};
+    use super::{BodyError, HttpConfig, handle_request, http_state, read_body};
+    use crate::server::Server;
     use axum::body::Body;
+
+    /// Every request's future is boxed; past 1,032 bytes glibc's malloc takes the slow path
+    /// (no per-thread cache) for each request. The request's own work (parsing, the pipeline)
+    /// is boxed apart, so this counts what the transport holds around it.
+    #[test]
+    fn a_requests_future_fits_the_allocators_thread_cache() {
+        let server = Server::builder("t", "0").groups(["none"]).build().expect("builds");
+        let state = http_state(server, HttpConfig::default(), None);
+        let (parts, body) = http::Request::post("/mcp").body(Body::empty()).expect("a request").into_parts();
+        let future = handle_request(state, parts, body, None);
+        assert!(std::mem::size_of_val(&future) <= 1032, "{} bytes", std::mem::size_of_val(&future));
+    }
 
     fn chunked(chunks: &[&'static str]) -> Body {
         let chunks: Vec<Result<bytes::Bytes, std::io::Error>> =

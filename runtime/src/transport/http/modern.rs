@@ -8,32 +8,37 @@ use crate::jsonrpc::{McpError, Message, Request};
 use crate::protocol::{ModernMeta, check_modern_meta};
 use crate::registry::ParamHeader;
 use axum::response::Response;
+use futures::future::{Either, ready};
 use http::HeaderMap;
 use serde_json::Value;
+use std::future::Future;
 use std::sync::Arc;
 
 /// A POST on the stateless 2026-07-28 path. Checks run in the order of
 /// [server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation);
 /// the first failure answers.
-pub(crate) async fn post(
+pub(crate) fn post(
     state: &HttpState,
     headers: &HeaderMap,
     msg: Message,
     principal: Option<Arc<Principal>>,
     connection: Option<Connection>,
-) -> Response {
+) -> impl Future<Output = Response> + Send + 'static + use<> {
+    // Not an `async fn`: everything up to the reply is synchronous, and the returned future is
+    // the reply's alone. An `async fn` would keep room for the message, the request and the
+    // connection beside it, in a future that every request's boxed future carries.
     let req = match msg {
         // 2026-07-28 defines no client notification over HTTP; accept and ignore (202).
-        Message::Notification(_) => return respond::accepted(),
+        Message::Notification(_) => return Either::Left(ready(respond::accepted())),
         Message::Response { .. } => {
             let err = McpError::invalid_request("the stateless wire takes no client responses");
-            return respond::error(400, None, &err);
+            return Either::Left(ready(respond::error(400, None, &err)));
         }
         Message::Request(r) => r,
     };
     let meta = match validate(state, headers, &req) {
         Ok(m) => m,
-        Err(r) => return respond::refused(Some(&req.id), &r),
+        Err(r) => return Either::Left(ready(respond::refused(Some(&req.id), &r))),
     };
     let (ntx, nrx) = context::outbound_channel(64);
     let cancel = state.server.shutdown_token().child_token();
@@ -54,7 +59,7 @@ pub(crate) async fn post(
         .trace(super::headers::trace_context(headers))
         .connection(connection);
     let work = Box::pin(state.server.handle_modern_request(req, meta, origin));
-    respond::reply(plan, work, nrx, cancel).await
+    Either::Right(respond::reply(plan, work, nrx, cancel))
 }
 
 /// The request's checks before dispatch, in the order of
