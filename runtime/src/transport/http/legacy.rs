@@ -115,7 +115,7 @@ pub(crate) fn post(
     msg: Message,
     principal: Option<Arc<Principal>>,
     connection: Option<Connection>,
-) -> impl Future<Output = Response> + Send + 'static + use<> {
+) -> impl Future<Output = Response> + Send + use<> {
     // Not an `async fn`, for the reason `modern::post` gives: the future is the reply's alone.
     let req_id = match &msg {
         Message::Request(r) => Some(r.id.clone()),

@@ -472,15 +472,17 @@ async fn handle(State(state): State<Arc<HttpState>>, req: Request<Body>) -> Resp
 /// Every request's future is boxed (`endpoint::Handler`), so whatever it holds is allocated
 /// and copied per request, and past 1,032 bytes glibc's malloc leaves its per-thread cache for
 /// the slower bins. So this is not an `async fn` (one keeps each argument twice): the checks
-/// that need no body run here; the future holds the headers, the body and what the checks
-/// found, and then the answer's future, which [`post`] makes without holding the message; the
-/// rare paths (another method, a batch, `initialize`) are boxed on their own.
+/// that need no body run here, when the future is made (over HTTP/2 hyper makes it on the
+/// connection's task, before it spawns the stream's: they are cheap and do not panic); the
+/// future holds the state, the headers, the extensions, the body and what the checks found,
+/// then the answer's future, which [`post`] makes without holding the body; the rare paths
+/// (another method, a batch, `initialize`) are boxed on their own.
 fn handle_request(
     state: Arc<HttpState>,
     parts: http::request::Parts,
     body: Body,
     connection: Option<crate::context::Connection>,
-) -> impl Future<Output = Response> + Send + 'static + use<> {
+) -> impl Future<Output = Response> + Send + use<> {
     use futures::future::{Either, ready};
     let admitted = match admit(&state, &parts, connection) {
         Ok(admitted) => admitted,
@@ -497,7 +499,7 @@ fn handle_request(
             Ok(b) => b,
             Err(e) => return body_refused(&state.config, e),
         };
-        post(&state, &headers, &extensions, bytes, admitted).await
+        post(&state, headers, &extensions, bytes, admitted).await
     })
 }
 
@@ -517,8 +519,8 @@ enum Early {
     NotPost(Option<Arc<crate::auth::Principal>>),
 }
 
-/// The checks of a request that need no body: host, origin and path
-/// ([`security::reject`]), the method, the body's media type and what the client accepts.
+/// The checks of a request that need no body: host and origin ([`security::reject`]), the
+/// method, the body's media type and what the client accepts.
 fn admit(
     state: &HttpState,
     parts: &http::request::Parts,
@@ -586,22 +588,22 @@ fn body_refused(config: &HttpConfig, error: BodyError) -> Response {
 
 /// A POST's body, parsed and sent the way of its era: a batch, a legacy session's request,
 /// `initialize`, or a stateless request. Synchronous up to the answer's future, which holds
-/// neither the body nor the message.
+/// neither the body nor the headers (their values may be slices of the connection's read
+/// buffer), and for the usual requests not the message either.
 fn post(
     state: &Arc<HttpState>,
-    headers: &http::HeaderMap,
+    headers: http::HeaderMap,
     extensions: &http::Extensions,
     bytes: bytes::Bytes,
     admitted: Admitted,
-) -> impl Future<Output = Response> + Send + 'static + use<> {
+) -> impl Future<Output = Response> + Send + use<> {
     use futures::future::{Either, ready};
     let Admitted { principal, connection, forwarded } = admitted;
-    let session_id = headers::session_id(headers);
+    let session_id = headers::session_id(&headers);
     // Before the whole-body message filter: filters see each message of a batch, not the array.
     if let Some(batch) = parse_batch(&bytes) {
         drop(bytes);
-        let (state, headers, session_id) =
-            (state.clone(), headers.clone(), session_id.map(std::borrow::Cow::into_owned));
+        let (state, session_id) = (state.clone(), session_id.map(std::borrow::Cow::into_owned));
         return Either::Left(Either::Right(Box::pin(async move {
             batch::post(&state, session_id.as_deref(), &headers, batch, principal, connection).await
         }) as crate::registry::BoxFuture<Response>));
@@ -620,7 +622,7 @@ fn post(
     };
     // The body may be a slice of the connection's read buffer: not held while the request runs.
     drop(bytes);
-    let header_version = headers::protocol_version(headers);
+    let header_version = headers::protocol_version(&headers);
     let header_is_legacy = header_version.as_deref().is_some_and(crate::protocol::is_legacy_version);
     // A legacy request names a legacy version or none, and carries no 2026-07-28 `_meta`;
     // anything else (2026-07-28, or an unknown version that the stateless checks will reject)
@@ -630,7 +632,7 @@ fn post(
     let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
     if state.config.legacy_sessions && legacy_candidate {
         if let Some(id) = &session_id {
-            return Either::Right(Either::Left(legacy::post(state, id, headers, msg, principal, connection)));
+            return Either::Right(Either::Left(legacy::post(state, id, &headers, msg, principal, connection)));
         }
         if is_initialize && (header_version.is_none() || header_is_legacy) {
             let peer = forwarded.or_else(|| peer_of(extensions, connection.as_ref()));
@@ -648,7 +650,7 @@ fn post(
             return Either::Left(Either::Left(ready(respond::error(400, id.as_ref(), &err))));
         }
     }
-    Either::Right(Either::Right(modern::post(state, headers, msg, principal, connection)))
+    Either::Right(Either::Right(modern::post(state, &headers, msg, principal, connection)))
 }
 
 /// True when the message's `params._meta` names a protocol version (the 2026-07-28 envelope).
@@ -744,15 +746,18 @@ mod tests {
     use crate::server::Server;
     use axum::body::Body;
 
-    /// Every request's future is boxed; past 1,032 bytes glibc's malloc takes the slow path
-    /// (no per-thread cache) for each request. The request's own work (parsing, the pipeline)
-    /// is boxed apart, so this counts what the transport holds around it.
+    /// Every request's future is boxed (as `endpoint::Handler` boxes it, mapped into a
+    /// `Result`); past 1,032 bytes glibc's malloc takes the slow path (no per-thread cache) for
+    /// each request. The pipeline's own future is boxed apart, so this counts what the
+    /// transport holds around it. The layout checked is the test build's; the release build
+    /// lays it out the same (`cargo +nightly rustc --release -- -Zprint-type-sizes`).
     #[test]
     fn a_requests_future_fits_the_allocators_thread_cache() {
+        use futures::FutureExt as _;
         let server = Server::builder("t", "0").groups(["none"]).build().expect("builds");
         let state = http_state(server, HttpConfig::default(), None);
         let (parts, body) = http::Request::post("/mcp").body(Body::empty()).expect("a request").into_parts();
-        let future = handle_request(state, parts, body, None);
+        let future = handle_request(state, parts, body, None).map(Ok::<_, std::convert::Infallible>);
         assert!(std::mem::size_of_val(&future) <= 1032, "{} bytes", std::mem::size_of_val(&future));
     }
 
