@@ -389,7 +389,7 @@ impl Peer {
         let task = tokio::spawn(async move {
             // Handlers read the server's params whole, `_meta` included, which the parser
             // keeps apart (`Request::meta`), as it keeps a `tools/call`'s `arguments`.
-            let arguments = request.arguments().and_then(|text| serde_json::from_str::<Value>(text.get()).ok());
+            let arguments = request.arguments().and_then(|text| serde_json::from_str::<Value>(text).ok());
             let mut params = request.params.unwrap_or_default();
             if let Some(meta) = request.meta.to_value() {
                 params.insert("_meta".to_owned(), meta);

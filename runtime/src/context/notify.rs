@@ -54,6 +54,20 @@ impl Payload {
         }
     }
 
+    /// The length of [`write_json`](Self::write_json)'s output when it is known without
+    /// writing it: text, or a success whose result is text. A buffer of exactly that capacity
+    /// becomes `Bytes` without an allocation of its own (`Bytes::from(Vec)` allocates a shared
+    /// header when length and capacity differ).
+    pub(crate) fn json_len(&self) -> Option<usize> {
+        match self {
+            Payload::Encoded(text) => Some(text.len()),
+            Payload::Success(id, ResultObject::Encoded(result)) => {
+                Some(SUCCESS_HEAD.len() + id.json_len() + SUCCESS_RESULT.len() + result.as_str().len() + 1)
+            }
+            Payload::Value(_) | Payload::Success(_, ResultObject::Value(_)) => None,
+        }
+    }
+
     /// Appends the message's compact JSON (no newline) to `out`.
     pub fn write_json(&self, out: &mut Vec<u8>) {
         // Cannot fail: writing into a Vec does no I/O, and a `Value`'s map keys are strings.
@@ -64,15 +78,19 @@ impl Payload {
             Payload::Encoded(text) => out.extend_from_slice(text.as_bytes()),
             Payload::Success(id, result) => {
                 // The key order of `success_response`, so the same bytes as its `Value`.
-                out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                out.extend_from_slice(SUCCESS_HEAD);
                 let _ = serde_json::to_writer(&mut *out, id);
-                out.extend_from_slice(br#","result":"#);
+                out.extend_from_slice(SUCCESS_RESULT);
                 result.write_json(out);
                 out.push(b'}');
             }
         }
     }
 }
+
+/// A success response's bytes before its id, and between the id and the result.
+const SUCCESS_HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+const SUCCESS_RESULT: &[u8] = br#","result":"#;
 
 /// The sending side of an outbound queue (cheap to clone; any number of senders).
 pub type OutboundSender = queue::Sender<Outbound>;
@@ -304,6 +322,31 @@ mod tests {
     use futures::future::Either;
     use std::sync::Arc;
     use std::time::Duration;
+
+    /// `json_len` is what `write_json` writes, for ids of every width, sign and escape, and
+    /// `None` where the length is only known by writing.
+    #[test]
+    fn the_known_length_is_the_written_length() {
+        let mut ids: Vec<RequestId> =
+            [0, 7, 9, 10, 99, 100, -1, -9, -10, 123_456_789, i64::MAX, i64::MIN].map(RequestId::Number).into();
+        for s in ["", "a", "a\"b", "\\", "\u{1}", "\u{1f}", "\u{7f}", "é€😀", "\n\r\t\u{8}\u{c}", "<>&'/", "\u{0}x"]
+        {
+            ids.push(RequestId::String(s.to_owned()));
+        }
+        for id in ids {
+            assert_eq!(id.json_len(), serde_json::to_string(&id).expect("an id").len(), "{id:?}");
+            for text in ["{}", r#"{"content":[],"isError":false}"#] {
+                let message = Payload::Success(id.clone(), ResultObject::Encoded(EncodedResult::new(text.to_owned())));
+                let mut out = Vec::new();
+                message.write_json(&mut out);
+                assert_eq!(message.json_len(), Some(out.len()), "{id:?} {text}");
+            }
+            assert_eq!(Payload::Success(id, ResultObject::Value(json!({}))).json_len(), None);
+        }
+        let encoded = Payload::Encoded(r#"{"jsonrpc":"2.0","method":"m"}"#.to_owned());
+        assert_eq!(encoded.json_len(), Some(30));
+        assert_eq!(Payload::Value(json!({})).json_len(), None);
+    }
 
     /// A liveness bound for a send that must complete once room was made.
     async fn within<T>(f: impl Future<Output = T>) -> T {

@@ -6,7 +6,6 @@ use super::state::{Binding, BindingInput, Carried, StateCodec};
 use super::{InputChannel, InputFuture, InputRound};
 use crate::context::RequestContext;
 use crate::jsonrpc::{McpError, small_map};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -60,7 +59,7 @@ impl ModernChannel {
         codec: Arc<StateCodec>,
         method: &'static str,
         params: &mut Map<String, Value>,
-        arguments: Option<&RawValue>,
+        arguments: Option<&Arc<str>>,
         principal: Option<&str>,
     ) -> Result<Self, McpError> {
         let responses = match small_map::remove(params, "inputResponses") {

@@ -12,9 +12,9 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -85,7 +85,8 @@ pub(crate) struct BindingInput {
 /// ([`Request::arguments`](crate::jsonrpc::Request::arguments)), or a value from `params`.
 #[derive(Debug, Clone)]
 enum Arguments {
-    Text(Box<RawValue>),
+    /// Shared with the arguments the tool gets: not a copy.
+    Text(Arc<str>),
     Value(Value),
 }
 
@@ -95,7 +96,7 @@ impl BindingInput {
     pub(crate) fn of(
         method: &'static str,
         params: &Map<String, Value>,
-        arguments: Option<&RawValue>,
+        arguments: Option<&Arc<str>>,
         principal: Option<&str>,
     ) -> BindingInput {
         let name = small_map::get(params, "name")
@@ -106,7 +107,7 @@ impl BindingInput {
             method,
             name: name.to_owned(),
             arguments: match arguments {
-                Some(text) => Some(Arguments::Text(text.to_owned())),
+                Some(text) => Some(Arguments::Text(text.clone())),
                 None => small_map::get(params, "arguments").filter(|a| !a.is_null()).cloned().map(Arguments::Value),
             },
             principal: principal.map(str::to_owned),
@@ -119,9 +120,9 @@ impl BindingInput {
         match &self.arguments {
             Some(Arguments::Value(args)) => write_canonical(&mut hasher, args),
             // Checked JSON (the parser's), so it parses; the canonical form needs the keys.
-            Some(Arguments::Text(text)) => match serde_json::from_str::<Value>(text.get()) {
+            Some(Arguments::Text(text)) => match serde_json::from_str::<Value>(text) {
                 Ok(args) => write_canonical(&mut hasher, &args),
-                Err(_) => hasher.0.update(text.get().as_bytes()),
+                Err(_) => hasher.0.update(text.as_bytes()),
             },
             None => hasher.0.update(b"{}"),
         }
@@ -504,7 +505,7 @@ mod tests {
                 v => json!({ "v": v, "w": [v] }),
             };
             let pretty = serde_json::to_string_pretty(&args).expect("serializes");
-            let text = RawValue::from_string(pretty).expect("JSON");
+            let text = Arc::<str>::from(pretty);
             let from_text = BindingInput::of("tools/call", params, Some(&text), Some("p")).bind();
             assert_eq!(from_text, binding("t", args.clone(), Some("p")), "round {round}: {args}");
         }

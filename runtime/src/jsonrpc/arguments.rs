@@ -1,9 +1,8 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::ops::{Deref, DerefMut};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The `arguments` object of a
 /// [`tools/call`](https://modelcontextprotocol.io/specification/2026-07-28/server/tools#calling-tools)
@@ -23,7 +22,8 @@ use std::sync::OnceLock;
 pub struct ToolArguments {
     /// The object's text as received, while it is the arguments; `None` when made from a map
     /// and once changed through `DerefMut`.
-    text: Option<Box<RawValue>>,
+    /// Shared with the `requestState` binding, which digests the same text.
+    text: Option<Arc<str>>,
     /// The map of `text`, parsed when first asked for (boxed: most calls never ask, and the
     /// arguments travel inside every call's future).
     parsed: OnceLock<Box<Map<String, Value>>>,
@@ -34,14 +34,14 @@ pub struct ToolArguments {
 impl ToolArguments {
     /// Arguments from the text of a JSON object that a `Value` parse accepts (the parser
     /// checked it, [`check_json`](super::meta::check_json)).
-    pub(crate) fn from_checked_text(text: Box<RawValue>) -> Self {
+    pub(crate) fn from_checked_text(text: Arc<str>) -> Self {
         ToolArguments { text: Some(text), parsed: OnceLock::new(), own: Map::new() }
     }
 
     /// The arguments as the JSON text they were received in, while no one has changed them;
     /// `None` for arguments made from a map or changed since.
     pub fn text(&self) -> Option<&str> {
-        self.text.as_deref().map(RawValue::get)
+        self.text.as_deref()
     }
 
     /// The arguments as a map.
@@ -49,7 +49,7 @@ impl ToolArguments {
         let ToolArguments { text, parsed, own } = self;
         match text {
             None => own,
-            Some(text) => parsed.into_inner().map_or_else(|| parse_object(text.get()), |map| *map),
+            Some(text) => parsed.into_inner().map_or_else(|| parse_object(&text), |map| *map),
         }
     }
 
@@ -63,7 +63,7 @@ impl ToolArguments {
     pub(crate) fn with_value<R>(&mut self, f: impl FnOnce(&Value) -> R) -> R {
         let map = match &self.text {
             None => std::mem::take(&mut self.own),
-            Some(text) => self.parsed.take().map_or_else(|| parse_object(text.get()), |map| *map),
+            Some(text) => self.parsed.take().map_or_else(|| parse_object(text), |map| *map),
         };
         let value = Value::Object(map);
         let answer = f(&value);
@@ -97,7 +97,7 @@ impl ToolArguments {
     /// Errors: serde's, with the path of the value that failed (`serde_path_to_error`).
     pub fn decode<T: DeserializeOwned>(self) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
         if let Some(text) = &self.text
-            && let Ok(decoded) = serde_json::from_str(text.get())
+            && let Ok(decoded) = serde_json::from_str(text)
         {
             return Ok(decoded);
         }
@@ -130,7 +130,7 @@ impl Deref for ToolArguments {
     fn deref(&self) -> &Map<String, Value> {
         match &self.text {
             None => &self.own,
-            Some(text) => self.parsed.get_or_init(|| Box::new(parse_object(text.get()))),
+            Some(text) => self.parsed.get_or_init(|| Box::new(parse_object(text))),
         }
     }
 }
@@ -139,7 +139,7 @@ impl DerefMut for ToolArguments {
     fn deref_mut(&mut self) -> &mut Map<String, Value> {
         // From here on the map is the arguments; the text would say what they were.
         if let Some(text) = self.text.take() {
-            self.own = self.parsed.take().map_or_else(|| parse_object(text.get()), |map| *map);
+            self.own = self.parsed.take().map_or_else(|| parse_object(&text), |map| *map);
         }
         &mut self.own
     }
@@ -180,12 +180,11 @@ impl<'de> Deserialize<'de> for ToolArguments {
 mod tests {
     use super::ToolArguments;
     use serde::Deserialize;
-    use serde_json::value::RawValue;
     use serde_json::{Value, json};
     use std::collections::BTreeMap;
 
     fn from_text(text: &str) -> ToolArguments {
-        ToolArguments::from_checked_text(RawValue::from_string(text.to_owned()).expect("JSON"))
+        ToolArguments::from_checked_text(std::sync::Arc::from(text))
     }
 
     #[derive(Debug, PartialEq, Deserialize)]

@@ -40,4 +40,27 @@ impl RequestId {
             RequestId::String(s) => serde_json::Value::String(s.clone()),
         }
     }
+
+    /// How many bytes serde_json writes for the id: digits and sign, or the string quoted with
+    /// its escapes (`\"`, `\\`, the short forms of five control characters, `\u00XX` for
+    /// the others below 0x20).
+    pub(crate) fn json_len(&self) -> usize {
+        match self {
+            RequestId::Number(n) => {
+                let digits = n.unsigned_abs().checked_ilog10().map_or(1, |d| d as usize + 1);
+                digits + usize::from(*n < 0)
+            }
+            RequestId::String(s) => {
+                let escapes: usize = s
+                    .bytes()
+                    .map(|b| match b {
+                        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+                        0..0x20 => 5,
+                        _ => 0,
+                    })
+                    .sum();
+                s.len() + 2 + escapes
+            }
+        }
+    }
 }

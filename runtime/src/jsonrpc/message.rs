@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::cell::Cell;
+use std::sync::Arc;
 
 /// A JSON-RPC request: `{"jsonrpc":"2.0","id":..,"method":..,"params"?:{..}}`
 /// (<https://www.jsonrpc.org/specification#request_object>), with the MCP `params._meta`
@@ -32,7 +33,7 @@ pub struct Request {
     /// `params._meta`, taken out of `params` as JSON text (absent when it had none).
     pub meta: RequestMeta,
     /// See [`arguments`](Self::arguments). Set by the parser only, from text it checked.
-    pub(crate) arguments: Option<Box<RawValue>>,
+    pub(crate) arguments: Option<Arc<str>>,
 }
 
 impl Request {
@@ -49,7 +50,7 @@ impl Request {
     /// method or made in code, and when `arguments` is absent or not an object. When `None`,
     /// `arguments` (if any) is in [`params`](Self::params): `null` reads as `{}` and another
     /// type is refused with `-32602`.
-    pub fn arguments(&self) -> Option<&RawValue> {
+    pub fn arguments(&self) -> Option<&str> {
         self.arguments.as_deref()
     }
 }
@@ -58,9 +59,9 @@ impl Request {
 /// whatever whitespace it was sent with.
 impl std::fmt::Debug for Request {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let arguments = self.arguments.as_ref().map(|text| match serde_json::from_str::<Value>(text.get()) {
+        let arguments = self.arguments.as_deref().map(|text| match serde_json::from_str::<Value>(text) {
             Ok(value) => format!("{value}"),
-            Err(_) => text.get().to_owned(),
+            Err(_) => text.to_owned(),
         });
         f.debug_struct("Request")
             .field("id", &self.id)
@@ -347,7 +348,8 @@ impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed<'de, '_> {
 struct PlainParams {
     members: Map<String, Value>,
     meta: Option<RequestMeta>,
-    arguments: Option<Box<RawValue>>,
+    /// Shared: the `requestState` binding keeps the same text without a copy.
+    arguments: Option<Arc<str>>,
     /// `members` holds an `arguments` entry: a value that is not an object, or, while
     /// `arguments` holds text taken before the method was known, a `null` keeping its place
     /// (another method's arguments go back there, in the order they were sent).
@@ -390,8 +392,9 @@ impl<'de> Visitor<'de> for PlainParamsVisitor<'de, '_> {
                     });
                 }
                 ParamsKey::Arguments if self.tool_call != Some(false) => {
-                    let raw = checked(access.next_value()?)?;
-                    if raw.get().trim_start().starts_with('{') {
+                    let raw = access.next_value::<&'de RawValue>()?.get();
+                    super::meta::check_json(raw, PARAMS_MEMBER_DEPTH).map_err(serde::de::Error::custom)?;
+                    if raw.trim_start().starts_with('{') {
                         if self.tool_call.is_none() {
                             params.members.insert("arguments".to_owned(), Value::Null);
                             params.held = true;
@@ -399,10 +402,10 @@ impl<'de> Visitor<'de> for PlainParamsVisitor<'de, '_> {
                             params.members.shift_remove("arguments");
                             params.held = false;
                         }
-                        params.arguments = Some(raw);
+                        params.arguments = Some(Arc::from(raw));
                     } else {
                         // `null` or a wrong type: left in the map for `tools/call` to judge.
-                        let value = serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)?;
+                        let value = serde_json::from_str(raw).map_err(serde::de::Error::custom)?;
                         params.members.insert("arguments".to_owned(), value);
                         params.arguments = None;
                         params.held = true;
@@ -564,7 +567,7 @@ fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
                     p.members.shift_remove("arguments");
                 }
             } else if let Some(text) = p.arguments.take() {
-                p.members.insert("arguments".to_owned(), serde_json::from_str(text.get()).ok()?);
+                p.members.insert("arguments".to_owned(), serde_json::from_str(&text).ok()?);
             }
             (Some(p.members), p.meta.unwrap_or_default(), p.arguments)
         }
@@ -848,7 +851,7 @@ mod tests {
     /// The request the general path makes: a `tools/call`'s arguments in `params`.
     fn merged(mut request: Request) -> Request {
         if let Some(text) = request.arguments.take() {
-            let value = serde_json::from_str(text.get()).expect("checked JSON");
+            let value = serde_json::from_str(&text).expect("checked JSON");
             request.params.get_or_insert_default().insert("arguments".into(), value);
         }
         request
@@ -876,7 +879,7 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{ "b":1,"a":[2] }}}"#;
         let Ok(Message::Request(req)) = parse_message(line) else { panic!("a request") };
         assert_eq!(req.params, json!({ "name": "e" }).as_object().cloned());
-        assert_eq!(req.arguments.as_ref().map(|a| a.get()), Some(r#"{ "b":1,"a":[2] }"#));
+        assert_eq!(req.arguments.as_deref(), Some(r#"{ "b":1,"a":[2] }"#));
         for (line, left) in [
             (
                 &br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":null}}"#[..],
@@ -895,7 +898,7 @@ mod tests {
         // `params` before `method`: taken out all the same.
         let line = br#"{"jsonrpc":"2.0","id":1,"params":{"arguments":{ "k" :2},"name":"e"},"method":"tools/call"}"#;
         let Ok(Message::Request(req)) = parse_message(line) else { panic!("a request") };
-        assert_eq!(req.arguments().map(RawValue::get), Some(r#"{ "k" :2}"#));
+        assert_eq!(req.arguments(), Some(r#"{ "k" :2}"#));
         // Not UTF-8: the general path's error.
         let failure = parse_message(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\xff\"}").expect_err("refused");
         assert_eq!(failure.error.code().0, -32700);
@@ -933,7 +936,7 @@ mod tests {
                 r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{other},"name":"e","arguments":{{"x":1}}}}}}"#
             );
             let req = parse_plain_request(line.as_bytes()).expect(&line);
-            assert_eq!(req.arguments().map(RawValue::get), Some(r#"{"x":1}"#), "{other}");
+            assert_eq!(req.arguments(), Some(r#"{"x":1}"#), "{other}");
         }
     }
 

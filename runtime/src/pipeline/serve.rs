@@ -13,7 +13,6 @@ use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceCon
 use crate::registry::BoxFuture;
 use futures::FutureExt;
 use futures::future::{Either, ready};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::future::Future;
 use std::sync::Arc;
@@ -201,7 +200,7 @@ impl Engine {
                 self.request_state.clone(),
                 target.name(),
                 &mut params,
-                req.arguments.as_deref(),
+                req.arguments.as_ref(),
                 principal_id,
             )?;
             Some(InputSource::Ready(Arc::new(c)))
@@ -330,7 +329,7 @@ impl Engine {
         self: &Arc<Self>,
         target: Target,
         parts: RequestParts,
-        (params, arguments): (Map<String, Value>, Option<Box<RawValue>>),
+        (params, arguments): (Map<String, Value>, Option<Arc<str>>),
         session: Option<Arc<LegacySession>>,
         input: Option<InputSource>,
     ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
@@ -383,7 +382,7 @@ impl Engine {
         target: Target,
         ctx: RequestContext,
         mut params: Map<String, Value>,
-        arguments: Option<Box<RawValue>>,
+        arguments: Option<Arc<str>>,
         session: Option<&Arc<LegacySession>>,
     ) -> Result<ResultObject, McpError> {
         let name = match target {
@@ -547,8 +546,8 @@ impl Engine {
         target: Target,
         params: &mut Map<String, Value>,
         meta: RequestMeta,
-        arguments: Option<Box<RawValue>>,
-    ) -> (RequestMeta, Option<Box<RawValue>>) {
+        arguments: Option<Arc<str>>,
+    ) -> (RequestMeta, Option<Arc<str>>) {
         let seen_in_params = !self.raw.is_empty() || matches!(target, Target::Builtin(Method::Listen));
         if seen_in_params && let Some(value) = meta.to_value() {
             params.insert("_meta".into(), value);
@@ -556,7 +555,7 @@ impl Engine {
         if self.raw.is_empty() {
             return (meta, arguments);
         }
-        if let Some(value) = arguments.and_then(|text| serde_json::from_str(text.get()).ok()) {
+        if let Some(value) = arguments.and_then(|text| serde_json::from_str(&text).ok()) {
             params.insert("arguments".into(), value);
         }
         (meta, None)
@@ -605,7 +604,7 @@ struct Prepared {
     parts: RequestParts,
     params: Map<String, Value>,
     /// A `tools/call`'s object `arguments`, as text ([`Request::arguments`]).
-    arguments: Option<Box<RawValue>>,
+    arguments: Option<Arc<str>>,
     /// The input-required channel, for the methods that may ask the client.
     channel: Option<InputSource>,
     /// The retry carried answers or state (its result must not be cached).

@@ -12,7 +12,6 @@ use super::method::Method;
 use super::session::LegacySession;
 use crate::context::RequestContext;
 use crate::jsonrpc::{McpError, ResultObject};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -20,7 +19,7 @@ pub(crate) async fn call(
     server: &Engine,
     method: Method,
     ctx: RequestContext,
-    (params, arguments): (Map<String, Value>, Option<Box<RawValue>>),
+    (params, arguments): (Map<String, Value>, Option<Arc<str>>),
     session: Option<&Arc<LegacySession>>,
 ) -> Result<ResultObject, McpError> {
     let value = match method {

@@ -10,9 +10,9 @@ use crate::pipeline::{CallToolParams, ErasedValue};
 use crate::registry::BoxFuture;
 use crate::registry::ListedKind;
 use futures::future::{Either, ready};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::future::Future;
+use std::sync::Arc;
 
 /// `tools/list`: the enabled tools the caller may use, in name order, paginated.
 pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
@@ -37,7 +37,7 @@ pub(crate) fn call(
     server: &Engine,
     ctx: RequestContext,
     params: Map<String, Value>,
-    arguments: Option<Box<RawValue>>,
+    arguments: Option<Arc<str>>,
 ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + '_ {
     let decoded = match admit(server, &ctx, params, arguments) {
         Ok(decoded) => decoded,
@@ -89,7 +89,7 @@ fn admit(
     server: &Engine,
     ctx: &RequestContext,
     params: Map<String, Value>,
-    arguments: Option<Box<RawValue>>,
+    arguments: Option<Arc<str>>,
 ) -> Result<CallToolParams, McpError> {
     let mut decoded = call_params(params)?;
     if let Some(text) = arguments {

@@ -23,7 +23,7 @@ pub(crate) fn post(
     msg: Message,
     principal: Option<Arc<Principal>>,
     connection: Option<Connection>,
-) -> impl Future<Output = Response> + Send + 'static + use<> {
+) -> impl Future<Output = Response> + Send + use<> {
     // Not an `async fn`: everything up to the reply is synchronous, and the returned future is
     // the reply's alone. An `async fn` would keep room for the message, the request and the
     // connection beside it, in a future that every request's boxed future carries.
@@ -127,7 +127,7 @@ fn check_after_meta(
         if !declared.is_empty() {
             // An object `arguments` travels as text (`Request::arguments`); any other stays in
             // `params`. Parsed here only for a tool that mirrors some into headers.
-            let parsed = req.arguments.as_ref().and_then(|text| serde_json::from_str::<Value>(text.get()).ok());
+            let parsed = req.arguments.as_ref().and_then(|text| serde_json::from_str::<Value>(text).ok());
             let args = parsed.as_ref().or_else(|| req.params.as_ref().and_then(|p| p.get("arguments")));
             check_params(headers, &declared, args)?;
         }

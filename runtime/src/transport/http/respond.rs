@@ -25,8 +25,9 @@ pub(crate) fn json(status: u16, body: &Value) -> Response {
 /// needs no envelope map ([`Payload::Success`]), and its bytes are those [`json`] writes for
 /// [`final_message`]'s `Value`.
 pub(crate) fn payload(status: u16, message: &Payload) -> Response {
-    // Room for a small answer up front: one allocation instead of a chain of regrowths.
-    let mut bytes = Vec::with_capacity(256);
+    // The exact size when it is known (no shared header for `Bytes`), else room for a small
+    // answer: one allocation instead of a chain of regrowths.
+    let mut bytes = Vec::with_capacity(message.json_len().unwrap_or(256));
     message.write_json(&mut bytes);
     json_bytes(status, bytes)
 }
