@@ -67,9 +67,9 @@ impl Binding {
     }
 }
 
-/// What a [`Binding`] is made from, kept as it came (the arguments copied, as text when they
-/// came as text) so that the SHA-256 digest is computed only when a state is sealed: most
-/// requests never ask for input.
+/// What a [`Binding`] is made from, kept as it came (text arguments shared, others copied) so
+/// that the SHA-256 digest is computed only when a state is sealed: most requests never ask
+/// for input.
 #[derive(Debug, Clone)]
 pub(crate) struct BindingInput {
     /// A built-in method's name, not a copy of the request's: only `tools/call`,
@@ -85,7 +85,7 @@ pub(crate) struct BindingInput {
 /// ([`Request::arguments`](crate::jsonrpc::Request::arguments)), or a value from `params`.
 #[derive(Debug, Clone)]
 enum Arguments {
-    /// Shared with the arguments the tool gets: not a copy.
+    /// The text the parser captured, shared (not copied) with the request's arguments.
     Text(Arc<str>),
     Value(Value),
 }

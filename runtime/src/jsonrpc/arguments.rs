@@ -22,6 +22,7 @@ use std::sync::{Arc, OnceLock};
 pub struct ToolArguments {
     /// The object's text as received, while it is the arguments; `None` when made from a map
     /// and once changed through `DerefMut`.
+    ///
     /// Shared with the `requestState` binding, which digests the same text.
     text: Option<Arc<str>>,
     /// The map of `text`, parsed when first asked for (boxed: most calls never ask, and the
