@@ -58,6 +58,7 @@ impl Payload {
     /// writing it: text, or a success whose result is text. A buffer of exactly that capacity
     /// becomes `Bytes` without an allocation of its own (`Bytes::from(Vec)` allocates a shared
     /// header when length and capacity differ).
+    #[cfg(feature = "http")]
     pub(crate) fn json_len(&self) -> Option<usize> {
         match self {
             Payload::Encoded(text) => Some(text.len()),
@@ -326,6 +327,7 @@ mod tests {
     /// `json_len` is what `write_json` writes, for ids of every width, sign and escape, and
     /// `None` where the length is only known by writing.
     #[test]
+    #[cfg(feature = "http")]
     fn the_known_length_is_the_written_length() {
         let mut ids: Vec<RequestId> =
             [0, 7, 9, 10, 99, 100, -1, -9, -10, 123_456_789, i64::MAX, i64::MIN].map(RequestId::Number).into();

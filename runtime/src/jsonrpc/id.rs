@@ -44,6 +44,7 @@ impl RequestId {
     /// How many bytes serde_json writes for the id: digits and sign, or the string quoted with
     /// its escapes (`\"`, `\\`, the short forms of five control characters, `\u00XX` for
     /// the others below 0x20).
+    #[cfg(feature = "http")]
     pub(crate) fn json_len(&self) -> usize {
         match self {
             RequestId::Number(n) => {
