@@ -115,8 +115,9 @@ pub fn outbound_channel(capacity: usize) -> (OutboundSender, OutboundReceiver) {
 /// filters; sends after cancellation are dropped.
 #[derive(Debug, Clone)]
 pub struct Notifier {
-    sink: Option<OutboundSender>,
-    cancel: CancellationToken,
+    /// The queue and the token that closes it; `None` when disconnected (which then makes no
+    /// token: a JSON-only reply allocates nothing for its notifier).
+    sink: Option<(OutboundSender, CancellationToken)>,
     filters: MessageFilters,
 }
 
@@ -128,7 +129,7 @@ type Delivery<'a> = futures::future::Either<futures::future::Ready<bool>, BoxFut
 impl Notifier {
     /// A notifier writing into `tx`; nothing is sent once `cancel` fires.
     pub fn new(tx: OutboundSender, cancel: CancellationToken) -> Self {
-        Notifier { sink: Some(tx), cancel, filters: MessageFilters::default() }
+        Notifier { sink: Some((tx, cancel)), filters: MessageFilters::default() }
     }
 
     /// Runs every notification through the server's outgoing message filters.
@@ -139,7 +140,12 @@ impl Notifier {
 
     /// A notifier that drops everything (no stream to write on).
     pub fn disconnected() -> Self {
-        Notifier { sink: None, cancel: CancellationToken::new(), filters: MessageFilters::default() }
+        Notifier { sink: None, filters: MessageFilters::default() }
+    }
+
+    /// The queue, unless disconnected or cancelled.
+    fn open(&self) -> Option<&OutboundSender> {
+        self.sink.as_ref().filter(|(_, cancel)| !cancel.is_cancelled()).map(|(tx, _)| tx)
     }
 
     /// True when notifications reach the client (the transport holds a stream for this
@@ -178,7 +184,7 @@ impl Notifier {
     /// (boxed) only when the queue is full or filters run.
     fn deliver(&self, text: impl FnOnce() -> Option<String>, message: impl FnOnce() -> Value) -> Delivery<'_> {
         use futures::future::{Either, ready};
-        let Some(sink) = self.sink.as_ref().filter(|_| !self.cancel.is_cancelled()) else {
+        let Some(sink) = self.open() else {
             return Either::Left(ready(false));
         };
         if !self.filters.is_empty() {
@@ -197,7 +203,7 @@ impl Notifier {
     /// Sends a complete JSON-RPC message (a server→client request of a legacy session) on the
     /// request's stream, through the message filters; returns false when it was dropped.
     pub(crate) async fn send_message(&self, msg: Value) -> bool {
-        let Some(sink) = self.sink.as_ref().filter(|_| !self.cancel.is_cancelled()) else {
+        let Some(sink) = self.open() else {
             return false;
         };
         let mut sent = false;
@@ -209,7 +215,7 @@ impl Notifier {
 
     /// Sends [`Outbound::CloseStream`]; returns false when there is no stream.
     pub async fn close_stream(&self) -> bool {
-        match self.sink.as_ref().filter(|_| !self.cancel.is_cancelled()) {
+        match self.open() {
             Some(sink) => sink.send(Outbound::CloseStream).await.is_ok(),
             None => false,
         }

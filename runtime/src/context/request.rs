@@ -292,6 +292,12 @@ impl RequestContext {
         self.cancellation().is_cancelled()
     }
 
+    /// The request's own token, which the transport holds: the client's cancellation and the
+    /// server's shutdown fire it, a deadline does not.
+    pub(crate) fn request_cancellation(&self) -> &CancellationToken {
+        &self.inner.parts.cancel
+    }
+
     /// The token a deadline fires: a child of the request's own, installed on first use as
     /// what [`cancellation`](Self::cancellation) returns from then on. Firing it cancels the
     /// handler's work without withdrawing the call, whose answer the transport still sends.

@@ -333,12 +333,14 @@ impl Engine {
         session: Option<Arc<LegacySession>>,
         input: Option<InputSource>,
     ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
-        let cancel = parts.cancel.clone();
         let span = request_span(&parts, session.as_deref());
         let ctx = RequestContext::new(parts, self.state.clone(), self.clone(), span.clone());
         if let Some(channel) = input {
             ctx.set_input_source(channel);
         }
+        // A subscription ends itself: with its result on shutdown, silently when cancelled.
+        let ends_itself = matches!(target, Target::Builtin(Method::Listen));
+        let watched = (!ends_itself).then(|| ctx.clone());
         let server = self.clone();
         // A panicking filter or handler ends its own request with -32603, never the connection:
         // the request still gets its answer and its id is released.
@@ -364,9 +366,7 @@ impl Engine {
             });
             server.raw.run(RawRequest { ctx, params }, terminal).await.map(ResultObject::Value)
         });
-        // A subscription ends itself: with its result on shutdown, silently when cancelled.
-        let ends_itself = matches!(target, Target::Builtin(Method::Listen));
-        let until = UntilCancelled { work, cancel: (!ends_itself).then(|| cancel.cancelled_owned()) };
+        let until = UntilCancelled { work, watched, cancel: None };
         if span.is_disabled() {
             // No subscriber wants the span: the request's future carries nothing for it.
             return Either::Left(until);
@@ -612,12 +612,19 @@ struct Prepared {
 }
 
 pin_project_lite::pin_project! {
-    /// `work`, ended with `-32603` "request cancelled" when `cancel` fires first (no token: `work`
+    /// `work`, ended with `-32603` "request cancelled" when the request's own token
+    /// ([`RequestContext::request_cancellation`]) of `watched` fires first (`None`: `work`
     /// alone). A struct rather than `select!` in an `async fn`, which would keep a second copy
     /// of `work`'s state.
+    ///
+    /// The wait for the token is made only once `work` has to wait: most requests finish in
+    /// their first poll, and the wait costs a clone of the token (a lock of its node) and the
+    /// removal of its waiter (another) for nothing. `work` is polled first either way, so a
+    /// request that finishes at once answers though cancelled, as before.
     struct UntilCancelled<F> {
         #[pin]
         work: F,
+        watched: Option<RequestContext>,
         #[pin]
         cancel: Option<tokio_util::sync::WaitForCancellationFutureOwned>,
     }
@@ -627,13 +634,77 @@ impl<T, F: Future<Output = Result<T, McpError>>> Future for UntilCancelled<F> {
     type Output = Result<T, McpError>;
 
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        let this = self.project();
+        let mut this = self.project();
         if let std::task::Poll::Ready(r) = this.work.poll(cx) {
             return std::task::Poll::Ready(r);
+        }
+        if let Some(ctx) = this.watched.take() {
+            this.cancel.set(Some(ctx.request_cancellation().clone().cancelled_owned()));
         }
         match this.cancel.as_pin_mut().map(|c| c.poll(cx)) {
             Some(std::task::Poll::Ready(())) => std::task::Poll::Ready(Err(McpError::internal("request cancelled"))),
             _ => std::task::Poll::Pending,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::UntilCancelled;
+    use crate::context::{Notifier, RequestContext, RequestParts};
+    use crate::jsonrpc::{McpError, RequestId};
+    use crate::protocol::Era;
+    use serde_json::json;
+    use std::future::Future;
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Waker};
+    use tokio_util::sync::CancellationToken;
+
+    fn context(cancel: CancellationToken) -> RequestContext {
+        let parts = RequestParts {
+            id: RequestId::Number(1),
+            method: "tools/call".into(),
+            era: Era::Modern,
+            client_capabilities: Arc::new(json!({})),
+            client_info: None,
+            meta: Default::default(),
+            log_level: None,
+            cancel,
+            notifier: Notifier::disconnected(),
+            principal: None,
+            trace: None,
+            connection: None,
+        };
+        RequestContext::new(parts, Arc::new(Default::default()), Arc::new(()), tracing::Span::none())
+    }
+
+    fn poll<F: Future>(f: std::pin::Pin<&mut F>) -> Poll<F::Output> {
+        f.poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    #[test]
+    fn work_that_waits_ends_when_the_request_is_cancelled_later() {
+        let cancel = CancellationToken::new();
+        let ctx = context(cancel.clone());
+        let work = std::future::pending::<Result<(), McpError>>();
+        let mut until = Box::pin(UntilCancelled { work, watched: Some(ctx.clone()), cancel: None });
+        assert!(poll(until.as_mut()).is_pending());
+        // A deadline is the handler's cancellation, not the request's: the call still answers.
+        ctx.deadline_token().cancel();
+        assert!(poll(until.as_mut()).is_pending());
+        cancel.cancel();
+        match poll(until.as_mut()) {
+            Poll::Ready(Err(e)) => assert_eq!(e.message(), "request cancelled"),
+            other => panic!("expected the cancellation, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn work_that_finishes_at_once_answers_though_cancelled() {
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let work = std::future::ready(Ok::<_, McpError>(7));
+        let mut until = Box::pin(UntilCancelled { work, watched: Some(context(cancel)), cancel: None });
+        assert!(matches!(poll(until.as_mut()), Poll::Ready(Ok(7))));
     }
 }

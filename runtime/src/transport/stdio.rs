@@ -690,26 +690,27 @@ impl Connection {
             // The request's notifications go straight into the writer queue; its answer is
             // queued below, after the work ended, so it follows them.
             let notifier = server.notifier(out.clone(), token.clone());
-            // Boxed: the request future is large, and inline it would be copied whole each
-            // time the task moves (spawn, task cell), which callgrind showed as a tenth of the
-            // per-request instructions.
-            let outcome = Box::pin(server.handle_request(
-                req,
-                session.as_ref(),
-                Origin::new(token.clone(), notifier).principal(principal).connection(Some(identity)),
-            ))
-            .await;
-            // Still registered unless the client cancelled it (or EOF's grace ran out): only
-            // those are answered.
+            // Inline: this whole future is boxed before it is polled or spawned (below), so the
+            // request's future never moves once started.
+            let outcome = server
+                .handle_request(
+                    req,
+                    session.as_ref(),
+                    Origin::new(token, notifier).principal(principal).connection(Some(identity)),
+                )
+                .await;
+            // Still registered unless the client cancelled it (which unregisters it) or EOF's
+            // grace ran out: only those are answered, and of those cancelled (the server shuts
+            // down, or the connection's future was dropped), only at shutdown.
             let registered = {
                 let mut map = in_flight.lock().unwrap_or_else(|e| e.into_inner());
-                let ours = map.get(&id).is_some_and(|e| e.seq == seq);
-                if ours {
-                    map.remove(&id);
+                match map.get(&id) {
+                    Some(e) if e.seq == seq => map.remove(&id),
+                    _ => None,
                 }
-                ours
             };
-            let answered = !token.is_cancelled() || (registered && server.shutdown_token().is_cancelled());
+            let answered =
+                registered.is_some_and(|entry| !entry.token.is_cancelled() || server.shutdown_token().is_cancelled());
             if let Some(delivery) = deliver(server, out, id, answered.then_some(outcome), slot, is_listen) {
                 delivery.await;
             }

@@ -239,7 +239,7 @@ pub(crate) async fn reply(
     mut notes: OutboundReceiver,
     cancel: CancellationToken,
 ) -> Response {
-    let guard = cancel.clone().drop_guard();
+    let guard = cancel.drop_guard();
     let first = async {
         tokio::select! {
             biased;
