@@ -342,9 +342,7 @@ impl Engine {
         let ends_itself = matches!(target, Target::Builtin(Method::Listen));
         let watched = (!ends_itself).then(|| ctx.clone());
         let server = self.clone();
-        // A panicking filter or handler ends its own request with -32603, never the connection:
-        // the request still gets its answer and its id is released.
-        let work = contain_panics(async move {
+        let work = async move {
             if server.raw.is_empty() {
                 // No raw filter to pass through: the terminal step itself, without the shared
                 // closure and boxed future that a chain needs.
@@ -365,8 +363,12 @@ impl Engine {
                 }))
             });
             server.raw.run(RawRequest { ctx, params }, terminal).await.map(ResultObject::Value)
-        });
-        let until = UntilCancelled { work, watched, cancel: None };
+        };
+        // A panicking filter or handler ends its own request with -32603, never the connection:
+        // the request still gets its answer and its id is released. Outside the wait for
+        // cancellation, which may drop the last clone of the context (and with it the values of
+        // its `extensions`, whose `Drop` is the application's).
+        let until = contain_panics(UntilCancelled { work, watched, cancel: None });
         if span.is_disabled() {
             // No subscriber wants the span: the request's future carries nothing for it.
             return Either::Left(until);
@@ -636,6 +638,8 @@ impl<T, F: Future<Output = Result<T, McpError>>> Future for UntilCancelled<F> {
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
         let mut this = self.project();
         if let std::task::Poll::Ready(r) = this.work.poll(cx) {
+            // The context goes when the work ends, as it would without this clone.
+            *this.watched = None;
             return std::task::Poll::Ready(r);
         }
         if let Some(ctx) = this.watched.take() {
@@ -657,7 +661,8 @@ mod tests {
     use serde_json::json;
     use std::future::Future;
     use std::sync::Arc;
-    use std::task::{Context, Poll, Waker};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::{Context, Poll, Wake, Waker};
     use tokio_util::sync::CancellationToken;
 
     fn context(cancel: CancellationToken) -> RequestContext {
@@ -678,25 +683,52 @@ mod tests {
         RequestContext::new(parts, Arc::new(Default::default()), Arc::new(()), tracing::Span::none())
     }
 
-    fn poll<F: Future>(f: std::pin::Pin<&mut F>) -> Poll<F::Output> {
-        f.poll(&mut Context::from_waker(Waker::noop()))
+    /// A waker that records whether it was woken.
+    #[derive(Default)]
+    struct Flag(AtomicBool);
+
+    impl Wake for Flag {
+        fn wake(self: Arc<Self>) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn poll<F: Future>(f: std::pin::Pin<&mut F>, flag: &Arc<Flag>) -> Poll<F::Output> {
+        f.poll(&mut Context::from_waker(&Waker::from(flag.clone())))
     }
 
     #[test]
     fn work_that_waits_ends_when_the_request_is_cancelled_later() {
         let cancel = CancellationToken::new();
         let ctx = context(cancel.clone());
+        // A deadline installed before the first poll (as a timed tool's is) is the handler's
+        // cancellation, not the request's: the wait must not be on it.
+        let deadline = ctx.deadline_token().clone();
         let work = std::future::pending::<Result<(), McpError>>();
-        let mut until = Box::pin(UntilCancelled { work, watched: Some(ctx.clone()), cancel: None });
-        assert!(poll(until.as_mut()).is_pending());
-        // A deadline is the handler's cancellation, not the request's: the call still answers.
-        ctx.deadline_token().cancel();
-        assert!(poll(until.as_mut()).is_pending());
+        let mut until = Box::pin(UntilCancelled { work, watched: Some(ctx), cancel: None });
+        let flag = Arc::new(Flag::default());
+        assert!(poll(until.as_mut(), &flag).is_pending());
+        deadline.cancel();
+        assert!(!flag.0.load(Ordering::SeqCst), "a deadline woke the wait");
+        assert!(poll(until.as_mut(), &flag).is_pending());
         cancel.cancel();
-        match poll(until.as_mut()) {
+        assert!(flag.0.load(Ordering::SeqCst), "the request's cancellation did not wake the wait");
+        match poll(until.as_mut(), &flag) {
             Poll::Ready(Err(e)) => assert_eq!(e.message(), "request cancelled"),
             other => panic!("expected the cancellation, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn the_context_goes_when_the_work_ends() {
+        let ctx = context(CancellationToken::new());
+        let mut until = Box::pin(UntilCancelled {
+            work: std::future::ready(Ok::<_, McpError>(())),
+            watched: Some(ctx.clone()),
+            cancel: None,
+        });
+        assert!(poll(until.as_mut(), &Arc::new(Flag::default())).is_ready());
+        assert!(until.watched.is_none(), "the finished wait still holds the context");
     }
 
     #[test]
@@ -705,6 +737,6 @@ mod tests {
         cancel.cancel();
         let work = std::future::ready(Ok::<_, McpError>(7));
         let mut until = Box::pin(UntilCancelled { work, watched: Some(context(cancel)), cancel: None });
-        assert!(matches!(poll(until.as_mut()), Poll::Ready(Ok(7))));
+        assert!(matches!(poll(until.as_mut(), &Arc::new(Flag::default())), Poll::Ready(Ok(7))));
     }
 }

@@ -674,47 +674,15 @@ impl Connection {
     }
 
     fn start(&mut self, req: Request, entry: InFlight, permit: OwnedSemaphorePermit, slot: Option<BatchSlot>) {
-        let InFlight { seq, token } = entry;
-        let server = self.server.clone();
-        let session = self.session.clone();
-        let out = self.out.clone();
-        let in_flight = self.in_flight.clone();
-        let principal = self.principal.clone();
-        let identity = self.identity.clone();
-        let is_listen = req.method == "subscriptions/listen";
-        // The future is kept small (the answer is queued without waiting when it can be, and
-        // every other way of delivering it is a boxed future of its own) and boxed below.
-        let work = async move {
-            let _permit = permit;
-            let id = req.id.clone();
-            // The request's notifications go straight into the writer queue; its answer is
-            // queued below, after the work ended, so it follows them.
-            let notifier = server.notifier(out.clone(), token.clone());
-            // Inline: this whole future is boxed before it is polled or spawned (below), so the
-            // request's future never moves once started.
-            let outcome = server
-                .handle_request(
-                    req,
-                    session.as_ref(),
-                    Origin::new(token, notifier).principal(principal).connection(Some(identity)),
-                )
-                .await;
-            // Still registered unless the client cancelled it (which unregisters it) or EOF's
-            // grace ran out: only those are answered, and of those cancelled (the server shuts
-            // down, or the connection's future was dropped), only at shutdown.
-            let registered = {
-                let mut map = in_flight.lock().unwrap_or_else(|e| e.into_inner());
-                match map.get(&id) {
-                    Some(e) if e.seq == seq => map.remove(&id),
-                    _ => None,
-                }
-            };
-            let answered =
-                registered.is_some_and(|entry| !entry.token.is_cancelled() || server.shutdown_token().is_cancelled());
-            if let Some(delivery) = deliver(server, out, id, answered.then_some(outcome), slot, is_listen) {
-                delivery.await;
-            }
-        };
+        let work = RequestWork {
+            server: self.server.clone(),
+            session: self.session.clone(),
+            out: self.out.clone(),
+            in_flight: self.in_flight.clone(),
+            principal: self.principal.clone(),
+            identity: self.identity.clone(),
+        }
+        .run(req, entry, permit, slot);
         // Boxed before it is spawned: tokio aligns a task cell to the cache line, and glibc
         // serves an aligned allocation of this future's size through its large-request path,
         // which consolidates the free lists on every spawn (`perf`, pipelined calls on a
@@ -746,6 +714,68 @@ impl Connection {
             Err(panic) => {
                 let what = crate::pipeline::serve::panic_message(panic.as_ref());
                 tracing::error!(panic = %what, "stdio: delivering a request's answer panicked");
+            }
+        }
+    }
+}
+
+/// What a request's work takes from its connection.
+struct RequestWork {
+    server: Server,
+    session: Option<Arc<LegacySession>>,
+    out: OutboundSender,
+    in_flight: Arc<Mutex<InFlightMap>>,
+    principal: Option<Arc<Principal>>,
+    identity: crate::context::Connection,
+}
+
+impl RequestWork {
+    /// The request served, its answer delivered and its id released.
+    ///
+    /// The future holds the pipeline's and is boxed whole by [`Connection::start`]; what else
+    /// it could hold is kept out (the answer is queued without waiting when it can be, and
+    /// every other way of delivering it is a boxed future of its own), so that the box stays
+    /// within the sizes glibc serves from its per-thread cache (1,032 bytes; a test holds it
+    /// there).
+    fn run(
+        self,
+        req: Request,
+        entry: InFlight,
+        permit: OwnedSemaphorePermit,
+        slot: Option<BatchSlot>,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let RequestWork { server, session, out, in_flight, principal, identity } = self;
+        let InFlight { seq, token } = entry;
+        let is_listen = req.method == "subscriptions/listen";
+        async move {
+            let _permit = permit;
+            let id = req.id.clone();
+            // The request's notifications go straight into the writer queue; its answer is
+            // queued below, after the work ended, so it follows them.
+            let notifier = server.notifier(out.clone(), token.clone());
+            // Inline: this whole future is boxed before it is polled or spawned, so the request's
+            // future never moves once started.
+            let outcome = server
+                .handle_request(
+                    req,
+                    session.as_ref(),
+                    Origin::new(token, notifier).principal(principal).connection(Some(identity)),
+                )
+                .await;
+            // Still registered unless the client cancelled it (which unregisters it) or EOF's
+            // grace ran out: only those are answered, and of those cancelled (the server shuts
+            // down, or the connection's future was dropped), only at shutdown.
+            let registered = {
+                let mut map = in_flight.lock().unwrap_or_else(|e| e.into_inner());
+                match map.get(&id) {
+                    Some(e) if e.seq == seq => map.remove(&id),
+                    _ => None,
+                }
+            };
+            let answered =
+                registered.is_some_and(|entry| !entry.token.is_cancelled() || server.shutdown_token().is_cancelled());
+            if let Some(delivery) = deliver(server, out, id, answered.then_some(outcome), slot, is_listen) {
+                delivery.await;
             }
         }
     }
@@ -877,5 +907,36 @@ impl Drop for BatchSlot {
             // Only when the connection is being torn down: no task is left to await the send.
             let _ = batch.out.try_send(Outbound::Message(Payload::Value(line)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{InFlight, InFlightMap, RequestWork};
+    use crate::jsonrpc::{Request, RequestId};
+    use crate::server::Server;
+    use std::sync::{Arc, Mutex};
+    use tokio::sync::Semaphore;
+    use tokio_util::sync::CancellationToken;
+
+    /// Every request's work is boxed: over 1,032 bytes, glibc's malloc would serve it from its
+    /// shared bins instead of the per-thread cache, a slower path on every request (and slower
+    /// still with many requests in flight).
+    #[test]
+    fn the_request_work_fits_the_allocators_thread_cache() {
+        let server = Server::builder("t", "0").groups(["none"]).build().expect("builds");
+        let (out, _rx) = crate::context::outbound_channel(1);
+        let work = RequestWork {
+            server,
+            session: None,
+            out,
+            in_flight: Arc::new(Mutex::new(InFlightMap::default())),
+            principal: None,
+            identity: crate::context::Connection::new(None),
+        };
+        let permit = Arc::new(Semaphore::new(1)).try_acquire_owned().expect("a permit");
+        let entry = InFlight { seq: 0, token: CancellationToken::new() };
+        let work = work.run(Request::new(RequestId::Number(1), "tools/call", None), entry, permit, None);
+        assert!(std::mem::size_of_val(&work) <= 1032, "{} bytes", std::mem::size_of_val(&work));
     }
 }
