@@ -178,6 +178,7 @@ pub fn verify_request_state(
     if let Some(r) = input_responses {
         params.insert("inputResponses".into(), r);
     }
-    let channel = crate::input::ModernChannel::from_params(state_codec(), "tools/call", &mut params, None, None)?;
+    let channel =
+        crate::input::ModernChannel::from_params(state_codec(), "tools/call", &mut params, &Default::default(), None)?;
     Ok(channel.visible_answers())
 }

@@ -5,7 +5,7 @@
 use super::state::{Binding, BindingInput, Carried, StateCodec};
 use super::{InputChannel, InputFuture, InputRound};
 use crate::context::RequestContext;
-use crate::jsonrpc::{McpError, small_map};
+use crate::jsonrpc::{McpError, TakenOut, small_map};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -59,7 +59,7 @@ impl ModernChannel {
         codec: Arc<StateCodec>,
         method: &'static str,
         params: &mut Map<String, Value>,
-        arguments: Option<&Arc<str>>,
+        taken: &TakenOut,
         principal: Option<&str>,
     ) -> Result<Self, McpError> {
         let responses = match small_map::remove(params, "inputResponses") {
@@ -67,7 +67,7 @@ impl ModernChannel {
             Some(Value::Object(m)) => m,
             Some(_) => return Err(McpError::invalid_params("inputResponses must be an object of answers by key")),
         };
-        let input = BindingInput::of(method, params, arguments, principal);
+        let input = BindingInput::of(method, params, taken, principal);
         let (binding, carried) = match small_map::remove(params, "requestState") {
             None | Some(Value::Null) => (LazyBinding::Later(input), Carried::default()),
             Some(Value::String(s)) => {
@@ -159,8 +159,8 @@ mod tests {
         ] {
             let eager = Binding::of(method, &params(original.clone()), Some("alice"));
             let mut p = params(original.clone());
-            let channel =
-                ModernChannel::from_params(codec.clone(), method, &mut p, None, Some("alice")).expect("no state");
+            let channel = ModernChannel::from_params(codec.clone(), method, &mut p, &Default::default(), Some("alice"))
+                .expect("no state");
             p.insert("arguments".into(), json!({"changed": true}));
             assert!(matches!(channel.binding, LazyBinding::Later(..)), "{original}");
             assert_eq!(*channel.binding.get(), eager, "{original}");
@@ -173,20 +173,21 @@ mod tests {
         let codec = Arc::new(StateCodec::new(Some(vec![2u8; 32]), Duration::from_secs(60)));
         let request = json!({"name": "ask", "arguments": {"x": 1}});
         let mut first = params(request.clone());
-        let channel =
-            ModernChannel::from_params(codec.clone(), "tools/call", &mut first, None, None).expect("no state");
+        let channel = ModernChannel::from_params(codec.clone(), "tools/call", &mut first, &Default::default(), None)
+            .expect("no state");
         let state = codec.seal(&channel.binding.get(), &Carried::default(), SystemTime::now());
         let mut retry = params(request);
         retry.insert("requestState".into(), Value::String(state));
-        let reopened =
-            ModernChannel::from_params(codec.clone(), "tools/call", &mut retry, None, None).expect("verifies");
+        let reopened = ModernChannel::from_params(codec.clone(), "tools/call", &mut retry, &Default::default(), None)
+            .expect("verifies");
         assert!(matches!(reopened.binding, LazyBinding::Now(_)));
         let mut other = params(json!({"name": "ask", "arguments": {"x": 2}}));
         other.insert(
             "requestState".into(),
             Value::String(codec.seal(&channel.binding.get(), &Carried::default(), SystemTime::now())),
         );
-        let err = ModernChannel::from_params(codec, "tools/call", &mut other, None, None).expect_err("other arguments");
+        let err = ModernChannel::from_params(codec, "tools/call", &mut other, &Default::default(), None)
+            .expect_err("other arguments");
         assert!(err.message().contains("different arguments"), "{}", err.message());
     }
 }

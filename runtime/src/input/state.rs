@@ -7,7 +7,7 @@
 //! and the tag is HMAC-SHA256 over `v1.<payload>` with the server's key. The payload is
 //! authenticated, not encrypted: the client can read it, it cannot change it.
 
-use crate::jsonrpc::{McpError, small_map};
+use crate::jsonrpc::{McpError, TakenOut, small_map};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
@@ -63,7 +63,7 @@ impl Binding {
     /// The binding of a request from its params (`name`/`uri` and `arguments`).
     #[cfg(any(feature = "fuzzing", test))]
     pub(crate) fn of(method: &'static str, params: &Map<String, Value>, principal: Option<&str>) -> Binding {
-        BindingInput::of(method, params, None, principal).bind()
+        BindingInput::of(method, params, &Default::default(), principal).bind()
     }
 }
 
@@ -91,22 +91,24 @@ enum Arguments {
 }
 
 impl BindingInput {
-    /// The input of a request from its params (`name`/`uri` and `arguments`), or from
-    /// `arguments`, the text a `tools/call`'s were taken out as.
+    /// The input of a request from its params (`name`/`uri` and `arguments`), or from what
+    /// the parser took out of a `tools/call`'s (its `arguments` text, its `name`).
     pub(crate) fn of(
         method: &'static str,
         params: &Map<String, Value>,
-        arguments: Option<&Arc<str>>,
+        taken: &TakenOut,
         principal: Option<&str>,
     ) -> BindingInput {
-        let name = small_map::get(params, "name")
-            .or_else(|| small_map::get(params, "uri"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let name = taken.name.as_deref().unwrap_or_else(|| {
+            small_map::get(params, "name")
+                .or_else(|| small_map::get(params, "uri"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        });
         BindingInput {
             method,
             name: name.to_owned(),
-            arguments: match arguments {
+            arguments: match &taken.arguments {
                 Some(text) => Some(Arguments::Text(text.clone())),
                 None => small_map::get(params, "arguments").filter(|a| !a.is_null()).cloned().map(Arguments::Value),
             },
@@ -506,7 +508,8 @@ mod tests {
             };
             let pretty = serde_json::to_string_pretty(&args).expect("serializes");
             let text = Arc::<str>::from(pretty);
-            let from_text = BindingInput::of("tools/call", params, Some(&text), Some("p")).bind();
+            let taken = TakenOut { arguments: Some(text), name: None };
+            let from_text = BindingInput::of("tools/call", params, &taken, Some("p")).bind();
             assert_eq!(from_text, binding("t", args.clone(), Some("p")), "round {round}: {args}");
         }
     }

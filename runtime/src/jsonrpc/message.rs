@@ -15,7 +15,9 @@ use std::sync::Arc;
 ///
 /// The parser also keeps a `tools/call`'s object `arguments` apart, as the JSON text it came
 /// in ([`arguments`](Self::arguments)): a tool decodes its parameters straight from it
-/// ([`ToolArguments`](super::ToolArguments)).
+/// ([`ToolArguments`](super::ToolArguments)). When `method` came before `params`, it keeps the
+/// call's string `name` apart too ([`tool_name`](Self::tool_name)), and `params` is then
+/// usually empty: no map is built for a call.
 ///
 /// Made by [`parse_message`], or in code with [`Request::new`], which splits `_meta` the same
 /// way (the pipeline reads `_meta` from [`meta`](Self::meta) only, so one left in `params`
@@ -34,6 +36,26 @@ pub struct Request {
     pub meta: RequestMeta,
     /// See [`arguments`](Self::arguments). Set by the parser only, from text it checked.
     pub(crate) arguments: Option<Arc<str>>,
+    /// A parsed `tools/call`'s string `params.name`, taken out of `params`
+    /// ([`tool_name`](Self::tool_name)). Set by the parser only.
+    pub(crate) tool_name: Option<Box<str>>,
+}
+
+/// What the parser took out of a `tools/call`'s `params` ([`Request::arguments`],
+/// [`Request::tool_name`]), carried apart from them to the call.
+#[derive(Debug, Default)]
+pub(crate) struct TakenOut {
+    /// The object `arguments`, as the text it was sent as.
+    pub(crate) arguments: Option<Arc<str>>,
+    /// The string `name`.
+    pub(crate) name: Option<Box<str>>,
+}
+
+impl Request {
+    /// Takes the members the parser kept apart, leaving `self` as it would be without them.
+    pub(crate) fn take_out(&mut self) -> TakenOut {
+        TakenOut { arguments: self.arguments.take(), name: self.tool_name.take() }
+    }
 }
 
 impl Request {
@@ -42,7 +64,18 @@ impl Request {
     /// `tools/call`'s `arguments` stay in `params`.
     pub fn new(id: RequestId, method: impl Into<String>, params: Option<Map<String, Value>>) -> Self {
         let (params, meta) = split_meta(params);
-        Request { id, method: method.into(), params, meta, arguments: None }
+        Request { id, method: method.into(), params, meta, arguments: None, tool_name: None }
+    }
+
+    /// The tool a `tools/call` names (`params.name`, when a string): where the parser put it
+    /// (out of [`params`](Self::params), when `method` came before `params` in the message),
+    /// else in `params`. `None` for a request of another method, and when `name` is absent or
+    /// not a string (the call is then refused with `-32602`).
+    pub fn tool_name(&self) -> Option<&str> {
+        if self.method != TOOLS_CALL {
+            return None;
+        }
+        self.tool_name.as_deref().or_else(|| self.params.as_ref()?.get("name")?.as_str())
     }
 
     /// The `params.arguments` of a parsed `tools/call`, as the JSON text of the object it
@@ -69,6 +102,7 @@ impl std::fmt::Debug for Request {
             .field("params", &self.params)
             .field("meta", &self.meta)
             .field("arguments", &arguments)
+            .field("tool_name", &self.tool_name)
             .finish()
     }
 }
@@ -350,6 +384,9 @@ struct PlainParams {
     meta: Option<RequestMeta>,
     /// Shared: the `requestState` binding keeps the same text without a copy.
     arguments: Option<Arc<str>>,
+    /// A `tools/call`'s string `name`, when the method came first; a `name` of another type
+    /// stays in `members`, for the call to refuse.
+    name: Option<Box<str>>,
     /// `members` holds an `arguments` entry: a value that is not an object, or, while
     /// `arguments` holds text taken before the method was known, a `null` keeping its place
     /// (another method's arguments go back there, in the order they were sent).
@@ -374,7 +411,8 @@ impl<'de> Visitor<'de> for PlainParamsVisitor<'de, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<PlainParams, A::Error> {
-        let mut params = PlainParams { members: Map::new(), meta: None, arguments: None, held: false };
+        let mut params = PlainParams { members: Map::new(), meta: None, arguments: None, name: None, held: false };
+        let mut name_seen = false;
         // Captured text is only scanned, not parsed: what a `Value` would refuse (a lone
         // surrogate, a number out of range, nesting past the depth limit) must fail here too,
         // for the general path to answer -32700.
@@ -414,6 +452,24 @@ impl<'de> Visitor<'de> for PlainParamsVisitor<'de, '_> {
                 ParamsKey::Arguments => {
                     params.members.insert("arguments".to_owned(), access.next_value()?);
                 }
+                // Only once the method is known: taken out before, a name would have to be put
+                // back for another method, in its place.
+                ParamsKey::Name if self.tool_call == Some(true) => {
+                    // A map keeps a repeated key where it was first sent, with the last value:
+                    // the general path says so.
+                    if std::mem::replace(&mut name_seen, true) {
+                        return Err(serde::de::Error::custom("`name` sent twice"));
+                    }
+                    match access.next_value()? {
+                        Value::String(name) => params.name = Some(name.into_boxed_str()),
+                        other => {
+                            params.members.insert("name".to_owned(), other);
+                        }
+                    }
+                }
+                ParamsKey::Name => {
+                    params.members.insert("name".to_owned(), access.next_value()?);
+                }
                 ParamsKey::Other(key) => {
                     params.members.insert(key, access.next_value()?);
                 }
@@ -423,10 +479,11 @@ impl<'de> Visitor<'de> for PlainParamsVisitor<'de, '_> {
     }
 }
 
-/// A key of `params`: `_meta` and `arguments` are told apart without allocating them.
+/// A key of `params`: `_meta`, `arguments` and `name` are told apart without allocating them.
 enum ParamsKey {
     Meta,
     Arguments,
+    Name,
     Other(String),
 }
 
@@ -435,6 +492,7 @@ impl ParamsKey {
         match key {
             "_meta" => Some(ParamsKey::Meta),
             "arguments" => Some(ParamsKey::Arguments),
+            "name" => Some(ParamsKey::Name),
             _ => None,
         }
     }
@@ -557,8 +615,8 @@ fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
         None if declined.get() => read(MetaRead::Whole)?,
         None => return None,
     };
-    let (params, meta, arguments) = match plain.params {
-        None => (None, RequestMeta::default(), None),
+    let (params, meta, arguments, tool_name) = match plain.params {
+        None => (None, RequestMeta::default(), None, None),
         Some(mut p) => {
             // `params` before `method`: a `tools/call` drops the placeholder; another method's
             // arguments go back in its place (checked text, so it parses).
@@ -569,10 +627,10 @@ fn parse_plain_request(bytes: &[u8]) -> Option<Request> {
             } else if let Some(text) = p.arguments.take() {
                 p.members.insert("arguments".to_owned(), serde_json::from_str(&text).ok()?);
             }
-            (Some(p.members), p.meta.unwrap_or_default(), p.arguments)
+            (Some(p.members), p.meta.unwrap_or_default(), p.arguments, p.name)
         }
     };
-    Some(Request { id: plain_id(plain.id)?, method: plain.method, params, meta, arguments })
+    Some(Request { id: plain_id(plain.id)?, method: plain.method, params, meta, arguments, tool_name })
 }
 
 fn parse_plain(bytes: &[u8]) -> Option<Message> {
@@ -799,6 +857,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":23,"params":{"arguments":{"a":1},"name":"e","arguments":7},"method":"tools/call"}"#,
             r#"{"jsonrpc":"2.0","id":24,"params":{"arguments":7,"name":"e","arguments":{"a":1}},"method":"tools/call"}"#,
             r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"e","arguments":{"a":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":7,"arguments":{"a":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":null}}"#,
+            r#"{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"x":{"name":"inner"}}}"#,
+            r#"{"jsonrpc":"2.0","id":32,"params":{"name":"e"},"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":33,"method":"prompts/get","params":{"name":"p"}}"#,
         ];
         for line in accepted {
             let plain = parse_plain(line.as_bytes()).expect(line);
@@ -812,7 +875,20 @@ mod tests {
             if let Some(request) = parse_plain_request(line.as_bytes()) {
                 let object_arguments = sent["method"] == TOOLS_CALL && sent["params"]["arguments"].is_object();
                 assert_eq!(request.arguments.is_some(), object_arguments, "{line}");
-                if request.arguments.is_none() {
+                // The name only once the method is known, and only a string (the last one sent).
+                let method_first = line.find(r#""method""#) < line.find(r#""params""#);
+                let string_name = sent["method"] == TOOLS_CALL && method_first && sent["params"]["name"].is_string();
+                assert_eq!(
+                    request.tool_name.as_deref(),
+                    string_name.then(|| sent["params"]["name"].as_str()).flatten(),
+                    "{line}"
+                );
+                assert_eq!(
+                    request.tool_name(),
+                    (sent["method"] == TOOLS_CALL).then(|| sent["params"]["name"].as_str()).flatten(),
+                    "{line}"
+                );
+                if request.arguments.is_none() && request.tool_name.is_none() {
                     // Nothing was taken out: the same request, key order included.
                     assert_eq!(format!("{:?}", Message::Request(request.clone())), format!("{general:?}"), "{line}");
                 }
@@ -824,6 +900,19 @@ mod tests {
                     "{line}"
                 );
             }
+        }
+        // A tool's `name` sent twice: the general path keeps it where it came first, with the
+        // last value.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":27,"method":"tools/call","params":{"name":"a","x":1,"name":7}}"#,
+            r#"{"jsonrpc":"2.0","id":28,"method":"tools/call","params":{"name":7,"x":1,"name":"a"}}"#,
+            r#"{"jsonrpc":"2.0","id":29,"method":"tools/call","params":{"name":"a","name":"b\u00e9"}}"#,
+        ] {
+            assert!(parse_plain_request(line.as_bytes()).is_none(), "{line}");
+            let (Ok(parsed), Ok(general)) = (parse_message(line.as_bytes()), parse(line.as_bytes())) else {
+                panic!("{line} parses")
+            };
+            assert_eq!(format!("{parsed:?}"), format!("{general:?}"), "{line}");
         }
         let declined = [
             r#"["2.0",1,"m"]"#,
@@ -848,8 +937,11 @@ mod tests {
         }
     }
 
-    /// The request the general path makes: a `tools/call`'s arguments in `params`.
+    /// The request the general path makes: a `tools/call`'s name and arguments in `params`.
     fn merged(mut request: Request) -> Request {
+        if let Some(name) = request.tool_name.take() {
+            request.params.get_or_insert_default().insert("name".into(), Value::String(name.into_string()));
+        }
         if let Some(text) = request.arguments.take() {
             let value = serde_json::from_str(&text).expect("checked JSON");
             request.params.get_or_insert_default().insert("arguments".into(), value);
@@ -874,11 +966,12 @@ mod tests {
         let line = br#"{"jsonrpc":"2.0","method":"n","params":{"_meta":{"k":1}}}"#;
         let Ok(Message::Notification(n)) = parse_message(line) else { panic!("a notification") };
         assert_eq!(n.params, json!({ "_meta": { "k": 1 } }).as_object().cloned());
-        // A tool's object arguments leave too, kept as sent; another method's stay.
+        // A tool's object arguments leave too, kept as sent, and its name; another method's stay.
         let line =
             br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{ "b":1,"a":[2] }}}"#;
         let Ok(Message::Request(req)) = parse_message(line) else { panic!("a request") };
-        assert_eq!(req.params, json!({ "name": "e" }).as_object().cloned());
+        assert_eq!(req.params, Some(Map::new()));
+        assert_eq!(req.tool_name(), Some("e"));
         assert_eq!(req.arguments.as_deref(), Some(r#"{ "b":1,"a":[2] }"#));
         for (line, left) in [
             (
@@ -895,10 +988,17 @@ mod tests {
             Request::new(RequestId::Number(1), "tools/call", json!({ "arguments": { "k": 2 } }).as_object().cloned());
         assert_eq!(made.params, json!({ "arguments": { "k": 2 } }).as_object().cloned());
         assert!(made.arguments().is_none());
-        // `params` before `method`: taken out all the same.
+        // Made in code, the name stays in `params`, where `tool_name` finds it; another
+        // method's `name` is not a tool's.
+        let made = Request::new(RequestId::Number(1), "tools/call", json!({ "name": "t" }).as_object().cloned());
+        assert_eq!((made.tool_name(), made.params.as_ref().map(Map::len)), (Some("t"), Some(1)));
+        let made = Request::new(RequestId::Number(1), "prompts/get", json!({ "name": "p" }).as_object().cloned());
+        assert_eq!(made.tool_name(), None);
+        // `params` before `method`: the arguments taken out all the same, the name left.
         let line = br#"{"jsonrpc":"2.0","id":1,"params":{"arguments":{ "k" :2},"name":"e"},"method":"tools/call"}"#;
         let Ok(Message::Request(req)) = parse_message(line) else { panic!("a request") };
         assert_eq!(req.arguments(), Some(r#"{ "k" :2}"#));
+        assert_eq!((req.tool_name(), req.tool_name.as_deref()), (Some("e"), None));
         // Not UTF-8: the general path's error.
         let failure = parse_message(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\xff\"}").expect_err("refused");
         assert_eq!(failure.error.code().0, -32700);

@@ -19,6 +19,7 @@ pub(crate) mod small_map;
 pub use arguments::ToolArguments;
 pub(crate) use error::McpError;
 pub(crate) use id::RequestId;
+pub(crate) use message::TakenOut;
 pub use message::{
     MAX_BATCH_LEN, Message, Notification, ParseFailure, Request, error_response, parse_batch, parse_entry,
     parse_message, success_response,

@@ -6,7 +6,7 @@ use super::session::LegacySession;
 use super::{Engine, encode, handlers};
 use crate::context::{Origin, RequestContext, RequestParts};
 use crate::input::{InputSource, ModernChannel};
-use crate::jsonrpc::{McpError, Request, RequestMeta, ResultObject, small_map};
+use crate::jsonrpc::{McpError, Request, RequestMeta, ResultObject, TakenOut, small_map};
 use crate::pipeline::{RawRequest, RawResponse};
 use crate::protocol::negotiate_legacy;
 use crate::protocol::{Era, LEGACY_VERSIONS, MODERN_VERSION, ModernMeta, TraceContext, check_modern_meta};
@@ -175,7 +175,7 @@ impl Engine {
                 let server = self.clone();
                 let had_input = p.had_input;
                 Either::Right(
-                    self.run(p.target, p.parts, (p.params, p.arguments), None, p.channel)
+                    self.run(p.target, p.parts, (p.params, p.taken), None, p.channel)
                         .map(move |r| server.finish_modern(target, had_input, r)),
                 )
             }
@@ -184,9 +184,10 @@ impl Engine {
 
     /// What [`serve_modern`](Self::serve_modern) checks before anything runs: the target, the
     /// input-required state of a retry, the request's parts.
-    fn prepare_modern(&self, req: Request, meta: ModernMeta, origin: Origin) -> Result<Prepared, McpError> {
+    fn prepare_modern(&self, mut req: Request, meta: ModernMeta, origin: Origin) -> Result<Prepared, McpError> {
         let target =
             self.target(&req.method, true).ok_or_else(|| crate::protocol::method_not_served(&req.method, None))?;
+        let taken = req.take_out();
         let mut params = req.params.unwrap_or_default();
         let takes_input = target.asks_input();
         // MRTR (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr): the
@@ -200,14 +201,14 @@ impl Engine {
                 self.request_state.clone(),
                 target.name(),
                 &mut params,
-                req.arguments.as_ref(),
+                &taken,
                 principal_id,
             )?;
             Some(InputSource::Ready(Arc::new(c)))
         } else {
             None
         };
-        let (raw, arguments) = self.take_meta(target, &mut params, req.meta, req.arguments);
+        let (raw, taken) = self.take_meta(target, &mut params, req.meta, taken);
         let parts = RequestParts {
             id: req.id,
             method: req.method,
@@ -222,7 +223,7 @@ impl Engine {
             principal: origin.principal,
             connection: origin.connection,
         };
-        Ok(Prepared { target, parts, params, arguments, channel, had_input })
+        Ok(Prepared { target, parts, params, taken, channel, had_input })
     }
 
     /// The modern answer from the outcome of `run`: an input-required error becomes its result
@@ -282,11 +283,13 @@ impl Engine {
         let Some(target) = self.target(&req.method, false) else {
             return Either::Left(ready(Err(crate::protocol::method_not_served(&req.method, Some(session.version)))));
         };
+        let mut req = req;
+        let taken = req.take_out();
         let mut params = req.params.unwrap_or_default();
         if let Err(e) = super::legacy_meta::reject_modern_envelope(&req.meta, session.version) {
             return Either::Left(ready(Err(e)));
         }
-        let (raw, arguments) = self.take_meta(target, &mut params, req.meta, req.arguments);
+        let (raw, taken) = self.take_meta(target, &mut params, req.meta, taken);
         let channel = InputSource::Deferred(session.client_requests().clone());
         let parts = RequestParts {
             id: req.id,
@@ -302,7 +305,7 @@ impl Engine {
             principal: origin.principal,
             connection: origin.connection,
         };
-        let run = self.run(target, parts, (params, arguments), Some(session.clone()), Some(channel));
+        let run = self.run(target, parts, (params, taken), Some(session.clone()), Some(channel));
         if crate::protocol::revision::has_every_key(Era::Legacy(session.version)) {
             return Either::Right(Either::Left(run));
         }
@@ -329,7 +332,7 @@ impl Engine {
         self: &Arc<Self>,
         target: Target,
         parts: RequestParts,
-        (params, arguments): (Map<String, Value>, Option<Arc<str>>),
+        (params, taken): (Map<String, Value>, TakenOut),
         session: Option<Arc<LegacySession>>,
         input: Option<InputSource>,
     ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
@@ -346,7 +349,7 @@ impl Engine {
             if server.raw.is_empty() {
                 // No raw filter to pass through: the terminal step itself, without the shared
                 // closure and boxed future that a chain needs.
-                return server.dispatch(target, ctx, params, arguments, session.as_ref()).await;
+                return server.dispatch(target, ctx, params, taken, session.as_ref()).await;
             }
             let chain = server.clone();
             // Panics of the method are contained inside the chain too, so that the raw filters
@@ -358,7 +361,8 @@ impl Engine {
                 // With raw filters, results stay `Value`s (`encode::encodes_directly`), which
                 // `into_value` moves out.
                 Box::pin(contain_panics(async move {
-                    let dispatched = server.dispatch(target, req.ctx, req.params, None, session.as_ref());
+                    let dispatched =
+                        server.dispatch(target, req.ctx, req.params, TakenOut::default(), session.as_ref());
                     dispatched.await.map(ResultObject::into_value)
                 }))
             });
@@ -384,11 +388,11 @@ impl Engine {
         target: Target,
         ctx: RequestContext,
         mut params: Map<String, Value>,
-        arguments: Option<Arc<str>>,
+        taken: TakenOut,
         session: Option<&Arc<LegacySession>>,
     ) -> Result<ResultObject, McpError> {
         let name = match target {
-            Target::Builtin(m) => return handlers::call(self, m, ctx, (params, arguments), session).await,
+            Target::Builtin(m) => return handlers::call(self, m, ctx, (params, taken), session).await,
             Target::Rpc(name) => name,
         };
         let reg = *self.pipelines.rpcs.get(name).ok_or_else(|| McpError::method_not_found(name))?;
@@ -536,31 +540,34 @@ fn trace_context(meta: &RequestMeta, transport: Option<TraceContext>) -> Option<
 
 impl Engine {
     /// The request's `params._meta` for [`RequestParts::meta`], and a `tools/call`'s
-    /// `arguments` text for the tool, both of which the parser took out of `params`.
+    /// `arguments` text and `name` for the call, all of which the parser took out of `params`.
     ///
-    /// Raw filters see the undecoded params with `_meta` and `arguments`, and a replacement
-    /// listen handler sees them with `_meta`: there `params` gets them back as `Value`s (made
-    /// from their text only then), and the tool reads its arguments from `params` after the
-    /// filters (`None` is returned for the text). Every other step would drop `_meta` from
+    /// Raw filters see the undecoded params with `_meta`, `name` and `arguments`, and a
+    /// replacement listen handler sees them with `_meta`: there `params` gets them back as
+    /// `Value`s (made from their text only then), and the call reads them from `params` after
+    /// the filters (nothing is returned apart). Every other step would drop `_meta` from
     /// `params` before decoding them (handlers read it through the context).
     fn take_meta(
         &self,
         target: Target,
         params: &mut Map<String, Value>,
         meta: RequestMeta,
-        arguments: Option<Arc<str>>,
-    ) -> (RequestMeta, Option<Arc<str>>) {
+        taken: TakenOut,
+    ) -> (RequestMeta, TakenOut) {
         let seen_in_params = !self.raw.is_empty() || matches!(target, Target::Builtin(Method::Listen));
         if seen_in_params && let Some(value) = meta.to_value() {
             params.insert("_meta".into(), value);
         }
         if self.raw.is_empty() {
-            return (meta, arguments);
+            return (meta, taken);
         }
-        if let Some(value) = arguments.and_then(|text| serde_json::from_str(&text).ok()) {
+        if let Some(name) = taken.name {
+            params.insert("name".into(), Value::String(name.into_string()));
+        }
+        if let Some(value) = taken.arguments.and_then(|text| serde_json::from_str(&text).ok()) {
             params.insert("arguments".into(), value);
         }
-        (meta, None)
+        (meta, TakenOut::default())
     }
 }
 
@@ -605,8 +612,9 @@ struct Prepared {
     target: Target,
     parts: RequestParts,
     params: Map<String, Value>,
-    /// A `tools/call`'s object `arguments`, as text ([`Request::arguments`]).
-    arguments: Option<Arc<str>>,
+    /// What the parser kept apart from a `tools/call`'s params ([`Request::arguments`],
+    /// [`Request::tool_name`]).
+    taken: TakenOut,
     /// The input-required channel, for the methods that may ask the client.
     channel: Option<InputSource>,
     /// The retry carried answers or state (its result must not be cached).

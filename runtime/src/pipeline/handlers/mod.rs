@@ -11,7 +11,7 @@ use super::Engine;
 use super::method::Method;
 use super::session::LegacySession;
 use crate::context::RequestContext;
-use crate::jsonrpc::{McpError, ResultObject};
+use crate::jsonrpc::{McpError, ResultObject, TakenOut};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -19,13 +19,13 @@ pub(crate) async fn call(
     server: &Engine,
     method: Method,
     ctx: RequestContext,
-    (params, arguments): (Map<String, Value>, Option<Arc<str>>),
+    (params, taken): (Map<String, Value>, TakenOut),
     session: Option<&Arc<LegacySession>>,
 ) -> Result<ResultObject, McpError> {
     let value = match method {
         Method::Discover => Ok(discover(server, ctx.notifier().can_deliver())),
         Method::ToolsList => tools::list(server, &ctx, &params),
-        Method::ToolsCall => return Box::pin(tools::call(server, ctx, params, arguments)).await,
+        Method::ToolsCall => return Box::pin(tools::call(server, ctx, params, taken)).await,
         Method::PromptsList => prompts::list(server, &ctx, &params),
         Method::PromptsGet => return Box::pin(prompts::get(server, ctx, params)).await,
         Method::ResourcesList => resources::list(server, &ctx, &params),

@@ -1,7 +1,7 @@
 use super::page::{listed, page};
 use crate::auth::Primitive;
 use crate::context::RequestContext;
-use crate::jsonrpc::{McpError, ResultObject, ToolArguments};
+use crate::jsonrpc::{McpError, ResultObject, TakenOut, ToolArguments};
 use crate::model::{CallToolResult, ToolResultParts, ToolResultText};
 use crate::pipeline::Engine;
 use crate::pipeline::encode;
@@ -12,7 +12,6 @@ use crate::registry::ListedKind;
 use futures::future::{Either, ready};
 use serde_json::{Map, Value};
 use std::future::Future;
-use std::sync::Arc;
 
 /// `tools/list`: the enabled tools the caller may use, in name order, paginated.
 pub(crate) fn list(server: &Engine, ctx: &RequestContext, params: &Map<String, Value>) -> Result<Value, McpError> {
@@ -37,9 +36,9 @@ pub(crate) fn call(
     server: &Engine,
     ctx: RequestContext,
     params: Map<String, Value>,
-    arguments: Option<Arc<str>>,
+    taken: TakenOut,
 ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + '_ {
-    let decoded = match admit(server, &ctx, params, arguments) {
+    let decoded = match admit(server, &ctx, params, taken) {
         Ok(decoded) => decoded,
         Err(e) => return Either::Left(ready(Err(e))),
     };
@@ -89,10 +88,10 @@ fn admit(
     server: &Engine,
     ctx: &RequestContext,
     params: Map<String, Value>,
-    arguments: Option<Arc<str>>,
+    taken: TakenOut,
 ) -> Result<CallToolParams, McpError> {
-    let mut decoded = call_params(params)?;
-    if let Some(text) = arguments {
+    let mut decoded = call_params(params, taken.name)?;
+    if let Some(text) = taken.arguments {
         decoded.arguments = ToolArguments::from_checked_text(text);
     }
     let access = server.table().tool(&decoded.name).map(|t| (t.roles, t.scopes, t.limits));
@@ -114,7 +113,8 @@ fn admit(
 /// Decodes the params of `tools/call` into [`CallToolParams`]; other keys (`_meta` included)
 /// are ignored, as serde ignores them. An object `arguments` was taken out of `params` by the
 /// parser ([`Request::arguments`](crate::jsonrpc::Request::arguments)); one left here is `null`
-/// or of a wrong type.
+/// or of a wrong type. So may a string `name` have been (`name`,
+/// [`Request::tool_name`](crate::jsonrpc::Request::tool_name)): `params` then holds none.
 ///
 /// The usual shape (`name` a string; `arguments` an object, `null` or absent) is taken apart in
 /// one pass over the entries: serde would rebuild the `arguments` map entry by entry (an
@@ -123,7 +123,15 @@ fn admit(
 /// errors.
 ///
 /// Errors: `-32602` naming the serde error when the params do not decode.
-fn call_params(params: Map<String, Value>) -> Result<CallToolParams, McpError> {
+fn call_params(mut params: Map<String, Value>, name: Option<Box<str>>) -> Result<CallToolParams, McpError> {
+    if let Some(name) = name {
+        // Nothing left beside it (the usual call): no map to read. Otherwise the name goes back
+        // and the params are read as sent, for the same answer and wording.
+        if params.is_empty() {
+            return Ok(CallToolParams { name: name.into_string(), arguments: ToolArguments::default() });
+        }
+        params.insert("name".into(), Value::String(name.into_string()));
+    }
     let plain = params.iter().fold(0u8, |found, (k, v)| match (k.as_str(), v) {
         ("name", Value::String(_)) => found | 1,
         ("arguments", Value::Null | Value::Object(_)) => found,
@@ -218,8 +226,19 @@ mod tests {
     use crate::pipeline::CallToolParams;
     use serde_json::{Value, json};
 
-    fn params(v: Value) -> serde_json::Map<String, Value> {
+    fn params(v: Value) -> Params {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    type Params = serde_json::Map<String, Value>;
+
+    /// `v` as the parser leaves a `tools/call`'s params when it takes a string `name` out.
+    fn taken_out(v: &Value) -> Option<(Params, Option<Box<str>>)> {
+        let mut p = params(v.clone());
+        match p.shift_remove("name") {
+            Some(Value::String(name)) => Some((p, Some(name.into_boxed_str()))),
+            _ => None,
+        }
     }
 
     #[test]
@@ -231,9 +250,12 @@ mod tests {
             json!({"name": "echo", "arguments": {}, "extra": true}),
             json!({"_meta": {"progressToken": 1}, "arguments": {"a": 1}, "name": "echo"}),
         ] {
-            let fast = call_params(params(v.clone())).expect("decodes");
+            let fast = call_params(params(v.clone()), None).expect("decodes");
+            let (p, name) = taken_out(&v).expect("a string name");
+            let taken = call_params(p, name).expect("decodes");
             let serde: CallToolParams = serde_json::from_value(v).expect("decodes");
             assert_eq!(fast, serde);
+            assert_eq!(taken, serde);
         }
     }
 
@@ -246,10 +268,14 @@ mod tests {
             (json!({"name": "echo", "arguments": [1]}), "invalid type"),
             (json!({"name": "echo", "arguments": "x"}), "invalid type"),
         ] {
-            let err = call_params(params(v.clone())).expect_err("rejected");
+            let err = call_params(params(v.clone()), None).expect_err("rejected");
             assert_eq!(err.code(), crate::ErrorCode::INVALID_PARAMS, "{v}");
             assert!(err.message().starts_with("tools/call: invalid params: "), "{}", err.message());
             assert!(err.message().contains(needle), "{v}: {}", err.message());
+            // The same answer when the parser took the name out.
+            if let Some((p, name)) = taken_out(&v) {
+                assert_eq!(call_params(p, name).expect_err("rejected").message(), err.message(), "{v}");
+            }
         }
     }
 }

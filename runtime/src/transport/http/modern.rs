@@ -120,9 +120,7 @@ fn check_after_meta(
     if !state.server.serves_modern_method(&req.method) {
         return Err(crate::protocol::method_not_served(&req.method, None));
     }
-    if req.method == <crate::pipeline::methods::ToolsCall as crate::pipeline::RpcMethod>::METHOD
-        && let Some(name) = req.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)
-    {
+    if let Some(name) = req.tool_name() {
         let declared = state.server.tool_param_headers(name);
         if !declared.is_empty() {
             // An object `arguments` travels as text (`Request::arguments`); any other stays in
@@ -138,7 +136,8 @@ fn check_after_meta(
 /// `Mcp-Name` against the body field it mirrors (`field`, from [`Server::routing_field`]).
 fn check_name(headers: &HeaderMap, req: &Request, field: Option<&str>) -> Result<(), McpError> {
     let Some(field) = field else { return Ok(()) };
-    let body = req.params.as_ref().and_then(|p| p.get(field)).and_then(Value::as_str);
+    // A `tools/call`'s name may have been taken out of `params` by the parser.
+    let body = req.tool_name().or_else(|| req.params.as_ref()?.get(field)?.as_str());
     let header = mirrored(headers, &super::headers::MCP_NAME)?;
     match (body, header) {
         (Some(b), Some(h)) if b == h => Ok(()),
