@@ -388,9 +388,13 @@ impl Peer {
         }
         let task = tokio::spawn(async move {
             // Handlers read the server's params whole, `_meta` included, which the parser
-            // keeps apart (`Request::meta`), as it keeps a `tools/call`'s `arguments`.
+            // keeps apart (`Request::meta`), as it keeps a `tools/call`'s `arguments` and `name`.
             let arguments = request.arguments().and_then(|text| serde_json::from_str::<Value>(text).ok());
+            let name = request.tool_name().map(str::to_owned);
             let mut params = request.params.unwrap_or_default();
+            if let Some(name) = name {
+                params.entry("name").or_insert(Value::String(name));
+            }
             if let Some(meta) = request.meta.to_value() {
                 params.insert("_meta".to_owned(), meta);
             }

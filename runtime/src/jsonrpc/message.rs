@@ -15,14 +15,15 @@ use std::sync::Arc;
 ///
 /// The parser also keeps a `tools/call`'s object `arguments` apart, as the JSON text it came
 /// in ([`arguments`](Self::arguments)): a tool decodes its parameters straight from it
-/// ([`ToolArguments`](super::ToolArguments)). When `method` came before `params`, it keeps the
-/// call's string `name` apart too ([`tool_name`](Self::tool_name)), and `params` is then
-/// usually empty: no map is built for a call.
+/// ([`ToolArguments`](super::ToolArguments)). When `method` came before `params`, it usually
+/// keeps the call's string `name` apart too ([`tool_name`](Self::tool_name)), and `params` is
+/// then empty: no map is built for a call. (A message it reads in full, a batch's entries
+/// among them, keeps `name` in `params`; read it with `tool_name` either way.)
 ///
 /// Made by [`parse_message`], or in code with [`Request::new`], which splits `_meta` the same
 /// way (the pipeline reads `_meta` from [`meta`](Self::meta) only, so one left in `params`
-/// would be a request without it) and leaves `arguments` in `params`, where the pipeline reads
-/// them as a map.
+/// would be a request without it) and leaves `arguments` and `name` in `params`, where the
+/// pipeline reads them as a map.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct Request {
@@ -30,7 +31,10 @@ pub struct Request {
     pub id: RequestId,
     /// The method name, e.g. `tools/call`.
     pub method: String,
-    /// The params object without its `_meta`; `None` when the message had no params.
+    /// The params object without its `_meta`; `None` when the message had no params. Of a
+    /// parsed `tools/call`, without the `arguments` and `name` the parser kept apart
+    /// ([`arguments`](Self::arguments), [`tool_name`](Self::tool_name)); a `name` put here
+    /// (by a transport that rewrites the call) is the one the call uses.
     pub params: Option<Map<String, Value>>,
     /// `params._meta`, taken out of `params` as JSON text (absent when it had none).
     pub meta: RequestMeta,
@@ -52,9 +56,12 @@ pub(crate) struct TakenOut {
 }
 
 impl Request {
-    /// Takes the members the parser kept apart, leaving `self` as it would be without them.
+    /// Takes the members the parser kept apart, leaving `self` as it would be without them. A
+    /// `name` found in `params` was put there after the parse, and is the one that counts.
     pub(crate) fn take_out(&mut self) -> TakenOut {
-        TakenOut { arguments: self.arguments.take(), name: self.tool_name.take() }
+        let name = self.tool_name.take();
+        let overridden = self.params.as_ref().is_some_and(|p| super::small_map::contains(p, "name"));
+        TakenOut { arguments: self.arguments.take(), name: name.filter(|_| !overridden) }
     }
 }
 
@@ -67,15 +74,18 @@ impl Request {
         Request { id, method: method.into(), params, meta, arguments: None, tool_name: None }
     }
 
-    /// The tool a `tools/call` names (`params.name`, when a string): where the parser put it
-    /// (out of [`params`](Self::params), when `method` came before `params` in the message),
-    /// else in `params`. `None` for a request of another method, and when `name` is absent or
-    /// not a string (the call is then refused with `-32602`).
+    /// The tool a `tools/call` names (`params.name`, when a string): a `name` in
+    /// [`params`](Self::params), else the one the parser kept apart. `None` for a request of
+    /// another method, and when `name` is absent or not a string (the call is then refused
+    /// with `-32602`).
     pub fn tool_name(&self) -> Option<&str> {
         if self.method != TOOLS_CALL {
             return None;
         }
-        self.tool_name.as_deref().or_else(|| self.params.as_ref()?.get("name")?.as_str())
+        match self.params.as_ref().and_then(|p| super::small_map::get(p, "name")) {
+            Some(name) => name.as_str(),
+            None => self.tool_name.as_deref(),
+        }
     }
 
     /// The `params.arguments` of a parsed `tools/call`, as the JSON text of the object it
@@ -994,6 +1004,12 @@ mod tests {
         assert_eq!((made.tool_name(), made.params.as_ref().map(Map::len)), (Some("t"), Some(1)));
         let made = Request::new(RequestId::Number(1), "prompts/get", json!({ "name": "p" }).as_object().cloned());
         assert_eq!(made.tool_name(), None);
+        // A name put in `params` after the parse is the one that counts.
+        let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e"}}"#;
+        let Ok(Message::Request(mut req)) = parse_message(line) else { panic!("a request") };
+        req.params.get_or_insert_default().insert("name".into(), json!("f"));
+        assert_eq!(req.tool_name(), Some("f"));
+        assert_eq!(req.take_out().name, None);
         // `params` before `method`: the arguments taken out all the same, the name left.
         let line = br#"{"jsonrpc":"2.0","id":1,"params":{"arguments":{ "k" :2},"name":"e"},"method":"tools/call"}"#;
         let Ok(Message::Request(req)) = parse_message(line) else { panic!("a request") };

@@ -63,7 +63,8 @@ impl Server {
 
     /// The params field that the HTTP `Mcp-Name` header mirrors for `method`, if any
     /// (`name` for `tools/call` and `prompts/get`, `uri` for `resources/read`, an RPC's
-    /// routing name).
+    /// routing name). A parsed `tools/call` may carry its `name` apart from `params`: read it
+    /// with [`Request::tool_name`](crate::jsonrpc::Request::tool_name).
     pub fn routing_field(&self, method: &str) -> Option<&'static str> {
         self.engine().routing_field(method)
     }
