@@ -57,8 +57,6 @@ mod tests {
     use super::{ProgressFuture, ProgressSink};
     use crate::RequestContext;
     use crate::context::{Notifier, Outbound, Payload, RequestParts, outbound_channel};
-    use crate::jsonrpc::RequestId;
-    use crate::protocol::Era;
     use serde_json::{Map, Value, json};
     use std::sync::{Arc, Mutex};
     use tokio_util::sync::CancellationToken;
@@ -86,18 +84,9 @@ mod tests {
             meta.insert("progressToken".into(), t);
         }
         let parts = RequestParts {
-            id: RequestId::Number(1),
-            method: "tools/call".into(),
-            era: Era::Modern,
-            client_capabilities: Arc::new(json!({})),
-            client_info: None,
             meta: crate::jsonrpc::RequestMeta::from_value(Value::Object(meta)),
-            log_level: None,
-            cancel: CancellationToken::new(),
             notifier: Notifier::new(tx, CancellationToken::new()),
-            principal: None,
-            trace: None,
-            connection: None,
+            ..RequestParts::for_test(CancellationToken::new())
         };
         (RequestContext::new(parts, Arc::new(Default::default()), Arc::new(()), tracing::Span::none()), rx)
     }

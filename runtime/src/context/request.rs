@@ -132,6 +132,28 @@ struct Inner {
     deadline: std::sync::OnceLock<CancellationToken>,
 }
 
+#[cfg(test)]
+impl RequestParts {
+    /// A modern `tools/call` with id 1, no `_meta`, anonymous, cancelled by `cancel`, its
+    /// notifications dropped: what tests change one field or two of.
+    pub(crate) fn for_test(cancel: CancellationToken) -> RequestParts {
+        RequestParts {
+            id: RequestId::Number(1),
+            method: "tools/call".into(),
+            era: Era::Modern,
+            client_capabilities: Arc::new(serde_json::json!({})),
+            client_info: None,
+            meta: Default::default(),
+            log_level: None,
+            cancel,
+            notifier: Notifier::disconnected(),
+            principal: None,
+            trace: None,
+            connection: None,
+        }
+    }
+}
+
 impl RequestContext {
     pub(crate) fn new(parts: RequestParts, state: Arc<StateMap>, runtime: Runtime, span: tracing::Span) -> Self {
         RequestContext {

@@ -319,13 +319,12 @@ mod tests {
         StateCodec::new(Some(vec![7u8; 32]), Duration::from_secs(60))
     }
 
-    /// A name the parser kept apart binds as the same name in `params`, and a name in `params`
-    /// binds whatever was kept apart.
+    /// A name the parser kept apart binds as the same name in `params`, and not as another.
     #[test]
     fn a_name_kept_apart_binds_as_in_params() {
         let args: Arc<str> = Arc::from(r#"{"a":1}"#);
         let in_params = binding("t", json!({"a": 1}), Some("p"));
-        let apart = TakenOut { arguments: Some(args.clone()), name: Some("t".into()) };
+        let apart = TakenOut { arguments: Some(args), name: Some("t".into()) };
         assert_eq!(BindingInput::of("tools/call", &Map::new(), &apart, Some("p")).bind(), in_params);
         let other = binding("u", json!({"a": 1}), Some("p"));
         assert_ne!(BindingInput::of("tools/call", &Map::new(), &apart, Some("p")).bind(), other);

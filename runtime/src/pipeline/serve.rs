@@ -273,7 +273,7 @@ impl Engine {
     /// future, which owns everything it needs (`'static`), runs the filters and the handler.
     pub(crate) fn serve_legacy(
         self: &Arc<Self>,
-        req: Request,
+        mut req: Request,
         session: &Arc<LegacySession>,
         origin: Origin,
     ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
@@ -283,7 +283,6 @@ impl Engine {
         let Some(target) = self.target(&req.method, false) else {
             return Either::Left(ready(Err(crate::protocol::method_not_served(&req.method, Some(session.version)))));
         };
-        let mut req = req;
         let taken = req.take_out();
         let mut params = req.params.unwrap_or_default();
         if let Err(e) = super::legacy_meta::reject_modern_envelope(&req.meta, session.version) {
@@ -663,10 +662,8 @@ impl<T, F: Future<Output = Result<T, McpError>>> Future for UntilCancelled<F> {
 #[cfg(test)]
 mod tests {
     use super::UntilCancelled;
-    use crate::context::{Notifier, RequestContext, RequestParts};
-    use crate::jsonrpc::{McpError, RequestId};
-    use crate::protocol::Era;
-    use serde_json::json;
+    use crate::context::{RequestContext, RequestParts};
+    use crate::jsonrpc::McpError;
     use std::future::Future;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -674,20 +671,7 @@ mod tests {
     use tokio_util::sync::CancellationToken;
 
     fn context(cancel: CancellationToken) -> RequestContext {
-        let parts = RequestParts {
-            id: RequestId::Number(1),
-            method: "tools/call".into(),
-            era: Era::Modern,
-            client_capabilities: Arc::new(json!({})),
-            client_info: None,
-            meta: Default::default(),
-            log_level: None,
-            cancel,
-            notifier: Notifier::disconnected(),
-            principal: None,
-            trace: None,
-            connection: None,
-        };
+        let parts = RequestParts::for_test(cancel);
         RequestContext::new(parts, Arc::new(Default::default()), Arc::new(()), tracing::Span::none())
     }
 
