@@ -14,6 +14,10 @@
 //! server's `retry` when it ends, with `Last-Event-ID` when its events have ids; a `405` means
 //! the server offers none)
 //! ([listening](https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server)).
+//! The messages after `notifications/initialized` are posted once that GET has its answer
+//! (a stream, or a refusal), or after [`LISTEN_WAIT`] at most: what the server sends on the
+//! stream because of a request (a list change, a resource update) then finds the stream open,
+//! even on a server that keeps no events for a stream opened later.
 //!
 //! An event stream that ends before the answer to its request: on a session whose server
 //! numbered its events, the client waits the server's `retry` and resumes with a `GET` carrying
@@ -29,7 +33,7 @@ use crate::peer::Incoming;
 use futures::{Sink, Stream, StreamExt};
 use serde_json::Value;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -51,6 +55,9 @@ const MAX_RETRY: Duration = Duration::from_secs(60);
 /// The shortest wait before the session's GET stream is opened again, doubled for each
 /// reopening in a row that brought no message.
 const MIN_RECONNECT: Duration = Duration::from_millis(100);
+/// The longest the messages after `notifications/initialized` wait for the session's GET
+/// stream to be answered: a server slow to answer a GET delays them no more than this.
+const LISTEN_WAIT: Duration = Duration::from_secs(2);
 
 /// The endpoint and what the server said about the session.
 struct Endpoint {
@@ -63,6 +70,11 @@ struct Endpoint {
     param_headers: Arc<ParamHeaders>,
     /// Cancelled when the client closes: ends the GET stream.
     closed: CancellationToken,
+    /// `false` from `notifications/initialized` until the session's GET stream is answered
+    /// (or will not be opened): the messages after it wait for `true`.
+    listening: tokio::sync::watch::Sender<bool>,
+    /// Whether `notifications/initialized` was accepted and the GET stream's task started.
+    listen_started: AtomicBool,
     /// The POSTs of requests still being read, by request id: cancelling one closes its stream.
     inflight: Mutex<std::collections::HashMap<i64, tokio::task::AbortHandle>>,
     /// Signing in, when the client was given an `OAuthConfig`.
@@ -113,6 +125,8 @@ pub(crate) fn connect(
         param_headers,
         inflight: Mutex::default(),
         closed: CancellationToken::new(),
+        listening: tokio::sync::watch::Sender::new(true),
+        listen_started: AtomicBool::new(false),
         #[cfg(feature = "oauth")]
         auth,
     });
@@ -148,9 +162,15 @@ impl Sink<Value> for Posts {
             }
         }
         let request_id = message.get("id").and_then(Value::as_i64).filter(|_| message.get("method").is_some());
+        // Set here, in the order the messages are sent, so every message after it waits.
+        let opens_stream = message.get("method").and_then(Value::as_str) == Some("notifications/initialized")
+            && modern_version(&message).is_none();
+        if opens_stream {
+            endpoint.listening.send_replace(false);
+        }
         // Held while spawning, so the task's own removal cannot come before the insert.
         let mut inflight = endpoint.inflight();
-        let post = tokio::spawn(endpoint.clone().post(message));
+        let post = tokio::spawn(endpoint.clone().post(message, !opens_stream));
         if let Some(id) = request_id {
             inflight.insert(id, post.abort_handle());
         }
@@ -180,15 +200,29 @@ impl Endpoint {
         self.inflight.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    async fn post(self: Arc<Self>, message: Value) {
+    /// Posts `message` and passes on what answers it; one that `waits` is posted once the
+    /// session's GET stream has its answer.
+    async fn post(self: Arc<Self>, message: Value, waits: bool) {
         let id = message.get("id").and_then(Value::as_i64);
         let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
         // Closing the client ends every POST still being read (or resumed).
         let closed = self.closed.clone();
         let outcome = tokio::select! {
-            outcome = self.exchange(&message, method.as_deref()) => outcome,
+            outcome = async {
+                if waits {
+                    let mut listening = self.listening.subscribe();
+                    // Err only when the sender is gone, which it is not while `self` lives.
+                    let _ = listening.wait_for(|open| *open).await;
+                }
+                self.exchange(&message, method.as_deref()).await
+            } => outcome,
             () = closed.cancelled() => Ok(()),
         };
+        // An `initialized` that did not lead to a GET stream (refused, failed, or a server
+        // that answered it otherwise) holds nothing up.
+        if !waits && !self.listen_started.load(Ordering::Acquire) {
+            self.listening.send_replace(true);
+        }
         if let Some(id) = id.filter(|_| method.is_some()) {
             self.inflight().remove(&id);
         }
@@ -204,7 +238,7 @@ impl Endpoint {
     }
 
     async fn exchange(self: &Arc<Self>, message: &Value, method: Option<&str>) -> Result<(), ClientError> {
-        let modern = message.pointer(&format!("/params/_meta/{}", META_PROTOCOL_VERSION.replace('/', "~1")));
+        let modern = modern_version(message);
         let body = bytes::Bytes::from(serde_json::to_vec(message).map_err(|e| ClientError::Encode(e.to_string()))?);
         #[cfg(feature = "oauth")]
         let mut retried = Retried::default();
@@ -252,6 +286,7 @@ impl Endpoint {
             .map(|v| v.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
         if status == reqwest::StatusCode::ACCEPTED || status == reqwest::StatusCode::NO_CONTENT {
             if method == Some("notifications/initialized") && modern.is_none() {
+                self.listen_started.store(true, Ordering::Release);
                 tokio::spawn(self.clone().listen());
             }
             return Ok(());
@@ -477,7 +512,20 @@ impl Endpoint {
         let mut state = StreamState::new();
         let mut idle = 0;
         loop {
-            match self.open_stream(state.last_event_id.as_deref()).await {
+            let opened = self.open_stream(state.last_event_id.as_deref());
+            let opened = if *self.listening.borrow() {
+                opened.await
+            } else {
+                tokio::pin!(opened);
+                let answered = tokio::time::timeout(LISTEN_WAIT, &mut opened).await;
+                // Answered or not, the messages held for it go now.
+                self.listening.send_replace(true);
+                match answered {
+                    Ok(opened) => opened,
+                    Err(_) => opened.await,
+                }
+            };
+            match opened {
                 Ok(response) => {
                     state.messages = 0;
                     if let Err(e) = self.read_stream(response, &None, None, &mut state).await {
@@ -567,6 +615,11 @@ impl Endpoint {
             tracing::debug!(target: "switchyard_client", error = %e, "DELETE of the session failed");
         }
     }
+}
+
+/// `_meta["io.modelcontextprotocol/protocolVersion"]` of a 2026-07-28 message.
+fn modern_version(message: &Value) -> Option<&Value> {
+    message.get("params")?.get("_meta")?.get(META_PROTOCOL_VERSION)
 }
 
 /// `Mcp-Name`: what a 2026-07-28 request routes by (`params.name`, `params.uri`, `params.taskId`).

@@ -40,35 +40,40 @@ async fn read_request(stream: &mut TcpStream) -> Value {
 
 /// An endpoint that answers the handshake as a 2025-11-25 session server with JSON, then
 /// hands every later request's connection and body to `then` (the session's GET stream
-/// included).
+/// included), each connection on a task of its own. One request per connection: the
+/// answers say `connection: close`, or end with it.
 async fn endpoint<F, Fut>(then: F) -> String
 where
     F: Fn(TcpStream, Value) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = ()> + Send,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
 {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
     let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let then = std::sync::Arc::new(then);
     tokio::spawn(async move {
         loop {
             let Ok((mut stream, _)) = listener.accept().await else { return };
-            let request = read_request(&mut stream).await;
-            match request["method"].as_str() {
-                Some("initialize") => {
-                    let result = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "raw", "version": "0" } });
-                    let body = json!({ "jsonrpc": "2.0", "id": request["id"], "result": result }).to_string();
-                    let head = format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+            let then = then.clone();
+            tokio::spawn(async move {
+                let request = read_request(&mut stream).await;
+                match request["method"].as_str() {
+                    Some("initialize") => {
+                        let result = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "raw", "version": "0" } });
+                        let body = json!({ "jsonrpc": "2.0", "id": request["id"], "result": result }).to_string();
+                        let head = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                            body.len()
+                        );
+                        let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+                    }
+                    Some("notifications/initialized") => {
+                        let _ = stream
+                            .write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                            .await;
+                    }
+                    _ => then(stream, request).await,
                 }
-                Some("notifications/initialized") => {
-                    let _ = stream
-                        .write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-                        .await;
-                }
-                _ => then(stream, request).await,
-            }
+            });
         }
     });
     url
@@ -104,8 +109,10 @@ async fn a_json_body_larger_than_the_limit_fails_its_request() {
     let url = endpoint(|mut stream, request| async move {
         let body =
             json!({ "jsonrpc": "2.0", "id": request["id"], "result": { "pad": "y".repeat(128 * 1024) } }).to_string();
-        let head =
-            format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n", body.len());
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
         let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
     })
     .await;
@@ -126,7 +133,7 @@ async fn the_session_id_and_revision_ride_every_later_request_and_statuses_are_h
         }
         let body = json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32000, "message": "nope" } }).to_string();
         let head = format!(
-            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
             body.len()
         );
         let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
@@ -160,7 +167,9 @@ async fn a_stream_closed_before_the_answer_is_resumed_with_last_event_id_after_r
                 stream_events(&mut stream, &format!("id: e2\ndata: {answer}\n\n")).await;
             } else if request["get"] == true {
                 // The session's own GET stream: this server offers none.
-                let _ = stream.write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n").await;
+                let _ = stream
+                    .write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    .await;
             } else {
                 // A priming event with an id and a short retry, then the server hangs up.
                 stream_events(&mut stream, "id: e1\nretry: 50\ndata: \n\n").await;
@@ -179,7 +188,9 @@ async fn a_stream_closed_before_the_answer_is_resumed_with_last_event_id_after_r
 async fn a_stream_that_ends_without_the_answer_or_ids_fails_at_once() {
     let url = endpoint(|mut stream, request| async move {
         if request["get"] == true {
-            let _ = stream.write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n").await;
+            let _ = stream
+                .write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                .await;
             return;
         }
         stream_events(&mut stream, "data: \n\n").await;
@@ -212,4 +223,97 @@ async fn the_session_get_stream_carries_the_servers_own_messages() {
     let note = tokio::time::timeout(Duration::from_secs(10), notes.next()).await.expect("in time").expect("one");
     assert_eq!(note.method, "notifications/message");
     assert_eq!(note.params.as_ref().and_then(|p| p.get("data")), Some(&json!("from the GET stream")));
+}
+
+#[tokio::test]
+async fn requests_after_the_handshake_wait_until_the_get_stream_is_answered() {
+    // The server answers the GET late; a request that went out before that answer would
+    // reach it while the stream is not open yet.
+    let (order_tx, mut order) = tokio::sync::mpsc::unbounded_channel::<&'static str>();
+    let url = endpoint(move |mut stream, request| {
+        let order = order_tx.clone();
+        async move {
+            if request["get"] == true {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                let _ = order.send("get answered");
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+                let _ = stream.write_all(format!("{head}id: g1\ndata: \n\n").as_bytes()).await;
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                return;
+            }
+            let _ = order.send("tools/list");
+            let body = json!({ "jsonrpc": "2.0", "id": request["id"], "result": { "tools": [] } }).to_string();
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+        }
+    })
+    .await;
+    let client = client().connect_http(&url).await.expect("connects");
+    client.list_tools().await.expect("listed");
+    assert_eq!(order.recv().await, Some("get answered"));
+    assert_eq!(order.recv().await, Some("tools/list"));
+}
+
+#[tokio::test]
+async fn a_get_stream_never_answered_holds_requests_up_only_briefly() {
+    let url = endpoint(|mut stream, request| async move {
+        if request["get"] == true {
+            // Never a status line: the client must not wait for it.
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            return;
+        }
+        let body = json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} }).to_string();
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+    })
+    .await;
+    let client = client().connect_http(&url).await.expect("connects");
+    // Within the 10 s request timeout: the wait for the GET ends well before it.
+    client.ping().await.expect("answered");
+}
+
+#[tokio::test]
+async fn an_initialized_notification_refused_holds_nothing_up() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let (gets_tx, mut gets) = tokio::sync::mpsc::unbounded_channel::<()>();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else { return };
+            let request = read_request(&mut stream).await;
+            if request["get"] == true {
+                let _ = gets_tx.send(());
+            }
+            let body = match request["method"].as_str() {
+                Some("initialize") => {
+                    let result = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "raw", "version": "0" } });
+                    json!({ "jsonrpc": "2.0", "id": request["id"], "result": result }).to_string()
+                }
+                // Not the 202 the transport asks for: no GET stream follows.
+                Some("notifications/initialized") => {
+                    let _ = stream
+                        .write_all(
+                            b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                        )
+                        .await;
+                    continue;
+                }
+                _ => json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} }).to_string(),
+            };
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+        }
+    });
+    let client = client().connect_http(&url).await.expect("connects");
+    client.ping().await.expect("answered");
+    assert!(gets.try_recv().is_err(), "no GET stream after a refused initialized");
 }
