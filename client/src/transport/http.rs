@@ -33,7 +33,7 @@ use crate::peer::Incoming;
 use futures::{Sink, Stream, StreamExt};
 use serde_json::Value;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -73,8 +73,8 @@ struct Endpoint {
     /// `false` from `notifications/initialized` until the session's GET stream is answered
     /// (or will not be opened): the messages after it wait for `true`.
     listening: tokio::sync::watch::Sender<bool>,
-    /// Whether `notifications/initialized` was accepted and the GET stream's task started.
-    listen_started: AtomicBool,
+    /// How many GET stream tasks were started (one per accepted `notifications/initialized`).
+    listens_started: AtomicUsize,
     /// The POSTs of requests still being read, by request id: cancelling one closes its stream.
     inflight: Mutex<std::collections::HashMap<i64, tokio::task::AbortHandle>>,
     /// Signing in, when the client was given an `OAuthConfig`.
@@ -126,7 +126,7 @@ pub(crate) fn connect(
         inflight: Mutex::default(),
         closed: CancellationToken::new(),
         listening: tokio::sync::watch::Sender::new(true),
-        listen_started: AtomicBool::new(false),
+        listens_started: AtomicUsize::new(0),
         #[cfg(feature = "oauth")]
         auth,
     });
@@ -207,6 +207,7 @@ impl Endpoint {
         let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
         // Closing the client ends every POST still being read (or resumed).
         let closed = self.closed.clone();
+        let listens = self.listens_started.load(Ordering::Acquire);
         let outcome = tokio::select! {
             outcome = async {
                 if waits {
@@ -220,7 +221,7 @@ impl Endpoint {
         };
         // An `initialized` that did not lead to a GET stream (refused, failed, or a server
         // that answered it otherwise) holds nothing up.
-        if !waits && !self.listen_started.load(Ordering::Acquire) {
+        if !waits && self.listens_started.load(Ordering::Acquire) == listens {
             self.listening.send_replace(true);
         }
         if let Some(id) = id.filter(|_| method.is_some()) {
@@ -286,7 +287,7 @@ impl Endpoint {
             .map(|v| v.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
         if status == reqwest::StatusCode::ACCEPTED || status == reqwest::StatusCode::NO_CONTENT {
             if method == Some("notifications/initialized") && modern.is_none() {
-                self.listen_started.store(true, Ordering::Release);
+                self.listens_started.fetch_add(1, Ordering::AcqRel);
                 tokio::spawn(self.clone().listen());
             }
             return Ok(());

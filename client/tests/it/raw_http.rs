@@ -278,34 +278,38 @@ async fn a_get_stream_never_answered_holds_requests_up_only_briefly() {
     client.ping().await.expect("answered");
 }
 
-#[tokio::test]
-async fn an_initialized_notification_refused_holds_nothing_up() {
+/// A session endpoint that accepts the first `accepted` `notifications/initialized` (202) and
+/// refuses later ones (500), refuses the GET stream (405) and reports each GET, and answers
+/// any request `{}`.
+async fn initialized_endpoint(accepted: usize) -> (String, tokio::sync::mpsc::UnboundedReceiver<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
     let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
-    let (gets_tx, mut gets) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let (gets_tx, gets) = tokio::sync::mpsc::unbounded_channel::<()>();
     tokio::spawn(async move {
+        let mut initialized = 0;
         loop {
             let Ok((mut stream, _)) = listener.accept().await else { return };
             let request = read_request(&mut stream).await;
-            if request["get"] == true {
+            let status = if request["get"] == true {
                 let _ = gets_tx.send(());
-            }
-            let body = match request["method"].as_str() {
-                Some("initialize") => {
-                    let result = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "raw", "version": "0" } });
-                    json!({ "jsonrpc": "2.0", "id": request["id"], "result": result }).to_string()
-                }
-                // Not the 202 the transport asks for: no GET stream follows.
-                Some("notifications/initialized") => {
-                    let _ = stream
-                        .write_all(
-                            b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-                        )
-                        .await;
-                    continue;
-                }
-                _ => json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} }).to_string(),
+                Some("405 Method Not Allowed")
+            } else if request["method"] == "notifications/initialized" {
+                initialized += 1;
+                Some(if initialized <= accepted { "202 Accepted" } else { "500 Internal Server Error" })
+            } else {
+                None
             };
+            if let Some(status) = status {
+                let head = format!("HTTP/1.1 {status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+                let _ = stream.write_all(head.as_bytes()).await;
+                continue;
+            }
+            let result = if request["method"] == "initialize" {
+                json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "raw", "version": "0" } })
+            } else {
+                json!({})
+            };
+            let body = json!({ "jsonrpc": "2.0", "id": request["id"], "result": result }).to_string();
             let head = format!(
                 "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
                 body.len()
@@ -313,7 +317,24 @@ async fn an_initialized_notification_refused_holds_nothing_up() {
             let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
         }
     });
+    (url, gets)
+}
+
+#[tokio::test]
+async fn an_initialized_notification_refused_holds_nothing_up() {
+    let (url, mut gets) = initialized_endpoint(0).await;
     let client = client().connect_http(&url).await.expect("connects");
     client.ping().await.expect("answered");
     assert!(gets.try_recv().is_err(), "no GET stream after a refused initialized");
+}
+
+#[tokio::test]
+async fn an_initialized_sent_again_and_refused_holds_nothing_up() {
+    let (url, mut gets) = initialized_endpoint(1).await;
+    let client = client().connect_http(&url).await.expect("connects");
+    client.ping().await.expect("answered");
+    assert!(gets.recv().await.is_some(), "a GET after the accepted initialized");
+    // A second one, refused: the messages after it still go out.
+    client.notify("notifications/initialized", json!({})).await.expect("sent");
+    client.ping().await.expect("answered after the refused initialized");
 }
