@@ -14,8 +14,9 @@
 //! server's `retry` when it ends, with `Last-Event-ID` when its events have ids; a `405` means
 //! the server offers none)
 //! ([listening](https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server)).
-//! The messages after `notifications/initialized` are posted once that GET has its answer
-//! (a stream, or a refusal), or after [`LISTEN_WAIT`] at most: what the server sends on the
+//! The messages sent after `notifications/initialized` are posted once that GET has its
+//! answer (a stream, or a refusal), once the notification turns out to open none (refused,
+//! failed), or [`LISTEN_WAIT`] after it was sent at the latest: what the server sends on the
 //! stream because of a request (a list change, a resource update) then finds the stream open,
 //! even on a server that keeps no events for a stream opened later.
 //!
@@ -55,8 +56,9 @@ const MAX_RETRY: Duration = Duration::from_secs(60);
 /// The shortest wait before the session's GET stream is opened again, doubled for each
 /// reopening in a row that brought no message.
 const MIN_RECONNECT: Duration = Duration::from_millis(100);
-/// The longest the messages after `notifications/initialized` wait for the session's GET
-/// stream to be answered: a server slow to answer a GET delays them no more than this.
+/// The longest the messages after `notifications/initialized` wait, counted from when it was
+/// sent, for the session's GET stream to be answered: a server slow to accept the
+/// notification or to answer the GET delays them no more than this.
 const LISTEN_WAIT: Duration = Duration::from_secs(2);
 
 /// The endpoint and what the server said about the session.
@@ -70,9 +72,10 @@ struct Endpoint {
     param_headers: Arc<ParamHeaders>,
     /// Cancelled when the client closes: ends the GET stream.
     closed: CancellationToken,
-    /// `false` from `notifications/initialized` until the session's GET stream is answered
-    /// (or will not be opened): the messages after it wait for `true`.
-    listening: tokio::sync::watch::Sender<bool>,
+    /// From `notifications/initialized` until the session's GET stream is answered (or will
+    /// not be opened), the time the messages sent after it stop waiting: they wait for `None`
+    /// until then.
+    listening: tokio::sync::watch::Sender<Option<tokio::time::Instant>>,
     /// How many GET stream tasks were started (one per accepted `notifications/initialized`).
     listens_started: AtomicUsize,
     /// The POSTs of requests still being read, by request id: cancelling one closes its stream.
@@ -80,6 +83,17 @@ struct Endpoint {
     /// Signing in, when the client was given an `OAuthConfig`.
     #[cfg(feature = "oauth")]
     auth: Option<Arc<OAuthSession>>,
+}
+
+/// Whether a message waits for the session's GET stream before it is posted.
+enum Gate {
+    /// Posted at once.
+    Open,
+    /// Sent after `notifications/initialized`: posted once `listening` reads `None`, or at
+    /// `until`.
+    Waits { listening: tokio::sync::watch::Receiver<Option<tokio::time::Instant>>, until: tokio::time::Instant },
+    /// `notifications/initialized` itself, with the count of GET tasks started before it.
+    Opens { listens: usize },
 }
 
 /// Where an event stream stands, for resuming it.
@@ -125,7 +139,7 @@ pub(crate) fn connect(
         param_headers,
         inflight: Mutex::default(),
         closed: CancellationToken::new(),
-        listening: tokio::sync::watch::Sender::new(true),
+        listening: tokio::sync::watch::Sender::new(None),
         listens_started: AtomicUsize::new(0),
         #[cfg(feature = "oauth")]
         auth,
@@ -162,15 +176,22 @@ impl Sink<Value> for Posts {
             }
         }
         let request_id = message.get("id").and_then(Value::as_i64).filter(|_| message.get("method").is_some());
-        // Set here, in the order the messages are sent, so every message after it waits.
+        // Decided here, in the order the messages are sent: the messages sent after an
+        // `initialized` wait, the ones before it do not, whenever their tasks first run.
         let opens_stream = message.get("method").and_then(Value::as_str) == Some("notifications/initialized")
             && modern_version(&message).is_none();
-        if opens_stream {
-            endpoint.listening.send_replace(false);
-        }
+        let gate = if opens_stream {
+            endpoint.listening.send_replace(Some(tokio::time::Instant::now() + LISTEN_WAIT));
+            Gate::Opens { listens: endpoint.listens_started.load(Ordering::Acquire) }
+        } else {
+            match *endpoint.listening.borrow() {
+                Some(until) => Gate::Waits { listening: endpoint.listening.subscribe(), until },
+                None => Gate::Open,
+            }
+        };
         // Held while spawning, so the task's own removal cannot come before the insert.
         let mut inflight = endpoint.inflight();
-        let post = tokio::spawn(endpoint.clone().post(message, !opens_stream));
+        let post = tokio::spawn(endpoint.clone().post(message, gate));
         if let Some(id) = request_id {
             inflight.insert(id, post.abort_handle());
         }
@@ -200,29 +221,31 @@ impl Endpoint {
         self.inflight.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Posts `message` and passes on what answers it; one that `waits` is posted once the
-    /// session's GET stream has its answer.
-    async fn post(self: Arc<Self>, message: Value, waits: bool) {
+    /// Posts `message` (once its `gate` lets it) and passes on what answers it.
+    async fn post(self: Arc<Self>, message: Value, gate: Gate) {
         let id = message.get("id").and_then(Value::as_i64);
         let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
         // Closing the client ends every POST still being read (or resumed).
         let closed = self.closed.clone();
-        let listens = self.listens_started.load(Ordering::Acquire);
+        let (wait, opens) = match gate {
+            Gate::Waits { listening, until } => (Some((listening, until)), None),
+            Gate::Opens { listens } => (None, Some(listens)),
+            Gate::Open => (None, None),
+        };
         let outcome = tokio::select! {
             outcome = async {
-                if waits {
-                    let mut listening = self.listening.subscribe();
-                    // Err only when the sender is gone, which it is not while `self` lives.
-                    let _ = listening.wait_for(|open| *open).await;
+                if let Some((mut listening, until)) = wait {
+                    // The sender lives as long as `self`: no error comes before the time.
+                    let _ = tokio::time::timeout_at(until, listening.wait_for(Option::is_none)).await;
                 }
                 self.exchange(&message, method.as_deref()).await
             } => outcome,
             () = closed.cancelled() => Ok(()),
         };
         // An `initialized` that did not lead to a GET stream (refused, failed, or a server
-        // that answered it otherwise) holds nothing up.
-        if !waits && self.listens_started.load(Ordering::Acquire) == listens {
-            self.listening.send_replace(true);
+        // that answered it otherwise) holds nothing up any longer.
+        if opens.is_some_and(|before| self.listens_started.load(Ordering::Acquire) == before) {
+            self.listening.send_replace(None);
         }
         if let Some(id) = id.filter(|_| method.is_some()) {
             self.inflight().remove(&id);
@@ -513,19 +536,9 @@ impl Endpoint {
         let mut state = StreamState::new();
         let mut idle = 0;
         loop {
-            let opened = self.open_stream(state.last_event_id.as_deref());
-            let opened = if *self.listening.borrow() {
-                opened.await
-            } else {
-                tokio::pin!(opened);
-                let answered = tokio::time::timeout(LISTEN_WAIT, &mut opened).await;
-                // Answered or not, the messages held for it go now.
-                self.listening.send_replace(true);
-                match answered {
-                    Ok(opened) => opened,
-                    Err(_) => opened.await,
-                }
-            };
+            let opened = self.open_stream(state.last_event_id.as_deref()).await;
+            // Answered: the messages held for it go now.
+            self.listening.send_if_modified(|until| until.take().is_some());
             match opened {
                 Ok(response) => {
                     state.messages = 0;

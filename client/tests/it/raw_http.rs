@@ -278,10 +278,12 @@ async fn a_get_stream_never_answered_holds_requests_up_only_briefly() {
     client.ping().await.expect("answered");
 }
 
-/// A session endpoint that accepts the first `accepted` `notifications/initialized` (202) and
-/// refuses later ones (500), refuses the GET stream (405) and reports each GET, and answers
-/// any request `{}`.
-async fn initialized_endpoint(accepted: usize) -> (String, tokio::sync::mpsc::UnboundedReceiver<()>) {
+/// A session endpoint that answers the `n`th `notifications/initialized` (from 1) with the
+/// status line `answer(n)` gives, or, for `None`, with an event stream it holds open; it
+/// refuses the GET stream (405) and reports each GET, and answers any request `{}`.
+async fn initialized_endpoint(
+    answer: impl Fn(usize) -> Option<&'static str> + Send + 'static,
+) -> (String, tokio::sync::mpsc::UnboundedReceiver<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
     let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
     let (gets_tx, gets) = tokio::sync::mpsc::unbounded_channel::<()>();
@@ -295,7 +297,15 @@ async fn initialized_endpoint(accepted: usize) -> (String, tokio::sync::mpsc::Un
                 Some("405 Method Not Allowed")
             } else if request["method"] == "notifications/initialized" {
                 initialized += 1;
-                Some(if initialized <= accepted { "202 Accepted" } else { "500 Internal Server Error" })
+                let Some(status) = answer(initialized) else {
+                    tokio::spawn(async move {
+                        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+                        let _ = stream.write_all(head.as_bytes()).await;
+                        tokio::time::sleep(Duration::from_secs(60)).await;
+                    });
+                    continue;
+                };
+                Some(status)
             } else {
                 None
             };
@@ -322,7 +332,7 @@ async fn initialized_endpoint(accepted: usize) -> (String, tokio::sync::mpsc::Un
 
 #[tokio::test]
 async fn an_initialized_notification_refused_holds_nothing_up() {
-    let (url, mut gets) = initialized_endpoint(0).await;
+    let (url, mut gets) = initialized_endpoint(|_| Some("500 Internal Server Error")).await;
     let client = client().connect_http(&url).await.expect("connects");
     client.ping().await.expect("answered");
     assert!(gets.try_recv().is_err(), "no GET stream after a refused initialized");
@@ -330,11 +340,21 @@ async fn an_initialized_notification_refused_holds_nothing_up() {
 
 #[tokio::test]
 async fn an_initialized_sent_again_and_refused_holds_nothing_up() {
-    let (url, mut gets) = initialized_endpoint(1).await;
+    let (url, mut gets) =
+        initialized_endpoint(|n| Some(if n == 1 { "202 Accepted" } else { "500 Internal Server Error" })).await;
     let client = client().connect_http(&url).await.expect("connects");
     client.ping().await.expect("answered");
     assert!(gets.recv().await.is_some(), "a GET after the accepted initialized");
     // A second one, refused: the messages after it still go out.
     client.notify("notifications/initialized", json!({})).await.expect("sent");
     client.ping().await.expect("answered after the refused initialized");
+}
+
+#[tokio::test]
+async fn an_initialized_answered_with_a_stream_held_open_holds_requests_up_only_briefly() {
+    let (url, mut gets) = initialized_endpoint(|_| None).await;
+    let client = client().connect_http(&url).await.expect("connects");
+    // Within the 10 s request timeout: the wait is counted from the notification.
+    client.ping().await.expect("answered while the initialized POST is still being read");
+    assert!(gets.try_recv().is_err(), "no GET stream: the notification was never accepted");
 }
