@@ -416,7 +416,9 @@ impl LineReader {
                 });
             }
             self.any = true;
-            let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            // The crate's vectorized search: `position` goes a byte at a time, some 6
+            // instructions a byte, 7% of a 2026-07-28 `tools/call` (callgrind).
+            let (chunk, done) = match memchr::memchr(b'\n', available) {
                 Some(i) => (&available[..i], Some(i + 1)),
                 None => (available, None),
             };
