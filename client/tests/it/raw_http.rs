@@ -57,15 +57,7 @@ where
             tokio::spawn(async move {
                 let request = read_request(&mut stream).await;
                 match request["method"].as_str() {
-                    Some("initialize") => {
-                        let result = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "raw", "version": "0" } });
-                        let body = json!({ "jsonrpc": "2.0", "id": request["id"], "result": result }).to_string();
-                        let head = format!(
-                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                            body.len()
-                        );
-                        let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
-                    }
+                    Some("initialize") => answer_json(&mut stream, &request["id"], initialize_result()).await,
                     Some("notifications/initialized") => {
                         let _ = stream
                             .write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
@@ -146,6 +138,22 @@ async fn the_session_id_and_revision_ride_every_later_request_and_statuses_are_h
     // An error object for no request (`"id": null`) does not answer this one: the status does.
     let err = client.list_tools().await.expect_err("400");
     assert!(matches!(&err, ClientError::Http { status: 400, message } if message.contains("nope")), "{err:?}");
+}
+
+/// What `initialize` answers: a 2025-11-25 session.
+fn initialize_result() -> Value {
+    json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "raw", "version": "0" } })
+}
+
+/// Answers request `id` with `result` in a JSON body (`Mcp-Session-Id: s1`), closing the
+/// connection after it.
+async fn answer_json(stream: &mut TcpStream, id: &Value, result: Value) {
+    let body = json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string();
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
 }
 
 /// Writes an event-stream response head and `events`, then closes the connection.
@@ -242,12 +250,7 @@ async fn requests_after_the_handshake_wait_until_the_get_stream_is_answered() {
                 return;
             }
             let _ = order.send("tools/list");
-            let body = json!({ "jsonrpc": "2.0", "id": request["id"], "result": { "tools": [] } }).to_string();
-            let head = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+            answer_json(&mut stream, &request["id"], json!({ "tools": [] })).await;
         }
     })
     .await;
@@ -265,12 +268,7 @@ async fn a_get_stream_never_answered_holds_requests_up_only_briefly() {
             tokio::time::sleep(Duration::from_secs(60)).await;
             return;
         }
-        let body = json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} }).to_string();
-        let head = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-            body.len()
-        );
-        let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+        answer_json(&mut stream, &request["id"], json!({})).await;
     })
     .await;
     let client = client().connect_http(&url).await.expect("connects");
@@ -314,17 +312,8 @@ async fn initialized_endpoint(
                 let _ = stream.write_all(head.as_bytes()).await;
                 continue;
             }
-            let result = if request["method"] == "initialize" {
-                json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "raw", "version": "0" } })
-            } else {
-                json!({})
-            };
-            let body = json!({ "jsonrpc": "2.0", "id": request["id"], "result": result }).to_string();
-            let head = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+            let result = if request["method"] == "initialize" { initialize_result() } else { json!({}) };
+            answer_json(&mut stream, &request["id"], result).await;
         }
     });
     (url, gets)
