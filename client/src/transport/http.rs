@@ -227,14 +227,13 @@ impl Endpoint {
         let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
         // Closing the client ends every POST still being read (or resumed).
         let closed = self.closed.clone();
-        let (wait, opens) = match gate {
-            Gate::Waits { listening, until } => (Some((listening, until)), None),
-            Gate::Opens { listens } => (None, Some(listens)),
-            Gate::Open => (None, None),
+        let opens = match gate {
+            Gate::Opens { listens } => Some(listens),
+            _ => None,
         };
         let outcome = tokio::select! {
             outcome = async {
-                if let Some((mut listening, until)) = wait {
+                if let Gate::Waits { mut listening, until } = gate {
                     // The sender lives as long as `self`: no error comes before the time.
                     let _ = tokio::time::timeout_at(until, listening.wait_for(Option::is_none)).await;
                 }
