@@ -122,7 +122,7 @@ struct Inner {
     state: Arc<StateMap>,
     runtime: Runtime,
     span: tracing::Span,
-    matched: std::sync::OnceLock<String>,
+    matched: std::sync::OnceLock<Matched>,
     extensions: std::sync::Mutex<http::Extensions>,
     input: std::sync::Mutex<super::input::InputSlot>,
     progress: std::sync::Mutex<Option<Arc<dyn super::ProgressSink>>>,
@@ -130,6 +130,35 @@ struct Inner {
     /// the handler sees it as its cancellation, while the transport, holding `parts.cancel`,
     /// still answers. Made only when something sets a deadline.
     deadline: std::sync::OnceLock<CancellationToken>,
+}
+
+/// The primitive a request matched ([`RequestContext::matched_primitive`]): the dispatch
+/// table's shared copy of a tool's name, or a name or URI of the request's own.
+#[derive(Debug, Clone)]
+pub(crate) enum Matched {
+    Shared(Arc<str>),
+    Owned(String),
+}
+
+impl Matched {
+    fn as_str(&self) -> &str {
+        match self {
+            Matched::Shared(name) => name,
+            Matched::Owned(name) => name,
+        }
+    }
+}
+
+impl From<Arc<str>> for Matched {
+    fn from(name: Arc<str>) -> Self {
+        Matched::Shared(name)
+    }
+}
+
+impl From<String> for Matched {
+    fn from(name: String) -> Self {
+        Matched::Owned(name)
+    }
 }
 
 #[cfg(test)]
@@ -191,18 +220,19 @@ impl RequestContext {
     /// `resources/read`; `None` for other methods. A filter that swaps the primitive changes
     /// the params, not this record.
     pub fn matched_primitive(&self) -> Option<&str> {
-        self.inner.matched.get().map(String::as_str)
+        self.inner.matched.get().map(Matched::as_str)
     }
 
     /// Records the primitive the request is for, and on the span as `span_field` (the
     /// attribute the OpenTelemetry semantic conventions for MCP give the method's primitive).
-    pub(crate) fn set_matched(&self, span_field: Option<&'static str>, name: String) {
+    pub(crate) fn set_matched(&self, span_field: Option<&'static str>, name: impl Into<Matched>) {
+        let name = name.into();
         let span = &self.inner.span;
         if !span.is_disabled() {
             if let Some(field) = span_field {
                 span.record(field, name.as_str());
             }
-            span.record("otel.name", format!("{} {name}", self.method()));
+            span.record("otel.name", format!("{} {}", self.method(), name.as_str()));
         }
         // Set once per request, by the method's dispatch, before the first filter.
         let _ = self.inner.matched.set(name);

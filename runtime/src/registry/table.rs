@@ -245,7 +245,9 @@ impl std::fmt::Debug for ResourceEntry {
 /// every request, but only the server's own names are ever inserted, so a client cannot crowd
 /// one bucket: foldhash rather than SipHash, which cost ~150 instructions a lookup, and a
 /// `tools/call` looks its tool up two or three times.
-type NameIndex = HashMap<String, usize, foldhash::fast::RandomState>;
+/// Name to position; the keys are shared (`Arc<str>`) so that a request can keep the name of
+/// the tool it matched without copying it ([`DispatchTable::tool_and_name`]).
+type NameIndex = HashMap<Arc<str>, usize, foldhash::fast::RandomState>;
 
 /// The immutable dispatch table of one server: every tool, prompt, resource and completion,
 /// sorted by name so that lists are deterministic. Run-time tool changes build a new table and
@@ -509,9 +511,9 @@ impl DispatchTable {
         self.prompts.sort_by(|a, b| a.0.cmp(&b.0));
         self.resources.sort_by(|a, b| a.0.cmp(&b.0));
         self.templates.sort_by(|a, b| a.0.cmp(&b.0));
-        self.tool_index = self.tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
-        self.prompt_index = self.prompts.iter().enumerate().map(|(i, p)| (p.0.clone(), i)).collect();
-        self.resource_index = self.resources.iter().enumerate().map(|(i, r)| (r.0.clone(), i)).collect();
+        self.tool_index = self.tools.iter().enumerate().map(|(i, t)| (Arc::from(t.name.as_str()), i)).collect();
+        self.prompt_index = self.prompts.iter().enumerate().map(|(i, p)| (Arc::from(p.0.as_str()), i)).collect();
+        self.resource_index = self.resources.iter().enumerate().map(|(i, r)| (Arc::from(r.0.as_str()), i)).collect();
     }
 
     /// Every enabled tool, sorted by name.
@@ -522,6 +524,13 @@ impl DispatchTable {
     /// The enabled tool `name`.
     pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
         self.tool_index.get(name).map(|&i| &self.tools[i]).filter(|t| t.enabled)
+    }
+
+    /// [`tool`](Self::tool), with the table's shared copy of its name: what a request records
+    /// as its matched primitive without allocating one of its own.
+    pub(crate) fn tool_and_name(&self, name: &str) -> Option<(&ToolEntry, &Arc<str>)> {
+        let (shared, &i) = self.tool_index.get_key_value(name)?;
+        Some((&self.tools[i], shared)).filter(|(t, _)| t.enabled)
     }
 
     /// True when the table has the tool `name`, enabled or not.

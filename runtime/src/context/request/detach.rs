@@ -121,7 +121,7 @@ mod tests {
             connection: None,
         };
         let origin = RequestContext::new(parts, Arc::new(Default::default()), Arc::new(()), tracing::Span::none());
-        origin.set_matched(None, "echo".into());
+        origin.set_matched(None, String::from("echo"));
         let drops = Arc::new(AtomicUsize::new(0));
         origin.extensions().insert(Scoped(drops.clone()));
         let task_cancel = CancellationToken::new();

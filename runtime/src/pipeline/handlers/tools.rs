@@ -94,8 +94,9 @@ fn admit(
     if let Some(text) = taken.arguments {
         decoded.arguments = ToolArguments::from_checked_text(text);
     }
-    let access = server.table().tool(&decoded.name).map(|t| (t.roles, t.scopes, t.limits));
-    let Some((roles, scopes, limits)) = access else {
+    let access =
+        server.table().tool_and_name(&decoded.name).map(|(t, name)| (t.roles, t.scopes, t.limits, name.clone()));
+    let Some((roles, scopes, limits, name)) = access else {
         return Err(McpError::invalid_params(format!("unknown tool: {}", decoded.name)));
     };
     // The outermost alternate step: a denied call reaches no filter, task or tool.
@@ -106,7 +107,7 @@ fn admit(
     {
         limiter.admit(ctx, &decoded.name, limits)?;
     }
-    ctx.set_matched(Method::ToolsCall.descriptor().span_field, decoded.name.clone());
+    ctx.set_matched(Method::ToolsCall.descriptor().span_field, name);
     Ok(decoded)
 }
 
