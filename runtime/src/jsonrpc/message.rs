@@ -1037,7 +1037,7 @@ mod tests {
         let req = request(text);
         assert_eq!(req.meta.text(), Some(text));
         assert_eq!(req.meta.raw().map(RawValue::get), Some(text));
-        assert_eq!(req.meta.envelope(), Some([None, None, Some(r#""info""#), Some(r#""p""#)]));
+        assert_eq!(req.meta.envelope(), Some([None, None, Some(r#""info""#), Some(r#""p""#), None]));
         assert_eq!(req.params, json!({ "a": 1, "b": 2 }).as_object().cloned());
         let twice = request(r#"{"progressToken":1,"progressToken":2}"#);
         assert_eq!((twice.meta.envelope(), twice.meta.get("progressToken")), (None, Some(&json!(2))));

@@ -37,13 +37,15 @@ struct Made {
 
 /// The `_meta` keys every 2026-07-28 request is checked for: the protocol version, the client
 /// capabilities, the log level and the progress token (`protocol::META_PROTOCOL_VERSION`,
-/// `META_CLIENT_CAPABILITIES`, `META_LOG_LEVEL`; a test holds them equal). Named here, below
-/// `protocol`, so that the parser can note where they are.
-pub(crate) const ENVELOPE_KEYS: [&str; 4] = [
+/// `META_CLIENT_CAPABILITIES`, `META_LOG_LEVEL`; a test holds them equal), then the W3C
+/// `traceparent` (`protocol::META_TRACEPARENT`) every request is looked up for. Named here,
+/// below `protocol`, so that the parser can note where they are.
+pub(crate) const ENVELOPE_KEYS: [&str; 5] = [
     "io.modelcontextprotocol/protocolVersion",
     "io.modelcontextprotocol/clientCapabilities",
     "io.modelcontextprotocol/logLevel",
     "progressToken",
+    "traceparent",
 ];
 
 /// The byte range of each [`ENVELOPE_KEYS`] value in a `_meta` text (`(0, 0)`: the key is not
@@ -65,6 +67,12 @@ impl EnvelopeSpans {
         }
         *span = (start, end);
         true
+    }
+
+    /// Whether envelope key `key` was there; `None` when `key` is no envelope key.
+    fn noted(&self, key: &str) -> Option<bool> {
+        let index = ENVELOPE_KEYS.iter().position(|k| *k == key)?;
+        Some(self.0[index] != (0, 0))
     }
 }
 
@@ -148,6 +156,9 @@ impl RequestMeta {
         match (&self.text, self.made.get().and_then(|made| made.map.get())) {
             (None, _) => false,
             (Some(_), Some(m)) => m.contains_key(key),
+            // The parser noted spans only when no key of the object had an escape and no
+            // envelope key came twice, so an envelope key without a span is certainly absent.
+            (Some(_), None) if let Some(noted) = self.envelope.and_then(|spans| spans.noted(key)) => noted,
             (Some(text), None) => {
                 // The crate's vectorized `memchr` for the escape, not `contains('\\')`: core's
                 // byte search goes a word at a time and cost as much as the key's search.
@@ -460,5 +471,41 @@ mod tests {
         assert_eq!(made.map(), read.map());
         assert_eq!(format!("{made:?}"), format!("{read:?}"));
         assert_eq!(made.raw().map(RawValue::get), Some(r#"{"progressToken":"p","b":[1,2]}"#));
+    }
+
+    /// An envelope key the parser noted no span for is absent: `may_contain` answers from the
+    /// spans exactly as the map would, for `_meta` texts with the key, without it, with it
+    /// only inside a nested value or a string, written with an escape, or twice.
+    #[test]
+    fn may_contain_answers_an_envelope_key_as_the_map_does() {
+        let traceparent = r#""00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01""#;
+        let texts = [
+            format!(r#"{{"traceparent":{traceparent},"progressToken":1}}"#),
+            r#"{"progressToken":1,"x":{"traceparent":"nested"},"y":"traceparent"}"#.to_owned(),
+            format!(r#"{{"trace\u0070arent":{traceparent}}}"#),
+            format!(r#"{{"traceparent":{traceparent},"traceparent":{traceparent}}}"#),
+            r#"{"io.modelcontextprotocol/logLevel":"info"}"#.to_owned(),
+        ];
+        let mut answered_from_spans = 0;
+        for text in &texts {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"_meta":{text}}}}}"#);
+            let Ok(super::super::Message::Request(req)) = super::super::parse_message(line.as_bytes()) else {
+                panic!("a request: {line}")
+            };
+            let map: Map<String, Value> = serde_json::from_str(text).expect("an object");
+            answered_from_spans += usize::from(req.meta.envelope.is_some());
+            for key in ENVELOPE_KEYS.iter().chain(&["x", "absent"]) {
+                // Asked before the map is made, so the spans or the text answer: exactly for
+                // an envelope key with spans noted, else never "no" for a key that is there.
+                let (may, is) = (req.meta.may_contain(key), map.contains_key(*key));
+                if req.meta.envelope.is_some() && ENVELOPE_KEYS.contains(key) {
+                    assert_eq!(may, is, "{key} in {text}");
+                } else {
+                    assert!(may || !is, "{key} in {text}");
+                }
+                assert_eq!(req.meta.contains_key(key), is, "{key} in {text}");
+            }
+        }
+        assert_eq!(answered_from_spans, 3, "the one pass noted the keys of three of the texts");
     }
 }

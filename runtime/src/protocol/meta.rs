@@ -131,6 +131,7 @@ impl CheckedKeys {
         let Some(values) = meta.envelope() else { return Self::read_text(text) };
         // Checked JSON, so each value parses; were one not to, the text answers instead of
         // the key reading as absent.
+        // The first four: `traceparent`, noted last, is no key of these checks.
         let mut parsed = [None, None, None, None];
         for (value, value_text) in parsed.iter_mut().zip(values) {
             if let Some(value_text) = value_text {
@@ -255,6 +256,15 @@ mod tests {
     #[test]
     fn the_envelope_keys_are_the_protocol_s() {
         let keys = crate::jsonrpc::ENVELOPE_KEYS;
-        assert_eq!(keys, [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, "progressToken"]);
+        assert_eq!(
+            keys,
+            [
+                META_PROTOCOL_VERSION,
+                META_CLIENT_CAPABILITIES,
+                META_LOG_LEVEL,
+                "progressToken",
+                crate::protocol::META_TRACEPARENT
+            ]
+        );
     }
 }
