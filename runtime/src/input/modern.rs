@@ -13,13 +13,25 @@ use std::time::SystemTime;
 
 /// The input of one 2026-07-28 request: the retry's `inputResponses`, what its verified
 /// `requestState` carried, and what this run consumed so far.
+///
+/// Every `tools/call`, `prompts/get` and `resources/read` makes one, and most never ask for
+/// input: what only a retry or a round of questions fills is boxed apart, made when needed,
+/// so the channel itself stays a few words to build and move.
 #[derive(Debug)]
 pub(crate) struct ModernChannel {
     codec: Arc<StateCodec>,
     binding: LazyBinding,
+    /// `None` when the request brought neither answers nor a state (a first try).
+    retry: Option<Box<Retry>>,
+    /// `None` until the handler asks or sets data.
+    run: Mutex<Option<Box<Run>>>,
+}
+
+/// What a retry brought.
+#[derive(Debug)]
+struct Retry {
     responses: Map<String, Value>,
     carried: Carried,
-    run: Mutex<Run>,
 }
 
 #[derive(Debug, Default)]
@@ -77,19 +89,28 @@ impl ModernChannel {
             }
             Some(_) => return Err(McpError::invalid_params("requestState must be the string the server sent")),
         };
-        Ok(ModernChannel { codec, binding, responses, carried, run: Mutex::new(Run::default()) })
+        let first_try = responses.is_empty() && carried.answers.is_empty() && carried.data.is_none();
+        let retry = (!first_try).then(|| Box::new(Retry { responses, carried }));
+        Ok(ModernChannel { codec, binding, retry, run: Mutex::new(None) })
     }
 
     fn lookup(&self, key: &str) -> Option<&Value> {
-        self.responses.get(key).or_else(|| self.carried.answers.get(key))
+        let retry = self.retry.as_deref()?;
+        retry.responses.get(key).or_else(|| retry.carried.answers.get(key))
+    }
+
+    /// The handler's data carried in by the retry's state.
+    fn carried_in(&self) -> Option<Value> {
+        self.retry.as_deref().and_then(|retry| retry.carried.data.clone())
     }
 
     /// Every answer a handler can look up: the carried ones, overridden by this retry's
     /// `inputResponses` (the order [`lookup`](Self::lookup) consults them in).
     #[cfg(feature = "fuzzing")]
     pub(crate) fn visible_answers(&self) -> Map<String, Value> {
-        let mut all = self.carried.answers.clone();
-        all.extend(self.responses.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let Some(retry) = self.retry.as_deref() else { return Map::new() };
+        let mut all = retry.carried.answers.clone();
+        all.extend(retry.responses.iter().map(|(k, v)| (k.clone(), v.clone())));
         all
     }
 }
@@ -98,6 +119,7 @@ impl InputChannel for ModernChannel {
     fn ask<'a>(&'a self, _ctx: &'a RequestContext, round: &'a InputRound) -> InputFuture<'a> {
         Box::pin(async move {
             let mut run = self.run.lock().unwrap_or_else(|e| e.into_inner());
+            let run = run.get_or_insert_with(Box::default);
             let mut found = Map::new();
             let mut missing = Map::new();
             for (key, request) in round.iter() {
@@ -117,7 +139,7 @@ impl InputChannel for ModernChannel {
                 return Ok(found);
             }
             let carried =
-                Carried { answers: run.consumed.clone(), data: run.data.clone().or_else(|| self.carried.data.clone()) };
+                Carried { answers: run.consumed.clone(), data: run.data.clone().or_else(|| self.carried_in()) };
             let state = self.codec.seal(&self.binding.get(), &carried, SystemTime::now());
             Err(McpError::input_required(json!({
                 "resultType": "input_required",
@@ -129,11 +151,11 @@ impl InputChannel for ModernChannel {
 
     fn carried_data(&self) -> Option<Value> {
         let run = self.run.lock().unwrap_or_else(|e| e.into_inner());
-        run.data.clone().or_else(|| self.carried.data.clone())
+        run.as_ref().and_then(|run| run.data.clone()).or_else(|| self.carried_in())
     }
 
     fn carry_data(&self, data: Value) {
-        self.run.lock().unwrap_or_else(|e| e.into_inner()).data = Some(data);
+        self.run.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(Box::default).data = Some(data);
     }
 }
 
