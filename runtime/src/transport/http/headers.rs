@@ -76,9 +76,13 @@ pub(crate) fn mirrored<K: AsHeaderName + Display + Copy>(
 /// fallback where `params._meta` carries none); `None` without a valid `traceparent`. Values
 /// that are not visible ASCII are dropped like malformed ones.
 pub(crate) fn trace_context(headers: &axum::http::HeaderMap) -> Option<crate::protocol::TraceContext> {
-    let traceparent = headers.get("traceparent")?.to_str().ok()?;
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    crate::protocol::TraceContext::parse(traceparent, text("tracestate"), text("baggage"))
+    // Names, not `&str`s, as in `session_id`: every POST looks `traceparent` up.
+    static TRACEPARENT: http::HeaderName = http::HeaderName::from_static("traceparent");
+    static TRACESTATE: http::HeaderName = http::HeaderName::from_static("tracestate");
+    static BAGGAGE: http::HeaderName = http::HeaderName::from_static("baggage");
+    let traceparent = headers.get(&TRACEPARENT)?.to_str().ok()?;
+    let text = |name: &http::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    crate::protocol::TraceContext::parse(traceparent, text(&TRACESTATE), text(&BAGGAGE))
 }
 
 #[cfg(test)]
