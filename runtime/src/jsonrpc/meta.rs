@@ -156,10 +156,12 @@ impl RequestMeta {
         match (&self.text, self.made.get().and_then(|made| made.map.get())) {
             (None, _) => false,
             (Some(_), Some(m)) => m.contains_key(key),
-            // The parser noted spans only when no key of the object had an escape and no
-            // envelope key came twice, so an envelope key without a span is certainly absent.
-            (Some(_), None) if let Some(noted) = self.envelope.and_then(|spans| spans.noted(key)) => noted,
             (Some(text), None) => {
+                // The parser noted spans only when no key of the object had an escape and no
+                // envelope key came twice, so an envelope key without a span is certainly absent.
+                if let Some(noted) = self.envelope.and_then(|spans| spans.noted(key)) {
+                    return noted;
+                }
                 // The crate's vectorized `memchr` for the escape, not `contains('\\')`: core's
                 // byte search goes a word at a time and cost as much as the key's search.
                 memchr::memchr(b'\\', text.as_bytes()).is_some() || text.contains(key)
