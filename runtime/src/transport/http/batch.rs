@@ -56,7 +56,7 @@ pub(crate) async fn post(
         return respond::error(400, None, &batch_refused(Some(MODERN_VERSION)));
     }
     let Some(session_id) = session_id else { return respond::error(400, None, &batch_refused(None)) };
-    let head = legacy::Head::of(state, headers);
+    let head = legacy::Head::of(state, headers, super::media::accepts(headers).sse);
     let timing = head.timing(state);
     let session = match legacy::session_for(state, session_id, headers, principal.as_deref()) {
         Ok(s) => s,

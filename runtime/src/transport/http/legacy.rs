@@ -107,7 +107,7 @@ fn session_not_found() -> Refusal {
     )
 }
 
-/// A POST inside a legacy session.
+/// A POST inside a legacy session. `accepts_sse`: the client's `Accept` allows an SSE reply.
 pub(crate) fn post(
     state: &HttpState,
     session_id: &str,
@@ -115,6 +115,7 @@ pub(crate) fn post(
     msg: Message,
     principal: Option<Arc<Principal>>,
     connection: Option<Connection>,
+    accepts_sse: bool,
 ) -> impl Future<Output = Response> + Send + use<> {
     // Not an `async fn`, for the reason `modern::post` gives: the future is the reply's alone.
     let req_id = match &msg {
@@ -138,7 +139,7 @@ pub(crate) fn post(
     };
     let (ntx, nrx) = outbound_channel(64);
     let challenge = state.challenge(principal.as_deref());
-    let head = Head::of(state, headers);
+    let head = Head::of(state, headers, accepts_sse);
     let timing = head.timing(state);
     let work = start(state, &session, req, ntx, principal, connection, head);
     let answer = Box::pin(work.map(Answer::One));
@@ -202,11 +203,9 @@ pub(super) struct Head {
 }
 
 impl Head {
-    pub(super) fn of(state: &HttpState, headers: &HeaderMap) -> Head {
-        Head {
-            trace: super::headers::trace_context(headers),
-            streaming: state.config.streaming && super::media::accepts(headers).sse,
-        }
+    /// `accepts_sse`: the client's `Accept` allows an SSE reply.
+    pub(super) fn of(state: &HttpState, headers: &HeaderMap, accepts_sse: bool) -> Head {
+        Head { trace: super::headers::trace_context(headers), streaming: state.config.streaming && accepts_sse }
     }
 
     /// When the reply of this request streams keep-alive comments.

@@ -509,6 +509,8 @@ struct Admitted {
     connection: Option<crate::context::Connection>,
     /// The client's address when a trusted proxy forwarded the request.
     forwarded: Option<std::net::SocketAddr>,
+    /// The `Accept` header allows an SSE reply (read once, here).
+    accepts_sse: bool,
 }
 
 /// How a request ends before its body is read.
@@ -560,7 +562,7 @@ fn admit(
         let refused = media::not_acceptable(&parts.headers, "application/json, text/event-stream");
         return Err(Early::Answer(Box::new(refused)));
     }
-    Ok(Admitted { principal, connection, forwarded })
+    Ok(Admitted { principal, connection, forwarded, accepts_sse: accepts.sse })
 }
 
 /// The answer to a body that could not be taken: 408, 413 or 400.
@@ -598,7 +600,7 @@ fn post(
     admitted: Admitted,
 ) -> impl Future<Output = Response> + Send + use<> {
     use futures::future::{Either, ready};
-    let Admitted { principal, connection, forwarded } = admitted;
+    let Admitted { principal, connection, forwarded, accepts_sse } = admitted;
     let session_id = headers::session_id(&headers);
     // Before the whole-body message filter: filters see each message of a batch, not the array.
     if let Some(batch) = parse_batch(&bytes) {
@@ -632,7 +634,15 @@ fn post(
     let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
     if state.config.legacy_sessions && legacy_candidate {
         if let Some(id) = &session_id {
-            return Either::Right(Either::Left(legacy::post(state, id, &headers, msg, principal, connection)));
+            return Either::Right(Either::Left(legacy::post(
+                state,
+                id,
+                &headers,
+                msg,
+                principal,
+                connection,
+                accepts_sse,
+            )));
         }
         if is_initialize && (header_version.is_none() || header_is_legacy) {
             let peer = forwarded.or_else(|| peer_of(extensions, connection.as_ref()));
@@ -650,7 +660,7 @@ fn post(
             return Either::Left(Either::Left(ready(respond::error(400, id.as_ref(), &err))));
         }
     }
-    Either::Right(Either::Right(modern::post(state, &headers, msg, principal, connection)))
+    Either::Right(Either::Right(modern::post(state, &headers, msg, principal, connection, accepts_sse)))
 }
 
 /// True when the message's `params._meta` names a protocol version (the 2026-07-28 envelope).

@@ -16,13 +16,15 @@ use std::sync::Arc;
 
 /// A POST on the stateless 2026-07-28 path. Checks run in the order of
 /// [server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation);
-/// the first failure answers.
+/// the first failure answers. `accepts_sse`: the client's `Accept` allows an SSE reply (the
+/// caller read the header once, for its 406 check).
 pub(crate) fn post(
     state: &HttpState,
     headers: &HeaderMap,
     msg: Message,
     principal: Option<Arc<Principal>>,
     connection: Option<Connection>,
+    accepts_sse: bool,
 ) -> impl Future<Output = Response> + Send + use<> {
     // Not an `async fn`: everything up to the reply is synchronous, and the returned future is
     // the reply's alone. An `async fn` would keep room for the message, the request and the
@@ -43,7 +45,7 @@ pub(crate) fn post(
     let (ntx, nrx) = context::outbound_channel(64);
     let cancel = state.server.shutdown_token().child_token();
     // A client that cannot read SSE gets one JSON body, as from a server without streaming.
-    let sse = state.config.streaming && super::media::accepts(headers).sse;
+    let sse = state.config.streaming && accepts_sse;
     let notifier =
         if sse { state.server.notifier(ntx, cancel.clone()) } else { crate::context::Notifier::disconnected() };
     let plan = ReplyPlan {
