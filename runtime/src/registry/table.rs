@@ -244,9 +244,9 @@ impl std::fmt::Debug for ResourceEntry {
 /// Positions by name (or URI) in one of the table's lists. Looked up with a client's string on
 /// every request, but only the server's own names are ever inserted, so a client cannot crowd
 /// one bucket: foldhash rather than SipHash, which cost ~150 instructions a lookup, and a
-/// `tools/call` looks its tool up two or three times.
-/// Name to position; the keys are shared (`Arc<str>`) so that a request can keep the name of
-/// the tool it matched without copying it ([`DispatchTable::tool_and_name`]).
+/// `tools/call` looks its tool up two or three times. The keys are shared (`Arc<str>`) so
+/// that a request can keep the name of the tool it matched without copying it
+/// ([`DispatchTable::tool_and_name`]).
 type NameIndex = HashMap<Arc<str>, usize, foldhash::fast::RandomState>;
 
 /// The immutable dispatch table of one server: every tool, prompt, resource and completion,
@@ -523,7 +523,7 @@ impl DispatchTable {
 
     /// The enabled tool `name`.
     pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
-        self.tool_index.get(name).map(|&i| &self.tools[i]).filter(|t| t.enabled)
+        self.tool_and_name(name).map(|(tool, _)| tool)
     }
 
     /// [`tool`](Self::tool), with the table's shared copy of its name: what a request records

@@ -38,6 +38,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// Answers a POST whose body was an array (`batch`, from [`parse_batch`](crate::jsonrpc::parse_batch)).
+/// `accepts_sse`: the client's `Accept` allows an SSE reply.
 pub(crate) async fn post(
     state: &HttpState,
     session_id: Option<&str>,
@@ -45,6 +46,7 @@ pub(crate) async fn post(
     batch: Result<Vec<Value>, Box<ParseFailure>>,
     principal: Option<Arc<Principal>>,
     connection: Option<Connection>,
+    accepts_sse: bool,
 ) -> Response {
     // Not a batch we can read (invalid JSON, empty, too long), or one refused here: 400.
     let entries = match batch {
@@ -56,7 +58,7 @@ pub(crate) async fn post(
         return respond::error(400, None, &batch_refused(Some(MODERN_VERSION)));
     }
     let Some(session_id) = session_id else { return respond::error(400, None, &batch_refused(None)) };
-    let head = legacy::Head::of(state, headers, super::media::accepts(headers).sse);
+    let head = legacy::Head::of(state, headers, accepts_sse);
     let timing = head.timing(state);
     let session = match legacy::session_for(state, session_id, headers, principal.as_deref()) {
         Ok(s) => s,

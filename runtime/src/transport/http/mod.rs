@@ -607,7 +607,7 @@ fn post(
         drop(bytes);
         let (state, session_id) = (state.clone(), session_id.map(std::borrow::Cow::into_owned));
         return Either::Left(Either::Right(Box::pin(async move {
-            batch::post(&state, session_id.as_deref(), &headers, batch, principal, connection).await
+            batch::post(&state, session_id.as_deref(), &headers, batch, principal, connection, accepts_sse).await
         }) as crate::registry::BoxFuture<Response>));
     }
     let filters = state.server.message_filters();
