@@ -178,8 +178,10 @@ impl ConnectionLimits {
 
 /// The stages of a server's stop that [`serve`] follows.
 pub(super) struct Stages {
-    /// While cancelled, HTTP/1.1 replies carry `Connection: close`.
-    draining: Option<CancellationToken>,
+    /// While cancelled, HTTP/1.1 replies carry `Connection: close`. In an `Arc`: every request
+    /// holds it, and cloning a `CancellationToken` locks the mutex of its node, which the
+    /// requests of all connections share.
+    draining: Option<Arc<CancellationToken>>,
     /// Stop accepting; close idle connections and let the rest finish.
     closing: CancellationToken,
     /// Requests are cancelled: wait for connections at most [`AFTER_SHUTDOWN`] more.
@@ -190,7 +192,7 @@ impl Stages {
     /// The stages of `server` ([`Server::drain`](crate::Server::drain)).
     pub(super) fn of(server: &crate::server::Server) -> Stages {
         Stages {
-            draining: Some(server.draining_token().clone()),
+            draining: Some(Arc::new(server.draining_token().clone())),
             closing: server.closing_token().clone(),
             shutdown: server.shutdown_token().clone(),
         }
@@ -380,7 +382,7 @@ where
 #[derive(Clone)]
 struct CloseWhileDraining<S> {
     inner: S,
-    draining: Option<CancellationToken>,
+    draining: Option<Arc<CancellationToken>>,
 }
 
 impl<S, B> tower::Service<http::Request<B>> for CloseWhileDraining<S>
@@ -407,7 +409,7 @@ pin_project_lite::pin_project! {
     struct ClosingReply<F> {
         #[pin]
         inner: F,
-        draining: Option<CancellationToken>,
+        draining: Option<Arc<CancellationToken>>,
     }
 }
 
@@ -417,7 +419,7 @@ impl<F: std::future::Future<Output = Result<Response, Infallible>>> std::future:
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
         let this = self.project();
         let std::task::Poll::Ready(Ok(mut resp)) = this.inner.poll(cx) else { return std::task::Poll::Pending };
-        if this.draining.as_ref().is_some_and(CancellationToken::is_cancelled) {
+        if this.draining.as_deref().is_some_and(CancellationToken::is_cancelled) {
             resp.headers_mut().insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
         }
         std::task::Poll::Ready(Ok(resp))
