@@ -94,6 +94,60 @@ async fn a_connection_that_sends_nothing_or_a_partial_preface_is_closed_too() {
     assert!(b, "a connection stuck in the HTTP/2 preface is closed");
 }
 
+/// A 2026-07-28 `tools/call` of `name` with `arguments`, as one HTTP/1.1 request on a kept-alive
+/// connection.
+fn raw_call(port: u16, name: &str, arguments: serde_json::Value) -> Vec<u8> {
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": name, "arguments": arguments, "_meta": crate::common::meta(json!({})) } })
+    .to_string();
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n\
+         Mcp-Name: {name}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Reads from `stream` until what was read holds `marker`; panics on EOF or after 30 s.
+async fn read_until(stream: &mut TcpStream, marker: &str) -> String {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !String::from_utf8_lossy(&got).contains(marker) {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => got.extend_from_slice(&buf[..n]),
+            other => panic!("no {marker:?} in {:?} ({other:?})", String::from_utf8_lossy(&got)),
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// The header timeout runs between a kept-alive connection's requests, from the end of each
+/// answer, and never while one is answered: a call that runs longer than the timeout is
+/// answered, and afterwards a connection that sends half a head, or nothing, is closed.
+#[tokio::test]
+async fn a_kept_alive_connection_is_timed_between_requests_not_during_them() {
+    let server = HttpServer::start_with("fixture", &["--http-header-timeout", "1"]);
+    let mut slow = TcpStream::connect(("127.0.0.1", server.port)).await.expect("connects");
+    slow.write_all(&raw_call(server.port, "slow", json!({ "seconds": 2.5 }))).await.expect("writes");
+    let answer = read_until(&mut slow, "slept").await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    // The same connection serves a second request, sent at once.
+    slow.write_all(&raw_call(server.port, "echo", json!({ "text": "again" }))).await.expect("writes");
+    read_until(&mut slow, "again").await;
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Unfini").await.expect("writes");
+
+    let mut idle = TcpStream::connect(("127.0.0.1", server.port)).await.expect("connects");
+    idle.write_all(&raw_call(server.port, "echo", json!({ "text": "once" }))).await.expect("writes");
+    read_until(&mut idle, "once").await;
+
+    let within = Duration::from_secs(30);
+    let (half, silent) = tokio::join!(closed_by_server(slow, within), closed_by_server(idle, within));
+    assert!(half, "a half head after an answer is cut off");
+    assert!(silent, "an idle kept-alive connection is closed");
+}
+
 #[tokio::test]
 async fn an_oversized_request_head_gets_431() {
     let server = HttpServer::start("quickstart");

@@ -1,12 +1,13 @@
 //! Accepting and serving connections under limits, so that clients that open connections and
 //! never finish a request, or send huge headers, cannot hold the server's memory or sockets:
-//! hyper's own header-read timeout, head-size limit and HTTP/2 settings, a cap on open
-//! connections that stops accepting (leaving the rest in the kernel's backlog) while it is
-//! reached, and an optional cap per client address that closes the connections beyond it.
+//! a header-read timeout ([`head_deadline`](super::head_deadline)), hyper's head-size limit
+//! and HTTP/2 settings, a cap on open connections that stops accepting (leaving the rest in
+//! the kernel's backlog) while it is reached, and an optional cap per client address that
+//! closes the connections beyond it.
 
 use super::batched_writes::BatchedWrites;
 use super::client_connections::ClientConnections;
-use super::preface_deadline::PrefaceDeadline;
+use super::head_deadline::{AnswerBody, HeadClock, HeadDeadline};
 use super::proxy_protocol;
 use super::sessions::Client;
 use crate::context::Connection;
@@ -155,7 +156,7 @@ impl ConnectionLimits {
         self
     }
 
-    /// [`header_read_timeout`](Self::header_read_timeout), at most a day: hyper adds it to the
+    /// [`header_read_timeout`](Self::header_read_timeout), at most a day: it is added to the
     /// current instant, which a larger value would overflow.
     fn header_timeout(&self) -> Duration {
         self.header_read_timeout.min(MAX_TIMEOUT)
@@ -166,7 +167,9 @@ impl ConnectionLimits {
         const MIN_HEAD: usize = 8 * 1024;
         let head = self.max_header_bytes.max(MIN_HEAD);
         let mut builder = Builder::new(TokioExecutor::new());
-        builder.http1().timer(TokioTimer::new()).header_read_timeout(self.header_read_timeout).max_buf_size(head);
+        // No hyper header-read timeout: `HeadDeadline` keeps it (one timer per connection,
+        // where hyper's makes one per request), and hyper's is on by default once it has a timer.
+        builder.http1().header_read_timeout(None).max_buf_size(head);
         builder
             .http2()
             .timer(TokioTimer::new())
@@ -318,8 +321,10 @@ where
             let client = identity.peer().unwrap_or(peer);
             let service =
                 tower::ServiceExt::map_request(make(identity, client), |req: http::Request<_>| req.map(Body::new));
-            let service = TowerToHyperService::new(CloseWhileDraining { inner: service, draining });
-            let io = TokioIo::new(BatchedWrites::new(PrefaceDeadline::new(tcp, header_timeout)));
+            let clock = HeadClock::new();
+            let service =
+                TowerToHyperService::new(CloseWhileDraining { inner: service, draining, clock: clock.clone() });
+            let io = TokioIo::new(BatchedWrites::new(HeadDeadline::new(tcp, clock, header_timeout)));
             let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
             if let Err(e) = watcher.watch(connection).await {
                 tracing::debug!(error = %e, %peer, "http: connection ended with an error");
@@ -378,18 +383,20 @@ where
     }
 }
 
-/// `inner` whose HTTP/1.1 replies carry `Connection: close` while `draining` is cancelled.
+/// `inner` whose HTTP/1.1 replies carry `Connection: close` while `draining` is cancelled, and
+/// tell the connection's `clock` when each request's head arrived and its answer ended.
 #[derive(Clone)]
 struct CloseWhileDraining<S> {
     inner: S,
     draining: Option<Arc<CancellationToken>>,
+    clock: Arc<HeadClock>,
 }
 
 impl<S, B> tower::Service<http::Request<B>> for CloseWhileDraining<S>
 where
     S: tower::Service<http::Request<B>, Response = Response, Error = Infallible>,
 {
-    type Response = Response;
+    type Response = http::Response<AnswerBody>;
     type Error = Infallible;
     type Future = ClosingReply<S::Future>;
 
@@ -400,21 +407,37 @@ where
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
         // HTTP/2 has no `Connection` header: its connections end with GOAWAY when closing.
         let draining = self.draining.clone().filter(|_| req.version() < http::Version::HTTP_2);
-        ClosingReply { inner: self.inner.call(req), draining }
+        let answered = self.clock.head_arrived(req.version()).map(|number| (self.clock.clone(), number));
+        let connect = req.method() == http::Method::CONNECT;
+        ClosingReply { inner: self.inner.call(req), draining, answered, connect }
     }
 }
 
 pin_project_lite::pin_project! {
-    /// The reply of `inner`, marked `Connection: close` when `draining` has fired by then.
+    /// The reply of `inner`, marked `Connection: close` when `draining` has fired by then, its
+    /// body telling the connection's clock when it is over (`answered`; `None` over HTTP/2).
     struct ClosingReply<F> {
         #[pin]
         inner: F,
         draining: Option<Arc<CancellationToken>>,
+        answered: Option<(Arc<HeadClock>, u64)>,
+        // A `CONNECT`, which a 2xx answer turns into a tunnel.
+        connect: bool,
+    }
+
+    // An answer dropped before it was made ends the request as well, so that the wait for the
+    // next head is timed whatever becomes of this one.
+    impl<F> PinnedDrop for ClosingReply<F> {
+        fn drop(this: Pin<&mut Self>) {
+            if let Some((clock, number)) = this.project().answered.take() {
+                clock.answered(number);
+            }
+        }
     }
 }
 
 impl<F: std::future::Future<Output = Result<Response, Infallible>>> std::future::Future for ClosingReply<F> {
-    type Output = Result<Response, Infallible>;
+    type Output = Result<http::Response<AnswerBody>, Infallible>;
 
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
         let this = self.project();
@@ -422,7 +445,15 @@ impl<F: std::future::Future<Output = Result<Response, Infallible>>> std::future:
         if this.draining.as_deref().is_some_and(CancellationToken::is_cancelled) {
             resp.headers_mut().insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
         }
-        std::task::Poll::Ready(Ok(resp))
+        let mut answered = this.answered.take();
+        let status = resp.status();
+        if status == http::StatusCode::SWITCHING_PROTOCOLS || (*this.connect && status.is_success()) {
+            // The connection is handed over: what it reads from now on is not request heads.
+            if let Some((clock, _)) = answered.take() {
+                clock.stop();
+            }
+        }
+        std::task::Poll::Ready(Ok(resp.map(|body| AnswerBody::new(body, answered))))
     }
 }
 
@@ -449,7 +480,7 @@ impl Throttled {
 
 #[cfg(test)]
 mod tests {
-    use super::{Connection, with_extensions};
+    use super::{CloseWhileDraining, Connection, HeadClock, with_extensions};
     use axum::body::Body;
     use axum::extract::ConnectInfo;
     use axum::response::Response;
@@ -479,5 +510,30 @@ mod tests {
         }
         let expected = (Some(client), Some((connection.id(), Some(client))));
         assert_eq!(*seen.lock().expect("not poisoned"), vec![expected, expected]);
+    }
+
+    /// An answer that hands the connection to another protocol (`101`, a `CONNECT` tunnel)
+    /// stops its head timing; an ordinary one, or a refused `CONNECT`, does not.
+    #[tokio::test]
+    async fn a_switch_of_protocols_stops_the_head_timing() {
+        let cases = [
+            (http::Method::GET, http::StatusCode::SWITCHING_PROTOCOLS, false),
+            (http::Method::CONNECT, http::StatusCode::OK, false),
+            (http::Method::CONNECT, http::StatusCode::FORBIDDEN, true),
+            (http::Method::POST, http::StatusCode::OK, true),
+        ];
+        for (method, status, still_timed) in cases {
+            let app = tower::service_fn(move |_req: http::Request<Body>| async move {
+                let mut resp = Response::new(Body::empty());
+                *resp.status_mut() = status;
+                Ok::<_, Infallible>(resp)
+            });
+            let clock = HeadClock::new();
+            let mut service = CloseWhileDraining { inner: app, draining: None, clock: clock.clone() };
+            let req = http::Request::builder().method(method.clone()).body(Body::empty()).expect("a request");
+            let Ok(answer) = service.ready().await.expect("ready").call(req).await;
+            drop(answer);
+            assert_eq!(clock.timed(), still_timed, "{method} answered {status}");
+        }
     }
 }
