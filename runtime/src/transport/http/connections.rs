@@ -7,7 +7,7 @@
 
 use super::batched_writes::BatchedWrites;
 use super::client_connections::ClientConnections;
-use super::head_deadline::{AnswerBody, HeadClock, HeadDeadline};
+use super::head_deadline::{AnswerBody, Half, HeadClock, HeadDeadline, RequestBody};
 use super::proxy_protocol;
 use super::sessions::Client;
 use crate::context::Connection;
@@ -17,7 +17,6 @@ use axum::response::Response;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -319,11 +318,8 @@ where
                 },
             };
             let client = identity.peer().unwrap_or(peer);
-            let service =
-                tower::ServiceExt::map_request(make(identity, client), |req: http::Request<_>| req.map(Body::new));
             let clock = HeadClock::new();
-            let service =
-                TowerToHyperService::new(CloseWhileDraining { inner: service, draining, clock: clock.clone() });
+            let service = CloseWhileDraining { inner: make(identity, client), draining, clock: clock.clone() };
             let io = TokioIo::new(BatchedWrites::new(HeadDeadline::new(tcp, clock, header_timeout)));
             let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
             if let Err(e) = watcher.watch(connection).await {
@@ -383,8 +379,11 @@ where
     }
 }
 
-/// `inner` whose HTTP/1.1 replies carry `Connection: close` while `draining` is cancelled, and
-/// tell the connection's `clock` when each request's head arrived and its answer ended.
+/// `inner` as the connection's hyper service: its HTTP/1.1 replies carry `Connection: close`
+/// while `draining` is cancelled, and each request tells the connection's `clock` when its
+/// head arrived (when hyper calls this, as soon as the head is parsed; a tower service adapted
+/// by hyper-util would be called only when hyper first polls the answer) and when its body and
+/// its answer are over.
 #[derive(Clone)]
 struct CloseWhileDraining<S> {
     inner: S,
@@ -392,47 +391,38 @@ struct CloseWhileDraining<S> {
     clock: Arc<HeadClock>,
 }
 
-impl<S, B> tower::Service<http::Request<B>> for CloseWhileDraining<S>
+impl<S, B> hyper::service::Service<http::Request<B>> for CloseWhileDraining<S>
 where
-    S: tower::Service<http::Request<B>, Response = Response, Error = Infallible>,
+    S: tower::Service<http::Request<Body>, Response = Response, Error = Infallible> + Clone,
+    B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
 {
     type Response = http::Response<AnswerBody>;
     type Error = Infallible;
-    type Future = ClosingReply<S::Future>;
+    type Future = ClosingReply<tower::util::Oneshot<S, http::Request<Body>>>;
 
-    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+    fn call(&self, req: http::Request<B>) -> Self::Future {
         // HTTP/2 has no `Connection` header: its connections end with GOAWAY when closing.
         let draining = self.draining.clone().filter(|_| req.version() < http::Version::HTTP_2);
-        let answered = self.clock.head_arrived(req.version()).map(|number| (self.clock.clone(), number));
+        let number = self.clock.head_arrived(req.version());
         let connect = req.method() == http::Method::CONNECT;
-        ClosingReply { inner: self.inner.call(req), draining, answered, connect }
+        let req = req.map(|body| Body::new(RequestBody::new(body, Half::of(&self.clock, number))));
+        let inner = tower::ServiceExt::oneshot(self.inner.clone(), req);
+        ClosingReply { inner, draining, answer: Half::of(&self.clock, number), connect }
     }
 }
 
 pin_project_lite::pin_project! {
     /// The reply of `inner`, marked `Connection: close` when `draining` has fired by then, its
-    /// body telling the connection's clock when it is over (`answered`; `None` over HTTP/2).
+    /// body carrying the answer's half of the request (dropped with this future, the half is
+    /// over too).
     struct ClosingReply<F> {
         #[pin]
         inner: F,
         draining: Option<Arc<CancellationToken>>,
-        answered: Option<(Arc<HeadClock>, u64)>,
+        answer: Half,
         // A `CONNECT`, which a 2xx answer turns into a tunnel.
         connect: bool,
-    }
-
-    // An answer dropped before it was made ends the request as well, so that the wait for the
-    // next head is timed whatever becomes of this one.
-    impl<F> PinnedDrop for ClosingReply<F> {
-        fn drop(this: Pin<&mut Self>) {
-            if let Some((clock, number)) = this.project().answered.take() {
-                clock.answered(number);
-            }
-        }
     }
 }
 
@@ -445,15 +435,13 @@ impl<F: std::future::Future<Output = Result<Response, Infallible>>> std::future:
         if this.draining.as_deref().is_some_and(CancellationToken::is_cancelled) {
             resp.headers_mut().insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
         }
-        let mut answered = this.answered.take();
+        let mut answer = std::mem::take(this.answer);
         let status = resp.status();
         if status == http::StatusCode::SWITCHING_PROTOCOLS || (*this.connect && status.is_success()) {
             // The connection is handed over: what it reads from now on is not request heads.
-            if let Some((clock, _)) = answered.take() {
-                clock.stop();
-            }
+            answer.stop_timing();
         }
-        std::task::Poll::Ready(Ok(resp.map(|body| AnswerBody::new(body, answered))))
+        std::task::Poll::Ready(Ok(resp.map(|body| AnswerBody::new(body, answer))))
     }
 }
 
@@ -529,11 +517,48 @@ mod tests {
                 Ok::<_, Infallible>(resp)
             });
             let clock = HeadClock::new();
-            let mut service = CloseWhileDraining { inner: app, draining: None, clock: clock.clone() };
+            let service = CloseWhileDraining { inner: app, draining: None, clock: clock.clone() };
             let req = http::Request::builder().method(method.clone()).body(Body::empty()).expect("a request");
-            let Ok(answer) = service.ready().await.expect("ready").call(req).await;
+            let Ok(answer) = hyper::service::Service::call(&service, req).await;
             drop(answer);
             assert_eq!(clock.timed(), still_timed, "{method} answered {status}");
+            assert_eq!(clock.waiting(), still_timed, "{method} answered {status}: the request is over");
         }
+    }
+
+    /// A request is over once hyper has its answer's body and the request's body is gone,
+    /// also when the answer is dropped before it was made; until then it is not.
+    #[tokio::test]
+    async fn a_request_is_over_when_its_body_and_its_answer_are() {
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let released = Arc::new(tokio::sync::Mutex::new(Some(released)));
+        let app = tower::service_fn(move |req: http::Request<Body>| {
+            let released = released.clone();
+            async move {
+                // Holds the request's body until told to let go.
+                if let Some(rx) = released.lock().await.take() {
+                    let _ = rx.await;
+                }
+                drop(req);
+                Ok::<_, Infallible>(Response::new(Body::empty()))
+            }
+        });
+        let clock = HeadClock::new();
+        let service = CloseWhileDraining { inner: app, draining: None, clock: clock.clone() };
+        let post = || http::Request::post("/mcp").body(Body::from("{}")).expect("a request");
+        // Dropped before it answers: both halves end with it.
+        let pending = hyper::service::Service::call(&service, post());
+        assert!(!clock.waiting());
+        drop(pending);
+        assert!(clock.waiting(), "an answer dropped unmade ends the request");
+
+        let answering = tokio::spawn(hyper::service::Service::call(&service, post()));
+        tokio::task::yield_now().await;
+        assert!(!clock.waiting());
+        release.send(()).expect("the app waits");
+        let Ok(answer) = answering.await.expect("answered");
+        assert!(!clock.waiting(), "the answer's body is not taken yet");
+        drop(answer);
+        assert!(clock.waiting());
     }
 }

@@ -6,16 +6,18 @@
 //! its dispatcher for one more turn after each head to start it: 1,500 instructions and an
 //! allocation per request (docs/performance.md). Here the connection's one timer is moved only
 //! when it fires (at most once per timeout on a busy connection): the requests just record
-//! when their answers ended, and a read that finds no bytes checks the deadline that follows
-//! from it.
+//! when they were over, and a read that finds no bytes checks the deadline that follows.
 //!
-//! The deadline runs from the connection's start and from the end of each answer (its body
-//! sent or dropped) until the next request's head has arrived: a client that connects and sends
-//! nothing, part of a head, or fewer than the 24 bytes hyper-util reads to choose between
-//! HTTP/1.1 and HTTP/2, is cut off, and so is an idle kept-alive connection. While a request is
-//! answered (a long SSE stream included) nothing is timed. A connection that starts with the
-//! HTTP/2 preface is not timed once the preface is in: HTTP/2 has no request heads to wait
-//! for, and hyper's HTTP/2 settings govern it; nor is one that another protocol took over
+//! The deadline runs from the connection's start, and from the end of each request, until the
+//! next request's head has arrived (hyper hands it to the connection's service as soon as it
+//! is parsed). A request ends when both its body and its answer have: hyper has read the body
+//! to its end (or the application dropped it), and hyper has taken the answer's last frame (or
+//! dropped the answer). A client that connects and sends nothing, part of a head, or fewer than
+//! the 24 bytes hyper-util reads to choose between HTTP/1.1 and HTTP/2, is cut off, and so is
+//! an idle kept-alive connection; while a request is read or answered (a long SSE stream
+//! included) nothing is timed. A connection that starts with the HTTP/2 preface is not timed
+//! once the preface is in (HTTP/2 has no request heads to wait for; an idle HTTP/2 connection
+//! is held, as it was under hyper's own timeout), nor is one that another protocol took over
 //! (`101 Switching Protocols`, a `CONNECT` tunnel). When the deadline passes, a read fails with
 //! `TimedOut` and hyper closes the connection without an answer, as its own timeout does.
 
@@ -36,10 +38,13 @@ use tokio::time::{Instant, Sleep};
 const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// What a connection's requests tell its [`HeadDeadline`]. Only the connection's own task
-/// touches it over HTTP/1.1 (hyper calls the service, polls the answer, drops its body and
-/// reads on that task), so the atomics are for `Sync`, not for ordering.
+/// touches it over HTTP/1.1 (hyper calls the service, polls the answer, reads the request body,
+/// drops the answer's body and reads the socket on that task; an application that moves a
+/// request's body elsewhere only delays the request's end), so the atomics are for `Sync`, not
+/// for ordering.
 pub(super) struct HeadClock {
-    /// Bit 0: a request is being answered; the rest: how many request heads have arrived.
+    /// Bits 0–1: how many of the current request's two halves (its body, its answer) are not
+    /// over yet; the rest: how many request heads have arrived.
     exchange: AtomicU64,
     /// When the connection last started waiting for a head: nanoseconds after `start`.
     waiting_since: AtomicU64,
@@ -58,24 +63,33 @@ impl HeadClock {
         })
     }
 
-    /// A request's head has arrived; returns the request's number, for [`answered`](Self::answered).
-    /// An HTTP/2 request returns `None` (and stops the timing, had the preface not).
+    /// A request's head has arrived; returns the request's number, for [`Half::of`]. An
+    /// HTTP/2 request returns `None` (and stops the timing, had the preface not).
     pub(super) fn head_arrived(&self, version: http::Version) -> Option<u64> {
         if version >= http::Version::HTTP_2 {
             self.stop();
             return None;
         }
-        let number = (self.exchange.load(Relaxed) >> 1) + 1;
-        self.exchange.store(number << 1 | 1, Relaxed);
+        let number = (self.exchange.load(Relaxed) >> 2) + 1;
+        self.exchange.store(number << 2 | 2, Relaxed);
         Some(number)
     }
 
-    /// The answer to request `number` is over: the deadline for the next head starts now. An
-    /// answer of an earlier request changes nothing.
-    pub(super) fn answered(&self, number: u64) {
-        if self.exchange.compare_exchange(number << 1 | 1, number << 1, Relaxed, Relaxed).is_ok() {
-            let since = u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-            self.waiting_since.store(since, Relaxed);
+    /// One half of request `number` (its body or its answer) is over; once both are, the
+    /// deadline for the next head starts. Each half says so once ([`Half`]); a half of an
+    /// earlier request changes nothing.
+    fn half_over(&self, number: u64) {
+        let mut current = self.exchange.load(Relaxed);
+        while current >> 2 == number && current & 3 > 0 {
+            match self.exchange.compare_exchange(current, current - 1, Relaxed, Relaxed) {
+                Ok(_) if current & 3 == 1 => {
+                    let since = u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                    self.waiting_since.store(since, Relaxed);
+                    return;
+                }
+                Ok(_) => return,
+                Err(now) => current = now,
+            }
         }
     }
 
@@ -91,9 +105,15 @@ impl HeadClock {
         !self.untimed.load(Relaxed)
     }
 
-    /// When the wait for a head times out; `None` while a request is answered.
+    /// Whether the connection is waiting for a head: no request is read or answered.
+    #[cfg(test)]
+    pub(super) fn waiting(&self) -> bool {
+        self.exchange.load(Relaxed) & 3 == 0
+    }
+
+    /// When the wait for a head times out; `None` while a request is read or answered.
     fn deadline(&self, timeout: Duration) -> Option<Instant> {
-        if self.exchange.load(Relaxed) & 1 == 1 {
+        if self.exchange.load(Relaxed) & 3 != 0 {
             return None;
         }
         let since = Duration::from_nanos(self.waiting_since.load(Relaxed));
@@ -159,8 +179,9 @@ impl<T: AsyncRead> AsyncRead for HeadDeadline<T> {
                     )));
                 }
                 Some(deadline) => this.timer.as_mut().reset(deadline),
-                // Answering: look again one timeout from now.
-                None => this.timer.as_mut().reset(now + *this.timeout),
+                // A request is under way: look again one timeout from now (at least a second,
+                // so that a zero timeout does not wake the connection at every tick).
+                None => this.timer.as_mut().reset(now + (*this.timeout).max(Duration::from_secs(1))),
             }
         }
         Poll::Pending
@@ -193,26 +214,50 @@ impl<T: AsyncWrite> AsyncWrite for HeadDeadline<T> {
     }
 }
 
-/// The body of an HTTP/1.1 answer, which tells the connection's [`HeadClock`] when it is over
-/// (sent, or dropped unsent): the wait for the next head starts then. Not boxed again, so the
-/// answer costs no allocation more.
-pub(super) struct AnswerBody {
-    inner: Body,
-    /// The clock and the request's number; `None` over HTTP/2.
-    answered: Option<(Arc<HeadClock>, u64)>,
-}
+/// One half of an HTTP/1.1 request (its body or its answer), which tells the connection's
+/// [`HeadClock`] when it is over, once: when [`over`](Half::over) is called or, at the latest,
+/// when it is dropped. The default tells nothing.
+#[derive(Default)]
+pub(super) struct Half(Option<(Arc<HeadClock>, u64)>);
 
-impl AnswerBody {
-    pub(super) fn new(inner: Body, answered: Option<(Arc<HeadClock>, u64)>) -> Self {
-        AnswerBody { inner, answered }
+impl Half {
+    /// A half of request `number` on `clock`'s connection; `None` (nothing to tell) over
+    /// HTTP/2.
+    pub(super) fn of(clock: &Arc<HeadClock>, number: Option<u64>) -> Half {
+        Half(number.map(|n| (clock.clone(), n)))
+    }
+
+    /// This half is over (the first call counts).
+    pub(super) fn over(&mut self) {
+        if let Some((clock, number)) = self.0.take() {
+            clock.half_over(number);
+        }
+    }
+
+    /// The connection is handed to another protocol: nothing is timed from now on.
+    pub(super) fn stop_timing(&mut self) {
+        if let Some((clock, _)) = self.0.take() {
+            clock.stop();
+        }
     }
 }
 
-impl Drop for AnswerBody {
+impl Drop for Half {
     fn drop(&mut self) {
-        if let Some((clock, number)) = self.answered.take() {
-            clock.answered(number);
-        }
+        self.over();
+    }
+}
+
+/// The body of an HTTP/1.1 answer, over when hyper has taken its last frame or dropped it. Not
+/// boxed again, so the answer costs no allocation more.
+pub(super) struct AnswerBody {
+    inner: Body,
+    half: Half,
+}
+
+impl AnswerBody {
+    pub(super) fn new(inner: Body, half: Half) -> Self {
+        AnswerBody { inner, half }
     }
 }
 
@@ -225,10 +270,49 @@ impl http_body::Body for AnswerBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
-        if let Poll::Ready(None) = polled
-            && let Some((clock, number)) = self.answered.take()
-        {
-            clock.answered(number);
+        if let Poll::Ready(None) = polled {
+            self.half.over();
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+pin_project! {
+    /// The body of an HTTP/1.1 request, over when it has been read to its end or dropped.
+    /// Wrapped before axum boxes the body, so it costs no allocation.
+    pub(super) struct RequestBody<B> {
+        #[pin]
+        inner: B,
+        half: Half,
+    }
+}
+
+impl<B> RequestBody<B> {
+    pub(super) fn new(inner: B, half: Half) -> Self {
+        RequestBody { inner, half }
+    }
+}
+
+impl<B: http_body::Body> http_body::Body for RequestBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
+        let this = self.project();
+        let polled = this.inner.poll_frame(cx);
+        if let Poll::Ready(None) = polled {
+            this.half.over();
         }
         polled
     }
@@ -248,6 +332,7 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
     const TIMEOUT: Duration = Duration::from_secs(5);
+    const V11: http::Version = http::Version::HTTP_11;
 
     fn timed() -> (DuplexStream, HeadDeadline<DuplexStream>, Arc<HeadClock>) {
         let (client, server) = tokio::io::duplex(256);
@@ -266,6 +351,11 @@ mod tests {
         }
     }
 
+    /// Both halves of request `number`, as the body's and the answer's wrappers say them.
+    fn halves(clock: &Arc<HeadClock>, number: Option<u64>) -> (Half, Half) {
+        (Half::of(clock, number), Half::of(clock, number))
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_silent_client_and_a_partial_head_time_out() {
         let (_client, mut io, _) = timed();
@@ -282,43 +372,60 @@ mod tests {
         assert_eq!(times_out_after(&mut io).await, Some(TIMEOUT - Duration::from_secs(2)));
     }
 
-    /// While a request is answered nothing is timed, however long it takes; from the end of its
-    /// answer the next head has the whole timeout, and then it is cut off.
+    /// While a request is read or answered nothing is timed, however long it takes; once both
+    /// its body and its answer are over, the next head has the whole timeout, and then the
+    /// connection is cut off.
     #[tokio::test(start_paused = true)]
-    async fn the_wait_starts_when_an_answer_ends() {
-        let (_client, mut io, clock) = timed();
-        let first = clock.head_arrived(http::Version::HTTP_11).expect("HTTP/1.1 is timed");
+    async fn the_wait_starts_when_the_body_and_the_answer_are_over() {
         let mut buf = [0u8; 8];
-        let still = tokio::time::timeout(Duration::from_secs(60), io.read(&mut buf)).await;
-        assert!(still.is_err(), "a minute into an answer, the connection is not cut off");
-        clock.answered(first);
-        assert_eq!(times_out_after(&mut io).await, Some(TIMEOUT));
+        for answer_first in [true, false] {
+            let (_client, mut io, clock) = timed();
+            let (mut body, mut answer) = halves(&clock, clock.head_arrived(V11));
+            let (first, second) = if answer_first { (&mut answer, &mut body) } else { (&mut body, &mut answer) };
+            let still = tokio::time::timeout(Duration::from_secs(60), io.read(&mut buf)).await;
+            assert!(still.is_err(), "a minute into a request, the connection is not cut off");
+            first.over();
+            first.over();
+            let still = tokio::time::timeout(Duration::from_secs(60), io.read(&mut buf)).await;
+            assert!(still.is_err(), "one half over (answer first: {answer_first}), the other is not");
+            second.over();
+            assert_eq!(clock.deadline(TIMEOUT), Some(Instant::now() + TIMEOUT));
+            assert_eq!(times_out_after(&mut io).await, Some(TIMEOUT));
+        }
 
-        // An earlier request's answer ending does not start the wait of a later one.
+        // The halves of an earlier request do not end a later one.
         let (_client, mut io, clock) = timed();
-        let first = clock.head_arrived(http::Version::HTTP_11).expect("timed");
-        clock.answered(first);
-        let second = clock.head_arrived(http::Version::HTTP_11).expect("timed");
-        clock.answered(first);
+        let (mut body, mut answer) = halves(&clock, clock.head_arrived(V11));
+        body.over();
+        let (mut body2, answer2) = halves(&clock, clock.head_arrived(V11));
+        answer.over();
+        body2.over();
         let still = tokio::time::timeout(Duration::from_secs(60), io.read(&mut buf)).await;
         assert!(still.is_err(), "the second request is still being answered");
-        clock.answered(second);
+        drop(answer2);
         assert_eq!(times_out_after(&mut io).await, Some(TIMEOUT));
     }
 
-    /// A kept-alive connection whose client sends its next requests in time is never cut off,
-    /// however long it lives.
+    /// A kept-alive connection whose client sends each next request within the timeout of the
+    /// previous one's end is never cut off, however long it lives; the reads wait for the
+    /// client, so each wait is timed.
     #[tokio::test(start_paused = true)]
     async fn prompt_requests_keep_a_connection() {
         let (mut client, mut io, clock) = timed();
+        let writer = tokio::spawn(async move {
+            for _ in 0..20 {
+                tokio::time::sleep(TIMEOUT - Duration::from_secs(1)).await;
+                client.write_all(b"GET / HTTP/1.1\r\n\r\n").await.expect("write");
+            }
+            client
+        });
         let mut buf = [0u8; 64];
         for _ in 0..20 {
-            tokio::time::sleep(TIMEOUT - Duration::from_secs(1)).await;
-            client.write_all(b"GET / HTTP/1.1\r\n\r\n").await.expect("write");
             assert_eq!(io.read(&mut buf).await.expect("a head"), 18);
-            let number = clock.head_arrived(http::Version::HTTP_11).expect("timed");
-            clock.answered(number);
+            drop(halves(&clock, clock.head_arrived(V11)));
         }
+        let _client = writer.await.expect("the writer");
+        assert_eq!(times_out_after(&mut io).await, Some(TIMEOUT));
     }
 
     /// After the HTTP/2 preface nothing is timed; a connection that starts like it but
@@ -345,16 +452,29 @@ mod tests {
         assert_eq!(times_out_after(&mut io).await, Some(TIMEOUT));
     }
 
-    /// The answer's body ends the request when hyper drops it, sent or not.
+    /// A body's half is over when its last frame has been taken, or when it is dropped unread.
     #[tokio::test(start_paused = true)]
-    async fn an_answer_body_ends_its_request_when_dropped() {
+    async fn a_body_ends_its_half_at_its_end_or_when_dropped() {
+        for read_to_the_end in [true, false] {
+            let (_client, mut io, clock) = timed();
+            let number = clock.head_arrived(V11);
+            let mut request = RequestBody::new(Body::from("{}"), Half::of(&clock, number));
+            let mut answer = AnswerBody::new(Body::from("{}"), Half::of(&clock, number));
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if read_to_the_end {
+                for body in
+                    [&mut answer as &mut (dyn http_body::Body<Data = Bytes, Error = axum::Error> + Unpin), &mut request]
+                {
+                    while std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await.is_some() {}
+                }
+            } else {
+                drop((request, answer));
+            }
+            assert_eq!(clock.deadline(TIMEOUT), Some(Instant::now() + TIMEOUT));
+            assert_eq!(times_out_after(&mut io).await, Some(TIMEOUT), "read to the end: {read_to_the_end}");
+        }
         let (_client, mut io, clock) = timed();
-        let number = clock.head_arrived(http::Version::HTTP_11).expect("timed");
-        let body = AnswerBody::new(Body::from("{}"), Some((clock.clone(), number)));
-        let mut buf = [0u8; 8];
-        assert!(tokio::time::timeout(Duration::from_secs(60), io.read(&mut buf)).await.is_err());
-        drop(body);
-        assert_eq!(times_out_after(&mut io).await, Some(TIMEOUT));
         assert_eq!(clock.head_arrived(http::Version::HTTP_2), None, "HTTP/2 requests are not numbered");
+        assert_eq!(times_out_after(&mut io).await, None, "and HTTP/2 connections not timed");
     }
 }
