@@ -560,5 +560,18 @@ mod tests {
         assert!(!clock.waiting(), "the answer's body is not taken yet");
         drop(answer);
         assert!(clock.waiting());
+
+        // An application that keeps the request's body past its answer keeps the request.
+        let (keep, mut kept) = tokio::sync::mpsc::unbounded_channel::<Body>();
+        let app = tower::service_fn(move |req: http::Request<Body>| {
+            let _ = keep.send(req.into_body());
+            async { Ok::<_, Infallible>(Response::new(Body::empty())) }
+        });
+        let service = CloseWhileDraining { inner: app, draining: None, clock: clock.clone() };
+        let Ok(answer) = hyper::service::Service::call(&service, post()).await;
+        drop(answer);
+        assert!(!clock.waiting(), "the body is still held");
+        drop(kept.recv().await.expect("the body"));
+        assert!(clock.waiting());
     }
 }

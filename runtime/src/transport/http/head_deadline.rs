@@ -12,14 +12,17 @@
 //! next request's head has arrived (hyper hands it to the connection's service as soon as it
 //! is parsed). A request ends when both its body and its answer have: hyper has read the body
 //! to its end (or the application dropped it), and hyper has taken the answer's last frame (or
-//! dropped the answer). A client that connects and sends nothing, part of a head, or fewer than
-//! the 24 bytes hyper-util reads to choose between HTTP/1.1 and HTTP/2, is cut off, and so is
-//! an idle kept-alive connection; while a request is read or answered (a long SSE stream
-//! included) nothing is timed. A connection that starts with the HTTP/2 preface is not timed
+//! dropped the answer) and the client has taken what it was sent (a write that could not
+//! finish holds the wait off until one does). A client that connects and sends nothing, part of
+//! a head, or fewer than the 24 bytes hyper-util reads to choose between HTTP/1.1 and HTTP/2,
+//! is cut off, and so is an idle kept-alive connection; while a request is read or answered (a
+//! long SSE stream included) nothing is timed. A connection that starts with the HTTP/2 preface is not timed
 //! once the preface is in (HTTP/2 has no request heads to wait for; an idle HTTP/2 connection
 //! is held, as it was under hyper's own timeout), nor is one that another protocol took over
 //! (`101 Switching Protocols`, a `CONNECT` tunnel). When the deadline passes, a read fails with
-//! `TimedOut` and hyper closes the connection without an answer, as its own timeout does.
+//! `TimedOut` and hyper closes the connection without an answer, as its own timeout does. While
+//! a request is under way the timer is looked at once per timeout, at least a second, so a
+//! timeout under a second may be enforced up to a second late.
 
 use axum::body::Body;
 use bytes::Bytes;
@@ -27,7 +30,7 @@ use pin_project_lite::pin_project;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -37,11 +40,11 @@ use tokio::time::{Instant, Sleep};
 /// protocol.
 const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-/// What a connection's requests tell its [`HeadDeadline`]. Only the connection's own task
-/// touches it over HTTP/1.1 (hyper calls the service, polls the answer, reads the request body,
-/// drops the answer's body and reads the socket on that task; an application that moves a
-/// request's body elsewhere only delays the request's end), so the atomics are for `Sync`, not
-/// for ordering.
+/// What a connection's requests tell its [`HeadDeadline`]. Over HTTP/1.1 hyper calls the
+/// service, polls the answer, reads the request body, drops the answer's body and reads the
+/// socket on the connection's task; an application may end a request's body on another task
+/// (one it moved the body to), so the end of a request publishes its time before the request
+/// counts as over (release and acquire).
 pub(super) struct HeadClock {
     /// Bits 0–1: how many of the current request's two halves (its body, its answer) are not
     /// over yet; the rest: how many request heads have arrived.
@@ -81,16 +84,28 @@ impl HeadClock {
     fn half_over(&self, number: u64) {
         let mut current = self.exchange.load(Relaxed);
         while current >> 2 == number && current & 3 > 0 {
-            match self.exchange.compare_exchange(current, current - 1, Relaxed, Relaxed) {
-                Ok(_) if current & 3 == 1 => {
-                    let since = u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-                    self.waiting_since.store(since, Relaxed);
-                    return;
-                }
+            if current & 3 == 1 {
+                // Stored before the request counts as over: while a half is open, nothing
+                // reads it.
+                self.restart_wait_at(self.start.elapsed());
+            }
+            match self.exchange.compare_exchange(current, current - 1, Release, Relaxed) {
                 Ok(_) => return,
                 Err(now) => current = now,
             }
         }
+    }
+
+    /// The wait for a head restarts now, when the connection is waiting for one: the client
+    /// has just taken an answer it had left unread ([`HeadDeadline`]'s writes).
+    fn restart_wait(&self) {
+        if self.exchange.load(Acquire) & 3 == 0 {
+            self.restart_wait_at(self.start.elapsed());
+        }
+    }
+
+    fn restart_wait_at(&self, since: Duration) {
+        self.waiting_since.store(u64::try_from(since.as_nanos()).unwrap_or(u64::MAX), Relaxed);
     }
 
     /// Nothing is timed from now on: the connection became HTTP/2, or another protocol took it
@@ -113,7 +128,7 @@ impl HeadClock {
 
     /// When the wait for a head times out; `None` while a request is read or answered.
     fn deadline(&self, timeout: Duration) -> Option<Instant> {
-        if self.exchange.load(Relaxed) & 3 != 0 {
+        if self.exchange.load(Acquire) & 3 != 0 {
             return None;
         }
         let since = Duration::from_nanos(self.waiting_since.load(Relaxed));
@@ -132,6 +147,9 @@ pin_project! {
         timeout: Duration,
         // Bytes read while they could still be the HTTP/2 preface; past it, `usize::MAX`.
         preface_read: usize,
+        // The last write or flush could not finish: the client is not taking what it was
+        // sent, and a wait for its next head has not begun.
+        write_blocked: bool,
     }
 }
 
@@ -140,7 +158,7 @@ impl<T> HeadDeadline<T> {
     /// a day.
     pub(super) fn new(io: T, clock: Arc<HeadClock>, timeout: Duration) -> Self {
         let timer = Box::pin(tokio::time::sleep_until(clock.start + timeout));
-        HeadDeadline { io, clock, timer, timeout, preface_read: 0 }
+        HeadDeadline { io, clock, timer, timeout, preface_read: 0, write_blocked: false }
     }
 }
 
@@ -171,7 +189,9 @@ impl<T: AsyncRead> AsyncRead for HeadDeadline<T> {
         // deadline; each time it does, it is moved to the deadline as it now stands.
         while this.timer.as_mut().poll(cx).is_ready() {
             let now = Instant::now();
-            match this.clock.deadline(*this.timeout) {
+            // An answer the client has not taken yet is still being answered.
+            let deadline = if *this.write_blocked { None } else { this.clock.deadline(*this.timeout) };
+            match deadline {
                 Some(deadline) if deadline <= now => {
                     return Poll::Ready(Err(io::Error::new(
                         io::ErrorKind::TimedOut,
@@ -188,13 +208,32 @@ impl<T: AsyncRead> AsyncRead for HeadDeadline<T> {
     }
 }
 
+impl<T> HeadDeadline<T> {
+    /// Notes whether a write or flush finished; the first that does after some could not
+    /// restarts the wait for a head, which the client's slowness must not have used up.
+    fn wrote<R>(self: Pin<&mut Self>, polled: Poll<R>) -> Poll<R> {
+        let this = self.project();
+        match polled {
+            Poll::Pending => *this.write_blocked = true,
+            Poll::Ready(_) if *this.write_blocked => {
+                *this.write_blocked = false;
+                this.clock.restart_wait();
+            }
+            Poll::Ready(_) => {}
+        }
+        polled
+    }
+}
+
 impl<T: AsyncWrite> AsyncWrite for HeadDeadline<T> {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.project().io.poll_write(cx, buf)
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        let polled = self.as_mut().project().io.poll_write(cx, buf);
+        self.wrote(polled)
     }
 
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.project().io.poll_flush(cx)
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let polled = self.as_mut().project().io.poll_flush(cx);
+        self.wrote(polled)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -202,11 +241,12 @@ impl<T: AsyncWrite> AsyncWrite for HeadDeadline<T> {
     }
 
     fn poll_write_vectored(
-        self: Pin<&mut Self>,
+        mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.project().io.poll_write_vectored(cx, bufs)
+        let polled = self.as_mut().project().io.poll_write_vectored(cx, bufs);
+        self.wrote(polled)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -450,6 +490,32 @@ mod tests {
         client.write_all(b"PRI * HTTP/1.1\r\n\r\nSM\r\n\r\nxx").await.expect("write");
         assert_eq!(io.read(&mut buf).await.expect("bytes"), 26);
         assert_eq!(times_out_after(&mut io).await, Some(TIMEOUT));
+    }
+
+    /// An answer the client is slow to take holds the wait for its next head off: the wait
+    /// starts once the last write has gone through, with the whole timeout.
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_the_client_has_not_taken_holds_the_wait_off() {
+        let (mut client, server) = tokio::io::duplex(64);
+        let clock = HeadClock::new();
+        let (mut read, mut write) = tokio::io::split(HeadDeadline::new(server, clock.clone(), TIMEOUT));
+        // Over for hyper (its last frame taken), not yet sent: more than the pipe holds.
+        drop(halves(&clock, clock.head_arrived(V11)));
+        let writer = tokio::spawn(async move {
+            write.write_all(&[b'x'; 1000]).await.expect("written");
+            write
+        });
+        let mut buf = [0u8; 8];
+        let still = tokio::time::timeout(Duration::from_secs(60), read.read(&mut buf)).await;
+        assert!(still.is_err(), "a minute into a slow download, the connection is not cut off");
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let mut answer = vec![0u8; 1000];
+        client.read_exact(&mut answer).await.expect("the whole answer");
+        let _write = writer.await.expect("the writer");
+        let started = Instant::now();
+        let err = read.read(&mut buf).await.expect_err("times out");
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(started.elapsed(), TIMEOUT, "the wait began when the answer was taken");
     }
 
     /// A body's half is over when its last frame has been taken, or when it is dropped unread.
