@@ -12,8 +12,10 @@
 //! next request's head has arrived (hyper hands it to the connection's service as soon as it
 //! is parsed). A request ends when both its body and its answer have: hyper has read the body
 //! to its end (or the application dropped it), and hyper has taken the answer's last frame (or
-//! dropped the answer) and the client has taken what it was sent (a write that could not
-//! finish holds the wait off until one does). A client that connects and sends nothing, part of
+//! dropped the answer) and the client has taken what it was sent: while a write cannot finish,
+//! the deadline runs from when the client last took bytes (or the request's end, if later), so
+//! a slow reader is served and one that stops reading is cut off. A client that connects and
+//! sends nothing, part of
 //! a head, or fewer than the 24 bytes hyper-util reads to choose between HTTP/1.1 and HTTP/2,
 //! is cut off, and so is an idle kept-alive connection; while a request is read or answered (a
 //! long SSE stream included) nothing is timed. A connection that starts with the HTTP/2 preface is not timed
@@ -105,7 +107,8 @@ impl HeadClock {
     }
 
     fn restart_wait_at(&self, since: Duration) {
-        self.waiting_since.store(u64::try_from(since.as_nanos()).unwrap_or(u64::MAX), Relaxed);
+        // The latest wins: a half ending on another task may store after a later request's.
+        self.waiting_since.fetch_max(u64::try_from(since.as_nanos()).unwrap_or(u64::MAX), Relaxed);
     }
 
     /// Nothing is timed from now on: the connection became HTTP/2, or another protocol took it
@@ -147,9 +150,9 @@ pin_project! {
         timeout: Duration,
         // Bytes read while they could still be the HTTP/2 preface; past it, `usize::MAX`.
         preface_read: usize,
-        // The last write or flush could not finish: the client is not taking what it was
-        // sent, and a wait for its next head has not begun.
-        write_blocked: bool,
+        // Since when writes and flushes cannot finish: the client is not taking what it was
+        // sent. `None` while they finish.
+        blocked_since: Option<Instant>,
     }
 }
 
@@ -158,7 +161,7 @@ impl<T> HeadDeadline<T> {
     /// a day.
     pub(super) fn new(io: T, clock: Arc<HeadClock>, timeout: Duration) -> Self {
         let timer = Box::pin(tokio::time::sleep_until(clock.start + timeout));
-        HeadDeadline { io, clock, timer, timeout, preface_read: 0, write_blocked: false }
+        HeadDeadline { io, clock, timer, timeout, preface_read: 0, blocked_since: None }
     }
 }
 
@@ -189,8 +192,11 @@ impl<T: AsyncRead> AsyncRead for HeadDeadline<T> {
         // deadline; each time it does, it is moved to the deadline as it now stands.
         while this.timer.as_mut().poll(cx).is_ready() {
             let now = Instant::now();
-            // An answer the client has not taken yet is still being answered.
-            let deadline = if *this.write_blocked { None } else { this.clock.deadline(*this.timeout) };
+            // A finished answer the client is not taking: the timeout runs from when it stopped.
+            let deadline = match (this.clock.deadline(*this.timeout), *this.blocked_since) {
+                (Some(deadline), Some(since)) => Some(deadline.max(since + *this.timeout)),
+                (deadline, _) => deadline,
+            };
             match deadline {
                 Some(deadline) if deadline <= now => {
                     return Poll::Ready(Err(io::Error::new(
@@ -209,17 +215,20 @@ impl<T: AsyncRead> AsyncRead for HeadDeadline<T> {
 }
 
 impl<T> HeadDeadline<T> {
-    /// Notes whether a write or flush finished; the first that does after some could not
-    /// restarts the wait for a head, which the client's slowness must not have used up.
+    /// Notes whether a write or flush finished: the first that cannot starts the client's
+    /// stall, and the first that does after it ends the stall and restarts the wait for a head,
+    /// which the client's slowness must not have used up.
     fn wrote<R>(self: Pin<&mut Self>, polled: Poll<R>) -> Poll<R> {
         let this = self.project();
         match polled {
-            Poll::Pending => *this.write_blocked = true,
-            Poll::Ready(_) if *this.write_blocked => {
-                *this.write_blocked = false;
-                this.clock.restart_wait();
+            Poll::Pending => {
+                this.blocked_since.get_or_insert_with(Instant::now);
             }
-            Poll::Ready(_) => {}
+            Poll::Ready(_) => {
+                if this.blocked_since.take().is_some() {
+                    this.clock.restart_wait();
+                }
+            }
         }
         polled
     }
@@ -492,30 +501,59 @@ mod tests {
         assert_eq!(times_out_after(&mut io).await, Some(TIMEOUT));
     }
 
-    /// An answer the client is slow to take holds the wait for its next head off: the wait
-    /// starts once the last write has gone through, with the whole timeout.
+    /// A client slow to take a finished answer is served: the wait for its next head starts
+    /// once the last write has gone through, with the whole timeout. One that stops taking it
+    /// is cut off a timeout after it stopped. Through plain and vectored writes alike.
     #[tokio::test(start_paused = true)]
-    async fn an_answer_the_client_has_not_taken_holds_the_wait_off() {
-        let (mut client, server) = tokio::io::duplex(64);
+    async fn a_finished_answer_is_timed_by_the_clients_progress() {
+        for vectored in [false, true] {
+            let (mut client, server) = tokio::io::duplex(64);
+            let clock = HeadClock::new();
+            let (mut read, mut write) = tokio::io::split(HeadDeadline::new(server, clock.clone(), TIMEOUT));
+            // Over for hyper (its last frame taken), not yet sent: more than the pipe holds.
+            drop(halves(&clock, clock.head_arrived(V11)));
+            let writer = tokio::spawn(async move {
+                let answer = [b'x'; 1000];
+                let mut sent = 0;
+                while sent < answer.len() {
+                    sent += if vectored {
+                        write.write_vectored(&[io::IoSlice::new(&answer[sent..])]).await
+                    } else {
+                        write.write(&answer[sent..]).await
+                    }
+                    .expect("written");
+                }
+                write
+            });
+            // The client takes 8 bytes every 4 s: slower than the pipe, never stalled a timeout.
+            let mut buf = [0u8; 8];
+            let mut taken = vec![0u8; 8];
+            for _ in 0..15 {
+                let still = tokio::time::timeout(Duration::from_secs(4), read.read(&mut buf)).await;
+                assert!(still.is_err(), "a slow reader is not cut off (vectored: {vectored})");
+                client.read_exact(&mut taken).await.expect("8 bytes");
+            }
+            let mut rest = vec![0u8; 1000 - 15 * 8];
+            client.read_exact(&mut rest).await.expect("the rest of the answer");
+            let _write = writer.await.expect("the writer");
+            let started = Instant::now();
+            let err = read.read(&mut buf).await.expect_err("times out");
+            assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+            assert_eq!(started.elapsed(), TIMEOUT, "the wait began when the answer was taken");
+        }
+
+        // A client that stops taking its answer is cut off a timeout later.
+        let (_client, server) = tokio::io::duplex(64);
         let clock = HeadClock::new();
         let (mut read, mut write) = tokio::io::split(HeadDeadline::new(server, clock.clone(), TIMEOUT));
-        // Over for hyper (its last frame taken), not yet sent: more than the pipe holds.
         drop(halves(&clock, clock.head_arrived(V11)));
-        let writer = tokio::spawn(async move {
-            write.write_all(&[b'x'; 1000]).await.expect("written");
-            write
-        });
-        let mut buf = [0u8; 8];
-        let still = tokio::time::timeout(Duration::from_secs(60), read.read(&mut buf)).await;
-        assert!(still.is_err(), "a minute into a slow download, the connection is not cut off");
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        let mut answer = vec![0u8; 1000];
-        client.read_exact(&mut answer).await.expect("the whole answer");
-        let _write = writer.await.expect("the writer");
+        let _writer = tokio::spawn(async move { write.write_all(&[b'x'; 1000]).await });
+        tokio::task::yield_now().await;
         let started = Instant::now();
+        let mut buf = [0u8; 8];
         let err = read.read(&mut buf).await.expect_err("times out");
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
-        assert_eq!(started.elapsed(), TIMEOUT, "the wait began when the answer was taken");
+        assert_eq!(started.elapsed(), TIMEOUT, "cut off a timeout after the client stopped taking bytes");
     }
 
     /// A body's half is over when its last frame has been taken, or when it is dropped unread.
