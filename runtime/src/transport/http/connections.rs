@@ -7,7 +7,7 @@
 
 use super::batched_writes::BatchedWrites;
 use super::client_connections::ClientConnections;
-use super::head_deadline::{AnswerBody, Half, HeadClock, HeadDeadline, RequestBody};
+use super::head_deadline::{Half, HalfBody, HeadClock, HeadDeadline};
 use super::proxy_protocol;
 use super::sessions::Client;
 use crate::context::Connection;
@@ -397,7 +397,7 @@ where
     B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
     B::Error: Into<axum::BoxError>,
 {
-    type Response = http::Response<AnswerBody>;
+    type Response = http::Response<HalfBody<Body>>;
     type Error = Infallible;
     type Future = ClosingReply<tower::util::Oneshot<S, http::Request<Body>>>;
 
@@ -406,7 +406,7 @@ where
         let draining = self.draining.clone().filter(|_| req.version() < http::Version::HTTP_2);
         let number = self.clock.head_arrived(req.version());
         let connect = req.method() == http::Method::CONNECT;
-        let req = req.map(|body| Body::new(RequestBody::new(body, Half::of(&self.clock, number))));
+        let req = req.map(|body| Body::new(HalfBody::new(body, Half::of(&self.clock, number))));
         let inner = tower::ServiceExt::oneshot(self.inner.clone(), req);
         ClosingReply { inner, draining, answer: Half::of(&self.clock, number), connect }
     }
@@ -427,7 +427,7 @@ pin_project_lite::pin_project! {
 }
 
 impl<F: std::future::Future<Output = Result<Response, Infallible>>> std::future::Future for ClosingReply<F> {
-    type Output = Result<http::Response<AnswerBody>, Infallible>;
+    type Output = Result<http::Response<HalfBody<Body>>, Infallible>;
 
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
         let this = self.project();
@@ -441,7 +441,7 @@ impl<F: std::future::Future<Output = Result<Response, Infallible>>> std::future:
             // The connection is handed over: what it reads from now on is not request heads.
             answer.stop_timing();
         }
-        std::task::Poll::Ready(Ok(resp.map(|body| AnswerBody::new(body, answer))))
+        std::task::Poll::Ready(Ok(resp.map(|body| HalfBody::new(body, answer))))
     }
 }
 

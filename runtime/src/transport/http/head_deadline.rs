@@ -26,8 +26,6 @@
 //! a request is under way the timer is looked at once per timeout, at least a second, so a
 //! timeout under a second may be enforced up to a second late.
 
-use axum::body::Body;
-use bytes::Bytes;
 use pin_project_lite::pin_project;
 use std::io;
 use std::pin::Pin;
@@ -297,60 +295,24 @@ impl Drop for Half {
     }
 }
 
-/// The body of an HTTP/1.1 answer, over when hyper has taken its last frame or dropped it. Not
-/// boxed again, so the answer costs no allocation more.
-pub(super) struct AnswerBody {
-    inner: Body,
-    half: Half,
-}
-
-impl AnswerBody {
-    pub(super) fn new(inner: Body, half: Half) -> Self {
-        AnswerBody { inner, half }
-    }
-}
-
-impl http_body::Body for AnswerBody {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
-        let polled = Pin::new(&mut self.inner).poll_frame(cx);
-        if let Poll::Ready(None) = polled {
-            self.half.over();
-        }
-        polled
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
-    }
-}
-
 pin_project! {
-    /// The body of an HTTP/1.1 request, over when it has been read to its end or dropped.
-    /// Wrapped before axum boxes the body, so it costs no allocation.
-    pub(super) struct RequestBody<B> {
+    /// The body of an HTTP/1.1 request or answer, over when it has been read to its end or
+    /// dropped. Wrapped in place (a request's before axum boxes it, an answer's after), so
+    /// neither costs an allocation.
+    pub(super) struct HalfBody<B> {
         #[pin]
         inner: B,
         half: Half,
     }
 }
 
-impl<B> RequestBody<B> {
+impl<B> HalfBody<B> {
     pub(super) fn new(inner: B, half: Half) -> Self {
-        RequestBody { inner, half }
+        HalfBody { inner, half }
     }
 }
 
-impl<B: http_body::Body> http_body::Body for RequestBody<B> {
+impl<B: http_body::Body> http_body::Body for HalfBody<B> {
     type Data = B::Data;
     type Error = B::Error;
 
@@ -378,6 +340,8 @@ impl<B: http_body::Body> http_body::Body for RequestBody<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::body::Body;
+    use bytes::Bytes;
     use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
     const TIMEOUT: Duration = Duration::from_secs(5);
@@ -562,8 +526,8 @@ mod tests {
         for read_to_the_end in [true, false] {
             let (_client, mut io, clock) = timed();
             let number = clock.head_arrived(V11);
-            let mut request = RequestBody::new(Body::from("{}"), Half::of(&clock, number));
-            let mut answer = AnswerBody::new(Body::from("{}"), Half::of(&clock, number));
+            let mut request = HalfBody::new(Body::from("{}"), Half::of(&clock, number));
+            let mut answer = HalfBody::new(Body::from("{}"), Half::of(&clock, number));
             tokio::time::sleep(Duration::from_secs(1)).await;
             if read_to_the_end {
                 for body in
