@@ -60,10 +60,11 @@ pub(crate) async fn post(
     let Some(session_id) = session_id else { return respond::error(400, None, &batch_refused(None)) };
     let head = legacy::Head::of(state, headers, accepts_sse);
     let timing = head.timing(state);
-    let session = match legacy::session_for(state, session_id, headers, principal.as_deref()) {
-        Ok(s) => s,
-        Err(r) => return respond::refused(None, &r),
-    };
+    let session =
+        match legacy::session_for(state, session_id, protocol_version(headers).as_deref(), principal.as_deref()) {
+            Ok(s) => s,
+            Err(r) => return respond::refused(None, &r),
+        };
     if !accepts_batches(session.legacy.version) {
         return respond::error(400, None, &batch_refused(Some(session.legacy.version)));
     }

@@ -37,7 +37,7 @@ pub(crate) fn session_id(headers: &HeaderMap) -> Option<Cow<'_, str>> {
 /// `MCP-Protocol-Version`, trimmed. A value that is not visible ASCII is returned as it is
 /// (lossily decoded) so that the version checks reject it by name rather than as missing.
 pub(crate) fn protocol_version(headers: &HeaderMap) -> Option<Cow<'_, str>> {
-    // As in `session_id`: read on every POST, twice on a legacy one.
+    // As in `session_id`: read on every POST.
     static NAME: http::HeaderName = http::HeaderName::from_static("mcp-protocol-version");
     headers.get(&NAME).map(trimmed_lossy)
 }

@@ -107,22 +107,23 @@ fn session_not_found() -> Refusal {
     )
 }
 
-/// A POST inside a legacy session. `accepts_sse`: the client's `Accept` allows an SSE reply.
+/// A POST inside a legacy session. `header_version`: its `MCP-Protocol-Version`, as the caller
+/// read it; `head`: what its other headers give the request ([`Head::of`]).
 pub(crate) fn post(
     state: &HttpState,
     session_id: &str,
-    headers: &HeaderMap,
+    header_version: Option<&str>,
+    head: Head,
     msg: Message,
     principal: Option<Arc<Principal>>,
     connection: Option<Connection>,
-    accepts_sse: bool,
 ) -> impl Future<Output = Response> + Send + use<> {
     // Not an `async fn`, for the reason `modern::post` gives: the future is the reply's alone.
     let req_id = match &msg {
         Message::Request(r) => Some(r.id.clone()),
         _ => None,
     };
-    let session = match session_for(state, session_id, headers, principal.as_deref()) {
+    let session = match session_for(state, session_id, header_version, principal.as_deref()) {
         Ok(s) => s,
         Err(r) => return Either::Left(ready(respond::refused(req_id.as_ref(), &r))),
     };
@@ -139,7 +140,6 @@ pub(crate) fn post(
     };
     let (ntx, nrx) = outbound_channel(64);
     let challenge = state.challenge(principal.as_deref());
-    let head = Head::of(state, headers, accepts_sse);
     let timing = head.timing(state);
     let work = start(state, &session, req, ntx, principal, connection, head);
     let answer = Box::pin(work.map(Answer::One));
@@ -147,19 +147,19 @@ pub(crate) fn post(
     Either::Right(reply(session, answer, nrx, timing, filters, challenge))
 }
 
-/// The caller's session `session_id`, if the request's `MCP-Protocol-Version` (when it sends
-/// one) is the session's; otherwise the `-32600` error that refuses the request: HTTP 404 for a
+/// The caller's session `session_id`, if the request's `MCP-Protocol-Version` (`header_version`,
+/// when it sends one) is the session's; otherwise the `-32600` error that refuses the request: HTTP 404 for a
 /// session that does not exist (for this caller), 400 for another version.
 pub(super) fn session_for(
     state: &HttpState,
     session_id: &str,
-    headers: &HeaderMap,
+    header_version: Option<&str>,
     principal: Option<&Principal>,
 ) -> Result<Arc<HttpSession>, Refusal> {
     let Some(session) = owned(state, session_id, principal) else {
         return Err(session_not_found());
     };
-    if let Some(v) = protocol_version(headers)
+    if let Some(v) = header_version
         && v != session.legacy.version
     {
         let err = McpError::invalid_request(format!(
@@ -432,7 +432,7 @@ pub(crate) async fn open_stream(
     headers: &HeaderMap,
     principal: Option<&Principal>,
 ) -> Response {
-    let session = match session_for(state, session_id, headers, principal) {
+    let session = match session_for(state, session_id, protocol_version(headers).as_deref(), principal) {
         Ok(s) => s,
         Err(r) => return respond::refused(None, &r),
     };
@@ -482,7 +482,7 @@ pub(crate) fn delete(
     headers: &HeaderMap,
     principal: Option<&Principal>,
 ) -> Response {
-    if let Err(r) = session_for(state, session_id, headers, principal) {
+    if let Err(r) = session_for(state, session_id, protocol_version(headers).as_deref(), principal) {
         return respond::refused(None, &r);
     }
     match state.sessions.remove(session_id) {

@@ -601,11 +601,11 @@ fn post(
 ) -> impl Future<Output = Response> + Send + use<> {
     use futures::future::{Either, ready};
     let Admitted { principal, connection, forwarded, accepts_sse } = admitted;
-    let session_id = headers::session_id(&headers);
     // Before the whole-body message filter: filters see each message of a batch, not the array.
     if let Some(batch) = parse_batch(&bytes) {
         drop(bytes);
-        let (state, session_id) = (state.clone(), session_id.map(std::borrow::Cow::into_owned));
+        let session_id = headers::session_id(&headers).map(std::borrow::Cow::into_owned);
+        let state = state.clone();
         return Either::Left(Either::Right(Box::pin(async move {
             batch::post(&state, session_id.as_deref(), &headers, batch, principal, connection, accepts_sse).await
         }) as crate::registry::BoxFuture<Response>));
@@ -632,16 +632,17 @@ fn post(
     // `_meta` is read only when the header leaves the era open.
     let legacy_candidate = (header_version.is_none() || header_is_legacy) && !has_modern_meta(&msg);
     let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
+    // Read only where a session may be named: the stateless path ignores the header.
     if state.config.legacy_sessions && legacy_candidate {
-        if let Some(id) = &session_id {
+        if let Some(id) = &headers::session_id(&headers) {
             return Either::Right(Either::Left(legacy::post(
                 state,
                 id,
-                &headers,
+                header_version.as_deref(),
+                legacy::Head::of(state, &headers, accepts_sse),
                 msg,
                 principal,
                 connection,
-                accepts_sse,
             )));
         }
         if is_initialize && (header_version.is_none() || header_is_legacy) {
@@ -660,7 +661,15 @@ fn post(
             return Either::Left(Either::Left(ready(respond::error(400, id.as_ref(), &err))));
         }
     }
-    Either::Right(Either::Right(modern::post(state, &headers, msg, principal, connection, accepts_sse)))
+    Either::Right(Either::Right(modern::post(
+        state,
+        header_version.as_deref(),
+        &headers,
+        msg,
+        principal,
+        connection,
+        accepts_sse,
+    )))
 }
 
 /// True when the message's `params._meta` names a protocol version (the 2026-07-28 envelope).

@@ -1,5 +1,5 @@
 use super::HttpState;
-use super::headers::{mirrored, protocol_version};
+use super::headers::mirrored;
 use super::respond::{self, ReplyPlan};
 use super::status::Refusal;
 use crate::auth::Principal;
@@ -16,10 +16,12 @@ use std::sync::Arc;
 
 /// A POST on the stateless 2026-07-28 path. Checks run in the order of
 /// [server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation);
-/// the first failure answers. `accepts_sse`: the client's `Accept` allows an SSE reply (the
-/// caller read the header once, for its 406 check).
+/// the first failure answers. `header_version`: the request's `MCP-Protocol-Version`, as the
+/// caller read it to choose this path; `accepts_sse`: the client's `Accept` allows an SSE reply
+/// (the caller read the header once, for its 406 check).
 pub(crate) fn post(
     state: &HttpState,
+    header_version: Option<&str>,
     headers: &HeaderMap,
     msg: Message,
     principal: Option<Arc<Principal>>,
@@ -38,7 +40,7 @@ pub(crate) fn post(
         }
         Message::Request(r) => r,
     };
-    let meta = match validate(state, headers, &req) {
+    let meta = match validate(state, header_version, headers, &req) {
         Ok(m) => m,
         Err(r) => return Either::Left(ready(respond::refused(Some(&req.id), &r))),
     };
@@ -68,15 +70,20 @@ pub(crate) fn post(
 /// [server validation](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation).
 /// A malformed `_meta` is refused with 400; every other failure with the status its code calls for
 /// ([`status::of`](super::status::of)).
-fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<ModernMeta, Refusal> {
-    let header_version = protocol_version(headers)
-        .ok_or_else(|| McpError::header_mismatch("the MCP-Protocol-Version header is required"))?;
+fn validate(
+    state: &HttpState,
+    header_version: Option<&str>,
+    headers: &HeaderMap,
+    req: &Request,
+) -> Result<ModernMeta, Refusal> {
+    let header_version =
+        header_version.ok_or_else(|| McpError::header_mismatch("the MCP-Protocol-Version header is required"))?;
     // Its `-32602` says the message is not a 2026-07-28 request at all, a transport-level 400,
     // where the same code from a handler (unknown tool, bad arguments) is a 200 answer.
     let meta = check_modern_meta(&req.meta).map_err(|mut e| {
         // A version this server does not know sent the request here; say so, or the client
         // reads that it spoke 2026-07-28 when it never did.
-        if header_version != crate::protocol::MODERN_VERSION && !crate::protocol::is_legacy_version(&header_version) {
+        if header_version != crate::protocol::MODERN_VERSION && !crate::protocol::is_legacy_version(header_version) {
             let mut supported = vec![crate::protocol::MODERN_VERSION];
             if state.config.legacy_sessions {
                 supported.extend(crate::protocol::LEGACY_VERSIONS);
@@ -90,7 +97,7 @@ fn validate(state: &HttpState, headers: &HeaderMap, req: &Request) -> Result<Mod
         }
         Refusal::new(400, e)
     })?;
-    check_after_meta(state, headers, req, &header_version, &meta)?;
+    check_after_meta(state, headers, req, header_version, &meta)?;
     Ok(meta)
 }
 
