@@ -177,10 +177,8 @@ pub(super) fn on_notification(session: &HttpSession, n: &Notification) {
         "notifications/initialized" => session.legacy.mark_initialized(),
         "notifications/cancelled" => {
             let id = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
-            if let Some(id) = id
-                && let Some(t) = session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
-            {
-                t.cancel();
+            if let Some(id) = id {
+                session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).cancel(&id);
             }
         }
         _ => {}
@@ -315,24 +313,20 @@ fn missing_scope(m: &Payload) -> Option<String> {
 struct Registration {
     session: Arc<HttpSession>,
     id: RequestId,
-    token: Arc<tokio_util::sync::CancellationToken>,
+    /// The entry's number in the session's [`InFlight`](super::sessions::InFlight).
+    number: u64,
 }
 
 impl Registration {
     fn new(session: &Arc<HttpSession>, id: &RequestId, cancel: &tokio_util::sync::CancellationToken) -> Self {
-        let token = Arc::new(cancel.clone());
-        session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), token.clone());
-        Registration { session: session.clone(), id: id.clone(), token }
+        let number = session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), cancel.clone());
+        Registration { session: session.clone(), id: id.clone(), number }
     }
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut map = self.session.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        // Only our own entry: a later request may hold the id after this one was cancelled.
-        if map.get(&self.id).is_some_and(|t| Arc::ptr_eq(t, &self.token)) {
-            map.remove(&self.id);
-        }
+        self.session.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove_own(&self.id, self.number);
     }
 }
 

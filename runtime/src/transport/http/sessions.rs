@@ -171,14 +171,59 @@ impl Bucket {
     }
 }
 
+/// A session's requests in flight, by the client's request id: what `notifications/cancelled`
+/// cancels, and what keeps the session busy.
+///
+/// Each request inserts its entry and removes it: foldhash rather than SipHash, which cost ~650
+/// instructions a request over the two; its per-process seed keeps a client that cannot read it
+/// from choosing colliding ids. Entries are numbered rather than shared (`Arc`), so that a request
+/// removes only its own without an allocation of its token.
+#[derive(Default)]
+pub(crate) struct InFlight {
+    next: u64,
+    by_id: HashMap<RequestId, (u64, CancellationToken), foldhash::fast::RandomState>,
+}
+
+impl InFlight {
+    /// Enters request `id` with its `token` (replacing an entry of the same id, which is then
+    /// no longer cancellable by id); returns the entry's number for [`remove_own`](Self::remove_own).
+    pub(crate) fn insert(&mut self, id: RequestId, token: CancellationToken) -> u64 {
+        let number = self.next;
+        self.next += 1;
+        self.by_id.insert(id, (number, token));
+        number
+    }
+
+    /// Removes the entry of `id` if it is entry `number`: a later request may hold the id after
+    /// this one was cancelled.
+    pub(crate) fn remove_own(&mut self, id: &RequestId, number: u64) {
+        // One lookup in the usual case; the rare entry of another request goes back.
+        if let Some((id, entry)) = self.by_id.remove_entry(id)
+            && entry.0 != number
+        {
+            self.by_id.insert(id, entry);
+        }
+    }
+
+    /// Removes request `id` and cancels it (`notifications/cancelled`); no-op for an id not in
+    /// flight.
+    pub(crate) fn cancel(&mut self, id: &RequestId) {
+        if let Some((_, token)) = self.by_id.remove(id) {
+            token.cancel();
+        }
+    }
+
+    /// No request is in flight.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+}
+
 /// One legacy HTTP session: the protocol session plus what HTTP needs (in-flight requests for
 /// `notifications/cancelled`, a cancellation token for DELETE).
 pub(crate) struct HttpSession {
     pub(crate) legacy: Arc<LegacySession>,
-    /// By the client's request id. Each request inserts and removes its entry: foldhash rather
-    /// than SipHash, which cost ~650 instructions a request over the two. Its per-process seed
-    /// keeps a client that cannot read it from choosing colliding ids.
-    pub(crate) in_flight: Mutex<HashMap<RequestId, Arc<CancellationToken>, foldhash::fast::RandomState>>,
+    pub(crate) in_flight: Mutex<InFlight>,
     pub(crate) closed: CancellationToken,
     pub(crate) streams: super::resume::Streams,
     /// The principal id that created the session (`None`: anonymous); only it may use it.
@@ -411,7 +456,7 @@ impl SessionStore {
         }
         let session = Arc::new(HttpSession {
             legacy,
-            in_flight: Mutex::new(HashMap::default()),
+            in_flight: Mutex::new(InFlight::default()),
             closed: parent.child_token(),
             streams: Default::default(),
             owner,
@@ -476,7 +521,29 @@ mod tests {
     /// Marks `session` busy as a request in flight does.
     fn busy(session: &HttpSession) {
         let id = RequestId::from_value(&serde_json::json!(1)).expect("an id");
-        session.in_flight.lock().expect("lock").insert(id, Arc::new(CancellationToken::new()));
+        session.in_flight.lock().expect("lock").insert(id, CancellationToken::new());
+    }
+
+    /// A request removes only its own entry: after `notifications/cancelled` took it, a later
+    /// request may have entered the same id, and that one stays cancellable.
+    #[test]
+    fn a_request_removes_only_its_own_in_flight_entry() {
+        let id = RequestId::from_value(&serde_json::json!("r")).expect("an id");
+        let mut in_flight = InFlight::default();
+        let (first, second) = (CancellationToken::new(), CancellationToken::new());
+        let first_number = in_flight.insert(id.clone(), first.clone());
+        in_flight.cancel(&id);
+        assert!(first.is_cancelled() && in_flight.is_empty());
+        let second_number = in_flight.insert(id.clone(), second.clone());
+        in_flight.remove_own(&id, first_number);
+        assert!(!in_flight.is_empty(), "the first request removed the second's entry");
+        in_flight.cancel(&id);
+        assert!(second.is_cancelled() && in_flight.is_empty());
+        let third_number = in_flight.insert(id.clone(), CancellationToken::new());
+        assert_ne!(third_number, second_number);
+        in_flight.remove_own(&id, third_number);
+        assert!(in_flight.is_empty());
+        in_flight.cancel(&id);
     }
 
     #[test]
