@@ -53,18 +53,18 @@ pub(crate) async fn post(
         Ok(entries) => entries,
         Err(f) => return respond::error(400, None, &f.error),
     };
-    let modern = protocol_version(headers).is_some_and(|v| !is_legacy_version(&v));
+    let header_version = protocol_version(headers);
+    let modern = header_version.as_deref().is_some_and(|v| !is_legacy_version(v));
     if modern || !state.config.legacy_sessions {
         return respond::error(400, None, &batch_refused(Some(MODERN_VERSION)));
     }
     let Some(session_id) = session_id else { return respond::error(400, None, &batch_refused(None)) };
     let head = legacy::Head::of(state, headers, accepts_sse);
     let timing = head.timing(state);
-    let session =
-        match legacy::session_for(state, session_id, protocol_version(headers).as_deref(), principal.as_deref()) {
-            Ok(s) => s,
-            Err(r) => return respond::refused(None, &r),
-        };
+    let session = match legacy::session_for(state, session_id, header_version.as_deref(), principal.as_deref()) {
+        Ok(s) => s,
+        Err(r) => return respond::refused(None, &r),
+    };
     if !accepts_batches(session.legacy.version) {
         return respond::error(400, None, &batch_refused(Some(session.legacy.version)));
     }
