@@ -15,11 +15,10 @@
 //! dropped the answer) and the client has taken what it was sent: while a write cannot finish,
 //! the deadline runs from when the client last took bytes (or the request's end, if later), so
 //! a slow reader is served and one that stops reading is cut off. A client that connects and
-//! sends nothing, part of
-//! a head, or fewer than the 24 bytes hyper-util reads to choose between HTTP/1.1 and HTTP/2,
-//! is cut off, and so is an idle kept-alive connection; while a request is read or answered (a
-//! long SSE stream included) nothing is timed. A connection that starts with the HTTP/2 preface is not timed
-//! once the preface is in (HTTP/2 has no request heads to wait for; an idle HTTP/2 connection
+//! sends nothing, part of a head, or fewer than the 24 bytes hyper-util reads to choose between
+//! HTTP/1.1 and HTTP/2, is cut off, and so is an idle kept-alive connection; while a request is
+//! read or answered (a long SSE stream included) nothing is timed. A connection that starts with
+//! the HTTP/2 preface is not timed once the preface is in (HTTP/2 has no request heads to wait for; an idle HTTP/2 connection
 //! is held, as it was under hyper's own timeout), nor is one that another protocol took over
 //! (`101 Switching Protocols`, a `CONNECT` tunnel). When the deadline passes, a read fails with
 //! `TimedOut` and hyper closes the connection without an answer, as its own timeout does. While

@@ -148,8 +148,8 @@ pub(crate) fn post(
 }
 
 /// The caller's session `session_id`, if the request's `MCP-Protocol-Version` (`header_version`,
-/// when it sends one) is the session's; otherwise the `-32600` error that refuses the request: HTTP 404 for a
-/// session that does not exist (for this caller), 400 for another version.
+/// when it sends one) is the session's; otherwise the `-32600` error that refuses the request:
+/// HTTP 404 for a session that does not exist (for this caller), 400 for another version.
 pub(super) fn session_for(
     state: &HttpState,
     session_id: &str,
