@@ -202,7 +202,8 @@ impl NatsHubBuilder {
     }
 
     /// Events buffered per slow local subscriber before it gets [`Lagged`] (default 1024, as
-    /// [`InProcessHub`](super::InProcessHub); clamped to 1..=1,048,576, allocated up front).
+    /// [`InProcessHub`](super::InProcessHub); clamped to 1..=1,048,576, allocated up front at
+    /// 32 bytes an event slot).
     pub fn capacity(mut self, events: usize) -> Self {
         self.capacity = events;
         self
@@ -416,10 +417,11 @@ enum LinkState {
     Down,
 }
 
-/// What travels on the local broadcast channel.
+/// What travels on the local broadcast channel, whose slots are allocated up front: an event
+/// behind an `Arc` keeps a slot at 32 bytes (an [`Event`] inline made it 216).
 #[derive(Debug, Clone)]
 enum Delivery {
-    Event(Event),
+    Event(Arc<Event>),
     /// Events may have been lost (the link dropped or came back, or a publisher's numbering
     /// has a hole): every subscriber gets [`Lagged`].
     Gap,
@@ -518,7 +520,7 @@ impl DeliveryHub for NatsHub {
         let down = (!self.inner.shared.is_up()).then_some(Err(Lagged));
         let events = futures::stream::unfold(rx, |mut rx| async move {
             match rx.recv().await {
-                Ok(Delivery::Event(e)) => Some((Ok(e), rx)),
+                Ok(Delivery::Event(e)) => Some((Ok(Arc::unwrap_or_clone(e)), rx)),
                 Ok(Delivery::Gap) | Err(broadcast::error::RecvError::Lagged(_)) => Some((Err(Lagged), rx)),
                 Err(broadcast::error::RecvError::Closed) => None,
             }
@@ -757,7 +759,7 @@ impl Pump {
                 }
                 match serde_json::from_str::<WireEvent<'_>>(raw.get()) {
                     // No subscriber is not an error.
-                    Ok(wire) => drop(self.shared.local.send(Delivery::Event(wire.into_event()))),
+                    Ok(wire) => drop(self.shared.local.send(Delivery::Event(Arc::new(wire.into_event())))),
                     Err(error) => self.skipped(payload.len(), &error),
                 }
             }
