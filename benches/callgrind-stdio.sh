@@ -39,8 +39,12 @@ requests() {
 measure() {
   local count="$1"
   requests "$count" > "$work/in-$count"
-  valgrind --tool=callgrind --callgrind-out-file="$work/cg-$count" \
-    target/release/bench role "$role" < "$work/in-$count" > "$work/out-$count" 2> "$work/err-$count"
+  if ! valgrind --tool=callgrind --callgrind-out-file="$work/cg-$count" \
+    target/release/bench role "$role" < "$work/in-$count" > "$work/out-$count" 2> "$work/err-$count"; then
+    echo "$role $wire: the role or valgrind failed over $count requests" >&2
+    tail -5 "$work/err-$count" >&2
+    exit 1
+  fi
   local answers expected=$count
   answers=$(grep -c '"result"' "$work/out-$count" || true)
   [ "$wire" = legacy ] && expected=$((count + 1))

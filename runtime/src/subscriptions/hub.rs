@@ -72,8 +72,8 @@ pub struct InProcessHub {
 
 impl InProcessHub {
     /// A hub that buffers up to `capacity` events per slow subscriber (at least 1). The buffer
-    /// is allocated when the hub is made: 32 bytes an event slot, plus the events
-    /// still buffered.
+    /// is allocated when the hub is made: 32 bytes a slot, `capacity` rounded up to a power of
+    /// two slots, plus the events still buffered.
     pub fn new(capacity: usize) -> Self {
         InProcessHub { tx: broadcast::channel(capacity.max(1)).0 }
     }
@@ -87,7 +87,10 @@ impl Default for InProcessHub {
 
 impl DeliveryHub for InProcessHub {
     fn publish(&self, event: Event) {
-        // No subscriber is not an error: nobody is listening.
+        // No subscriber is not an error: nobody is listening (and nothing to allocate for).
+        if self.tx.receiver_count() == 0 {
+            return;
+        }
         let _ = self.tx.send(Arc::new(event));
     }
 

@@ -203,7 +203,7 @@ impl NatsHubBuilder {
 
     /// Events buffered per slow local subscriber before it gets [`Lagged`] (default 1024, as
     /// [`InProcessHub`](super::InProcessHub); clamped to 1..=1,048,576, allocated up front at
-    /// 32 bytes an event slot).
+    /// 40 bytes an event slot, `capacity` rounded up to a power of two slots).
     pub fn capacity(mut self, events: usize) -> Self {
         self.capacity = events;
         self
@@ -418,7 +418,7 @@ enum LinkState {
 }
 
 /// What travels on the local broadcast channel, whose slots are allocated up front: an event
-/// behind an `Arc` keeps a slot at 32 bytes (an [`Event`] inline made it 216).
+/// behind an `Arc` keeps a slot at 40 bytes (an [`Event`] inline made it 216).
 #[derive(Debug, Clone)]
 enum Delivery {
     Event(Arc<Event>),

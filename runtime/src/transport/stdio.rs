@@ -37,8 +37,8 @@
 //!   that reading goes on while a handler holds its thread and other workers can take
 //!   requests: ~0.6 µs more CPU per pipelined request (docs/performance.md in the repository,
 //!   "Where stdio's CPU time goes beyond its instructions"). A process that serves only stdio
-//!   and whose tools neither call `tokio::task::block_in_place` (which a current-thread runtime
-//!   refuses) nor need CPU-bound work in parallel is cheaper on
+//!   and whose tools neither call `tokio::task::block_in_place` (which panics on a
+//!   current-thread runtime) nor need CPU-bound work in parallel is cheaper on
 //!   `#[tokio::main(flavor = "current_thread")]`.
 //! - EOF on stdin cancels everything in flight and returns `Ok(())`.
 //! - Only MCP messages go to stdout; diagnostics go through `tracing` (send it to stderr).
