@@ -28,24 +28,13 @@ esac
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-requests() {
-  local count="$1" meta=''
-  if [ "$wire" = legacy ]; then
-    echo '{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}'
-    echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-  else
-    meta=',"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}'
-  fi
-  for ((i = 1; i <= count; i++)); do
-    printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello %d"}%s}}\n' \
-      "$i" "$i" "$meta"
-  done
-}
+# shellcheck source=benches/stdio-requests.sh
+source benches/stdio-requests.sh
 
 # The run's totals of Ir I1mr D1mr+D1mw DLmr+DLmw+ILmr Bcm Bim, from the profile's summary.
 measure() {
   local count="$1"
-  requests "$count" > "$work/in-$count"
+  requests "$wire" "$count" > "$work/in-$count"
   # Read through a pipe: with stdout a file, the transport falls back to blocking-thread
   # writes (docs/performance.md, "stdio on the multi-thread runtime, measured apart").
   if ! valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes --cachegrind-out-file="$work/cg-$count" \

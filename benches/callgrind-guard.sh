@@ -42,19 +42,8 @@ bin="${CARGO_TARGET_DIR:-target}/release/callgrind-echo"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-requests() { # wire count
-  local wire="$1" count="$2" meta=''
-  if [ "$wire" = legacy ]; then
-    echo '{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}'
-    echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-  else
-    meta=',"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}'
-  fi
-  for ((i = 1; i <= count; i++)); do
-    printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello %d"}%s}}\n' \
-      "$i" "$i" "$meta"
-  done
-}
+# shellcheck source=benches/stdio-requests.sh
+source benches/stdio-requests.sh
 
 # Total instructions and allocations of one run over `count` requests of `wire`.
 measure() { # wire count

@@ -19,26 +19,13 @@ n="${3:-2000}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-requests() {
-  local count="$1"
-  if [ "$wire" = legacy ]; then
-    echo '{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}'
-    echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-  fi
-  local meta=''
-  if [ "$wire" = modern ]; then
-    meta=',"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}'
-  fi
-  for ((i = 1; i <= count; i++)); do
-    printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello %d"}%s}}\n' \
-      "$i" "$i" "$meta"
-  done
-}
+# shellcheck source=benches/stdio-requests.sh
+source benches/stdio-requests.sh
 
 # Total instructions and allocation calls of one run over `count` requests.
 measure() {
   local count="$1"
-  requests "$count" > "$work/in-$count"
+  requests "$wire" "$count" > "$work/in-$count"
   if ! valgrind --tool=callgrind --callgrind-out-file="$work/cg-$count" \
     target/release/bench role "$role" < "$work/in-$count" > "$work/out-$count" 2> "$work/err-$count"; then
     echo "$role $wire: the role or valgrind failed over $count requests" >&2
