@@ -67,8 +67,14 @@ measure() {
 read -r ir1 i1_1 d1_1 ll1 bc1 bi1 < <(measure "$n")
 read -r ir2 i1_2 d1_2 ll2 bc2 bi2 < <(measure $((2 * n)))
 per() { echo $((($2 - $1) / n)); }
+# As benches/src/servers/mod.rs reads the variable (only these two roles have a choice).
 runtime=''
-case "$role" in ours-* | gateway-*) runtime=" (${BENCH_STDIO_RUNTIME:-multi-thread} runtime)" ;; esac
+case "$role" in
+  ours-stdio | gateway-stdio)
+    runtime=' (multi-thread runtime)'
+    [ "${BENCH_STDIO_RUNTIME:-}" = current-thread ] && runtime=' (current-thread runtime)'
+    ;;
+esac
 echo "$role $wire$runtime: $n requests; per request $(per "$ir1" "$ir2") instructions," \
   "$(per "$i1_1" "$i1_2") I1 misses, $(per "$d1_1" "$d1_2") D1 misses, $(per "$ll1" "$ll2") LL misses," \
   "$(per $((bc1 + bi1)) $((bc2 + bi2))) mispredicted branches ($(per "$bc1" "$bc2") + $(per "$bi1" "$bi2"))"

@@ -16,6 +16,10 @@ cd "$(dirname "$0")/.."
 role="${1:-ours-stdio}"
 wire="${2:-modern}"
 n="${3:-2000}"
+case "$wire" in
+  legacy | modern) ;;
+  *) echo "usage: $0 [ROLE] [legacy|modern] [N] (not wire $wire)" >&2; exit 2 ;;
+esac
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

@@ -5,7 +5,7 @@
 # COUNT. WIRE `legacy`: the 2025-11-25 handshake first (`initialize`, answered, and
 # `notifications/initialized`); otherwise 2026-07-28 requests, each with its `_meta`.
 requests() { # wire count
-  local wire="$1" count="$2" meta=''
+  local wire="$1" count="$2" meta='' i
   if [ "$wire" = legacy ]; then
     echo '{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}'
     echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'

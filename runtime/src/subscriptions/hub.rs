@@ -15,7 +15,7 @@ pub type EventStream = BoxStream<'static, Result<Event, Lagged>>;
 /// Carries events from publishers to every open subscription of a server.
 ///
 /// Contract: `publish` never blocks and never fails the publisher; every subscription opened
-/// before a `publish` returns sees that event (or [`Lagged`]), in the order events were
+/// before `publish` is called sees that event (or [`Lagged`]), in the order events were
 /// published from one thread; a slow subscriber never delays the others. The default
 /// [`InProcessHub`] serves one process; an implementation over a message broker lets several
 /// server instances share subscriptions.
