@@ -21,15 +21,12 @@ cd "$(dirname "$0")/.."
 role="${1:-ours-stdio}"
 wire="${2:-legacy}"
 n="${3:-10000}"
-case "$wire" in
-  legacy | modern) ;;
-  *) echo "usage: $0 [ROLE] [legacy|modern] [N] (not wire $wire)" >&2; exit 2 ;;
-esac
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # shellcheck source=benches/stdio-requests.sh
 source benches/stdio-requests.sh
+require_wire "$wire"
 
 # The run's totals of Ir I1mr D1mr+D1mw DLmr+DLmw+ILmr Bcm Bim, from the profile's summary.
 measure() {

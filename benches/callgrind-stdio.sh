@@ -16,15 +16,12 @@ cd "$(dirname "$0")/.."
 role="${1:-ours-stdio}"
 wire="${2:-modern}"
 n="${3:-2000}"
-case "$wire" in
-  legacy | modern) ;;
-  *) echo "usage: $0 [ROLE] [legacy|modern] [N] (not wire $wire)" >&2; exit 2 ;;
-esac
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # shellcheck source=benches/stdio-requests.sh
 source benches/stdio-requests.sh
+require_wire "$wire"
 
 # Total instructions and allocation calls of one run over `count` requests.
 measure() {

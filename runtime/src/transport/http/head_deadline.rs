@@ -18,12 +18,13 @@
 //! sends nothing, part of a head, or fewer than the 24 bytes hyper-util reads to choose between
 //! HTTP/1.1 and HTTP/2, is cut off, and so is an idle kept-alive connection; while a request is
 //! read or answered (a long SSE stream included) nothing is timed. A connection that starts with
-//! the HTTP/2 preface is not timed once the preface is in (HTTP/2 has no request heads to wait for; an idle HTTP/2 connection
-//! is held, as it was under hyper's own timeout), nor is one that another protocol took over
-//! (`101 Switching Protocols`, a `CONNECT` tunnel). When the deadline passes, a read fails with
-//! `TimedOut` and hyper closes the connection without an answer, as its own timeout does. While
-//! a request is under way the timer is looked at once per timeout, at least a second, so a
-//! timeout under a second may be enforced up to a second late.
+//! the HTTP/2 preface is not timed once the preface is in (HTTP/2 has no request heads to wait
+//! for; an idle HTTP/2 connection is held, as it was under hyper's own timeout), nor is one
+//! that another protocol took over (`101 Switching Protocols`, a `CONNECT` tunnel). When the
+//! deadline passes, a read fails with `TimedOut` and hyper closes the connection without an
+//! answer, as its own timeout does. While a request is under way the timer is looked at once
+//! per timeout, at least a second, so a timeout under a second may be enforced up to a second
+//! late.
 
 use pin_project_lite::pin_project;
 use std::io;
