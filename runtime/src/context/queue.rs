@@ -13,37 +13,48 @@
 //! item is taken: a request has one or a few senders, so neither costs anything that matters.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
 struct State<T> {
     items: VecDeque<T>,
     capacity: usize,
-    senders: usize,
     receiver_alive: bool,
     receiver: Option<Waker>,
     /// Senders waiting for room; all are woken when an item is taken.
     waiting: Vec<Waker>,
 }
 
-type Shared<T> = Arc<Mutex<State<T>>>;
+struct Queue<T> {
+    state: Mutex<State<T>>,
+    /// Live senders. Counted outside the lock: every request clones and drops its connection's
+    /// sender, and the lock is needed only when the last one goes (to wake the receiver). That
+    /// last sender takes the lock after counting down, and the receiver reads the count under
+    /// it, so the receiver either sees no sender left or is woken.
+    senders: AtomicUsize,
+}
+
+type Shared<T> = Arc<Queue<T>>;
 
 fn lock<T>(shared: &Shared<T>) -> MutexGuard<'_, State<T>> {
     // No code path panics while holding the lock (only moves and wakes happen under it), and
     // the state stays consistent at every point, so a poisoned lock is still usable.
-    shared.lock().unwrap_or_else(|e| e.into_inner())
+    shared.state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A queue holding at most `capacity` items (at least 1).
 pub(crate) fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
-    let shared = Arc::new(Mutex::new(State {
-        items: VecDeque::new(),
-        capacity: capacity.max(1),
-        senders: 1,
-        receiver_alive: true,
-        receiver: None,
-        waiting: Vec::new(),
-    }));
+    let shared = Arc::new(Queue {
+        state: Mutex::new(State {
+            items: VecDeque::new(),
+            capacity: capacity.max(1),
+            receiver_alive: true,
+            receiver: None,
+            waiting: Vec::new(),
+        }),
+        senders: AtomicUsize::new(1),
+    });
     (Sender { shared: shared.clone() }, Receiver { shared })
 }
 
@@ -60,18 +71,17 @@ impl<T> std::fmt::Debug for Sender<T> {
 
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Self {
-        lock(&self.shared).senders += 1;
+        self.shared.senders.fetch_add(1, Ordering::Relaxed);
         Sender { shared: self.shared.clone() }
     }
 }
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        let wake = {
-            let mut s = lock(&self.shared);
-            s.senders -= 1;
-            if s.senders == 0 { s.receiver.take() } else { None }
-        };
+        if self.shared.senders.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
+        }
+        let wake = lock(&self.shared).receiver.take();
         if let Some(w) = wake {
             w.wake();
         }
@@ -156,7 +166,7 @@ impl<T> Receiver<T> {
             waiting.into_iter().for_each(Waker::wake);
             return Poll::Ready(Some(it));
         }
-        if s.senders == 0 {
+        if self.shared.senders.load(Ordering::Acquire) == 0 {
             return Poll::Ready(None);
         }
         if !s.receiver.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
@@ -304,5 +314,33 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(10)).await;
         tx.send(7).await.expect("open");
         assert_eq!(waiter.await.expect("no panic"), Some(7));
+    }
+
+    /// Senders cloned and dropped on other threads while the receiver waits: the receiver ends
+    /// once the last one goes, whichever thread drops it and whenever the receiver looks.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn the_last_sender_dropped_on_any_thread_ends_the_receiver() {
+        for _ in 0..200 {
+            let (tx, mut rx) = channel::<u8>(4);
+            let senders: Vec<_> = (0..4).map(|_| tx.clone()).collect();
+            drop(tx);
+            let waiter = tokio::spawn(async move { rx.recv().await });
+            let droppers: Vec<_> = senders
+                .into_iter()
+                .map(|tx| {
+                    tokio::spawn(async move {
+                        let more: Vec<_> = (0..8).map(|_| tx.clone()).collect();
+                        tokio::task::yield_now().await;
+                        drop(more);
+                        drop(tx);
+                    })
+                })
+                .collect();
+            for d in droppers {
+                d.await.expect("no panic");
+            }
+            let ended = tokio::time::timeout(Duration::from_secs(10), waiter).await;
+            assert_eq!(ended.expect("the receiver was never woken").expect("no panic"), None);
+        }
     }
 }

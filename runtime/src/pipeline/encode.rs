@@ -128,9 +128,38 @@ pub(crate) fn typed_tool_result(
     // Room for a short result and the stamp, so that appending the stamp rarely reallocates.
     let stamp_len = if era.is_modern() { server.modern_stamp.len() } else { 0 };
     let mut bytes = Vec::with_capacity(RESULT_ROOM + stamp_len);
-    serde_json::to_writer(&mut bytes, result).map_err(unencodable)?;
+    if !write_one_text_block(result, &mut bytes) {
+        serde_json::to_writer(&mut bytes, result).map_err(unencodable)?;
+    }
     let text = String::from_utf8(bytes).map_err(|e| McpError::internal(format!("tool result is not UTF-8: {e}")))?;
     Ok(ResultObject::Encoded(EncodedResult::new(stamped(server, Some(era), text))))
+}
+
+/// Writes `result` when it is one plain text block and at most `isError` (what a tool that
+/// returns a `String`, or fails with a `ToolError`, gives), as serde's derived serializer
+/// would write it, and returns `true`; anything else is left to that serializer (`false`,
+/// nothing written). The derived path walks the struct and the tagged enum, ~750
+/// instructions of a legacy stdio `tools/call` (callgrind), where this writes two constants
+/// around the escaped text.
+fn write_one_text_block(result: &CallToolResult, bytes: &mut Vec<u8>) -> bool {
+    let [crate::model::Content::Text { text, annotations: None, meta: None }] = result.content.as_slice() else {
+        return false;
+    };
+    if result.structured_content.is_some() || result.meta.is_some() {
+        return false;
+    }
+    bytes.extend_from_slice(br#"{"content":[{"type":"text","text":"#);
+    // A `Vec` never fails a write, and a `str` always serializes.
+    if serde_json::to_writer(&mut *bytes, text.as_str()).is_err() {
+        bytes.clear();
+        return false;
+    }
+    bytes.extend_from_slice(match result.is_error {
+        None => b"}]}".as_slice(),
+        Some(true) => br#"}],"isError":true}"#.as_slice(),
+        Some(false) => br#"}],"isError":false}"#.as_slice(),
+    });
+    true
 }
 
 /// `text`, a result object with neither `resultType` nor `_meta`, stamped for 2026-07-28 as
@@ -156,4 +185,56 @@ fn writes_a_key_twice(result: &CallToolResult) -> bool {
         }
         _ => false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_one_text_block;
+    use crate::model::{Annotations, CallToolResult, Content};
+    use serde_json::json;
+
+    /// The texts a block may hold: escapes of every kind, control characters, non-ASCII.
+    const TEXTS: &[&str] =
+        &["", "hello 1", "a \"quoted\" \\ back", "line\nbreak\ttab\r", "\u{0}\u{1f}\u{7f}", "é ✓ 𝄞", "</script>"];
+
+    #[test]
+    fn one_text_block_is_written_as_serde_writes_it() {
+        for text in TEXTS {
+            for is_error in [None, Some(true), Some(false)] {
+                let result = CallToolResult { is_error, ..CallToolResult::success(vec![Content::text(*text)]) };
+                let mut bytes = Vec::new();
+                assert!(write_one_text_block(&result, &mut bytes), "not written: {result:?}");
+                let expected = serde_json::to_vec(&result).expect("serializes");
+                assert_eq!(String::from_utf8(bytes).expect("UTF-8"), String::from_utf8(expected).expect("UTF-8"));
+            }
+        }
+    }
+
+    #[test]
+    fn every_other_shape_is_left_to_serde() {
+        let annotated = Content::Text {
+            text: "x".into(),
+            annotations: Some(Annotations { priority: Some(0.5), ..Default::default() }),
+            meta: None,
+        };
+        let with_meta = Content::Text {
+            text: "x".into(),
+            annotations: None,
+            meta: Some(json!({"k": 1}).as_object().expect("an object").clone()),
+        };
+        let others = [
+            CallToolResult::success(vec![]),
+            CallToolResult::success(vec![Content::text("a"), Content::text("b")]),
+            CallToolResult::success(vec![annotated]),
+            CallToolResult::success(vec![with_meta]),
+            CallToolResult::success(vec![Content::image(b"hi", "image/png")]),
+            CallToolResult::success(vec![Content::text("a")]).with_structured_content(json!({"a": 1})),
+            CallToolResult { meta: Some(serde_json::Map::new()), ..CallToolResult::success(vec![Content::text("a")]) },
+        ];
+        for result in others {
+            let mut bytes = Vec::new();
+            assert!(!write_one_text_block(&result, &mut bytes), "written: {result:?}");
+            assert!(bytes.is_empty());
+        }
+    }
 }
