@@ -138,23 +138,26 @@ pub(crate) fn typed_tool_result(
 /// Writes `result` when it is one plain text block and at most `isError` (what a tool that
 /// returns a `String`, or fails with a `ToolError`, gives), as serde's derived serializer
 /// would write it, and returns `true`; anything else is left to that serializer (`false`,
-/// nothing written). The derived path walks the struct and the tagged enum, ~750
-/// instructions of a legacy stdio `tools/call` (callgrind), where this writes two constants
-/// around the escaped text.
+/// nothing written). The derived path walks the struct, the `Vec` and the tagged enum (~920
+/// instructions of a stdio `tools/call`, callgrind); this writes two constants around the
+/// escaped text, ~580 fewer.
 fn write_one_text_block(result: &CallToolResult, bytes: &mut Vec<u8>) -> bool {
-    let [crate::model::Content::Text { text, annotations: None, meta: None }] = result.content.as_slice() else {
+    // Every field named: a field added to either type stops this from compiling rather than
+    // being left out of what is written.
+    let CallToolResult { content, structured_content: None, is_error, meta: None } = result else {
         return false;
     };
-    if result.structured_content.is_some() || result.meta.is_some() {
+    let [crate::model::Content::Text { text, annotations: None, meta: None }] = content.as_slice() else {
         return false;
-    }
+    };
+    let start = bytes.len();
     bytes.extend_from_slice(br#"{"content":[{"type":"text","text":"#);
     // A `Vec` never fails a write, and a `str` always serializes.
     if serde_json::to_writer(&mut *bytes, text.as_str()).is_err() {
-        bytes.clear();
+        bytes.truncate(start);
         return false;
     }
-    bytes.extend_from_slice(match result.is_error {
+    bytes.extend_from_slice(match is_error {
         None => b"}]}".as_slice(),
         Some(true) => br#"}],"isError":true}"#.as_slice(),
         Some(false) => br#"}],"isError":false}"#.as_slice(),

@@ -483,12 +483,15 @@ impl LineReader {
     }
 }
 
-/// What [`write_lines`] gathers before it writes, and keeps between bursts.
+/// How much [`write_lines`] gathers before it writes: its buffer's room at first. The line
+/// that crosses the mark grows the buffer once, and the room it grew to is kept (up to four
+/// times this) for the connection's later bursts.
 const WRITE_BUFFER_BYTES: usize = 64 * 1024;
 
 /// Writes the queued messages, one a line. Answers queued together leave in one write (one
 /// syscall, or one blocking-thread hop, per burst rather than per answer): lines gather in one
-/// buffer, written when nothing else is queued or when it holds [`WRITE_BUFFER_BYTES`].
+/// buffer, written whenever the queue is empty, so no line waits for one behind it, and once
+/// [`WRITE_BUFFER_BYTES`] are gathered.
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut writer: W,
     mut rx: OutboundReceiver,
@@ -500,20 +503,39 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     let mut buf = Vec::with_capacity(WRITE_BUFFER_BYTES);
     while let Some(item) = rx.recv().await {
         // One stream for every request: there is no request stream to close.
-        let Outbound::Message(msg) = item else { continue };
+        let Outbound::Message(msg) = item else {
+            // Lines gathered while this item was queued behind them leave now.
+            if rx.is_empty() {
+                write_gathered(&mut writer, &mut buf).await?;
+            }
+            continue;
+        };
         // serde_json escapes control characters, so a serialized message never holds a newline.
         msg.write_json(&mut buf);
         buf.push(b'\n');
-        // Written when nothing else is queued: fewer syscalls under load, no added latency.
         if buf.len() >= WRITE_BUFFER_BYTES || rx.is_empty() {
-            writer.write_all(&buf).await?;
-            writer.flush().await?;
-            buf.clear();
-            // One large message does not keep its size's buffer for the connection's life.
-            buf.shrink_to(WRITE_BUFFER_BYTES);
+            write_gathered(&mut writer, &mut buf).await?;
         }
     }
+    // Every turn that empties the queue writes, so nothing is gathered here; written all the
+    // same, should that change.
+    write_gathered(&mut writer, &mut buf).await?;
     writer.flush().await
+}
+
+/// Writes and flushes the lines `buf` gathered, if any, and empties it.
+async fn write_gathered<W: AsyncWrite + Unpin>(writer: &mut W, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    if buf.is_empty() {
+        return Ok(());
+    }
+    writer.write_all(buf).await?;
+    writer.flush().await?;
+    buf.clear();
+    // A message far larger than the room does not keep its size for the connection's life.
+    if buf.capacity() > 4 * WRITE_BUFFER_BYTES {
+        buf.shrink_to(WRITE_BUFFER_BYTES);
+    }
+    Ok(())
 }
 
 /// A request registered under its id until it answers or the client cancels it.
@@ -995,14 +1017,24 @@ mod tests {
         assert!(std::mem::size_of_val(&work) <= 1032, "{} bytes", std::mem::size_of_val(&work));
     }
 
-    /// Lines gather in one buffer and leave when nothing else is queued or the buffer is full:
-    /// every line is written whole and in order, also one longer than the buffer, and a line
-    /// queued after a write goes out though nothing follows it.
+    /// Lines gather in one buffer and leave when nothing else is queued or enough is gathered:
+    /// every line is written whole and in order, also one longer than the buffer; a line
+    /// queued after a write goes out though nothing follows it, and so does one followed only
+    /// by an item that is no message, the queue then closing.
     #[tokio::test]
     async fn the_writer_writes_every_line_in_order() {
         use super::{Outbound, WRITE_BUFFER_BYTES, write_lines};
         use crate::context::Payload;
+        use std::time::Duration;
         use tokio::io::AsyncReadExt;
+        async fn read(reader: &mut tokio::io::DuplexStream, len: usize) -> String {
+            let mut got = vec![0; len];
+            tokio::time::timeout(Duration::from_secs(10), reader.read_exact(&mut got))
+                .await
+                .expect("the lines were not written")
+                .expect("reads");
+            String::from_utf8(got).expect("UTF-8")
+        }
         let (out, rx) = crate::context::outbound_channel(4096);
         let (writer, mut reader) = tokio::io::duplex(1 << 20);
         let gone = CancellationToken::new();
@@ -1016,28 +1048,33 @@ mod tests {
             expected.push('\n');
             out.try_send(Outbound::Message(Payload::Encoded(line))).expect("room");
         }
-        let mut got = vec![0; expected.len()];
-        reader.read_exact(&mut got).await.expect("the first burst is written");
-        assert!(String::from_utf8(got).expect("UTF-8") == expected, "the burst differs");
-        out.send(Outbound::Message(Payload::Encoded("{\"last\":1}".into()))).await.expect("sent");
-        let mut last = vec![0; 11];
-        reader.read_exact(&mut last).await.expect("a lone line is written");
-        assert_eq!(last, b"{\"last\":1}\n");
+        assert!(read(&mut reader, expected.len()).await == expected, "the burst differs");
+        out.send(Outbound::Message(Payload::Encoded("{\"lone\":1}".into()))).await.expect("sent");
+        assert_eq!(read(&mut reader, 11).await, "{\"lone\":1}\n");
+        out.try_send(Outbound::Message(Payload::Encoded("{\"last\":2}".into()))).expect("room");
+        out.try_send(Outbound::CloseStream).expect("room");
         drop(out);
+        assert_eq!(read(&mut reader, 11).await, "{\"last\":2}\n");
         writing.await.expect("joins").expect("writes");
         assert!(gone.is_cancelled(), "the writer's end is not announced");
+        let mut rest = Vec::new();
+        reader.read_to_end(&mut rest).await.expect("reads");
+        assert!(rest.is_empty(), "more was written: {rest:?}");
     }
 
-    /// Lines taken from the reader's buffer are the lines [`LineReader::next`] reads, the
-    /// partial one included: a line split across reads, an empty line, an overlong one.
+    /// Lines taken from the reader's buffer are the lines [`LineReader::next`] reads: an empty
+    /// line and an overlong one taken from the buffer, a line split across two reads, which
+    /// the buffer does not hold whole, and a last line without its `\n`.
     #[tokio::test]
     async fn buffered_lines_are_the_lines_read() {
         use super::{Line, LineReader};
-        let input: &[u8] = b"first\n\nsecond line\n0123456789abcdef\ntail";
+        use tokio::io::AsyncReadExt;
+        // Two reads: the buffer holds the first part only, which ends inside a line.
+        let input = || (&b"first\n\nsecond li"[..]).chain(&b"ne\n0123456789abcdef\ntail"[..]);
         let max = 12;
         let mut expected = Vec::new();
         let mut plain = LineReader::default();
-        let mut reader = tokio::io::BufReader::with_capacity(8, input);
+        let mut reader = tokio::io::BufReader::with_capacity(64, input());
         loop {
             match plain.next(&mut reader, max).await.expect("reads") {
                 Line::Eof => break,
@@ -1045,11 +1082,15 @@ mod tests {
             }
         }
         let mut got = Vec::new();
+        let mut from_buffer = Vec::new();
         let mut mixed = LineReader::default();
-        let mut reader = tokio::io::BufReader::with_capacity(8, input);
+        let mut reader = tokio::io::BufReader::with_capacity(64, input());
         loop {
             let line = match mixed.next_buffered(&mut reader, max) {
-                Some(line) => line,
+                Some(line) => {
+                    from_buffer.push(format!("{line:?} {:?}", String::from_utf8_lossy(&mixed.buf)));
+                    line
+                }
                 None => mixed.next(&mut reader, max).await.expect("reads"),
             };
             match line {
@@ -1059,5 +1100,6 @@ mod tests {
         }
         assert_eq!(got, expected);
         assert_eq!(expected.len(), 5, "{expected:?}");
+        assert_eq!(from_buffer, ["Complete \"\"", "TooLong \"\""], "taken from the buffer");
     }
 }
