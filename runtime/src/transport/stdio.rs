@@ -242,12 +242,16 @@ where
         let can_read = conn.backlog.len() < max_backlog;
         // A line already buffered, with no permit to wait for, is taken without the `select!`:
         // its shutdown branch made and dropped a waiter on the token (two locks) for every line,
-        // ~400 instructions of a pipelined call (callgrind). Shutdown is still checked first.
-        let buffered = if acquire.is_none() && can_read && !shutdown.is_cancelled() {
-            lines.next_buffered(&mut reader, config.max_line_bytes)
-        } else {
-            None
-        };
+        // ~400 instructions of a pipelined call (callgrind). Shutdown is still checked first,
+        // and so is the task's budget, which the `select!` checks too: a task that spent it
+        // (requests polled here use tokio's resources) yields there, letting the writer and
+        // the spawned requests run, instead of reading on through all it holds.
+        let buffered =
+            if acquire.is_none() && can_read && tokio::task::coop::has_budget_remaining() && !shutdown.is_cancelled() {
+                lines.next_buffered(&mut reader, config.max_line_bytes)
+            } else {
+                None
+            };
         // The read is cancel-safe (the line reader keeps a partly read line for the next call);
         // the permit wait is kept, not dropped, when a line comes first.
         let step = if let Some(line) = buffered {
@@ -1017,49 +1021,100 @@ mod tests {
         assert!(std::mem::size_of_val(&work) <= 1032, "{} bytes", std::mem::size_of_val(&work));
     }
 
-    /// Lines gather in one buffer and leave when nothing else is queued or enough is gathered:
-    /// every line is written whole and in order, also one longer than the buffer; a line
-    /// queued after a write goes out though nothing follows it, and so does one followed only
-    /// by an item that is no message, the queue then closing.
+    /// An output that records each write it is given.
+    #[derive(Clone, Default)]
+    struct Recorder(Arc<Mutex<Vec<Vec<u8>>>>);
+
+    impl Recorder {
+        fn writes(&self) -> Vec<Vec<u8>> {
+            self.0.lock().expect("not poisoned").clone()
+        }
+
+        /// Waits (10 s at most) until `len` bytes were written, and returns them.
+        async fn written(&self, len: usize) -> String {
+            let all = async {
+                loop {
+                    let all = self.writes().concat();
+                    if all.len() >= len {
+                        return all;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                }
+            };
+            let all = tokio::time::timeout(std::time::Duration::from_secs(10), all).await.expect("not written");
+            String::from_utf8(all).expect("UTF-8")
+        }
+    }
+
+    impl tokio::io::AsyncWrite for Recorder {
+        fn poll_write(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            self.0.lock().expect("not poisoned").push(buf.to_vec());
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    /// Lines gather in one buffer and leave when nothing else is queued or once a buffer's
+    /// worth is gathered: a burst goes out in several writes, each ended by the line that
+    /// filled the buffer, every line whole and in order, also one three times the buffer; a line
+    /// queued alone goes out at once, and so does one followed only by an item that is no
+    /// message, while the queue stays open; then the queue closes with nothing more written.
     #[tokio::test]
     async fn the_writer_writes_every_line_in_order() {
         use super::{Outbound, WRITE_BUFFER_BYTES, write_lines};
         use crate::context::Payload;
-        use std::time::Duration;
-        use tokio::io::AsyncReadExt;
-        async fn read(reader: &mut tokio::io::DuplexStream, len: usize) -> String {
-            let mut got = vec![0; len];
-            tokio::time::timeout(Duration::from_secs(10), reader.read_exact(&mut got))
-                .await
-                .expect("the lines were not written")
-                .expect("reads");
-            String::from_utf8(got).expect("UTF-8")
-        }
-        let (out, rx) = crate::context::outbound_channel(4096);
-        let (writer, mut reader) = tokio::io::duplex(1 << 20);
+        let (out, rx) = crate::context::outbound_channel(1 << 14);
+        let output = Recorder::default();
         let gone = CancellationToken::new();
-        let writing = tokio::spawn(write_lines(writer, rx, gone.clone()));
+        let writing = tokio::spawn(write_lines(output.clone(), rx, gone.clone()));
         let big = "x".repeat(3 * WRITE_BUFFER_BYTES);
         let mut expected = String::new();
-        for i in 0..2000 {
+        let mut longest = 0;
+        for i in 0..10_000 {
             let text = if i == 700 { big.clone() } else { format!("line {i}") };
             let line = serde_json::to_string(&serde_json::json!({ "n": i, "text": text })).expect("serializes");
+            longest = longest.max(line.len() + 1);
             expected.push_str(&line);
             expected.push('\n');
             out.try_send(Outbound::Message(Payload::Encoded(line))).expect("room");
         }
-        assert!(read(&mut reader, expected.len()).await == expected, "the burst differs");
+        assert!(output.written(expected.len()).await == expected, "the burst differs");
+        let writes = output.writes();
+        assert!(writes.len() > 2, "{} writes", writes.len());
+        for (i, write) in writes.iter().enumerate() {
+            assert!(write.ends_with(b"\n"), "write {i} ends inside a line");
+            if i + 1 < writes.len() {
+                let len = write.len();
+                assert!(len >= WRITE_BUFFER_BYTES && len < WRITE_BUFFER_BYTES + longest, "write {i}: {len} bytes");
+            }
+        }
+        let burst = expected.len();
         out.send(Outbound::Message(Payload::Encoded("{\"lone\":1}".into()))).await.expect("sent");
-        assert_eq!(read(&mut reader, 11).await, "{\"lone\":1}\n");
+        assert_eq!(&output.written(burst + 11).await[burst..], "{\"lone\":1}\n");
         out.try_send(Outbound::Message(Payload::Encoded("{\"last\":2}".into()))).expect("room");
         out.try_send(Outbound::CloseStream).expect("room");
+        assert_eq!(&output.written(burst + 22).await[burst + 11..], "{\"last\":2}\n");
         drop(out);
-        assert_eq!(read(&mut reader, 11).await, "{\"last\":2}\n");
         writing.await.expect("joins").expect("writes");
         assert!(gone.is_cancelled(), "the writer's end is not announced");
-        let mut rest = Vec::new();
-        reader.read_to_end(&mut rest).await.expect("reads");
-        assert!(rest.is_empty(), "more was written: {rest:?}");
+        assert_eq!(output.writes().concat().len(), burst + 22, "more was written");
     }
 
     /// Lines taken from the reader's buffer are the lines [`LineReader::next`] reads: an empty
