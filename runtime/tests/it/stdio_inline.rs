@@ -82,6 +82,21 @@ async fn blocks_in_place() -> Result<String, ToolError> {
     Ok("unblocked".to_owned())
 }
 
+/// Set when the work [`hands_off_work`] spawned saw its token fire.
+static HANDED_OFF_WORK_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Answers at once, leaving behind work that holds a child of the request's token, as
+/// `RequestContext::cancellation` tells handlers to.
+#[mcp_tool(group = "stdio-inline")]
+async fn hands_off_work(ctx: RequestContext) -> Result<String, ToolError> {
+    let token = ctx.cancellation().child_token();
+    tokio::spawn(async move {
+        token.cancelled().await;
+        HANDED_OFF_WORK_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    Ok("handed off".to_owned())
+}
+
 struct Peer {
     tx: DuplexStream,
     rx: Lines<BufReader<DuplexStream>>,
@@ -89,7 +104,10 @@ struct Peer {
 
 impl Peer {
     fn start() -> Peer {
-        let server = Server::builder("stdio-inline", "1").groups(["stdio-inline"]).build().expect("builds");
+        Peer::serving(Server::builder("stdio-inline", "1").groups(["stdio-inline"]).build().expect("builds"))
+    }
+
+    fn serving(server: Server) -> Peer {
         let (client_out, server_in) = tokio::io::duplex(64 * 1024);
         let (server_out, client_in) = tokio::io::duplex(64 * 1024);
         tokio::spawn(serve_io(server, server_in, server_out, StdioConfig::default()));
@@ -312,4 +330,57 @@ fn a_burst_longer_than_the_writers_queue_is_answered_whole_and_in_order() {
         }
         assert_eq!(tasks.len(), 1, "every call ran on the connection's task: {tasks:?}");
     });
+}
+
+/// Work a handler handed its token to, after its request was answered, still stops when the
+/// server shuts down: the request's token fires with the server's, whoever holds it.
+#[test]
+fn a_shutdown_stops_work_left_behind_by_a_request_already_answered() {
+    runtime(None).block_on(async {
+        let server = Server::builder("stdio-inline", "1").groups(["stdio-inline"]).build().expect("builds");
+        let mut p = Peer::serving(server.clone());
+        let mut call = call(json!(1), "hands_off_work", json!({}));
+        call["params"]["_meta"] = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {} });
+        p.send(&[call]).await;
+        assert_eq!(p.next().await["result"]["content"][0]["text"], "handed off");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!HANDED_OFF_WORK_STOPPED.load(std::sync::atomic::Ordering::SeqCst), "nothing cancelled it yet");
+        server.shutdown();
+        for _ in 0..1_000 {
+            if HANDED_OFF_WORK_STOPPED.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the work left behind was not cancelled within 10 s of the shutdown");
+    });
+}
+
+/// A shutdown cancels a request that is running: one waiting on its cancellation then ends and
+/// is answered (a shutdown is not the client's doing). On the current-thread runtime it was
+/// polled first on the connection's task and then spawned; on the multi-thread ones, spawned.
+#[test]
+fn a_shutdown_cancels_the_requests_in_flight_which_still_answer() {
+    for workers in [None, Some(1), Some(2)] {
+        runtime(workers).block_on(async {
+            let server = Server::builder("stdio-inline", "1").groups(["stdio-inline"]).build().expect("builds");
+            let mut p = Peer::serving(server.clone());
+            let modern = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {} });
+            let mut waiting = call(json!(1), "until_cancelled", json!({}));
+            waiting["params"]["_meta"] = modern.clone();
+            // The ping's answer shows the call was read, and started, before it.
+            p.send(&[waiting, json!({ "jsonrpc": "2.0", "id": 2, "method": "ping", "params": { "_meta": modern } })])
+                .await;
+            assert_eq!(p.next().await["id"], 2, "{workers:?}");
+            server.shutdown();
+            let answer = p.next().await;
+            assert_eq!(
+                (&answer["id"], &answer["result"]["content"][0]["text"]),
+                (&json!(1), &json!("cancelled")),
+                "{workers:?}: {answer}"
+            );
+        });
+    }
 }
