@@ -127,7 +127,7 @@ impl Engine {
         req: Request,
         session: Option<&Arc<LegacySession>>,
         origin: Origin,
-    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static + use<> {
         // After `initialize` the legacy rules cover the whole connection
         // (https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions),
         // so a request carrying the 2026-07-28 envelope there is a legacy request (and refused).
@@ -165,7 +165,7 @@ impl Engine {
         req: Request,
         meta: ModernMeta,
         origin: Origin,
-    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static + use<> {
         // The checks and the request's parts are made here, synchronously; the future keeps
         // only the running request (see `run`).
         match self.prepare_modern(req, meta, origin) {
@@ -276,7 +276,7 @@ impl Engine {
         mut req: Request,
         session: &Arc<LegacySession>,
         origin: Origin,
-    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static + use<> {
         if req.method == "initialize" {
             return Either::Left(ready(Err(McpError::invalid_request("the session is already initialized"))));
         }
@@ -334,7 +334,7 @@ impl Engine {
         (params, taken): (Map<String, Value>, TakenOut),
         session: Option<Arc<LegacySession>>,
         input: Option<InputSource>,
-    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static + use<> {
         let span = request_span(&parts, session.as_deref());
         let ctx = RequestContext::new(parts, self.state.clone(), self.clone(), span.clone());
         if let Some(channel) = input {

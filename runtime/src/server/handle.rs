@@ -178,13 +178,14 @@ impl Server {
     /// `-32601` for a method this server does not serve, `-32602` for params that do not
     /// decode, `-32022` for an unsupported `_meta` protocol version, `-32603` when a handler
     /// panicked. The checks run when this is called; the returned future owns everything it
-    /// needs (`'static`) and runs the filters and the handler.
+    /// needs (`'static`), borrows neither `self` nor `session` (`use<>`), so it can be made
+    /// and then stored or spawned, and runs the filters and the handler.
     pub fn handle_request(
         &self,
         req: Request,
         session: Option<&Arc<LegacySession>>,
         origin: Origin,
-    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<ResultObject, McpError>> + Send + 'static + use<> {
         self.engine().handle_request(req, session, origin)
     }
 
