@@ -74,6 +74,8 @@ pub mod subscriptions;
 pub mod testing;
 
 pub mod transport;
+#[cfg(feature = "http")]
+mod unread_body;
 mod vocab;
 
 // The everyday names live here, at the crate root, and nowhere else: each public item has one

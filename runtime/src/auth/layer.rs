@@ -3,6 +3,7 @@ use super::dpop::{DpopError, MAX_PROOF_BYTES};
 use super::resource::{ProtectedResource, challenge};
 use super::{AuthError, Principal, TokenVerifier};
 use crate::jsonrpc::{McpError, error_response};
+use crate::unread_body;
 use axum::body::Body;
 use http::{HeaderValue, Request, Response, StatusCode, header};
 use std::sync::Arc;
@@ -27,6 +28,11 @@ const MAX_TOKEN_BYTES: usize = 16 * 1024;
 /// says what to do. `resource_metadata` is there only with a [`ProtectedResource`]
 /// ([MCP authorization](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization),
 /// RFC 9728 §5.1).
+///
+/// A refusal first reads what is left of the request's body (up to 1 MiB, arriving within
+/// 5 s) and drops it, so that the HTTP/1.1 connection carries the client's next request, such
+/// as its metadata request after a 401; a longer or slower body, or one awaiting
+/// `100 Continue`, is refused with `Connection: close` (RFC 9112 §9.6) instead.
 ///
 /// ```no_run
 /// use switchyard::auth::{BearerAuth, JwtVerifier};
@@ -187,40 +193,62 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let auth = self.auth.clone();
         Box::pin(async move {
-            if auth.public_paths.iter().any(|p| p == req.uri().path()) {
-                return inner.call(req).await;
-            }
-            let (scheme, token) = match credential(&req) {
-                Ok(Some(credential)) => credential,
-                Ok(None) if auth.anonymous => return inner.call(req).await,
-                Ok(None) => return Ok(auth.refusal(Refusal::NoToken)),
-                Err(BadHeader::Unsupported) => return Ok(auth.refusal(Refusal::Unsupported)),
-                Err(BadHeader::Malformed(reason)) => return Ok(auth.refusal(Refusal::Invalid(reason.to_owned()))),
-            };
-            if let Err(refusal) = auth.scheme_allowed(scheme) {
-                return Ok(auth.refusal(refusal));
-            }
-            let principal = match auth.verifier.verify(&token).await {
-                Ok(p) => p,
-                Err(AuthError::Unavailable { message, .. }) => return Ok(unavailable(&message)),
-                Err(e) => return Ok(auth.refusal(Refusal::Invalid(e.to_string()))),
-            };
-            let renewed_nonce = match auth.proof(req.headers(), req.method(), scheme, &token, &principal).await {
+            let renewed_nonce = match auth.admit(&mut req).await {
                 Ok(nonce) => nonce,
-                Err(refusal) => return Ok(auth.refusal(refusal)),
+                Err(refused) => {
+                    let (parts, body) = req.into_parts();
+                    return Ok(
+                        unread_body::answer_after(parts.version, &parts.headers, body, refused, UNREAD_BODY).await
+                    );
+                }
             };
-            if let Some(resource) = &auth.resource
-                && resource.required().iter().any(|s| !principal.has_scope(s))
-            {
-                return Ok(auth.refusal(Refusal::Scope(scheme)));
-            }
-            req.extensions_mut().insert::<Principal>(principal);
             let mut resp = inner.call(req).await?;
             if let Some(nonce) = renewed_nonce.and_then(|n| HeaderValue::from_str(&n).ok()) {
                 resp.headers_mut().insert(DPOP_NONCE, nonce);
             }
             Ok(resp)
         })
+    }
+}
+
+/// What of a refused request's unread body is taken before the refusal, so that its HTTP/1.1
+/// connection can carry the request the client sends next (the metadata after a 401, or the
+/// same request with a token): up to 1 MiB, arriving within 5 s. A longer or slower body gets
+/// the refusal with `Connection: close`.
+const UNREAD_BODY: unread_body::Bounds =
+    unread_body::Bounds { max_bytes: 1024 * 1024, timeout: std::time::Duration::from_secs(5) };
+
+impl BearerAuth {
+    /// Checks `req`'s credential, inserting its [`Principal`] when it has one; a renewed DPoP
+    /// nonce for the answer, or the refusal.
+    async fn admit(&self, req: &mut Request<Body>) -> Result<Option<String>, Response<Body>> {
+        if self.public_paths.iter().any(|p| p == req.uri().path()) {
+            return Ok(None);
+        }
+        let (scheme, token) = match credential(req) {
+            Ok(Some(credential)) => credential,
+            Ok(None) if self.anonymous => return Ok(None),
+            Ok(None) => return Err(self.refusal(Refusal::NoToken)),
+            Err(BadHeader::Unsupported) => return Err(self.refusal(Refusal::Unsupported)),
+            Err(BadHeader::Malformed(reason)) => return Err(self.refusal(Refusal::Invalid(reason.to_owned()))),
+        };
+        self.scheme_allowed(scheme).map_err(|refusal| self.refusal(refusal))?;
+        let principal = match self.verifier.verify(&token).await {
+            Ok(p) => p,
+            Err(AuthError::Unavailable { message, .. }) => return Err(unavailable(&message)),
+            Err(e) => return Err(self.refusal(Refusal::Invalid(e.to_string()))),
+        };
+        let renewed_nonce = self
+            .proof(req.headers(), req.method(), scheme, &token, &principal)
+            .await
+            .map_err(|refusal| self.refusal(refusal))?;
+        if let Some(resource) = &self.resource
+            && resource.required().iter().any(|s| !principal.has_scope(s))
+        {
+            return Err(self.refusal(Refusal::Scope(scheme)));
+        }
+        req.extensions_mut().insert::<Principal>(principal);
+        Ok(renewed_nonce)
     }
 }
 

@@ -8,6 +8,7 @@ mod alternate;
 mod composition;
 mod dpop;
 mod dynamic;
+mod early_refusals;
 mod encoded_results;
 mod http_body;
 mod http_connection_identity;

@@ -51,6 +51,7 @@ mod status;
 use crate::jsonrpc::{McpError, Message, parse_batch, parse_message};
 use crate::protocol::META_PROTOCOL_VERSION;
 use crate::server::Server;
+use crate::unread_body;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
@@ -486,21 +487,37 @@ fn handle_request(
     use futures::future::{Either, ready};
     let admitted = match admit(&state, &parts, connection) {
         Ok(admitted) => admitted,
-        Err(Early::Answer(resp)) => return Either::Left(Either::Left(ready(*resp))),
+        Err(Early::Answer(resp)) if http_body::Body::is_end_stream(&body) => {
+            return Either::Left(Either::Left(ready(*resp)));
+        }
+        Err(Early::Answer(resp)) => {
+            let bounds = unread_bounds(&state.config);
+            return Either::Left(Either::Right(futures::FutureExt::boxed(async move {
+                unread_body::answer_after(parts.version, &parts.headers, body, *resp, bounds).await
+            })));
+        }
         Err(Early::NotPost(principal)) => {
-            return Either::Left(Either::Right(Box::pin(async move {
-                non_post::answer(&state, &parts, principal.as_deref()).await
+            return Either::Left(Either::Right(futures::FutureExt::boxed(async move {
+                let resp = non_post::answer(&state, &parts, principal.as_deref()).await;
+                let bounds = unread_bounds(&state.config);
+                unread_body::answer_after(parts.version, &parts.headers, body, resp, bounds).await
             })));
         }
     };
-    let (headers, extensions) = (parts.headers, parts.extensions);
+    let (headers, extensions, version) = (parts.headers, parts.extensions, parts.version);
     Either::Right(async move {
         let bytes = match read_body_in_time(body, &state.config).await {
             Ok(b) => b,
-            Err(e) => return body_refused(&state.config, e),
+            Err(e) => return body_refused(&state.config, version, e),
         };
         post(&state, headers, &extensions, bytes, admitted).await
     })
+}
+
+/// An answer given before the body is read takes the body first, within the limits a body the
+/// endpoint reads has ([`unread_body`]).
+fn unread_bounds(config: &HttpConfig) -> unread_body::Bounds {
+    unread_body::Bounds { max_bytes: config.max_body_bytes, timeout: config.connections.body_read_timeout }
 }
 
 /// What [`admit`] found for a request that goes on to its body.
@@ -565,9 +582,10 @@ fn admit(
     Ok(Admitted { principal, connection, forwarded, accepts_sse: accepts.sse })
 }
 
-/// The answer to a body that could not be taken: 408, 413 or 400.
-fn body_refused(config: &HttpConfig, error: BodyError) -> Response {
-    match error {
+/// The answer to a body that could not be taken: 408, 413 or 400. Over HTTP/1.x the first two
+/// say `Connection: close`: what is left of the body is not read, so hyper closes the connection.
+fn body_refused(config: &HttpConfig, version: http::Version, error: BodyError) -> Response {
+    let mut resp = match error {
         BodyError::Late => {
             let seconds = config.connections.body_read_timeout.as_secs_f64();
             let err = McpError::invalid_request(format!(
@@ -583,9 +601,13 @@ fn body_refused(config: &HttpConfig, error: BodyError) -> Response {
             let err = McpError::invalid_request(
                 "the request body ended early or could not be read (shorter than its Content-Length?)",
             );
-            respond::error(400, None, &err)
+            return respond::error(400, None, &err);
         }
+    };
+    if version < http::Version::HTTP_2 {
+        resp.headers_mut().insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
     }
+    resp
 }
 
 /// A POST's body, parsed and sent the way of its era: a batch, a legacy session's request,
