@@ -849,7 +849,7 @@ impl RequestWork {
         let answer = AnswerTo {
             id: req.id.clone(),
             is_listen: req.method == "subscriptions/listen",
-            server: server.clone(),
+            server,
             out: out.clone(),
             in_flight,
             seq,
@@ -858,12 +858,14 @@ impl RequestWork {
         let register = (!registered).then(|| token.clone());
         // The request's notifications go straight into the writer queue; its answer is queued
         // after the handling ended, so it follows them.
-        let notifier = server.notifier(out, token.clone());
+        let notifier = answer.server.notifier(out, token.clone());
         let origin = Origin::new(token, notifier).principal(principal).connection(Some(identity));
         Work {
             // Made by the first poll: a spawned request's checks run on its own task, not on
             // the connection's, which has reading to do.
-            stage: Stage::Start { start: Some(move || server.handle_request(req, session.as_ref(), origin)) },
+            stage: Stage::Start {
+                start: Some(move |server: &Server| server.handle_request(req, session.as_ref(), origin)),
+            },
             register,
             answer: Some(answer),
             delivery: None,
@@ -915,7 +917,7 @@ pin_project_lite::pin_project! {
 
 impl<M, F> Future for Work<M, F>
 where
-    M: FnOnce() -> F,
+    M: FnOnce(&Server) -> F,
     F: Future<Output = Result<ResultObject, McpError>>,
 {
     type Output = ();
@@ -926,7 +928,7 @@ where
             if let StageProjection::Start { start } = this.stage.as_mut().project()
                 && let Some(start) = start.take()
             {
-                this.stage.set(Stage::Handling { handling: start() });
+                this.stage.set(Stage::Handling { handling: start(&answer.server) });
             }
             let polled = match this.stage.as_mut().project() {
                 StageProjection::Handling { handling } => handling.poll(cx),
