@@ -21,27 +21,39 @@ pub(crate) struct Bounds {
     pub(crate) timeout: Duration,
 }
 
-/// `resp`, once `body` (of a request of `version` with `headers`) is read to its end within
-/// `bounds`; with `Connection: close` when it is not (longer, later, broken off, or awaiting a
-/// `100 Continue` that a refusal should not send, RFC 9110 §10.1.1). Over HTTP/2 and later,
-/// `resp` at once: only the request's stream ends, not the connection.
+/// `resp`, once `body` (of a request of `version` with `headers`) is [taken](take); with
+/// `Connection: close` when it is not.
 pub(crate) async fn answer_after(
     version: Version,
     headers: &HeaderMap,
     body: Body,
-    mut resp: Response<Body>,
+    resp: Response<Body>,
     bounds: Bounds,
 ) -> Response<Body> {
+    let closes = take(version, headers, body, bounds).await;
+    closing_if(closes, resp)
+}
+
+/// Reads `body` (of a request of `version` with `headers`) to its end within `bounds` and drops
+/// it. Whether the connection must close because it did not (longer, later, broken off, or
+/// awaiting a `100 Continue` that a refusal should not send, RFC 9110 §10.1.1). Over HTTP/2
+/// and later, `false` at once: only the request's stream ends, not the connection.
+pub(crate) async fn take(version: Version, headers: &HeaderMap, body: Body, bounds: Bounds) -> bool {
     use http_body::Body as _;
     if version >= Version::HTTP_2 || body.is_end_stream() {
-        return resp;
+        return false;
     }
     let expects_continue =
         headers.get(header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
     let taken = !expects_continue
         && body.size_hint().lower() <= bounds.max_bytes as u64
         && read_to_end_in_time(body, bounds).await;
-    if !taken {
+    !taken
+}
+
+/// `resp`, with `Connection: close` (RFC 9112 §9.6) when `closes`.
+pub(crate) fn closing_if(closes: bool, mut resp: Response<Body>) -> Response<Body> {
+    if closes {
         resp.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     resp
@@ -109,6 +121,30 @@ mod tests {
         assert!(closes(&answered(Version::HTTP_11, HeaderMap::new(), streamed(broken)).await));
         let late = Body::from_stream(futures::stream::pending::<Result<Bytes, std::io::Error>>());
         assert!(closes(&answered(Version::HTTP_10, HeaderMap::new(), late).await));
+    }
+
+    /// A body whose `Content-Length` is over the bound: refused by its size, never read.
+    struct Unreadable;
+
+    impl http_body::Body for Unreadable {
+        type Data = Bytes;
+        type Error = std::io::Error;
+
+        fn poll_frame(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, std::io::Error>>> {
+            panic!("a body over the bound by its length is not read")
+        }
+
+        fn size_hint(&self) -> http_body::SizeHint {
+            http_body::SizeHint::with_exact(9)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_longer_than_the_bound_by_its_length_is_not_read() {
+        assert!(closes(&answered(Version::HTTP_11, HeaderMap::new(), Body::new(Unreadable)).await));
     }
 
     #[tokio::test]

@@ -29,10 +29,11 @@ const MAX_TOKEN_BYTES: usize = 16 * 1024;
 /// ([MCP authorization](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization),
 /// RFC 9728 §5.1).
 ///
-/// A refusal first reads what is left of the request's body (up to 1 MiB, arriving within
-/// 5 s) and drops it, so that the HTTP/1.1 connection carries the client's next request, such
-/// as its metadata request after a 401; a longer or slower body, or one awaiting
-/// `100 Continue`, is refused with `Connection: close` (RFC 9112 §9.6) instead.
+/// Over HTTP/1.x a refusal first reads what is left of the request's body (up to 4 MiB,
+/// arriving within 30 s: the HTTP transport's defaults) and drops it, so that the connection
+/// carries the client's next request, such as its metadata request after a 401; a longer or
+/// slower body, or one awaiting `100 Continue`, is refused with `Connection: close`
+/// (RFC 9112 §9.6) instead. Over HTTP/2 the refusal goes at once.
 ///
 /// ```no_run
 /// use switchyard::auth::{BearerAuth, JwtVerifier};
@@ -213,10 +214,13 @@ where
 
 /// What of a refused request's unread body is taken before the refusal, so that its HTTP/1.1
 /// connection can carry the request the client sends next (the metadata after a 401, or the
-/// same request with a token): up to 1 MiB, arriving within 5 s. A longer or slower body gets
-/// the refusal with `Connection: close`.
+/// same request with a token): as much as the HTTP transport takes by default
+/// ([`HttpConfig::max_body_bytes`](crate::transport::http::HttpConfig::max_body_bytes), 4 MiB,
+/// arriving within its `body_read_timeout`, 30 s), so that a body the endpoint would serve
+/// gets its 401 rather than a reset connection. A longer or slower body gets the refusal with
+/// `Connection: close`.
 const UNREAD_BODY: unread_body::Bounds =
-    unread_body::Bounds { max_bytes: 1024 * 1024, timeout: std::time::Duration::from_secs(5) };
+    unread_body::Bounds { max_bytes: 4 * 1024 * 1024, timeout: std::time::Duration::from_secs(30) };
 
 impl BearerAuth {
     /// Checks `req`'s credential, inserting its [`Principal`] when it has one; a renewed DPoP

@@ -105,10 +105,10 @@ async fn a_refused_client_awaiting_100_continue_is_told_to_close_and_not_asked_f
 }
 
 #[tokio::test]
-async fn a_refused_body_over_a_mebibyte_is_not_read_and_the_connection_closes() {
+async fn a_refused_body_over_four_mebibytes_is_not_read_and_the_connection_closes() {
     let addr = protected().await;
     let mut s = TcpStream::connect(addr).await.expect("connect");
-    s.write_all(post_head(&addr.to_string(), 2 << 20, "").as_bytes()).await.expect("write");
+    s.write_all(post_head(&addr.to_string(), (4 << 20) + 1, "").as_bytes()).await.expect("write");
     let (head, _) = answer(&mut s).await.expect("a 401");
     assert!(head.starts_with("http/1.1 401"), "{head}");
     assert!(closes(&head), "{head}");

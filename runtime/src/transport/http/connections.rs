@@ -41,7 +41,9 @@ pub struct ConnectionLimits {
     /// How long a request body may take to arrive once its head has (default 30 s): a POST
     /// whose body is not complete by then is answered 408 with `-32600`, and its connection
     /// closed. The timer starts only when the body did not come with the head. Applies wherever
-    /// [`router`](super::router) runs, also under a server of your own.
+    /// [`router`](super::router) runs, also under a server of your own. It also bounds the read
+    /// of a body whose request is answered without it (see
+    /// [`HttpConfig::max_body_bytes`](super::HttpConfig::max_body_bytes)).
     pub body_read_timeout: Duration,
     /// Largest request head, request line and headers together, in bytes (default 32 KiB; at
     /// least 8 KiB). A larger HTTP/1.1 head is answered `431 Request Header Fields Too Large`

@@ -85,7 +85,9 @@ pub struct HttpConfig {
     /// Others get 403.
     pub hosts: HostPolicy,
     /// Largest accepted request body in bytes (default 4 MiB); larger bodies get 413 with a
-    /// `-32600` error.
+    /// `-32600` error. A request answered before its body is read (403 for its host, 415, 406)
+    /// has its body read and dropped up to this size first, so that its HTTP/1.1 connection can
+    /// carry the next request; a longer body gets the answer with `Connection: close`.
     pub max_body_bytes: usize,
     /// Serve legacy (2025-11-25 / 2025-06-18 / 2025-03-26) sessions beside the stateless wire
     /// (default true). When false, `initialize` is `-32601` and GET/DELETE are 405 (`Allow: POST`).
@@ -497,10 +499,12 @@ fn handle_request(
             })));
         }
         Err(Early::NotPost(principal)) => {
+            // Read first: a GET's answer may start a stream, a DELETE ends its session.
             return Either::Left(Either::Right(futures::FutureExt::boxed(async move {
-                let resp = non_post::answer(&state, &parts, principal.as_deref()).await;
                 let bounds = unread_bounds(&state.config);
-                unread_body::answer_after(parts.version, &parts.headers, body, resp, bounds).await
+                let closes = unread_body::take(parts.version, &parts.headers, body, bounds).await;
+                let resp = non_post::answer(&state, &parts, principal.as_deref()).await;
+                unread_body::closing_if(closes, resp)
             })));
         }
     };
@@ -582,29 +586,30 @@ fn admit(
     Ok(Admitted { principal, connection, forwarded, accepts_sse: accepts.sse })
 }
 
-/// The answer to a body that could not be taken: 408, 413 or 400. Over HTTP/1.x the first two
-/// say `Connection: close`: what is left of the body is not read, so hyper closes the connection.
+/// The answer to a body that could not be taken: 408, 413 or 400. Over HTTP/1.x a 408, and a
+/// 413 whose body was not read to its end, say `Connection: close`: hyper closes a connection
+/// whose request body is left unread.
 fn body_refused(config: &HttpConfig, version: http::Version, error: BodyError) -> Response {
-    let mut resp = match error {
+    let (mut resp, closes) = match error {
         BodyError::Late => {
             let seconds = config.connections.body_read_timeout.as_secs_f64();
             let err = McpError::invalid_request(format!(
                 "the request body did not arrive within {seconds} s; send the whole body at once"
             ));
-            respond::error(408, None, &err)
+            (respond::error(408, None, &err), true)
         }
-        BodyError::TooLarge => {
+        BodyError::TooLarge { drained } => {
             let err = McpError::invalid_request(format!("request body is larger than {} bytes", config.max_body_bytes));
-            respond::error(413, None, &err)
+            (respond::error(413, None, &err), !drained)
         }
         BodyError::Broken => {
             let err = McpError::invalid_request(
                 "the request body ended early or could not be read (shorter than its Content-Length?)",
             );
-            return respond::error(400, None, &err);
+            (respond::error(400, None, &err), false)
         }
     };
-    if version < http::Version::HTTP_2 {
+    if closes && version < http::Version::HTTP_2 {
         resp.headers_mut().insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
     }
     resp
@@ -720,8 +725,9 @@ fn peer_of(
 
 /// Why a request body could not be taken.
 enum BodyError {
-    /// Larger than the limit (413).
-    TooLarge,
+    /// Larger than the limit (413); `drained`: read to its end all the same, so the connection
+    /// can carry another request.
+    TooLarge { drained: bool },
     /// The connection broke off, or the body ended before its `Content-Length` (400).
     Broken,
     /// Not all there within the body read timeout (408).
@@ -751,7 +757,8 @@ async fn read_body(body: Body, limit: usize) -> Result<bytes::Bytes, BodyError> 
     let mut joined: Option<bytes::BytesMut> = None;
     let mut seen = 0usize;
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|_| if seen > limit { BodyError::TooLarge } else { BodyError::Broken })?;
+        let chunk =
+            chunk.map_err(|_| if seen > limit { BodyError::TooLarge { drained: false } } else { BodyError::Broken })?;
         // An HTTP/2 stream may end with an empty DATA frame: nothing to join.
         if chunk.is_empty() {
             continue;
@@ -769,11 +776,11 @@ async fn read_body(body: Body, limit: usize) -> Result<bytes::Bytes, BodyError> 
                 }
             }
         } else if seen > limit.saturating_mul(16) {
-            return Err(BodyError::TooLarge);
+            return Err(BodyError::TooLarge { drained: false });
         }
     }
     if seen > limit {
-        return Err(BodyError::TooLarge);
+        return Err(BodyError::TooLarge { drained: true });
     }
     Ok(match joined {
         Some(buf) => buf.freeze(),
@@ -823,7 +830,7 @@ mod tests {
                 assert_eq!(read.as_ptr(), only.as_ptr(), "{chunks:?} is not a copy");
             }
             let over = read_body(chunked(chunks), whole.len().saturating_sub(1)).await;
-            assert!(whole.is_empty() || matches!(over, Err(BodyError::TooLarge)), "{chunks:?} over the limit");
+            assert!(whole.is_empty() || matches!(over, Err(BodyError::TooLarge { .. })), "{chunks:?} over the limit");
         }
     }
 }
