@@ -51,6 +51,13 @@ pub(crate) async fn take(version: Version, headers: &HeaderMap, body: Body, boun
     !taken
 }
 
+/// Whether answering `req` without reading its body closes its connection: an HTTP/1.x request
+/// with a body. Such an answer should say so ([`closing_if`]), so that the client does not send
+/// its next request into the closing connection.
+pub(crate) fn closes_unread(req: &http::Request<Body>) -> bool {
+    req.version() < Version::HTTP_2 && !http_body::Body::is_end_stream(req.body())
+}
+
 /// `resp`, with `Connection: close` (RFC 9112 §9.6) when `closes`.
 pub(crate) fn closing_if(closes: bool, mut resp: Response<Body>) -> Response<Body> {
     if closes {

@@ -2,7 +2,8 @@
 //! first, so the connection carries the client's next request (an OAuth client's metadata
 //! request right after its 401), or says `Connection: close` when it will not take the body.
 //! hyper alone closes the connection after such an answer without saying so, and a client that
-//! reuses the connection at once loses its next request.
+//! reuses the connection at once loses its next request. Answers off the MCP endpoint (404,
+//! metadata, probes) do not read a body: they say `Connection: close` when one was sent.
 
 use switchyard::Server;
 use switchyard::auth::{BearerAuth, Principal, ProtectedResource, StaticTokens};
@@ -147,4 +148,22 @@ async fn a_body_that_stops_arriving_gets_408_with_connection_close() {
     let (head, _) = answer(&mut s).await.expect("a 408");
     assert!(head.starts_with("http/1.1 408"), "{head}");
     assert!(closes(&head), "{head}");
+}
+
+#[tokio::test]
+async fn an_answer_off_the_endpoint_to_a_request_with_a_body_says_connection_close() {
+    let server = Server::builder("refusals", "1").groups(["none"]).build().expect("builds");
+    let http = HttpTestServer::start(server, HttpConfig::default()).await.expect("a loopback port");
+    let addr = http.addr();
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    let get = format!("GET /elsewhere HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    s.write_all(get.as_bytes()).await.expect("write");
+    let (head, _) = answer(&mut s).await.expect("a 404");
+    assert!(head.starts_with("http/1.1 404"), "{head}");
+    assert!(!closes(&head), "no body, nothing left unread: {head}");
+    let post = format!("{}{PING}", post_head(&addr.to_string(), PING.len(), "")).replacen("/mcp", "/elsewhere", 1);
+    s.write_all(post.as_bytes()).await.expect("write");
+    let (head, _) = answer(&mut s).await.expect("a 404 on the same connection");
+    assert!(head.starts_with("http/1.1 404"), "{head}");
+    assert!(closes(&head), "a body left unread: {head}");
 }

@@ -71,8 +71,13 @@ where
 
     fn call(&mut self, req: Request<Body>) -> Self::Future {
         if req.uri().path() != &*self.path {
+            // These answers never read a body, and hyper closes an HTTP/1.1 connection whose
+            // request body is left unread: say so, so that the client does not send its next
+            // request into it (a POST to the wrong path, a 405).
+            let closes = crate::unread_body::closes_unread(&req);
             if let Some(metadata) = self.metadata.as_ref().filter(|m| m.serves(req.uri().path())) {
-                return Either::Left(Either::Left(ready(Ok(metadata.answer(req.method())))));
+                let resp = crate::unread_body::closing_if(closes, metadata.answer(req.method()));
+                return Either::Left(Either::Left(ready(Ok(resp))));
             }
             if let Some(probes) = &self.probes
                 && let Some(probe) = probes.0.which(req.uri().path())
@@ -80,12 +85,13 @@ where
                 let probes = probes.clone();
                 let method = req.method().clone();
                 return Either::Left(Either::Right(Box::pin(async move {
-                    Ok(super::probes::answer(probe, &probes.1, &method).await)
+                    let resp = super::probes::answer(probe, &probes.1, &method).await;
+                    Ok(crate::unread_body::closing_if(closes, resp))
                 })));
             }
             let mut resp = Response::new(Body::empty());
             *resp.status_mut() = StatusCode::NOT_FOUND;
-            return Either::Left(Either::Left(ready(Ok(resp))));
+            return Either::Left(Either::Left(ready(Ok(crate::unread_body::closing_if(closes, resp)))));
         }
         let head = req.method() == Method::HEAD;
         Either::Right(HeadAware { inner: self.inner.call(req), head })
@@ -328,10 +334,18 @@ mod tests {
         BearerAuth::new(StaticTokens::new().with("good", Principal::new("alice", ["user"])))
     }
 
+    /// Alike but for one difference: a request with a body for a path outside the router is
+    /// axum's 404, which cannot say `Connection: close` (a fallback of ours would stop
+    /// applications merging the router into theirs); the endpoint's own 404 says it.
     fn assert_same(via_router: &[String], direct: &[String]) {
         assert_eq!(via_router.len(), direct.len());
         for (r, d) in via_router.iter().zip(direct) {
-            assert_eq!(r, d);
+            let closing_404 = d.replacen("404 Not Found [\"connection: close\"]", "404 Not Found []", 1);
+            if closing_404 != *d {
+                assert_eq!(r, &closing_404);
+            } else {
+                assert_eq!(r, d);
+            }
         }
     }
 

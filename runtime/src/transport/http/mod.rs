@@ -325,8 +325,12 @@ pub fn router(server: Server, config: HttpConfig) -> Router {
     if let Some(metadata) = &state.metadata {
         for p in metadata.paths() {
             let metadata = metadata.clone();
-            router = router
-                .route(p, axum::routing::any(move |req: Request<Body>| async move { metadata.answer(req.method()) }));
+            router = router.route(
+                p,
+                axum::routing::any(move |req: Request<Body>| async move {
+                    unread_body::closing_if(unread_body::closes_unread(&req), metadata.answer(req.method()))
+                }),
+            );
         }
     }
     for (path, probe) in [
@@ -338,7 +342,8 @@ pub fn router(server: Server, config: HttpConfig) -> Router {
             router = router.route(
                 p,
                 axum::routing::any(move |req: Request<Body>| async move {
-                    probes::answer(probe, &server, req.method()).await
+                    let resp = probes::answer(probe, &server, req.method()).await;
+                    unread_body::closing_if(unread_body::closes_unread(&req), resp)
                 }),
             );
         }
