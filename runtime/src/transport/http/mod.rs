@@ -595,7 +595,7 @@ fn admit(
 /// 413 whose body was not read to its end, say `Connection: close`: hyper closes a connection
 /// whose request body is left unread.
 fn body_refused(config: &HttpConfig, version: http::Version, error: BodyError) -> Response {
-    let (mut resp, closes) = match error {
+    let (resp, closes) = match error {
         BodyError::Late => {
             let seconds = config.connections.body_read_timeout.as_secs_f64();
             let err = McpError::invalid_request(format!(
@@ -614,10 +614,7 @@ fn body_refused(config: &HttpConfig, version: http::Version, error: BodyError) -
             (respond::error(400, None, &err), false)
         }
     };
-    if closes && version < http::Version::HTTP_2 {
-        resp.headers_mut().insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
-    }
-    resp
+    unread_body::closing_if(closes && version < http::Version::HTTP_2, resp)
 }
 
 /// A POST's body, parsed and sent the way of its era: a batch, a legacy session's request,
